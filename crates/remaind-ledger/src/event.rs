@@ -1,0 +1,321 @@
+//! The event model: kinds, importance rules, ids, and the stored line shape.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Every kind of event the ledger accepts (SPEC.md section 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// An explicit instruction from the user; the last one is the latest user instruction.
+    UserMessage,
+    /// A turn of the assistant.
+    AssistantMessage,
+    /// A tool invocation.
+    ToolCall,
+    /// The outcome of a tool invocation.
+    ToolResult,
+    /// A free-form note.
+    Note,
+    /// Debug output, rarely needed again.
+    Trace,
+    /// A decision that must survive every compaction.
+    Decision,
+    /// A constraint on the work.
+    Constraint,
+    /// A file was changed.
+    FileChange,
+    /// Completed work.
+    Result,
+    /// Something stops progress until resolved.
+    Blocker,
+    /// Replaces earlier events; must supersede at least one.
+    Correction,
+    /// A remember-instruction; always importance 3.
+    Remember,
+    /// The next planned step; active until a later event resolves it.
+    NextStep,
+    /// Written by Remaind: an accepted compaction.
+    Compaction,
+    /// Written by Remaind: a rejected compaction and its failed checks.
+    Validation,
+    /// Written by Remaind: a torn tail was quarantined on open.
+    Recovery,
+    /// Written by Remaind: the token band changed.
+    Monitor,
+}
+
+impl Kind {
+    /// All kinds, in the order of SPEC.md's table.
+    pub const ALL: [Kind; 18] = [
+        Kind::UserMessage,
+        Kind::AssistantMessage,
+        Kind::ToolCall,
+        Kind::ToolResult,
+        Kind::Note,
+        Kind::Trace,
+        Kind::Decision,
+        Kind::Constraint,
+        Kind::FileChange,
+        Kind::Result,
+        Kind::Blocker,
+        Kind::Correction,
+        Kind::Remember,
+        Kind::NextStep,
+        Kind::Compaction,
+        Kind::Validation,
+        Kind::Recovery,
+        Kind::Monitor,
+    ];
+
+    /// The wire name, e.g. `user_message`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::UserMessage => "user_message",
+            Kind::AssistantMessage => "assistant_message",
+            Kind::ToolCall => "tool_call",
+            Kind::ToolResult => "tool_result",
+            Kind::Note => "note",
+            Kind::Trace => "trace",
+            Kind::Decision => "decision",
+            Kind::Constraint => "constraint",
+            Kind::FileChange => "file_change",
+            Kind::Result => "result",
+            Kind::Blocker => "blocker",
+            Kind::Correction => "correction",
+            Kind::Remember => "remember",
+            Kind::NextStep => "next_step",
+            Kind::Compaction => "compaction",
+            Kind::Validation => "validation",
+            Kind::Recovery => "recovery",
+            Kind::Monitor => "monitor",
+        }
+    }
+
+    /// Importance given when the caller gives none.
+    pub fn default_importance(self) -> u8 {
+        match self {
+            Kind::Trace => 0,
+            Kind::Decision
+            | Kind::Constraint
+            | Kind::FileChange
+            | Kind::Result
+            | Kind::Blocker
+            | Kind::Correction => 2,
+            Kind::Remember | Kind::NextStep => 3,
+            _ => 1,
+        }
+    }
+
+    /// The lowest importance a caller may give this kind.
+    pub fn min_importance(self) -> u8 {
+        match self {
+            Kind::Decision
+            | Kind::Constraint
+            | Kind::FileChange
+            | Kind::Result
+            | Kind::Blocker
+            | Kind::Correction => 2,
+            Kind::Remember => 3,
+            _ => 0,
+        }
+    }
+
+    /// True for the kinds Remaind writes itself; callers may not log them and the
+    /// checks never require a state to cite them.
+    pub fn is_bookkeeping(self) -> bool {
+        matches!(
+            self,
+            Kind::Compaction | Kind::Validation | Kind::Recovery | Kind::Monitor
+        )
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Kind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+                format!("unknown kind `{s}`; expected one of: {}", names.join(", "))
+            })
+    }
+}
+
+/// An event id: `e<seq>`, e.g. `e42`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventId(pub u64);
+
+impl EventId {
+    /// The sequence number this id names.
+    pub fn seq(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for EventId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "e{}", self.0)
+    }
+}
+
+impl FromStr for EventId {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.strip_prefix('e')
+            .filter(|d| !d.is_empty() && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|d| d.parse().ok())
+            .map(EventId)
+            .ok_or_else(|| format!("`{s}` is not an event id; ids look like `e42`"))
+    }
+}
+
+impl Serialize for EventId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for EventId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A tool invocation carried by an event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    /// The tool's name, as listed in tools.yaml.
+    pub name: String,
+    /// The input given to the tool.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub input: Value,
+    /// The tool's output (may be routed to an artifact).
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub output: Value,
+}
+
+/// Where content routed out of an event now lives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArtifactRecord {
+    /// Which field of the event was routed out, e.g. `tool.output` or `text`.
+    pub field: String,
+    /// Path relative to `.context/`, e.g. `artifacts/ab/abcdef….bin`.
+    pub path: String,
+    /// Hex SHA-256 of the stored (redacted) bytes.
+    pub sha256: String,
+    /// Length of the stored bytes.
+    pub bytes: u64,
+    /// Media type, e.g. `text/plain` or `application/octet-stream`.
+    pub media_type: String,
+    /// Redacted excerpt from the start.
+    pub head: String,
+    /// Redacted excerpt from the end.
+    pub tail: String,
+}
+
+/// One redaction applied to an event before it was written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedactionRecord {
+    /// The rule that matched, e.g. `openai_key`.
+    pub rule: String,
+    /// The placeholder that replaced the secret.
+    pub placeholder: String,
+}
+
+/// What a caller gives to append an event. Everything else is assigned by the ledger.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewEvent {
+    /// The event's kind (required).
+    pub kind: Option<Kind>,
+    /// The event's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Who produced it: `user`, `assistant`, a tool or agent name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+    /// 0..=3; defaulted by kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub importance: Option<u8>,
+    /// Any JSON object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Map<String, Value>>,
+    /// Events this one refers to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<EventId>,
+    /// Events this one replaces.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<EventId>,
+    /// Events (typically next steps or blockers) this one closes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolves: Vec<EventId>,
+    /// A tool invocation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<Tool>,
+}
+
+/// The genesis value of `prev` for seq 1: 64 zero hex digits.
+pub const GENESIS_PREV: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// One stored line of `logs/events.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Event {
+    /// Format version, always 1.
+    pub v: u32,
+    /// Gapless sequence number from 1.
+    pub seq: u64,
+    /// `e<seq>`.
+    pub id: EventId,
+    /// RFC 3339 UTC time of the append.
+    pub ts: String,
+    /// Hex SHA-256 of the previous line's bytes (without its newline), or [`GENESIS_PREV`].
+    pub prev: String,
+    /// The event's kind.
+    pub kind: Kind,
+    /// Importance 0..=3.
+    pub importance: u8,
+    /// Who produced it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
+    /// The event's (redacted) text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Any JSON object (redacted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Map<String, Value>>,
+    /// Events this one refers to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<EventId>,
+    /// Events this one replaces.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<EventId>,
+    /// Events this one closes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolves: Vec<EventId>,
+    /// A tool invocation (redacted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<Tool>,
+    /// Content routed out to `artifacts/`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub artifact: Vec<ArtifactRecord>,
+    /// Redactions applied.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redactions: Vec<RedactionRecord>,
+}

@@ -1,0 +1,7 @@
+//! The lifecycle around the ledger: the `.context/` layout and `init`, compaction (the
+//! built-in compactor and external candidates, committed only on the validator's verdict),
+//! the token monitor, runtime framing, the resume packet and its gate, and rollback of
+//! derived files.
+//!
+//! This layer composes the lower ones; it does no printing and knows nothing about argument
+//! parsing or terminals.
