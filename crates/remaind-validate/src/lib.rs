@@ -4,3 +4,9 @@
 //! citations, and `validate`, which returns a verdict listing every failed check with the
 //! offending event ids. It reads events through a ledger view and never writes anything: it
 //! knows nothing about compactors, atomic writes or the CLI.
+
+pub mod state;
+pub mod verdict;
+
+pub use state::{CURRENT_SECTIONS, Instruction, Item, Link, NextStep, State};
+pub use verdict::{Check, Failure, Verdict};

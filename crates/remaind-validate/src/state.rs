@@ -1,0 +1,146 @@
+//! The shape of `active/state.json` (validated by `schemas/state.schema.json`).
+
+use remaind_ledger::EventId;
+use serde::{Deserialize, Serialize};
+
+/// One claim of the state, with the events it rests on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Item {
+    /// The claim, in a sentence.
+    pub text: String,
+    /// The events it cites (at least one).
+    pub events: Vec<EventId>,
+}
+
+/// The latest explicit user instruction, carried byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Instruction {
+    /// The `user_message` event.
+    pub event: EventId,
+    /// Its text, byte for byte.
+    pub text: String,
+}
+
+/// The next planned step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NextStep {
+    /// What to do next.
+    pub text: String,
+    /// The events it rests on.
+    pub events: Vec<EventId>,
+    /// The tool the step plans to use, as named in tools.yaml.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+}
+
+/// A history link: `event` is no longer current because of `by`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    /// The event that is no longer current.
+    pub event: EventId,
+    /// The event that superseded or resolved it.
+    pub by: EventId,
+}
+
+/// Derived working state: what an agent needs to continue, every claim cited.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct State {
+    /// Format version, always 1.
+    pub v: u32,
+    /// The last event this state covers.
+    pub through_seq: u64,
+    /// The chain hash at `through_seq`, binding the state to that exact log prefix.
+    pub log_digest: String,
+    /// RFC 3339 UTC time the candidate was made.
+    pub generated_at: String,
+    /// Who proposed it (`builtin`, `candidate:DIR`, `command:CMD`).
+    pub compactor: String,
+    /// What the work is for.
+    pub goal: Vec<Item>,
+    /// The last `user_message` up to `through_seq`.
+    pub latest_user_instruction: Option<Instruction>,
+    /// Completed work (`result` events and the like).
+    pub completed_work: Vec<Item>,
+    /// Decisions and corrections.
+    pub decisions: Vec<Item>,
+    /// Constraints on the work.
+    pub constraints: Vec<Item>,
+    /// Unresolved blockers.
+    pub blockers: Vec<Item>,
+    /// Remember-instructions and other importance-3 items.
+    pub remember: Vec<Item>,
+    /// Files changed.
+    pub files_changed: Vec<Item>,
+    /// Open loops: active next steps other than the current one, pending questions.
+    pub open_loops: Vec<Item>,
+    /// The next step.
+    pub next_step: Option<NextStep>,
+    /// History, never current: superseded events and what superseded them.
+    pub superseded: Vec<Link>,
+    /// History, never current: resolved events and what resolved them.
+    #[serde(default)]
+    pub resolved: Vec<Link>,
+}
+
+/// The current sections of a state, by name, in the order a reader wants them.
+pub const CURRENT_SECTIONS: [&str; 9] = [
+    "goal",
+    "completed_work",
+    "decisions",
+    "constraints",
+    "blockers",
+    "remember",
+    "files_changed",
+    "open_loops",
+    "next_step",
+];
+
+impl State {
+    /// The items of a current section by name (`next_step` excluded: see [`State::next_step`]).
+    pub fn section(&self, name: &str) -> Option<&[Item]> {
+        Some(match name {
+            "goal" => &self.goal,
+            "completed_work" => &self.completed_work,
+            "decisions" => &self.decisions,
+            "constraints" => &self.constraints,
+            "blockers" => &self.blockers,
+            "remember" => &self.remember,
+            "files_changed" => &self.files_changed,
+            "open_loops" => &self.open_loops,
+            _ => return None,
+        })
+    }
+
+    /// Every (section, event) citation in the current sections, including
+    /// `latest_user_instruction` and `next_step`; history sections excluded.
+    pub fn current_citations(&self) -> Vec<(&'static str, EventId)> {
+        let mut out = Vec::new();
+        for name in CURRENT_SECTIONS {
+            if let Some(items) = self.section(name) {
+                for item in items {
+                    out.extend(item.events.iter().map(|e| (name, *e)));
+                }
+            }
+        }
+        if let Some(step) = &self.next_step {
+            out.extend(step.events.iter().map(|e| ("next_step", *e)));
+        }
+        if let Some(ins) = &self.latest_user_instruction {
+            out.push(("latest_user_instruction", ins.event));
+        }
+        out
+    }
+
+    /// The canonical bytes of this state as stored in `state.json`: pretty JSON and a newline.
+    /// The handover's binding line hashes exactly these bytes.
+    pub fn to_canonical_bytes(&self) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
+        bytes.push(b'\n');
+        bytes
+    }
+}
