@@ -1,1 +1,52 @@
-fn main() {}
+//! `remaind`: the command-line face of Remaind.
+//!
+//! A thin binary: clap types, argument checking, one library call per command, output
+//! formatting and exit codes (SPEC.md section 9). No domain logic lives here; it is the only
+//! crate that prints.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod cli_error;
+mod cmd;
+mod global;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::cli_error::CliError;
+use crate::global::Global;
+
+/// Durable, validated context for long-running LLM agents.
+#[derive(Debug, Parser)]
+#[command(
+    name = "remaind",
+    version,
+    about,
+    long_about = "Remaind keeps one .context/ folder per project: an append-only, redacted event \
+ledger as the source of truth, derived state and a handover that change only through validated \
+compactions, a resume gate, and atomic writes with exact rollback.",
+    after_help = "Examples:\n  remaind init\n  remaind log --kind decision --text \"Use SQLite for the index\"\n  remaind compact\n  remaind resume --budget 8000\n\nExit codes: 0 ok, 1 runtime failure, 2 invalid input, 3 compaction rejected, 4 resume gate interrupts."
+)]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Init(cmd::init::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Init(args) => cmd::init::run(&cli.global, args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => err.report(),
+    }
+}

@@ -5,3 +5,10 @@
 //!
 //! This layer composes the lower ones; it does no printing and knows nothing about argument
 //! parsing or terminals.
+
+mod error;
+pub mod init;
+pub mod layout;
+
+pub use error::Error;
+pub use layout::{ContextDir, discover};

@@ -1,0 +1,43 @@
+//! `remaind init`.
+
+use std::process::ExitCode;
+
+use crate::cli_error::CliError;
+use crate::global::Global;
+
+/// Create a .context/ folder: contract, schemas, configuration and an empty ledger.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  remaind init                  # creates ./.context\n  remaind init --dir /srv/agent/.context\n  remaind init --force          # restore missing files only; never overwrites")]
+pub(crate) struct Args {
+    /// Restore missing files of an existing folder (existing files are never overwritten).
+    #[arg(long)]
+    force: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
+    let ctx = global.init_target()?;
+    let report = remaind_resume::init::init(&ctx, args.force)?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).map_err(|e| CliError::runtime(e.to_string()))?
+        );
+    } else if report.existed && report.created.is_empty() {
+        println!(
+            "{} is already initialized; nothing changed",
+            report.root
+        );
+    } else if report.existed {
+        println!("{}: restored {}", report.root, report.created.join(", "));
+    } else {
+        println!(
+            "initialized {} ({} files and folders)",
+            report.root,
+            report.created.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,56 @@
+//! The one error type of this layer.
+
+use camino::Utf8PathBuf;
+
+/// Everything that can go wrong in the lifecycle layer. Messages name the file or field at fault.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An explicitly named folder holds no initialized context.
+    #[error("{path} is not an initialized Remaind context (no logs/events.jsonl); run `remaind init --dir {path}`")]
+    NotInitialized {
+        /// The folder named.
+        path: Utf8PathBuf,
+    },
+    /// No `.context/` in the start folder or any parent.
+    #[error("no .context/ folder in {start} or any parent; run `remaind init` or pass --dir")]
+    NotFound {
+        /// Where the search started.
+        start: Utf8PathBuf,
+    },
+    /// A file operation failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: Utf8PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Input from the caller or a config file is invalid; nothing was written.
+    #[error("{field}: {message}")]
+    InvalidInput {
+        /// The field, flag or file at fault.
+        field: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+}
+
+impl Error {
+    /// True when the caller's input was at fault (the CLI exits 2), false for runtime
+    /// failures (exit 1).
+    pub fn is_invalid_input(&self) -> bool {
+        match self {
+            Error::InvalidInput { .. } => true,
+            _ => false,
+        }
+    }
+
+    pub(crate) fn io(path: impl Into<Utf8PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

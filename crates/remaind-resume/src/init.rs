@@ -1,0 +1,136 @@
+//! `init`: create a `.context/` folder with its contract, schemas and configuration.
+
+use std::fs::{DirBuilder, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+
+use camino::Utf8PathBuf;
+
+use crate::{ContextDir, Error};
+
+/// The files `init` writes, relative to `.context/`, with their embedded contents.
+pub const DEFAULT_FILES: [(&str, &str); 6] = [
+    ("CONTRACT.md", include_str!("../assets/CONTRACT.md")),
+    (
+        "schemas/event.schema.json",
+        include_str!("../../../schemas/event.schema.json"),
+    ),
+    (
+        "schemas/state.schema.json",
+        include_str!("../../../schemas/state.schema.json"),
+    ),
+    (
+        "schemas/thresholds.json",
+        include_str!("../../../schemas/thresholds.json"),
+    ),
+    (
+        "schemas/redaction.json",
+        include_str!("../../../schemas/redaction.json"),
+    ),
+    ("schemas/tools.yaml", include_str!("../../../schemas/tools.yaml")),
+];
+
+/// The folders `init` creates, relative to `.context/`.
+const FOLDERS: [&str; 5] = ["active", "active/history", "schemas", "db", "logs"];
+
+/// What `init` did.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct InitReport {
+    /// The `.context/` folder.
+    pub root: Utf8PathBuf,
+    /// True when the folder was already initialized before this call.
+    pub existed: bool,
+    /// Paths created by this call, relative to the root; empty when nothing changed.
+    pub created: Vec<String>,
+}
+
+/// Creates the folder (0700) and every missing file (0600). On an initialized folder it changes
+/// nothing unless `force` is set, in which case it restores missing files only: an existing
+/// file is never overwritten.
+pub fn init(ctx: &ContextDir, force: bool) -> Result<InitReport, Error> {
+    let existed = ctx.is_initialized();
+    let mut report = InitReport {
+        root: ctx.root().to_owned(),
+        existed,
+        created: Vec::new(),
+    };
+    if existed && !force {
+        return Ok(report);
+    }
+    refuse_symlink(ctx.root().as_std_path(), ctx.root())?;
+    create_dir(ctx.root().to_owned(), &mut report, ".")?;
+    for folder in FOLDERS {
+        create_dir(ctx.root().join(folder), &mut report, folder)?;
+    }
+    for (rel, contents) in DEFAULT_FILES {
+        let path = ctx.root().join(rel);
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+        {
+            Ok(mut file) => {
+                file.write_all(contents.as_bytes())
+                    .and_then(|()| file.sync_all())
+                    .map_err(|e| Error::io(&path, e))?;
+                report.created.push(rel.to_owned());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(Error::io(&path, e)),
+        }
+    }
+    let before = ledger_files(ctx);
+    remaind_ledger::Ledger::create(ctx.root()).map_err(|e| Error::InvalidInput {
+        field: ctx.events_path().to_string(),
+        message: e.to_string(),
+    })?;
+    for rel in ledger_files(ctx) {
+        if !before.contains(&rel) {
+            report.created.push(rel);
+        }
+    }
+    sync_dir(ctx.root())?;
+    report.created.sort();
+    Ok(report)
+}
+
+/// The ledger-owned paths that exist now, relative to the root.
+fn ledger_files(ctx: &ContextDir) -> Vec<String> {
+    ["logs/events.jsonl", "logs/quarantine", "artifacts", "redaction.key"]
+        .into_iter()
+        .filter(|rel| ctx.root().join(rel).symlink_metadata().is_ok())
+        .map(str::to_owned)
+        .collect()
+}
+
+fn create_dir(path: Utf8PathBuf, report: &mut InitReport, rel: &str) -> Result<(), Error> {
+    refuse_symlink(path.as_std_path(), &path)?;
+    match DirBuilder::new().mode(0o700).create(&path) {
+        Ok(()) => {
+            if rel != "." {
+                report.created.push(format!("{rel}/"));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && path.is_dir() => Ok(()),
+        Err(e) => Err(Error::io(&path, e)),
+    }
+}
+
+fn refuse_symlink(path: &std::path::Path, shown: &camino::Utf8Path) -> Result<(), Error> {
+    match path.symlink_metadata() {
+        Ok(meta) if meta.file_type().is_symlink() => Err(Error::InvalidInput {
+            field: shown.to_string(),
+            message: "is a symlink; Remaind never follows symlinks inside .context/".into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+fn sync_dir(path: &camino::Utf8Path) -> Result<(), Error> {
+    std::fs::File::open(path)
+        .and_then(|dir| dir.sync_all())
+        .map_err(|e| Error::io(path, e))
+}
