@@ -1,1 +1,59 @@
-fn main() {}
+//! Project automation, the single entry point for what CI runs: `cargo xtask ci`, `golden`,
+//! `prop`, `bench`. Keeps its own dependencies few: it shells out to cargo.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod bench;
+mod run;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  ci                 everything CI runs: fmt check, clippy -D warnings, doc -D warnings,
+                     the whole test suite (unit, integration, golden, property, tidy)
+  golden [--accept]  the golden (insta snapshot) suites; --accept writes new snapshots
+  prop [--cases N]   the property suites with N cases each (default 1000)
+  bench [--quick]    the benchmarks, each against a baseline measured in the same run;
+                     table on stdout, JSON under target/bench/
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => run::ci(),
+        Some("golden") => run::golden(args.iter().any(|a| a == "--accept")),
+        Some("prop") => match cases_arg(&args) {
+            Ok(cases) => run::prop(cases),
+            Err(e) => Err(e),
+        },
+        Some("bench") => run::bench(args.iter().any(|a| a == "--quick")),
+        // Internal: the benchmarks themselves, run in a release build of xtask.
+        Some("bench-inner") => bench::run_all(args.iter().any(|a| a == "--quick")),
+        Some("-h" | "--help" | "help") | None => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn cases_arg(args: &[String]) -> Result<u32, String> {
+    match args.iter().position(|a| a == "--cases") {
+        None => Ok(1000),
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .filter(|n| *n > 0)
+            .ok_or_else(|| "--cases takes a positive whole number, e.g. --cases 5000".to_owned()),
+    }
+}

@@ -1,0 +1,97 @@
+//! The benchmark harness: every benchmark reports its figure, a baseline measured in the same
+//! run, and their ratio, as a table and as JSON under `target/bench/`.
+
+use std::time::{Duration, Instant};
+
+use crate::run::workspace_root;
+
+/// One benchmark's result.
+pub(crate) struct Measurement {
+    /// What was measured.
+    pub(crate) name: String,
+    /// The figure, in `unit`.
+    pub(crate) figure: f64,
+    /// What the baseline is.
+    pub(crate) baseline_name: String,
+    /// The baseline, in `unit`, measured in the same run.
+    pub(crate) baseline: f64,
+    /// The unit of figure and baseline, e.g. `ms` or `events/s`.
+    pub(crate) unit: String,
+    /// The target or context, e.g. `target: ratio <= 2`.
+    pub(crate) note: String,
+}
+
+/// Runs every benchmark and writes the report.
+pub(crate) fn run_all(quick: bool) -> Result<(), String> {
+    let mut results: Vec<Measurement> = Vec::new();
+    // Each layer's benchmarks register here.
+    let _ = quick;
+    print_table(&results);
+    write_json(&results, quick)
+}
+
+/// The median of `runs` timings of `f`.
+#[allow(dead_code)]
+pub(crate) fn median_time(runs: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..runs.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn ratio(m: &Measurement) -> f64 {
+    if m.baseline == 0.0 {
+        f64::NAN
+    } else {
+        m.figure / m.baseline
+    }
+}
+
+fn print_table(results: &[Measurement]) {
+    println!(
+        "\n{:<46} {:>14} {:>14} {:>8}  {:<10} {}",
+        "benchmark", "figure", "baseline", "ratio", "unit", "baseline / note"
+    );
+    for m in results {
+        println!(
+            "{:<46} {:>14.3} {:>14.3} {:>8.3}  {:<10} {} — {}",
+            m.name,
+            m.figure,
+            m.baseline,
+            ratio(m),
+            m.unit,
+            m.baseline_name,
+            m.note
+        );
+    }
+}
+
+fn write_json(results: &[Measurement], quick: bool) -> Result<(), String> {
+    let rows: Vec<serde_json::Value> = results
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "name": m.name,
+                "figure": m.figure,
+                "baseline_name": m.baseline_name,
+                "baseline": m.baseline,
+                "ratio": ratio(m),
+                "unit": m.unit,
+                "note": m.note,
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({ "quick": quick, "results": rows });
+    let dir = workspace_root().join("target").join("bench");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join("results.json");
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("\nwrote {}", path.display());
+    Ok(())
+}

@@ -1,0 +1,157 @@
+//! The cargo invocations behind each xtask command.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// The workspace root (xtask lives one folder below it).
+pub(crate) fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(PathBuf::from).unwrap_or(manifest)
+}
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(workspace_root());
+    cmd
+}
+
+fn step(name: &str, mut cmd: Command) -> Result<(), String> {
+    eprintln!("\n==> {name}");
+    let started = Instant::now();
+    let status = cmd
+        .status()
+        .map_err(|e| format!("{name}: cannot start: {e}"))?;
+    eprintln!("    {name}: {:.1}s", started.elapsed().as_secs_f64());
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{name} failed ({status})"))
+    }
+}
+
+/// Totals of the `test result:` lines cargo test prints, one per test binary.
+#[derive(Default)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    ignored: u64,
+}
+
+/// Runs cargo test, streaming its output and adding up its per-binary results.
+fn test_step(name: &str, mut cmd: Command, tally: &mut Tally) -> Result<(), String> {
+    eprintln!("\n==> {name}");
+    let started = Instant::now();
+    cmd.stdout(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("{name}: cannot start: {e}"))?;
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            println!("{line}");
+            if let Some(rest) = line.strip_prefix("test result: ") {
+                tally.passed += count(rest, " passed");
+                tally.failed += count(rest, " failed");
+                tally.ignored += count(rest, " ignored");
+            }
+        }
+    }
+    let status = child.wait().map_err(|e| format!("{name}: {e}"))?;
+    eprintln!("    {name}: {:.1}s", started.elapsed().as_secs_f64());
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{name} failed ({status})"))
+    }
+}
+
+/// `"ok. 12 passed; 0 failed; ..."` → the number before `label`.
+fn count(summary: &str, label: &str) -> u64 {
+    summary
+        .split(';')
+        .find(|part| part.trim_end().ends_with(label.trim()))
+        .and_then(|part| part.split_whitespace().rev().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// `cargo xtask ci`.
+pub(crate) fn ci() -> Result<(), String> {
+    let mut fmt = cargo();
+    fmt.args(["fmt", "--all", "--check"]);
+    step("fmt", fmt)?;
+
+    let mut clippy = cargo();
+    clippy.args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    step("clippy", clippy)?;
+
+    let mut doc = cargo();
+    doc.args(["doc", "--workspace", "--no-deps", "--locked"])
+        .env("RUSTDOCFLAGS", "-D warnings");
+    step("doc", doc)?;
+
+    let mut tally = Tally::default();
+    let mut test = cargo();
+    test.args(["test", "--workspace", "--locked"])
+        .env("INSTA_UPDATE", "no")
+        .env("CI", "true");
+    let outcome = test_step("test (unit, integration, golden, property, tidy)", test, &mut tally);
+    // The plain closing line CI reads, whatever happened above.
+    println!(
+        "ci: {} passed, {} failed, {} skipped",
+        tally.passed, tally.failed, tally.ignored
+    );
+    outcome?;
+    if tally.passed == 0 {
+        return Err("the test suite ran no test".into());
+    }
+    Ok(())
+}
+
+/// `cargo xtask golden [--accept]`.
+pub(crate) fn golden(accept: bool) -> Result<(), String> {
+    let mut tally = Tally::default();
+    let mut test = cargo();
+    test.args(["test", "--workspace", "golden_"])
+        .env("INSTA_UPDATE", if accept { "always" } else { "no" });
+    let outcome = test_step("golden suites", test, &mut tally);
+    println!(
+        "golden: {} passed, {} failed",
+        tally.passed, tally.failed
+    );
+    outcome
+}
+
+/// `cargo xtask prop [--cases N]`.
+pub(crate) fn prop(cases: u32) -> Result<(), String> {
+    let mut tally = Tally::default();
+    let mut test = cargo();
+    test.args(["test", "--workspace", "--release", "prop_"])
+        .env("PROPTEST_CASES", cases.to_string());
+    let outcome = test_step(&format!("property suites ({cases} cases each)"), test, &mut tally);
+    println!("prop: {} passed, {} failed", tally.passed, tally.failed);
+    outcome
+}
+
+/// `cargo xtask bench [--quick]`: builds the release binary, then runs the benchmarks in a
+/// release build of xtask so library code is measured optimized.
+pub(crate) fn bench(quick: bool) -> Result<(), String> {
+    let mut build = cargo();
+    build.args(["build", "--release", "-p", "remaind-cli"]);
+    step("build release remaind", build)?;
+    let mut inner = cargo();
+    inner.args(["run", "--quiet", "--release", "-p", "xtask", "--", "bench-inner"]);
+    if quick {
+        inner.arg("--quick");
+    }
+    step("benchmarks", inner)
+}

@@ -1,0 +1,215 @@
+//! Tidy checks over the workspace's own files: every library documents its layer, member
+//! manifests pin nothing themselves, and no dependency edge breaks the layer order written in
+//! docs/ARCHITECTURE.md.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+fn member_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
+        .expect("crates/ exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .collect();
+    dirs.push(root().join("xtask"));
+    dirs.sort();
+    dirs
+}
+
+/// The first non-blank line of a lib.rs must be a `//!` doc.
+fn lib_doc_problem(text: &str) -> Option<String> {
+    match text.lines().find(|l| !l.trim().is_empty()) {
+        Some(line) if line.trim_start().starts_with("//!") => None,
+        _ => Some("does not open with a `//!` paragraph saying what the layer owns".into()),
+    }
+}
+
+/// Lines of a member manifest that pin a version themselves instead of using the workspace.
+fn version_literal_problems(manifest: &str) -> Vec<String> {
+    let mut section = String::new();
+    let mut problems = Vec::new();
+    for (n, raw) in manifest.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').to_owned();
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let (key, value) = (key.trim(), value.trim());
+        let in_deps = section.ends_with("dependencies");
+        let literal = (section == "package" && key == "version" && value.starts_with('"'))
+            || (in_deps && value.starts_with('"'))
+            || (in_deps && value.contains("version") && value.contains('"'));
+        if literal {
+            problems.push(format!(
+                "line {}: `{line}` pins a version here; pin it once in the root \
+                 [workspace.dependencies] and write `{key}.workspace = true`",
+                n + 1
+            ));
+        }
+    }
+    problems
+}
+
+/// The layer of every crate, from the ```text block of `layer N: a, b` lines in
+/// docs/ARCHITECTURE.md.
+fn layers(architecture: &str) -> BTreeMap<String, u32> {
+    let mut out = BTreeMap::new();
+    for line in architecture.lines() {
+        let Some(rest) = line.trim().strip_prefix("layer ") else {
+            continue;
+        };
+        let Some((n, names)) = rest.split_once(':') else {
+            continue;
+        };
+        let Ok(n) = n.trim().parse::<u32>() else {
+            continue;
+        };
+        for name in names.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            out.insert(name.to_owned(), n);
+        }
+    }
+    out
+}
+
+/// Dependency names of one manifest section kind (`dependencies`, `dev-dependencies`, ...).
+fn deps(manifest: &str) -> Vec<(String, String)> {
+    let mut section = String::new();
+    let mut out = Vec::new();
+    for raw in manifest.lines() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').to_owned();
+            continue;
+        }
+        if section.ends_with("dependencies") {
+            if let Some((key, _)) = line.split_once('=') {
+                let name = key.trim().split('.').next().unwrap_or("").to_owned();
+                out.push((section.clone(), name));
+            }
+        }
+    }
+    out
+}
+
+fn package_name(manifest: &str) -> String {
+    manifest
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("name = \""))
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// Edges that break the layer order, and outside crates a library must not pull in.
+fn edge_problems(
+    name: &str,
+    manifest_deps: &[(String, String)],
+    layer_of: &BTreeMap<String, u32>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(&mine) = layer_of.get(name) else {
+        return vec![format!(
+            "{name} has no layer in docs/ARCHITECTURE.md; add it to the layer list"
+        )];
+    };
+    let is_binary_layer = name == "remaind-cli";
+    for (section, dep) in manifest_deps {
+        if let Some(&theirs) = layer_of.get(dep) {
+            if theirs >= mine {
+                problems.push(format!(
+                    "{name} (layer {mine}) depends on {dep} (layer {theirs}) in [{section}]; \
+                     a crate may use only lower layers"
+                ));
+            }
+        } else if dep.starts_with("remaind") {
+            problems.push(format!("{dep} has no layer in docs/ARCHITECTURE.md"));
+        }
+        if !is_binary_layer
+            && section == "dependencies"
+            && ["clap", "anyhow", "clap_complete", "clap_mangen"].contains(&dep.as_str())
+        {
+            problems.push(format!(
+                "{name} is a library layer but depends on {dep}; only the CLI may"
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn tidy_every_lib_opens_with_a_layer_doc() {
+    let mut problems = Vec::new();
+    for dir in member_dirs() {
+        let lib = dir.join("src/lib.rs");
+        if let Ok(text) = std::fs::read_to_string(&lib) {
+            if let Some(p) = lib_doc_problem(&text) {
+                problems.push(format!("{}: {p}", lib.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn tidy_member_manifests_pin_no_versions() {
+    let mut problems = Vec::new();
+    for dir in member_dirs() {
+        let path = dir.join("Cargo.toml");
+        let text = std::fs::read_to_string(&path).expect("readable manifest");
+        for p in version_literal_problems(&text) {
+            problems.push(format!("{}: {p}", path.display()));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn tidy_dependency_edges_follow_the_layer_order() {
+    let architecture = std::fs::read_to_string(root().join("docs/ARCHITECTURE.md"))
+        .expect("docs/ARCHITECTURE.md exists");
+    let layer_of = layers(&architecture);
+    assert!(
+        layer_of.len() >= 7,
+        "docs/ARCHITECTURE.md must list every crate as `layer N: name, ...`"
+    );
+    let mut problems = Vec::new();
+    for dir in member_dirs() {
+        let text = std::fs::read_to_string(dir.join("Cargo.toml")).expect("readable manifest");
+        let name = package_name(&text);
+        if name == "xtask" {
+            continue;
+        }
+        problems.extend(edge_problems(&name, &deps(&text), &layer_of));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+// The checks themselves must be able to fail.
+
+#[test]
+fn tidy_checks_catch_what_they_claim() {
+    assert!(lib_doc_problem("use std::fs;\n//! late doc").is_some());
+    assert!(lib_doc_problem("\n//! The layer.\n").is_none());
+
+    let bad = "[package]\nname = \"x\"\nversion = \"0.1.0\"\n[dependencies]\nserde = \"1\"\nregex = { version = \"1\", features = [] }\ncamino.workspace = true\n";
+    assert_eq!(version_literal_problems(bad).len(), 3);
+
+    let layer_of = layers("```text\nlayer 0: remaind-atomic\nlayer 1: remaind-ledger\nlayer 5: remaind-cli\n```");
+    let upward = vec![("dependencies".to_owned(), "remaind-ledger".to_owned())];
+    assert_eq!(edge_problems("remaind-atomic", &upward, &layer_of).len(), 1);
+    let clap = vec![("dependencies".to_owned(), "clap".to_owned())];
+    assert_eq!(edge_problems("remaind-ledger", &clap, &layer_of).len(), 1);
+    assert!(edge_problems("remaind-cli", &clap, &layer_of).is_empty());
+    let sideways = vec![("dev-dependencies".to_owned(), "remaind-atomic".to_owned())];
+    assert!(edge_problems("remaind-ledger", &sideways, &layer_of).is_empty());
+}
