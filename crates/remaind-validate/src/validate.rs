@@ -1,0 +1,712 @@
+//! `validate`: the structural checks, then SPEC.md's six checks, incrementally from the
+//! prior accepted state.
+//!
+//! Soundness of the incremental walk: the prior state was accepted, so everything the checks
+//! required up to its `through_seq` is cited by it, and its `superseded`/`resolved` lists are
+//! complete up to there. The required sets at the candidate's `through_seq` are therefore the
+//! prior's citations that are still required (each loaded by id) plus the qualifying events in
+//! the tail `(prior.through_seq, through_seq]`; nothing before the tail is scanned.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use remaind_ledger::{EventId, Kind};
+use serde_json::Value;
+
+use crate::handover::{Handover, titles};
+use crate::schema::check_state_schema;
+use crate::state::State;
+use crate::verdict::{Check, Failure, Verdict};
+use crate::view::{LedgerView, ViewError};
+
+/// What the checks need to know about an event that may be required.
+#[derive(Debug, Clone, Copy)]
+struct Info {
+    id: EventId,
+    kind: Kind,
+    importance: u8,
+}
+
+/// Links `event -> {by}` for superseded or resolved events.
+type Links = BTreeMap<EventId, BTreeSet<EventId>>;
+
+/// Validate a candidate `{state, handover}` against the ledger and the prior accepted state.
+///
+/// Runs the structural checks first: [`Check::Schema`] (the state matches
+/// `state.schema.json`, each failure naming the JSON pointer; the handover is well-formed) and
+/// [`Check::Binding`] (`through_seq` within the ledger and not behind the prior; `log_digest`
+/// is the chain hash at `through_seq`). A schema failure, or a `through_seq` out of range,
+/// stops there, since the content checks would be meaningless; otherwise all six checks of
+/// SPEC.md section 5 run and every failure is listed, each with the offending event ids.
+///
+/// `prior` must be the state the ledger's owner last accepted (or `None` for the first
+/// compaction): the walk is incremental and trusts it. Cost: the events after
+/// `prior.through_seq` plus one [`LedgerView::event`] per event the prior cites.
+///
+/// Errors only when the view cannot read the ledger; findings are never errors.
+pub fn validate(
+    view: &dyn LedgerView,
+    prior: Option<&State>,
+    candidate_state: &Value,
+    candidate_handover: &str,
+) -> Result<Verdict, ViewError> {
+    let mut report = Report::default();
+    report.checks_run.push(Check::Schema);
+    let schema_failures = check_state_schema(candidate_state);
+    let state = if schema_failures.is_empty() {
+        match serde_json::from_value::<State>(candidate_state.clone()) {
+            Ok(state) => Some(state),
+            Err(e) => {
+                report.fail(
+                    Check::Schema,
+                    Vec::new(),
+                    format!("/: {e}; fix this field to match state.schema.json"),
+                );
+                None
+            }
+        }
+    } else {
+        report.failures.extend(schema_failures);
+        None
+    };
+    let handover = Handover::parse(candidate_handover);
+    for problem in &handover.problems {
+        report.fail(Check::Schema, Vec::new(), format!("handover.md: {problem}"));
+    }
+    match state {
+        Some(state) if report.failures.is_empty() => {
+            check_all(view, prior, &state, &handover, &mut report)?;
+        }
+        _ => {}
+    }
+    Ok(report.finish())
+}
+
+/// [`validate`] for a candidate already deserialized into a [`State`].
+pub fn validate_state(
+    view: &dyn LedgerView,
+    prior: Option<&State>,
+    candidate_state: &State,
+    candidate_handover: &str,
+) -> Result<Verdict, ViewError> {
+    let value = serde_json::to_value(candidate_state).map_err(|e| ViewError::InvalidEvent {
+        seq: candidate_state.through_seq,
+        reason: format!("the candidate state does not serialize: {e}"),
+    })?;
+    validate(view, prior, &value, candidate_handover)
+}
+
+#[derive(Default)]
+struct Report {
+    checks_run: Vec<Check>,
+    failures: Vec<Failure>,
+}
+
+impl Report {
+    fn fail(&mut self, check: Check, mut events: Vec<EventId>, reason: String) {
+        events.sort();
+        events.dedup();
+        self.failures.push(Failure {
+            check,
+            events,
+            reason,
+        });
+    }
+
+    fn finish(mut self) -> Verdict {
+        // Stable: failures of one check keep the order they were found in.
+        self.failures.sort_by_key(|f| f.check);
+        Verdict {
+            accepted: self.failures.is_empty(),
+            checks_run: self.checks_run,
+            failures: self.failures,
+        }
+    }
+}
+
+fn list(ids: &[EventId]) -> String {
+    let parts: Vec<String> = ids.iter().map(ToString::to_string).collect();
+    parts.join(", ")
+}
+
+/// Which check owns a citation in a state section (for ids the state does not cover).
+fn state_owner(section: &str) -> Check {
+    match section {
+        "completed_work" | "files_changed" => Check::CompletedWorkPreserved,
+        "decisions" | "constraints" | "blockers" => Check::DecisionsPreserved,
+        "next_step" => Check::NextStepGrounded,
+        "latest_user_instruction" => Check::LatestUserInstructionPreserved,
+        "remember" => Check::Importance3Preserved,
+        "superseded" | "resolved" => Check::NoSupersededAsCurrent,
+        _ => Check::Binding,
+    }
+}
+
+/// Which check owns a citation in a handover section (for ids the state does not cover).
+fn handover_owner(title: &str) -> Check {
+    match title {
+        titles::COMPLETED_WORK | titles::FILES_CHANGED => Check::CompletedWorkPreserved,
+        titles::DECISIONS | titles::CONSTRAINTS | titles::BLOCKERS => Check::DecisionsPreserved,
+        titles::NEXT_STEP => Check::NextStepGrounded,
+        titles::LATEST_USER_INSTRUCTION => Check::LatestUserInstructionPreserved,
+        titles::MUST_REMEMBER => Check::Importance3Preserved,
+        titles::SUPERSEDED => Check::NoSupersededAsCurrent,
+        _ => Check::Binding,
+    }
+}
+
+/// Kinds whose events check 1 or check 2 place in a specific list.
+fn has_own_list(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Result
+            | Kind::FileChange
+            | Kind::Decision
+            | Kind::Correction
+            | Kind::Constraint
+            | Kind::Blocker
+    )
+}
+
+/// Whether an event may ever be required by a check (bookkeeping never is).
+fn may_be_required(kind: Kind, importance: u8) -> bool {
+    !kind.is_bookkeeping() && (has_own_list(kind) || kind == Kind::NextStep || importance >= 2)
+}
+
+fn check_all(
+    view: &dyn LedgerView,
+    prior: Option<&State>,
+    state: &State,
+    handover: &Handover,
+    report: &mut Report,
+) -> Result<(), ViewError> {
+    // ---- Binding -------------------------------------------------------------------------
+    report.checks_run.push(Check::Binding);
+    let head = view.head()?;
+    let through = state.through_seq;
+    let after = prior.map_or(0, |p| p.through_seq);
+    let mut out_of_range = false;
+    if through > head {
+        out_of_range = true;
+        report.fail(
+            Check::Binding,
+            Vec::new(),
+            format!(
+                "through_seq is {through} but the ledger ends at seq {head}; bind the state to \
+                 an existing prefix"
+            ),
+        );
+    }
+    if through < after {
+        out_of_range = true;
+        report.fail(
+            Check::Binding,
+            Vec::new(),
+            format!(
+                "through_seq is {through}, behind the prior accepted state's {after}; a \
+                 compaction must cover at least what the prior state covered"
+            ),
+        );
+    }
+    if out_of_range {
+        return Ok(());
+    }
+    let digest = view.digest_at(through)?;
+    if digest.as_deref() != Some(state.log_digest.as_str()) {
+        report.fail(
+            Check::Binding,
+            Vec::new(),
+            format!(
+                "log_digest is {} but the chain hash at seq {through} is {}; set log_digest to \
+                 the digest of the ledger line at through_seq",
+                state.log_digest,
+                digest.as_deref().unwrap_or("unknown")
+            ),
+        );
+    }
+    report.checks_run.extend(Check::SIX);
+
+    // ---- Gather: the tail and the prior's obligations --------------------------------------
+    let mut superseded: Links = Links::new();
+    let mut resolved: Links = Links::new();
+    if let Some(p) = prior {
+        for link in &p.superseded {
+            superseded.entry(link.event).or_default().insert(link.by);
+        }
+        for link in &p.resolved {
+            resolved.entry(link.event).or_default().insert(link.by);
+        }
+    }
+    let mut infos: BTreeMap<EventId, Info> = BTreeMap::new();
+    let mut last_user: Option<(EventId, String)> = None;
+    for event in view.events_in(after, through) {
+        let event = event?;
+        for target in &event.supersedes {
+            superseded.entry(*target).or_default().insert(event.id);
+        }
+        for target in &event.resolves {
+            resolved.entry(*target).or_default().insert(event.id);
+        }
+        if event.kind == Kind::UserMessage {
+            last_user = Some((event.id, event.text.clone().unwrap_or_default()));
+        }
+        if may_be_required(event.kind, event.importance) {
+            infos.insert(
+                event.id,
+                Info {
+                    id: event.id,
+                    kind: event.kind,
+                    importance: event.importance,
+                },
+            );
+        }
+    }
+    let mut carried_completed: BTreeSet<EventId> = BTreeSet::new();
+    if let Some(p) = prior {
+        let cited: BTreeSet<EventId> = p
+            .current_citations()
+            .into_iter()
+            .map(|(_, id)| id)
+            .filter(|id| id.seq() <= after)
+            .collect();
+        for id in cited {
+            if let Some(event) = view.event(id)?
+                && may_be_required(event.kind, event.importance)
+            {
+                infos.insert(
+                    id,
+                    Info {
+                        id,
+                        kind: event.kind,
+                        importance: event.importance,
+                    },
+                );
+            }
+        }
+        for item in p.completed_work.iter().chain(&p.files_changed) {
+            carried_completed.extend(item.events.iter().filter(|id| id.seq() <= after));
+        }
+        if last_user.is_none()
+            && let Some(ins) = &p.latest_user_instruction
+            && let Some(event) = view.event(ins.event)?
+        {
+            last_user = Some((event.id, event.text.unwrap_or_default()));
+        }
+    }
+    let is_superseded = |id: &EventId| superseded.contains_key(id);
+    let is_resolved = |id: &EventId| resolved.contains_key(id);
+    let is_current = |id: &EventId| !is_superseded(id) && !is_resolved(id);
+
+    // ---- What the candidate cites ---------------------------------------------------------
+    let state_citations = state.current_citations();
+    let cited_anywhere: HashSet<EventId> = state_citations.iter().map(|(_, id)| *id).collect();
+    let mut cited_in: HashMap<&str, HashSet<EventId>> = HashMap::new();
+    for (section, id) in &state_citations {
+        cited_in.entry(section).or_default().insert(*id);
+    }
+    let cited = |section: &str, id: &EventId| cited_in.get(section).is_some_and(|s| s.contains(id));
+    let handover_current: HashSet<EventId> =
+        handover.current_citations().map(|(_, id)| id).collect();
+
+    // Citations of events this state does not cover (missing from its prefix).
+    let mut uncovered: BTreeMap<(Check, String), Vec<EventId>> = BTreeMap::new();
+    for (section, id) in &state_citations {
+        if id.seq() > through {
+            uncovered
+                .entry((state_owner(section), format!("state `{section}`")))
+                .or_default()
+                .push(*id);
+        }
+    }
+    for (name, links) in [
+        ("superseded", &state.superseded),
+        ("resolved", &state.resolved),
+    ] {
+        for link in links {
+            for id in [link.event, link.by] {
+                if id.seq() > through {
+                    uncovered
+                        .entry((state_owner(name), format!("state `{name}`")))
+                        .or_default()
+                        .push(id);
+                }
+            }
+        }
+    }
+    for section in &handover.sections {
+        for id in &section.citations {
+            if id.seq() > through {
+                uncovered
+                    .entry((
+                        handover_owner(&section.title),
+                        format!("handover `{}`", section.title),
+                    ))
+                    .or_default()
+                    .push(*id);
+            }
+        }
+    }
+    for ((check, place), ids) in uncovered {
+        let reason = format!(
+            "{place} cites {}, past through_seq {through}: cite only events the state covers",
+            list(&ids)
+        );
+        report.fail(check, ids, reason);
+    }
+
+    // ---- 1. completed_work preserved ------------------------------------------------------
+    let in_completed = |id: &EventId| cited("completed_work", id) || cited("files_changed", id);
+    let missing: Vec<EventId> = infos
+        .values()
+        .filter(|i| matches!(i.kind, Kind::Result | Kind::FileChange))
+        .map(|i| i.id)
+        .filter(|id| !is_superseded(id) && !in_completed(id))
+        .collect();
+    if !missing.is_empty() {
+        let reason = format!(
+            "result/file_change events {} are not cited: cite each in `completed_work` or \
+             `files_changed`",
+            list(&missing)
+        );
+        report.fail(Check::CompletedWorkPreserved, missing.clone(), reason);
+    }
+    let dropped: Vec<EventId> = carried_completed
+        .iter()
+        .filter(|id| !is_superseded(id) && !in_completed(id) && !missing.contains(id))
+        .copied()
+        .collect();
+    if !dropped.is_empty() {
+        let reason = format!(
+            "the prior accepted state cited {} as completed work and nothing supersedes them: \
+             keep them in `completed_work` or `files_changed`",
+            list(&dropped)
+        );
+        report.fail(Check::CompletedWorkPreserved, dropped, reason);
+    }
+
+    // ---- 2. decisions preserved -----------------------------------------------------------
+    for (kinds, section, what) in [
+        (
+            &[Kind::Decision, Kind::Correction][..],
+            "decisions",
+            "decision/correction",
+        ),
+        (&[Kind::Constraint][..], "constraints", "constraint"),
+        (&[Kind::Blocker][..], "blockers", "unresolved blocker"),
+    ] {
+        let missing: Vec<EventId> = infos
+            .values()
+            .filter(|i| kinds.contains(&i.kind) && is_current(&i.id) && !cited(section, &i.id))
+            .map(|i| i.id)
+            .collect();
+        if !missing.is_empty() {
+            let reason = format!(
+                "{what} events {} are current but not cited in `{section}`: add an item citing \
+                 each",
+                list(&missing)
+            );
+            report.fail(Check::DecisionsPreserved, missing, reason);
+        }
+    }
+    let missing: Vec<EventId> = infos
+        .values()
+        .filter(|i| {
+            i.importance == 2
+                && !has_own_list(i.kind)
+                && is_current(&i.id)
+                && !cited_anywhere.contains(&i.id)
+        })
+        .map(|i| i.id)
+        .collect();
+    if !missing.is_empty() {
+        let reason = format!(
+            "importance-2 events {} are current but cited nowhere in the state: cite each in \
+             the section it belongs to",
+            list(&missing)
+        );
+        report.fail(Check::DecisionsPreserved, missing, reason);
+    }
+
+    // ---- 3. next_step grounded ------------------------------------------------------------
+    let latest_step = infos
+        .values()
+        .filter(|i| i.kind == Kind::NextStep && is_current(&i.id))
+        .map(|i| i.id)
+        .max();
+    match &state.next_step {
+        None => {
+            let reason = match latest_step {
+                Some(step) => {
+                    format!(
+                        "next_step is missing: set it, citing the latest active next_step {step}"
+                    )
+                }
+                None => "next_step is missing: set it, citing at least one current event \
+                         (e.g. the latest user instruction)"
+                    .to_owned(),
+            };
+            report.fail(
+                Check::NextStepGrounded,
+                latest_step.into_iter().collect(),
+                reason,
+            );
+        }
+        Some(step) => {
+            if step.events.is_empty() {
+                report.fail(
+                    Check::NextStepGrounded,
+                    Vec::new(),
+                    "next_step cites no event: cite the events it rests on".to_owned(),
+                );
+            }
+            let stale: Vec<EventId> = step.events.iter().copied().filter(is_superseded).collect();
+            if !stale.is_empty() {
+                let reason = format!(
+                    "next_step cites superseded {}: ground it on what superseded them instead",
+                    list(&stale)
+                );
+                report.fail(Check::NextStepGrounded, stale, reason);
+            }
+            let done: Vec<EventId> = step
+                .events
+                .iter()
+                .copied()
+                .filter(|id| is_resolved(id) && !is_superseded(id))
+                .collect();
+            if !done.is_empty() {
+                let reason = format!(
+                    "next_step cites {}, already resolved: move on to the latest active step",
+                    list(&done)
+                );
+                report.fail(Check::NextStepGrounded, done, reason);
+            }
+            if let Some(latest) = latest_step
+                && !step.events.contains(&latest)
+            {
+                report.fail(
+                    Check::NextStepGrounded,
+                    vec![latest],
+                    format!("next_step must cite {latest}, the latest active next_step event"),
+                );
+            }
+        }
+    }
+    if let Some(section) = handover.section(titles::NEXT_STEP) {
+        let bad: Vec<EventId> = section
+            .citations
+            .iter()
+            .copied()
+            .filter(|id| !is_current(id))
+            .collect();
+        if !bad.is_empty() {
+            let reason = format!(
+                "the handover's `{}` section cites superseded or resolved {}: cite the current \
+                 step",
+                titles::NEXT_STEP,
+                list(&bad)
+            );
+            report.fail(Check::NextStepGrounded, bad, reason);
+        }
+    }
+
+    // ---- 4. latest user instruction preserved ---------------------------------------------
+    let instruction_section = handover.section(titles::LATEST_USER_INSTRUCTION);
+    match (&last_user, &state.latest_user_instruction) {
+        (None, None) => {}
+        (None, Some(ins)) => report.fail(
+            Check::LatestUserInstructionPreserved,
+            vec![ins.event],
+            format!(
+                "latest_user_instruction names {} but there is no user_message up to \
+                 through_seq: set it to null",
+                ins.event
+            ),
+        ),
+        (Some((id, _)), None) => report.fail(
+            Check::LatestUserInstructionPreserved,
+            vec![*id],
+            format!("latest_user_instruction is null: set it to {id} and its text byte for byte"),
+        ),
+        (Some((id, text)), Some(ins)) => {
+            if ins.event != *id {
+                report.fail(
+                    Check::LatestUserInstructionPreserved,
+                    vec![*id, ins.event],
+                    format!(
+                        "latest_user_instruction names {} but the last user_message up to \
+                         through_seq is {id}: name {id} and copy its text",
+                        ins.event
+                    ),
+                );
+            } else if ins.text != *text {
+                let at = ins
+                    .text
+                    .bytes()
+                    .zip(text.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                report.fail(
+                    Check::LatestUserInstructionPreserved,
+                    vec![*id],
+                    format!(
+                        "latest_user_instruction's text differs from {id}'s from byte {at}: copy \
+                         the event's text byte for byte, never paraphrase"
+                    ),
+                );
+            }
+        }
+    }
+    if let Some((id, text)) = &last_user {
+        match instruction_section {
+            None => report.fail(
+                Check::LatestUserInstructionPreserved,
+                vec![*id],
+                format!(
+                    "the handover has no `{}` section: add it with the line [{id}] and the text \
+                     verbatim",
+                    titles::LATEST_USER_INSTRUCTION
+                ),
+            ),
+            Some(section) => {
+                if !section.citations.contains(id) {
+                    report.fail(
+                        Check::LatestUserInstructionPreserved,
+                        vec![*id],
+                        format!(
+                            "the handover's `{}` section does not cite [{id}] on its first line",
+                            titles::LATEST_USER_INSTRUCTION
+                        ),
+                    );
+                }
+                if !section.body.contains(text.as_str()) {
+                    report.fail(
+                        Check::LatestUserInstructionPreserved,
+                        vec![*id],
+                        format!(
+                            "the handover's `{}` section does not carry {id}'s text verbatim: \
+                             copy it byte for byte (fence it if a line starts with `#`)",
+                            titles::LATEST_USER_INSTRUCTION
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    // ---- 5. importance-3 items preserved --------------------------------------------------
+    let vital: Vec<EventId> = infos
+        .values()
+        .filter(|i| i.importance >= 3 && is_current(&i.id))
+        .map(|i| i.id)
+        .collect();
+    let not_in_state: Vec<EventId> = vital
+        .iter()
+        .copied()
+        .filter(|id| !cited_anywhere.contains(id))
+        .collect();
+    if !not_in_state.is_empty() {
+        let reason = format!(
+            "importance-3 events {} are current but cited nowhere in the state: cite each in \
+             `remember` or the section it belongs to",
+            list(&not_in_state)
+        );
+        report.fail(Check::Importance3Preserved, not_in_state, reason);
+    }
+    let not_in_handover: Vec<EventId> = vital
+        .iter()
+        .copied()
+        .filter(|id| !handover_current.contains(id))
+        .collect();
+    if !not_in_handover.is_empty() {
+        let reason = format!(
+            "importance-3 events {} are not cited in a current handover section: write each \
+             with its [eN] citation, e.g. under `{}`",
+            list(&not_in_handover),
+            titles::MUST_REMEMBER
+        );
+        report.fail(Check::Importance3Preserved, not_in_handover, reason);
+    }
+
+    // ---- 6. no superseded memory presented as current -------------------------------------
+    let mut as_current: BTreeMap<String, (BTreeSet<EventId>, BTreeSet<EventId>)> = BTreeMap::new();
+    for (section, id) in &state_citations {
+        if matches!(*section, "next_step" | "latest_user_instruction") {
+            continue; // owned by checks 3 and 4
+        }
+        let history_ok = matches!(*section, "completed_work" | "files_changed");
+        let entry = as_current.entry(format!("state `{section}`")).or_default();
+        if is_superseded(id) {
+            entry.0.insert(*id);
+        } else if is_resolved(id) && !history_ok {
+            entry.1.insert(*id);
+        }
+    }
+    for (title, id) in handover.current_citations() {
+        if title == titles::NEXT_STEP || title == titles::LATEST_USER_INSTRUCTION {
+            continue; // owned by checks 3 and 4
+        }
+        let history_ok = title == titles::COMPLETED_WORK || title == titles::FILES_CHANGED;
+        let entry = as_current.entry(format!("handover `{title}`")).or_default();
+        if is_superseded(&id) {
+            entry.0.insert(id);
+        } else if is_resolved(&id) && !history_ok {
+            entry.1.insert(id);
+        }
+    }
+    for (place, (stale, done)) in as_current {
+        if !stale.is_empty() {
+            let ids: Vec<EventId> = stale.into_iter().collect();
+            let reason = format!(
+                "{place} presents superseded {} as current: drop them there (list them under \
+                 superseded) and cite what superseded them",
+                list(&ids)
+            );
+            report.fail(Check::NoSupersededAsCurrent, ids, reason);
+        }
+        if !done.is_empty() {
+            let ids: Vec<EventId> = done.into_iter().collect();
+            let reason = format!(
+                "{place} presents resolved {} as current: move them to history (resolved)",
+                list(&ids)
+            );
+            report.fail(Check::NoSupersededAsCurrent, ids, reason);
+        }
+    }
+    for (name, truth, listed) in [
+        ("superseded", &superseded, &state.superseded),
+        ("resolved", &resolved, &state.resolved),
+    ] {
+        let listed_events: HashSet<EventId> = listed.iter().map(|l| l.event).collect();
+        let unlisted: Vec<EventId> = truth
+            .keys()
+            .copied()
+            .filter(|id| id.seq() <= through && !listed_events.contains(id))
+            .collect();
+        if !unlisted.is_empty() {
+            let reason = format!(
+                "`{name}` does not list {}: add an {{event, by}} link for each",
+                list(&unlisted)
+            );
+            report.fail(Check::NoSupersededAsCurrent, unlisted, reason);
+        }
+        let bogus: Vec<EventId> = listed
+            .iter()
+            .filter(|l| l.event.seq() <= through && l.by.seq() <= through)
+            .filter(|l| !truth.get(&l.event).is_some_and(|by| by.contains(&l.by)))
+            .flat_map(|l| [l.event, l.by])
+            .collect();
+        if !bogus.is_empty() {
+            let reason = format!(
+                "`{name}` holds links the ledger does not record ({}): keep only links where \
+                 `by` lists `event` in its `{}`",
+                list(&bogus),
+                if name == "superseded" {
+                    "supersedes"
+                } else {
+                    "resolves"
+                }
+            );
+            report.fail(Check::NoSupersededAsCurrent, bogus, reason);
+        }
+    }
+    Ok(())
+}

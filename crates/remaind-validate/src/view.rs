@@ -1,0 +1,270 @@
+//! How the validator reads the ledger: the [`LedgerView`] trait and an in-memory
+//! implementation, [`MemoryLedger`], for tests, fixtures and callers checking their own
+//! summarizer against a ledger they hold in memory.
+
+use std::error::Error as StdError;
+
+use remaind_ledger::{Event, EventId, GENESIS_PREV, Kind, NewEvent};
+use sha2::{Digest, Sha256};
+
+/// The one error type of this crate: a ledger view could not answer.
+///
+/// Validation findings are never errors (they are [`crate::Verdict`] data); this is only for
+/// a view that cannot read its ledger or an in-memory ledger given an invalid event.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ViewError {
+    /// The view could not read its storage (I/O, a corrupt line, ...).
+    #[error("cannot read the ledger: {what}")]
+    Read {
+        /// What was being read, e.g. `logs/events.jsonl line 42`.
+        what: String,
+        /// The underlying error.
+        #[source]
+        source: Box<dyn StdError + Send + Sync>,
+    },
+    /// A line or event handed to a [`MemoryLedger`] is not a valid next event.
+    #[error("event {seq}: {reason}")]
+    InvalidEvent {
+        /// The sequence number the event has or would have had.
+        seq: u64,
+        /// What is wrong with it, and how to fix it.
+        reason: String,
+    },
+}
+
+impl ViewError {
+    /// A read error with its source, for implementors of [`LedgerView`].
+    pub fn read(
+        what: impl Into<String>,
+        source: impl Into<Box<dyn StdError + Send + Sync>>,
+    ) -> Self {
+        ViewError::Read {
+            what: what.into(),
+            source: source.into(),
+        }
+    }
+}
+
+/// A stream of events in sequence order, as returned by [`LedgerView::events_in`].
+pub type EventIter<'a> = Box<dyn Iterator<Item = Result<Event, ViewError>> + 'a>;
+
+/// Read access to a ledger, as much as the validator needs and no more.
+///
+/// The validator is incremental: it calls [`LedgerView::events_in`] only for the events after
+/// the prior accepted state and [`LedgerView::event`] only for the events that state cites, so
+/// an implementation should make `event` random access (an offset index) and `events_in` a
+/// positional scan.
+pub trait LedgerView {
+    /// The sequence number of the last event (0 for an empty ledger).
+    fn head(&self) -> Result<u64, ViewError>;
+
+    /// The chain hash at `seq`: hex SHA-256 of line `seq`'s bytes without its newline, or
+    /// [`GENESIS_PREV`] for 0. `None` when `seq` is past the head.
+    fn digest_at(&self, seq: u64) -> Result<Option<String>, ViewError>;
+
+    /// The event with this id, or `None` when there is none.
+    fn event(&self, id: EventId) -> Result<Option<Event>, ViewError>;
+
+    /// The events with `after_seq < seq <= through_seq`, in order. Positions past the head are
+    /// simply absent.
+    fn events_in(&self, after_seq: u64, through_seq: u64) -> EventIter<'_>;
+}
+
+impl<V: LedgerView + ?Sized> LedgerView for &V {
+    fn head(&self) -> Result<u64, ViewError> {
+        (**self).head()
+    }
+    fn digest_at(&self, seq: u64) -> Result<Option<String>, ViewError> {
+        (**self).digest_at(seq)
+    }
+    fn event(&self, id: EventId) -> Result<Option<Event>, ViewError> {
+        (**self).event(id)
+    }
+    fn events_in(&self, after_seq: u64, through_seq: u64) -> EventIter<'_> {
+        (**self).events_in(after_seq, through_seq)
+    }
+}
+
+/// A ledger held in memory: its events and the SHA-256 of each line's bytes.
+///
+/// Build one from a stored `events.jsonl` ([`MemoryLedger::from_jsonl`]), or append events the
+/// way the on-disk ledger would ([`MemoryLedger::append`]: seq, id, `prev` assigned, importance
+/// defaulted by kind, citations of missing events refused).
+#[derive(Debug, Clone, Default)]
+pub struct MemoryLedger {
+    events: Vec<Event>,
+    digests: Vec<String>,
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+impl MemoryLedger {
+    /// An empty ledger.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Parse stored lines (one JSON event per line, as in `logs/events.jsonl`), keeping each
+    /// line's exact bytes for the digests. Checks that `seq` is gapless from 1, that `id` is
+    /// `e<seq>` and that every `prev` is the digest of the line before.
+    pub fn from_jsonl(text: &str) -> Result<Self, ViewError> {
+        let mut ledger = Self::new();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let seq = ledger.events.len() as u64 + 1;
+            let event: Event = serde_json::from_str(line).map_err(|e| ViewError::InvalidEvent {
+                seq,
+                reason: format!("not a stored event line: {e}"),
+            })?;
+            ledger.check_position(&event)?;
+            ledger.digests.push(sha256_hex(line.as_bytes()));
+            ledger.events.push(event);
+        }
+        Ok(ledger)
+    }
+
+    /// Append a complete event whose `seq`, `id` and `prev` must already be right; its line is
+    /// its compact JSON serialization.
+    pub fn push(&mut self, event: Event) -> Result<EventId, ViewError> {
+        self.check_position(&event)?;
+        let line = serde_json::to_string(&event).map_err(|e| ViewError::InvalidEvent {
+            seq: event.seq,
+            reason: format!("cannot serialize: {e}"),
+        })?;
+        let id = event.id;
+        self.digests.push(sha256_hex(line.as_bytes()));
+        self.events.push(event);
+        Ok(id)
+    }
+
+    /// Append what a caller gives, assigning `v`, `seq`, `id`, `prev` and the given `ts`, with
+    /// importance defaulted by kind. Refuses a missing kind, an importance outside
+    /// `min_importance..=3`, a correction that supersedes nothing, and citations (`refs`,
+    /// `supersedes`, `resolves`) of events that do not exist yet.
+    pub fn append(&mut self, new: NewEvent, ts: &str) -> Result<EventId, ViewError> {
+        let seq = self.events.len() as u64 + 1;
+        let invalid = |reason: String| ViewError::InvalidEvent { seq, reason };
+        let kind = new
+            .kind
+            .ok_or_else(|| invalid("`kind` is required".to_owned()))?;
+        let importance = new.importance.unwrap_or_else(|| kind.default_importance());
+        if importance > 3 || importance < kind.min_importance() {
+            return Err(invalid(format!(
+                "importance {importance} is outside {}..=3 for `{kind}`",
+                kind.min_importance()
+            )));
+        }
+        if kind == Kind::Correction && new.supersedes.is_empty() {
+            return Err(invalid(
+                "a correction must supersede at least one event".to_owned(),
+            ));
+        }
+        for (field, ids) in [
+            ("refs", &new.refs),
+            ("supersedes", &new.supersedes),
+            ("resolves", &new.resolves),
+        ] {
+            if let Some(bad) = ids.iter().find(|id| id.seq() >= seq) {
+                return Err(invalid(format!(
+                    "`{field}` cites {bad}, which does not exist yet"
+                )));
+            }
+        }
+        let event = Event {
+            v: 1,
+            seq,
+            id: EventId(seq),
+            ts: ts.to_owned(),
+            prev: self.last_digest().to_owned(),
+            kind,
+            importance,
+            actor: new.actor,
+            text: new.text,
+            data: new.data,
+            refs: new.refs,
+            supersedes: new.supersedes,
+            resolves: new.resolves,
+            tool: new.tool,
+            artifact: Vec::new(),
+            redactions: Vec::new(),
+        };
+        self.push(event)
+    }
+
+    /// The events, in order.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// The ledger as stored lines, each followed by a newline.
+    pub fn to_jsonl(&self) -> String {
+        let mut out = String::new();
+        for event in &self.events {
+            if let Ok(line) = serde_json::to_string(event) {
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    fn last_digest(&self) -> &str {
+        self.digests.last().map_or(GENESIS_PREV, String::as_str)
+    }
+
+    fn check_position(&self, event: &Event) -> Result<(), ViewError> {
+        let seq = self.events.len() as u64 + 1;
+        let invalid = |reason: String| ViewError::InvalidEvent { seq, reason };
+        if event.seq != seq {
+            return Err(invalid(format!("`seq` is {}, expected {seq}", event.seq)));
+        }
+        if event.id != EventId(seq) {
+            return Err(invalid(format!("`id` is {}, expected e{seq}", event.id)));
+        }
+        if event.prev != self.last_digest() {
+            return Err(invalid(format!(
+                "`prev` is {}, expected the digest of the line before, {}",
+                event.prev,
+                self.last_digest()
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl LedgerView for MemoryLedger {
+    fn head(&self) -> Result<u64, ViewError> {
+        Ok(self.events.len() as u64)
+    }
+
+    fn digest_at(&self, seq: u64) -> Result<Option<String>, ViewError> {
+        if seq == 0 {
+            return Ok(Some(GENESIS_PREV.to_owned()));
+        }
+        Ok(usize::try_from(seq - 1)
+            .ok()
+            .and_then(|i| self.digests.get(i))
+            .cloned())
+    }
+
+    fn event(&self, id: EventId) -> Result<Option<Event>, ViewError> {
+        Ok(id
+            .seq()
+            .checked_sub(1)
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| self.events.get(i))
+            .cloned())
+    }
+
+    fn events_in(&self, after_seq: u64, through_seq: u64) -> EventIter<'_> {
+        let len = self.events.len();
+        let start = usize::try_from(after_seq).unwrap_or(usize::MAX).min(len);
+        let end = usize::try_from(through_seq)
+            .unwrap_or(usize::MAX)
+            .min(len)
+            .max(start);
+        Box::new(self.events[start..end].iter().cloned().map(Ok))
+    }
+}
