@@ -1,0 +1,8 @@
+//! Integration tests for remaind-atomic.
+
+mod basic;
+mod common;
+mod crash;
+mod ordering;
+mod prop;
+mod safety;
