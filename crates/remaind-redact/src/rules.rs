@@ -1,0 +1,284 @@
+//! The built-in rules: names, patterns and the order of specificity.
+//!
+//! Every pattern is ASCII-only (`(?-u)`) and is compiled once per process. A pattern either
+//! matches the secret itself, or has a group named `s` holding the secret inside a larger
+//! context (a key name, a header name, a boundary byte), in which case only the group is replaced.
+
+use std::sync::LazyLock;
+
+use regex::bytes::{Regex, RegexSet};
+
+/// A start-of-token boundary that also accepts the escapes of JSON text (`\n`, `\t`, `\u0041`),
+/// so that a token right after an escaped newline inside serialized JSON is still found.
+/// Unlike `\b` it consumes the byte before the token, which is why every rule using it puts the
+/// secret in the `s` group.
+const B: &str = r"(?:\A|[^A-Za-z0-9_]|\\[nrtbf]|\\u[0-9A-Fa-f]{4})";
+
+/// Separator between a key name and its value: optional (escaped) closing quote, then `:`, `=`,
+/// `=>` or whitespace, then an optional (escaped) opening quote.
+const SEP: &str = r#"(?:\\*["'])?[ \t]*(?:=>|[:=]|[ \t])[ \t]*(?:\\*["'])?"#;
+
+/// Like [`SEP`] but without the bare-whitespace form: `Authorization` is a common word in prose,
+/// `Authorization:` or `authorization=` is a header or a field.
+const SEP_STRICT: &str = r#"(?:\\*["'])?[ \t]*(?:=>|[:=])[ \t]*(?:\\*["'])?"#;
+
+/// One built-in rule: its contract name, its pattern, and an optional check on the secret span.
+pub(crate) struct BuiltinRule {
+    pub(crate) name: &'static str,
+    pub(crate) pattern: String,
+    pub(crate) check: Check,
+}
+
+/// A post-match check on the secret span: returns the accepted sub-range (start, end) of the
+/// span, or `None` to reject the candidate.
+#[derive(Clone, Copy)]
+pub(crate) enum Check {
+    /// Accept as matched.
+    None,
+    /// The span must hold an ASCII digit.
+    HasDigit,
+    /// Standalone `Bearer <token>`: the token must look random (see [`looks_random`]).
+    BearerToken,
+    /// An `Authorization` value running to the end of the line or quoted string: see
+    /// [`authorization_value`].
+    Authorization,
+}
+
+impl Check {
+    pub(crate) fn accept(self, secret: &[u8]) -> Option<(usize, usize)> {
+        match self {
+            Check::None => Some((0, secret.len())),
+            Check::HasDigit => secret
+                .iter()
+                .any(u8::is_ascii_digit)
+                .then_some((0, secret.len())),
+            Check::BearerToken => {
+                // `.` and `~` are legal in a token but end sentences far more often than tokens.
+                let mut len = secret.len();
+                while len > 0 && matches!(secret[len - 1], b'.' | b'~') {
+                    len -= 1;
+                }
+                looks_random(&secret[..len]).then_some((0, len))
+            }
+            Check::Authorization => authorization_value(secret),
+        }
+    }
+}
+
+/// Schemes whose credential is a single token.
+const TOKEN_SCHEMES: &[&[u8]] = &[b"bearer", b"basic", b"token", b"apikey"];
+/// Schemes whose credential runs to the end of the value (parameter lists).
+const LIST_SCHEMES: &[&[u8]] = &[
+    b"digest",
+    b"negotiate",
+    b"ntlm",
+    b"aws4-hmac-sha256",
+    b"hoba",
+    b"mutual",
+    b"vapid",
+];
+
+/// Picks the credential out of an `Authorization` value. A leading scheme word stays readable:
+/// after `Bearer`, `Basic`, `Token` or `ApiKey` (or with no scheme) the credential is one token;
+/// after `Digest`, `AWS4-HMAC-SHA256` and other parameter-list schemes it is the rest of the
+/// value. A value whose credential is already a placeholder is rejected.
+fn authorization_value(value: &[u8]) -> Option<(usize, usize)> {
+    let is_space = |b: &u8| *b == b' ' || *b == b'\t';
+    let word_len = value
+        .iter()
+        .position(|b| is_space(b))
+        .unwrap_or(value.len());
+    let word = value[..word_len].to_ascii_lowercase();
+    let after_word = value[word_len..]
+        .iter()
+        .position(|b| !is_space(b))
+        .map(|n| word_len + n);
+    let token_scheme = TOKEN_SCHEMES.contains(&word.as_slice());
+    let list_scheme = LIST_SCHEMES.contains(&word.as_slice());
+    let (start, single_token) = match after_word {
+        Some(start) if token_scheme || list_scheme => (start, token_scheme),
+        // A scheme word alone (the credential was cut off or is a placeholder) hides nothing.
+        None if token_scheme || list_scheme => return None,
+        _ => (0, true),
+    };
+    let rest = &value[start..];
+    let len = if single_token {
+        rest.iter()
+            .position(|b| is_space(b) || matches!(b, b',' | b';'))
+            .unwrap_or(rest.len())
+    } else {
+        rest.len()
+            - rest
+                .iter()
+                .rev()
+                .take_while(|b| is_space(b) || matches!(b, b',' | b';'))
+                .count()
+    };
+    (len > 0 && !rest.starts_with(b"[")).then_some((start, start + len))
+}
+
+/// A token after a bare `Bearer ` is taken as a credential when it is at least 16 bytes long and
+/// holds a digit, a symbol, or both upper- and lower-case letters after its first byte: random
+/// tokens almost always do, while the English words that follow "bearer" in prose do not.
+fn looks_random(token: &[u8]) -> bool {
+    if token.len() < 16 {
+        return false;
+    }
+    let rest = &token[1..];
+    let digit_or_symbol = token.iter().any(|b| !b.is_ascii_alphabetic());
+    let upper = rest.iter().any(u8::is_ascii_uppercase);
+    let lower = rest.iter().any(u8::is_ascii_lowercase);
+    digit_or_symbol || (upper && lower)
+}
+
+/// Name of the PEM private key rule.
+pub(crate) const PRIVATE_KEY: &str = "private_key";
+/// Name of the Anthropic key rule.
+pub(crate) const ANTHROPIC: &str = "anthropic_api_key";
+/// Name of the OpenAI key rule.
+pub(crate) const OPENAI: &str = "openai_api_key";
+/// Name of the GitHub token rule.
+pub(crate) const GITHUB: &str = "github_token";
+/// Name of the Slack token rule.
+pub(crate) const SLACK: &str = "slack_token";
+/// Name of the AWS access key id rule.
+pub(crate) const AWS_ACCESS_KEY_ID: &str = "aws_access_key_id";
+/// Name of the JWT rule.
+pub(crate) const JWT: &str = "jwt";
+/// Name of the AWS secret access key rule.
+pub(crate) const AWS_SECRET_ACCESS_KEY: &str = "aws_secret_access_key";
+/// Name of the bare `Bearer <token>` rule.
+pub(crate) const BEARER: &str = "bearer_token";
+/// Name of the `Authorization` header rule.
+pub(crate) const AUTHORIZATION: &str = "authorization_header";
+
+/// Rule names, most specific first. This order breaks ties between matches of equal span.
+pub(crate) const NAMES: &[&str] = &[
+    PRIVATE_KEY,
+    ANTHROPIC,
+    OPENAI,
+    GITHUB,
+    SLACK,
+    AWS_ACCESS_KEY_ID,
+    JWT,
+    AWS_SECRET_ACCESS_KEY,
+    BEARER,
+    AUTHORIZATION,
+];
+
+fn builtin_rules() -> Vec<BuiltinRule> {
+    // PEM: a complete block (lazily up to the first END line), or a truncated block running to
+    // the end of its base64 body. The body admits base64, whitespace, backslashes (literal `\n`
+    // escapes, JSON-escaped `\/`) and RFC 1421 header lines such as `Proc-Type: 4,ENCRYPTED`.
+    // The space in the armour lines may be URL-encoded (`%20`, `+`); `%` in the body admits
+    // URL-encoded newlines and base64 symbols.
+    let sp = r"(?: |%20|\+)";
+    let pem_begin = format!(r"-----BEGIN{sp}(?:[A-Z0-9]+{sp})*PRIVATE{sp}KEY(?:{sp}BLOCK)?-----");
+    let pem_end = format!(r"-----END{sp}(?:[A-Z0-9]+{sp})*PRIVATE{sp}KEY(?:{sp}BLOCK)?-----");
+    let pem_header = r"[A-Za-z][A-Za-z0-9-]*:[^\r\n\\]*";
+    let pem_body = format!(r"(?:[A-Za-z0-9+/=%\s\\]|{pem_header})*");
+    let pem = format!(r"(?-u){pem_begin}(?:{pem_body}?{pem_end}|{pem_body})");
+    let rules = [
+        (PRIVATE_KEY, pem, Check::None),
+        (
+            ANTHROPIC,
+            format!(r"(?-u)(?P<s>sk-ant-[A-Za-z0-9_-]{{20,}})"),
+            Check::None,
+        ),
+        (
+            // Legacy `sk-` + 48, `sk-proj-`, `sk-svcacct-`, `sk-admin-`: at least 20 bytes after
+            // `sk-` and a digit somewhere, so hyphenated words after "sk-" never qualify.
+            OPENAI,
+            format!(r"(?-u){B}(?P<s>sk-[A-Za-z0-9_-]{{20,}})"),
+            Check::HasDigit,
+        ),
+        (
+            GITHUB,
+            format!(
+                r"(?-u)(?P<s>gh[pousr]_[A-Za-z0-9]{{36,}}|github_pat_[A-Za-z0-9_]{{40,}})"
+            ),
+            Check::None,
+        ),
+        (
+            SLACK,
+            format!(
+                r"(?-u)(?P<s>(?:xoxe\.)?xox[abeoprs]-[A-Za-z0-9-]{{10,}}|xapp-[0-9]+-[A-Za-z0-9-]{{10,}})"
+            ),
+            Check::None,
+        ),
+        (
+            AWS_ACCESS_KEY_ID,
+            format!(r"(?-u){B}(?P<s>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})"),
+            Check::None,
+        ),
+        (
+            JWT,
+            format!(
+                r"(?-u)(?P<s>eyJ[A-Za-z0-9_-]{{7,}}\.[A-Za-z0-9_-]{{4,}}\.[A-Za-z0-9_-]*)"
+            ),
+            Check::None,
+        ),
+        (
+            // Only in an assignment context: `aws_secret_access_key = …`,
+            // `AWS_SECRET_ACCESS_KEY=…`, `"SecretAccessKey": "…"`, `aws-secret-key: …`.
+            AWS_SECRET_ACCESS_KEY,
+            format!(
+                r"(?-u)(?i:aws[_.-]?secret(?:[_.-]?access)?[_.-]?key|secret[_.-]?access[_.-]?key){SEP}(?P<s>[A-Za-z0-9/+=%]{{40,}})"
+            ),
+            Check::None,
+        ),
+        (
+            BEARER,
+            format!(r"(?-u){B}(?i:bearer)(?:[ \t]+|%20)(?P<s>[A-Za-z0-9._~+/-]+=*)"),
+            Check::BearerToken,
+        ),
+        (
+            // The value runs to the end of the line or of the quoted string; the check picks
+            // the credential out of it.
+            AUTHORIZATION,
+            format!(
+                r"(?-u){B}(?i:(?:proxy[_-])?authorization){SEP_STRICT}(?P<s>[^\s'\x22\\\[][^\r\n'\x22\\\[&]*)"
+            ),
+            Check::Authorization,
+        ),
+    ];
+    rules
+        .into_iter()
+        .map(|(name, pattern, check)| BuiltinRule {
+            name,
+            pattern,
+            check,
+        })
+        .collect()
+}
+
+/// The built-in rules compiled once per process, with a set for a single-pass prefilter.
+pub(crate) struct Compiled {
+    pub(crate) rules: Vec<(BuiltinRule, Regex)>,
+    pub(crate) set: RegexSet,
+    pub(crate) placeholder: Regex,
+}
+
+pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
+    let rules: Vec<(BuiltinRule, Regex)> = builtin_rules()
+        .into_iter()
+        .map(|rule| {
+            // The patterns are constants of this crate; the test suite compiles every one.
+            #[allow(clippy::expect_used)]
+            let regex = Regex::new(&rule.pattern).expect("built-in redaction rule compiles");
+            (rule, regex)
+        })
+        .collect();
+    #[allow(clippy::expect_used)]
+    let set = RegexSet::new(rules.iter().map(|(rule, _)| rule.pattern.as_str()))
+        .expect("built-in redaction rules compile as a set");
+    #[allow(clippy::expect_used)]
+    let placeholder = Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
+        .expect("placeholder pattern compiles");
+    debug_assert!(rules.iter().map(|(r, _)| r.name).eq(NAMES.iter().copied()));
+    Compiled {
+        rules,
+        set,
+        placeholder,
+    }
+});

@@ -1,0 +1,1 @@
+//! Building redactors: keys, user rules, `redaction.json`.

@@ -1,0 +1,9 @@
+//! Integration tests for `remaind-redact`.
+
+mod config;
+mod contexts;
+mod determinism;
+mod negative;
+mod props;
+mod rules;
+mod support;
