@@ -174,7 +174,9 @@ impl FromStr for EventId {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         s.strip_prefix('e')
-            .filter(|d| !d.is_empty() && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit()))
+            .filter(|d| {
+                !d.is_empty() && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit())
+            })
             .and_then(|d| d.parse().ok())
             .map(EventId)
             .ok_or_else(|| format!("`{s}` is not an event id; ids look like `e42`"))

@@ -8,4 +8,6 @@
 
 pub mod event;
 
-pub use event::{ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord, Tool};
+pub use event::{
+    ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord, Tool,
+};

@@ -1,0 +1,143 @@
+//! The ledger's one error type.
+
+use camino::Utf8PathBuf;
+
+/// Everything that can go wrong in the ledger.
+///
+/// [`Error::InvalidInput`] means the caller's input was rejected and nothing was written (the
+/// CLI maps it to exit 2); every other variant is a runtime failure naming the file involved
+/// (exit 1).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The input was rejected before anything touched disk.
+    #[error("{}", invalid_message(*.line, .field, .reason))]
+    InvalidInput {
+        /// 1-based line number in a batch, if the input came as a batch.
+        line: Option<usize>,
+        /// The offending field (`kind`, `importance`, `tool.name`, …), or `line` when the
+        /// whole line is at fault (malformed JSON, oversize).
+        field: String,
+        /// Why, and how to fix it.
+        reason: String,
+    },
+    /// An I/O operation on a file under `.context/` failed.
+    #[error("{path}: {action}: {source}")]
+    Io {
+        /// The file or folder.
+        path: Utf8PathBuf,
+        /// What was being done, e.g. `cannot open`.
+        action: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file under `.context/` does not hold what it must (a corrupt log line, a bad key).
+    #[error("{path}: {reason}")]
+    Corrupt {
+        /// The file.
+        path: Utf8PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A configuration file (`thresholds.json`, `redaction.json`, the key) is unusable.
+    #[error("{path}: {reason}")]
+    Config {
+        /// The file.
+        path: Utf8PathBuf,
+        /// What is wrong with it and how to fix it.
+        reason: String,
+        /// The underlying error, if any.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// The artifact store failed.
+    #[error("artifact store: {reason}: {source}")]
+    Artifact {
+        /// What was being done.
+        reason: String,
+        /// The underlying error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+fn invalid_message(line: Option<usize>, field: &str, reason: &str) -> String {
+    let what = if field == "line" {
+        reason.to_owned()
+    } else {
+        format!("field `{field}`: {reason}")
+    };
+    match line {
+        Some(n) => format!("line {n}: {what}"),
+        None => what,
+    }
+}
+
+impl Error {
+    /// True when the caller's input was rejected (usage error, exit 2); false for runtime
+    /// failures (I/O, corrupt store, exit 1).
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(self, Error::InvalidInput { .. })
+    }
+
+    /// The 1-based batch line number an invalid-input error refers to, if any.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Error::InvalidInput { line, .. } => *line,
+            _ => None,
+        }
+    }
+
+    pub(crate) fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::InvalidInput {
+            line: None,
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn io(
+        path: impl Into<Utf8PathBuf>,
+        action: &'static str,
+        source: std::io::Error,
+    ) -> Self {
+        Error::Io {
+            path: path.into(),
+            action,
+            source,
+        }
+    }
+
+    pub(crate) fn corrupt(path: impl Into<Utf8PathBuf>, reason: impl Into<String>) -> Self {
+        Error::Corrupt {
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(crate) fn artifact<E>(reason: impl Into<String>, source: E) -> Self
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        Error::Artifact {
+            reason: reason.into(),
+            source: Box::new(source),
+        }
+    }
+
+    /// Attach a 1-based batch line number to an invalid-input error.
+    pub(crate) fn at_line(self, n: usize) -> Self {
+        match self {
+            Error::InvalidInput { field, reason, .. } => Error::InvalidInput {
+                line: Some(n),
+                field,
+                reason,
+            },
+            other => other,
+        }
+    }
+}
+
+/// Result with the ledger's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,237 @@
+//! Turning caller input (JSON objects, JSON Lines) into [`NewEvent`]s with errors that name
+//! the field and the fix.
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::event::{EventId, Kind, NewEvent, Tool};
+
+/// One event to append, plus an optional binary payload.
+///
+/// `output_bytes` is a tool's raw output (e.g. `remaind log --output-file F`). It is always
+/// redacted with the byte scanner; it is stored inline as `tool.output` only when it is UTF-8
+/// text without NUL bytes and within the artifact threshold, otherwise it is routed to
+/// `artifacts/`. When it is given, the event's own `tool.output` must be absent.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AppendRequest {
+    /// The event.
+    pub event: NewEvent,
+    /// A tool's raw output, possibly binary.
+    pub output_bytes: Option<Vec<u8>>,
+}
+
+impl From<NewEvent> for AppendRequest {
+    fn from(event: NewEvent) -> Self {
+        AppendRequest {
+            event,
+            output_bytes: None,
+        }
+    }
+}
+
+const CALLER_FIELDS: [&str; 9] = [
+    "kind",
+    "text",
+    "actor",
+    "importance",
+    "data",
+    "refs",
+    "supersedes",
+    "resolves",
+    "tool",
+];
+const ASSIGNED_FIELDS: [&str; 7] = ["v", "seq", "id", "ts", "prev", "artifact", "redactions"];
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn expected(field: &str, what: &str, got: &Value) -> Error {
+    Error::invalid(field, format!("expected {what}, got {}", type_name(got)))
+}
+
+fn parse_ids(field: &str, v: Value) -> Result<Vec<EventId>> {
+    let Value::Array(items) = v else {
+        return Err(expected(field, "an array of event ids like [\"e3\"]", &v));
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::String(s) = &item else {
+            return Err(expected(field, "event ids as strings like \"e3\"", &item));
+        };
+        let id: EventId = s.parse().map_err(|e: String| Error::invalid(field, e))?;
+        out.push(id);
+    }
+    Ok(out)
+}
+
+/// Parse a [`Kind`] from its wire name, with an error listing the valid kinds.
+pub fn parse_kind(s: &str) -> Result<Kind> {
+    s.parse().map_err(|e: String| Error::invalid("kind", e))
+}
+
+/// Parse one event as given by a caller from a JSON value.
+///
+/// Errors name the field and the fix: unknown fields, fields the ledger assigns, wrong types,
+/// unknown kinds (listing the valid ones), malformed ids. Range and citation rules are checked
+/// at append time.
+pub fn new_event_from_value(value: Value) -> Result<NewEvent> {
+    let Value::Object(obj) = value else {
+        return Err(Error::invalid(
+            "line",
+            format!(
+                "expected a JSON object like {{\"kind\":\"note\",\"text\":\"…\"}}, got {}",
+                type_name(&value)
+            ),
+        ));
+    };
+    let mut ev = NewEvent::default();
+    for (key, v) in obj {
+        match key.as_str() {
+            "kind" => {
+                let Value::String(s) = &v else {
+                    return Err(expected("kind", "a string such as \"note\"", &v));
+                };
+                ev.kind = Some(parse_kind(s)?);
+            }
+            "text" => match v {
+                Value::String(s) => ev.text = Some(s),
+                Value::Null => {}
+                other => return Err(expected("text", "a string", &other)),
+            },
+            "actor" => match v {
+                Value::String(s) => ev.actor = Some(s),
+                Value::Null => {}
+                other => return Err(expected("actor", "a string", &other)),
+            },
+            "importance" => match &v {
+                Value::Null => {}
+                Value::Number(n) => match n.as_u64() {
+                    Some(i) if i <= 3 => ev.importance = Some(i as u8),
+                    _ => {
+                        return Err(Error::invalid(
+                            "importance",
+                            format!("{n} is out of range; use an integer 0, 1, 2 or 3"),
+                        ));
+                    }
+                },
+                other => return Err(expected("importance", "an integer 0..=3", other)),
+            },
+            "data" => match v {
+                Value::Object(m) => ev.data = Some(m),
+                Value::Null => {}
+                other => return Err(expected("data", "a JSON object", &other)),
+            },
+            "refs" => ev.refs = parse_ids("refs", v)?,
+            "supersedes" => ev.supersedes = parse_ids("supersedes", v)?,
+            "resolves" => ev.resolves = parse_ids("resolves", v)?,
+            "tool" => ev.tool = Some(parse_tool(v)?),
+            other if ASSIGNED_FIELDS.contains(&other) => {
+                return Err(Error::invalid(
+                    other,
+                    "is assigned by the ledger; remove it from the input",
+                ));
+            }
+            other => {
+                return Err(Error::invalid(
+                    other,
+                    format!(
+                        "unknown field; expected one of: {}",
+                        CALLER_FIELDS.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    if ev.kind.is_none() {
+        let names: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+        return Err(Error::invalid(
+            "kind",
+            format!("is required; use one of: {}", names.join(", ")),
+        ));
+    }
+    Ok(ev)
+}
+
+fn parse_tool(v: Value) -> Result<Tool> {
+    let Value::Object(obj) = v else {
+        return Err(expected(
+            "tool",
+            "an object like {\"name\":\"bash\",\"input\":…,\"output\":…}",
+            &v,
+        ));
+    };
+    let mut name = None;
+    let mut input = Value::Null;
+    let mut output = Value::Null;
+    for (key, v) in obj {
+        match key.as_str() {
+            "name" => match v {
+                Value::String(s) => name = Some(s),
+                other => return Err(expected("tool.name", "a string", &other)),
+            },
+            "input" => input = v,
+            "output" => output = v,
+            other => {
+                return Err(Error::invalid(
+                    format!("tool.{other}"),
+                    "unknown field; expected one of: name, input, output",
+                ));
+            }
+        }
+    }
+    let name =
+        name.ok_or_else(|| Error::invalid("tool.name", "is required when `tool` is given"))?;
+    Ok(Tool {
+        name,
+        input,
+        output,
+    })
+}
+
+/// Parse one event from a JSON text (e.g. `remaind log --json-event`).
+pub fn parse_new_event(json: &str) -> Result<NewEvent> {
+    let value: Value = serde_json::from_str(json)
+        .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
+    new_event_from_value(value)
+}
+
+/// Parse JSON Lines (one event per line, blank lines skipped) into a batch.
+///
+/// The first bad line rejects the whole input; the error carries its 1-based line number.
+pub fn parse_json_lines(input: &[u8]) -> Result<Vec<NewEvent>> {
+    Ok(parse_json_lines_numbered(input)?
+        .into_iter()
+        .map(|(_, ev)| ev)
+        .collect())
+}
+
+/// Like [`parse_json_lines`], keeping each event's 1-based line number.
+pub(crate) fn parse_json_lines_numbered(input: &[u8]) -> Result<Vec<(usize, NewEvent)>> {
+    let mut out = Vec::new();
+    for (i, line) in input.split(|&b| b == b'\n').enumerate() {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let value: Value = serde_json::from_slice(line)
+            .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")).at_line(i + 1))?;
+        out.push((
+            i + 1,
+            new_event_from_value(value).map_err(|e| e.at_line(i + 1))?,
+        ));
+    }
+    Ok(out)
+}
+
+/// Build a [`Map`] from pairs; a small helper for bookkeeping events.
+pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
+    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+}

@@ -1,0 +1,734 @@
+//! The ledger handle: create, open (with torn-tail recovery), append, positional reads.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::sync::{Mutex, MutexGuard};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use remaind_artifacts::ArtifactStore;
+use remaind_redact::Redactor;
+use serde_json::Value;
+
+use crate::config::Limits;
+use crate::error::{Error, Result};
+use crate::event::{Event, EventId, GENESIS_PREV, Kind, NewEvent};
+use crate::input::{self, AppendRequest};
+use crate::lines::{self, Snapshot};
+use crate::prepare::{self, Prepared, check_citations};
+use crate::status::{Status, Statuses};
+use crate::verify::{self, VerifyReport};
+
+/// Path of the log, relative to `.context/`.
+pub const LOG_PATH: &str = "logs/events.jsonl";
+/// Folder of quarantined torn tails, relative to `.context/`.
+pub const QUARANTINE_DIR: &str = "logs/quarantine";
+/// Folder of artifacts, relative to `.context/`.
+pub const ARTIFACTS_DIR: &str = "artifacts";
+/// The per-project redaction key (32 raw bytes), relative to `.context/`.
+pub const KEY_PATH: &str = "redaction.key";
+/// Size limits, relative to `.context/`.
+pub const THRESHOLDS_PATH: &str = "schemas/thresholds.json";
+/// User redaction rules, relative to `.context/`.
+pub const REDACTION_PATH: &str = "schemas/redaction.json";
+
+/// Whole lines are written in chunks of at most this many bytes (a longer line gets a
+/// `write` of its own); a line is never split across two writes.
+const WRITE_CHUNK: usize = 1 << 20;
+
+/// Which events a positional read returns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Only these kinds (all kinds when empty).
+    pub kinds: Vec<Kind>,
+    /// Only events of at least this importance.
+    pub min_importance: Option<u8>,
+}
+
+impl Filter {
+    /// True when `ev` passes the filter.
+    pub fn matches(&self, ev: &Event) -> bool {
+        (self.kinds.is_empty() || self.kinds.contains(&ev.kind))
+            && self.min_importance.is_none_or(|m| ev.importance >= m)
+    }
+}
+
+/// The state of the end of the log, read under the lock.
+enum Tail {
+    /// Head seq and the hash of the last line (or 0 and genesis).
+    Clean(u64, String),
+    /// The bytes after `clean_len` are not a complete valid line.
+    Torn {
+        clean_len: u64,
+        bytes: Vec<u8>,
+        reason: String,
+    },
+}
+
+/// An open ledger on one `.context/` folder.
+///
+/// A `Ledger` is `Sync`: threads may share one handle; appends are serialized by an
+/// in-process mutex and, across processes, by an exclusive lock on the log file.
+pub struct Ledger {
+    dir: Utf8PathBuf,
+    log_path: Utf8PathBuf,
+    writer: Mutex<File>,
+    reader: File,
+    redactor: Redactor,
+    artifacts: ArtifactStore,
+    limits: Limits,
+}
+
+impl std::fmt::Debug for Ledger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ledger")
+            .field("dir", &self.dir)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Exclusive access to the log: the in-process mutex plus the file lock.
+struct Locked<'a>(MutexGuard<'a, File>);
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        // Closing the handle would release it too; the handle lives on, so unlock explicitly.
+        let _ = self.0.unlock();
+    }
+}
+
+fn mkdir(path: &Utf8Path) -> Result<()> {
+    match fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(path)
+    {
+        Ok(()) => Ok(()),
+        Err(e) => Err(Error::io(path, "cannot create folder", e)),
+    }
+}
+
+fn fsync_dir(path: &Utf8Path) -> Result<()> {
+    File::open(path)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(path, "cannot sync folder", e))
+}
+
+/// Create `path` with `bytes` unless it exists (0600, fsynced). Returns whether it was created.
+fn create_file(path: &Utf8Path, bytes: &[u8]) -> Result<bool> {
+    let mut f = match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
+        Err(e) => return Err(Error::io(path, "cannot create", e)),
+    };
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| Error::io(path, "cannot write", e))?;
+    Ok(true)
+}
+
+fn now_rfc3339() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%S%.6fZ")
+        .to_string()
+}
+
+impl Ledger {
+    /// Create the ledger's part of a `.context/` folder: `logs/`, `logs/quarantine/`,
+    /// `artifacts/` (0700), an empty `logs/events.jsonl` and the redaction key (0600).
+    /// Never overwrites an existing file; safe to call on an existing folder.
+    pub fn create(context_dir: &Utf8Path) -> Result<()> {
+        for sub in ["", "logs", QUARANTINE_DIR, ARTIFACTS_DIR] {
+            mkdir(&context_dir.join(sub))?;
+        }
+        create_file(&context_dir.join(LOG_PATH), b"")?;
+        let key = remaind_redact::generate_key();
+        create_file(&context_dir.join(KEY_PATH), &key)?;
+        for sub in ["", "logs", QUARANTINE_DIR, ARTIFACTS_DIR] {
+            fsync_dir(&context_dir.join(sub))?;
+        }
+        Ok(())
+    }
+
+    /// Open the ledger of a `.context/` folder, recovering a torn tail if there is one.
+    pub fn open(context_dir: &Utf8Path) -> Result<Ledger> {
+        let dir = context_dir.to_owned();
+        let log_path = dir.join(LOG_PATH);
+        match fs::symlink_metadata(&log_path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::corrupt(
+                    &log_path,
+                    "is a symlink; Remaind never follows a symlink out of .context/",
+                ));
+            }
+            Ok(m) if !m.is_file() => {
+                return Err(Error::corrupt(&log_path, "is not a regular file"));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(Error::Config {
+                    path: log_path,
+                    reason: "no ledger here; run `remaind init` first".to_owned(),
+                    source: Some(Box::new(e)),
+                });
+            }
+            Err(e) => return Err(Error::io(&log_path, "cannot inspect", e)),
+        }
+        let key_path = dir.join(KEY_PATH);
+        let key = fs::read(&key_path)
+            .map_err(|e| Error::io(&key_path, "cannot read redaction key", e))?;
+        if key.len() != 32 {
+            return Err(Error::corrupt(
+                &key_path,
+                format!("the redaction key must be 32 bytes, found {}", key.len()),
+            ));
+        }
+        let rules_path = dir.join(REDACTION_PATH);
+        let redactor = match fs::read_to_string(&rules_path) {
+            Ok(json) => Redactor::from_config_json(&key, &json),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Redactor::new(&key, &[]),
+            Err(e) => return Err(Error::io(&rules_path, "cannot read", e)),
+        }
+        .map_err(|e| Error::Config {
+            path: rules_path.clone(),
+            reason: format!("unusable redaction rules: {e}"),
+            source: Some(Box::new(e)),
+        })?;
+        let limits = Limits::load(&dir.join(THRESHOLDS_PATH))?;
+        let artifacts =
+            ArtifactStore::open(&dir).map_err(|e| Error::artifact("cannot open artifacts/", e))?;
+        let writer = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&log_path)
+            .map_err(|e| Error::io(&log_path, "cannot open for appending", e))?;
+        let reader = File::open(&log_path).map_err(|e| Error::io(&log_path, "cannot open", e))?;
+        let ledger = Ledger {
+            dir,
+            log_path,
+            writer: Mutex::new(writer),
+            reader,
+            redactor,
+            artifacts,
+            limits,
+        };
+        {
+            let locked = ledger.lock()?;
+            ledger.recover_locked(&locked)?;
+        }
+        Ok(ledger)
+    }
+
+    /// The `.context/` folder.
+    pub fn context_dir(&self) -> &Utf8Path {
+        &self.dir
+    }
+
+    /// The log file, `.context/logs/events.jsonl`.
+    pub fn log_path(&self) -> &Utf8Path {
+        &self.log_path
+    }
+
+    /// The size limits in force.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The project's redactor (built-in and user rules, the project key).
+    pub fn redactor(&self) -> &Redactor {
+        &self.redactor
+    }
+
+    /// The artifact store.
+    pub fn artifacts(&self) -> &ArtifactStore {
+        &self.artifacts
+    }
+
+    fn lock(&self) -> Result<Locked<'_>> {
+        let guard = self
+            .writer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        guard
+            .lock()
+            .map_err(|e| Error::io(&self.log_path, "cannot lock", e))?;
+        Ok(Locked(guard))
+    }
+
+    // ----- appending -------------------------------------------------------------------
+
+    /// Append one event given by a caller. Returns its id.
+    pub fn append(&self, event: NewEvent) -> Result<EventId> {
+        self.append_request(event.into())
+    }
+
+    /// Append one event with an optional binary tool output. Returns its id.
+    pub fn append_request(&self, req: AppendRequest) -> Result<EventId> {
+        let prepared = prepare::prepare(req, false, &self.redactor, &self.limits)?;
+        let ids = self.commit(vec![prepared], None)?;
+        Ok(ids[0])
+    }
+
+    /// Append a batch, all or nothing: every event is checked before anything is written,
+    /// the lines are written under one lock and synced once. Errors name the 1-based
+    /// position in the batch as `line`.
+    pub fn append_batch<I, R>(&self, batch: I) -> Result<Vec<EventId>>
+    where
+        I: IntoIterator<Item = R>,
+        R: Into<AppendRequest>,
+    {
+        self.append_numbered(
+            batch
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| (i + 1, r.into())),
+        )
+    }
+
+    /// Parse JSON Lines (one caller event per line, blank lines skipped) and append them as
+    /// one batch; errors name the physical 1-based line.
+    pub fn append_json_lines(&self, input: &[u8]) -> Result<Vec<EventId>> {
+        let parsed = input::parse_json_lines_numbered(input)?;
+        self.append_numbered(parsed.into_iter().map(|(n, ev)| (n, ev.into())))
+    }
+
+    fn append_numbered(
+        &self,
+        batch: impl Iterator<Item = (usize, AppendRequest)>,
+    ) -> Result<Vec<EventId>> {
+        let mut numbers = Vec::new();
+        let mut prepared = Vec::new();
+        for (n, req) in batch {
+            let p = prepare::prepare(req, false, &self.redactor, &self.limits)
+                .map_err(|e| e.at_line(n))?;
+            numbers.push(n);
+            prepared.push(p);
+        }
+        self.commit(prepared, Some(&numbers))
+    }
+
+    /// Append an event written by Remaind itself. Unlike [`Ledger::append`] this accepts the
+    /// bookkeeping kinds (`compaction`, `validation`, `recovery`, `monitor`); it is meant for
+    /// Remaind's own layers, not for agents.
+    pub fn append_system(&self, event: NewEvent) -> Result<EventId> {
+        let prepared = prepare::prepare(event.into(), true, &self.redactor, &self.limits)?;
+        let ids = self.commit(vec![prepared], None)?;
+        Ok(ids[0])
+    }
+
+    fn commit(&self, prepared: Vec<Prepared>, numbers: Option<&[usize]>) -> Result<Vec<EventId>> {
+        if prepared.is_empty() {
+            return Ok(Vec::new());
+        }
+        let locked = self.lock()?;
+        let (head, prev) = self.recover_locked(&locked)?;
+        Ok(self.write_locked(&locked, head, prev, prepared, numbers)?.0)
+    }
+
+    /// Assign, serialize and check every line, then store artifacts, write and sync.
+    fn write_locked(
+        &self,
+        locked: &Locked<'_>,
+        head: u64,
+        mut prev: String,
+        prepared: Vec<Prepared>,
+        numbers: Option<&[usize]>,
+    ) -> Result<(Vec<EventId>, String)> {
+        let mut out = Vec::with_capacity(prepared.len() * 256);
+        let mut ends = Vec::with_capacity(prepared.len());
+        let mut ids = Vec::with_capacity(prepared.len());
+        let mut pending = Vec::new();
+        for (i, p) in prepared.into_iter().enumerate() {
+            let at = |e: Error| match numbers {
+                Some(ns) => e.at_line(ns[i]),
+                None => e,
+            };
+            let Prepared {
+                mut event,
+                artifacts,
+            } = p;
+            let seq = head + i as u64 + 1;
+            check_citations(&event, seq).map_err(at)?;
+            event.seq = seq;
+            event.id = EventId(seq);
+            event.ts = now_rfc3339();
+            event.prev = std::mem::take(&mut prev);
+            let start = out.len();
+            serde_json::to_writer(&mut out, &event)
+                .map_err(|e| at(Error::invalid("line", format!("cannot be serialized: {e}"))))?;
+            let len = (out.len() - start) as u64;
+            if len > self.limits.max_line_bytes {
+                return Err(at(Error::invalid(
+                    "line",
+                    format!(
+                        "is {len} bytes after redaction and artifact routing; the limit is {} \
+                         (max_line_bytes in schemas/thresholds.json); shorten the refs lists or split the event",
+                        self.limits.max_line_bytes
+                    ),
+                )));
+            }
+            prev = lines::sha256_hex(&out[start..]);
+            out.push(b'\n');
+            ends.push(out.len());
+            ids.push(event.id);
+            pending.extend(artifacts);
+        }
+        for a in &pending {
+            let stored = self
+                .artifacts
+                .put(&a.bytes, &a.media_type)
+                .map_err(|e| Error::artifact(format!("cannot store artifact {}", a.sha256), e))?;
+            let expected = format!("{ARTIFACTS_DIR}/{}/{}", &a.sha256[..2], a.sha256);
+            if stored.sha256 != a.sha256 || stored.rel_path != expected {
+                return Err(Error::corrupt(
+                    self.dir.join(ARTIFACTS_DIR),
+                    format!(
+                        "the store put {} at {}, expected {expected}",
+                        stored.sha256, stored.rel_path
+                    ),
+                ));
+            }
+        }
+        let mut file: &File = &locked.0;
+        let mut written = 0;
+        let mut chunk_start = 0;
+        for &end in &ends {
+            if end - chunk_start > WRITE_CHUNK && written > chunk_start {
+                file.write_all(&out[chunk_start..written])
+                    .map_err(|e| Error::io(&self.log_path, "cannot append", e))?;
+                chunk_start = written;
+            }
+            written = end;
+        }
+        file.write_all(&out[chunk_start..written])
+            .and_then(|()| file.sync_data())
+            .map_err(|e| Error::io(&self.log_path, "cannot append", e))?;
+        Ok((ids, prev))
+    }
+
+    /// Read the end of the log (under the lock).
+    fn tail_locked(&self, file: &File) -> Result<Tail> {
+        let io_err = |e| Error::io(&self.log_path, "cannot read", e);
+        let len = file.metadata().map_err(io_err)?.len();
+        if len == 0 {
+            return Ok(Tail::Clean(0, GENESIS_PREV.to_owned()));
+        }
+        let complete = lines::complete_len(file).map_err(io_err)?;
+        if complete < len {
+            let bytes = Snapshot { file, end: len }
+                .raw(complete, len)
+                .map_err(io_err)?;
+            return Ok(Tail::Torn {
+                clean_len: complete,
+                bytes,
+                reason: "no trailing newline".to_owned(),
+            });
+        }
+        let start = lines::rfind_newline(file, len - 1)
+            .map_err(io_err)?
+            .map_or(0, |p| p + 1);
+        let line = Snapshot { file, end: len }
+            .raw(start, len - 1)
+            .map_err(io_err)?;
+        match lines::parse_line(&line) {
+            Ok(ev) => Ok(Tail::Clean(ev.seq, lines::sha256_hex(&line))),
+            Err(reason) => {
+                let mut bytes = line;
+                bytes.push(b'\n');
+                Ok(Tail::Torn {
+                    clean_len: start,
+                    bytes,
+                    reason,
+                })
+            }
+        }
+    }
+
+    /// Quarantine a torn tail if there is one (under the lock); returns head seq and hash.
+    fn recover_locked(&self, locked: &Locked<'_>) -> Result<(u64, String)> {
+        let file: &File = &locked.0;
+        let (clean_len, bytes, reason) = match self.tail_locked(file)? {
+            Tail::Clean(seq, hash) => return Ok((seq, hash)),
+            Tail::Torn {
+                clean_len,
+                bytes,
+                reason,
+            } => (clean_len, bytes, reason),
+        };
+        let io_err = |e| Error::io(&self.log_path, "cannot read", e);
+        let (head, prev) = if clean_len == 0 {
+            (0, GENESIS_PREV.to_owned())
+        } else {
+            let snap = Snapshot {
+                file,
+                end: clean_len,
+            };
+            let start = lines::rfind_newline(file, clean_len - 1)
+                .map_err(io_err)?
+                .map_or(0, |p| p + 1);
+            let line = snap.raw(start, clean_len - 1).map_err(io_err)?;
+            let seq = lines::seq_of_line(&line).ok_or_else(|| {
+                Error::corrupt(
+                    &self.log_path,
+                    format!("the line before a torn tail at byte {start} has no readable seq"),
+                )
+            })?;
+            (seq, lines::sha256_hex(&line))
+        };
+        // 1. Keep the torn bytes, byte for byte.
+        let qdir = self.dir.join(QUARANTINE_DIR);
+        mkdir(&qdir)?;
+        let stamp = jiff::Timestamp::now()
+            .strftime("%Y%m%dT%H%M%S%.6fZ")
+            .to_string();
+        let mut name = format!("{stamp}-{}.torn", head + 1);
+        let mut n = 1;
+        while !create_file(&qdir.join(&name), &bytes)? {
+            n += 1;
+            name = format!("{stamp}-{}.{n}.torn", head + 1);
+        }
+        fsync_dir(&qdir)?;
+        // 2. Cut the log back to its clean prefix.
+        file.set_len(clean_len)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io(&self.log_path, "cannot truncate a torn tail", e))?;
+        // 3. Record it.
+        let rel = format!("{QUARANTINE_DIR}/{name}");
+        let sha = lines::sha256_hex(&bytes);
+        let event = NewEvent {
+            kind: Some(Kind::Recovery),
+            actor: Some("remaind".to_owned()),
+            text: Some(format!(
+                "Quarantined a torn tail of {} bytes at byte {clean_len} of {LOG_PATH} to {rel} ({reason}).",
+                bytes.len()
+            )),
+            data: Some(input::object([
+                ("quarantine", Value::from(rel)),
+                ("bytes", Value::from(bytes.len() as u64)),
+                ("sha256", Value::from(sha)),
+                ("offset", Value::from(clean_len)),
+                ("reason", Value::from(reason)),
+            ])),
+            ..NewEvent::default()
+        };
+        let prepared = prepare::prepare(event.into(), true, &self.redactor, &self.limits)?;
+        let (ids, hash) = self.write_locked(locked, head, prev, vec![prepared], None)?;
+        Ok((ids[0].seq(), hash))
+    }
+
+    // ----- reading ---------------------------------------------------------------------
+
+    fn snapshot(&self) -> Result<Snapshot<'_>> {
+        Snapshot::new(&self.reader).map_err(|e| Error::io(&self.log_path, "cannot read", e))
+    }
+
+    fn read_err(&self, e: io::Error) -> Error {
+        Error::io(&self.log_path, "cannot read", e)
+    }
+
+    fn parse(&self, offset: u64, line: &[u8]) -> Result<Event> {
+        lines::parse_line_fast(line).map_err(|reason| {
+            Error::corrupt(&self.log_path, format!("line at byte {offset}: {reason}"))
+        })
+    }
+
+    /// The head: the last seq (0 when empty) and the hash of the last line
+    /// ([`GENESIS_PREV`] when empty).
+    pub fn head(&self) -> Result<(u64, String)> {
+        let snap = self.snapshot()?;
+        let mut back = snap.backward(snap.end);
+        match back.prev_line().map_err(|e| self.read_err(e))? {
+            None => Ok((0, GENESIS_PREV.to_owned())),
+            Some((off, line)) => {
+                let seq = lines::seq_of_line(line).ok_or_else(|| {
+                    Error::corrupt(
+                        &self.log_path,
+                        format!("the last line (at byte {off}) has no readable seq"),
+                    )
+                })?;
+                Ok((seq, lines::sha256_hex(line)))
+            }
+        }
+    }
+
+    /// The raw bytes of line `seq` (without its newline), found by binary search.
+    fn raw_line(&self, snap: &Snapshot<'_>, seq: u64) -> Result<Option<(u64, Vec<u8>)>> {
+        if seq == 0 {
+            return Ok(None);
+        }
+        let Some(start) = snap.find_seq(seq).map_err(|e| self.read_err(e))? else {
+            return Ok(None);
+        };
+        let line = snap.line_at(start).map_err(|e| self.read_err(e))?;
+        Ok((lines::seq_of_line(&line) == Some(seq)).then_some((start, line)))
+    }
+
+    /// The event with this seq, if it exists.
+    pub fn get(&self, seq: u64) -> Result<Option<Event>> {
+        let snap = self.snapshot()?;
+        match self.raw_line(&snap, seq)? {
+            None => Ok(None),
+            Some((off, line)) => self.parse(off, &line).map(Some),
+        }
+    }
+
+    /// The event with this id, if it exists.
+    pub fn get_id(&self, id: EventId) -> Result<Option<Event>> {
+        self.get(id.seq())
+    }
+
+    /// SHA-256 of line `seq` (the chain hash at `seq`); [`GENESIS_PREV`] for 0; `None` past
+    /// the head.
+    pub fn digest_at(&self, seq: u64) -> Result<Option<String>> {
+        if seq == 0 {
+            return Ok(Some(GENESIS_PREV.to_owned()));
+        }
+        let snap = self.snapshot()?;
+        Ok(self
+            .raw_line(&snap, seq)?
+            .map(|(_, line)| lines::sha256_hex(&line)))
+    }
+
+    /// Up to `limit` events with seq `>= from`, in order.
+    pub fn range(&self, from: u64, limit: usize) -> Result<Vec<Event>> {
+        self.range_filtered(from, limit, &Filter::default())
+    }
+
+    /// Up to `limit` events with seq `>= from` that pass `filter`, in order.
+    pub fn range_filtered(&self, from: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
+        let snap = self.snapshot()?;
+        let mut out = Vec::new();
+        if limit == 0 {
+            return Ok(out);
+        }
+        let Some(start) = snap.find_seq(from.max(1)).map_err(|e| self.read_err(e))? else {
+            return Ok(out);
+        };
+        let mut fwd = snap.forward(start);
+        while let Some((off, line)) = fwd.next_line().map_err(|e| self.read_err(e))? {
+            let ev = self.parse(off, line)?;
+            if filter.matches(&ev) {
+                out.push(ev);
+                if out.len() == limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Up to `limit` events with seq `< seq`, the closest ones, in ascending order.
+    pub fn before(&self, seq: u64, limit: usize) -> Result<Vec<Event>> {
+        self.before_filtered(seq, limit, &Filter::default())
+    }
+
+    /// Up to `limit` events with seq `< seq` that pass `filter`, the closest ones, ascending.
+    pub fn before_filtered(&self, seq: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
+        let snap = self.snapshot()?;
+        let mut out = Vec::new();
+        if limit == 0 || seq <= 1 {
+            return Ok(out);
+        }
+        let end = snap
+            .find_seq(seq)
+            .map_err(|e| self.read_err(e))?
+            .unwrap_or(snap.end);
+        let mut back = snap.backward(end);
+        while let Some((off, line)) = back.prev_line().map_err(|e| self.read_err(e))? {
+            let ev = self.parse(off, line)?;
+            if filter.matches(&ev) {
+                out.push(ev);
+                if out.len() == limit {
+                    break;
+                }
+            }
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// Every event, in order, for full scans.
+    pub fn iter(&self) -> Result<Events<'_>> {
+        let snap = self.snapshot()?;
+        Ok(Events {
+            ledger: self,
+            lines: snap.forward(0),
+        })
+    }
+
+    /// Whether the event `id` is current, superseded or resolved; `None` if it does not exist.
+    /// Scans the lines after it; a later event that supersedes it wins over one that resolves
+    /// it, and the earliest such event is named.
+    pub fn status(&self, id: EventId) -> Result<Option<Status>> {
+        let snap = self.snapshot()?;
+        if self.raw_line(&snap, id.seq())?.is_none() {
+            return Ok(None);
+        }
+        let Some(start) = snap.find_seq(id.seq() + 1).map_err(|e| self.read_err(e))? else {
+            return Ok(Some(Status::Current));
+        };
+        let needle = format!("\"{id}\"");
+        let finder = memchr::memmem::Finder::new(needle.as_bytes());
+        let mut resolved = None;
+        let mut fwd = snap.forward(start);
+        while let Some((off, line)) = fwd.next_line().map_err(|e| self.read_err(e))? {
+            if finder.find(line).is_none() {
+                continue;
+            }
+            let ev = self.parse(off, line)?;
+            if ev.supersedes.contains(&id) {
+                return Ok(Some(Status::Superseded { by: ev.id }));
+            }
+            if resolved.is_none() && ev.resolves.contains(&id) {
+                resolved = Some(ev.id);
+            }
+        }
+        Ok(Some(
+            resolved.map_or(Status::Current, |by| Status::Resolved { by }),
+        ))
+    }
+
+    /// The status of every event, from one pass over the log.
+    pub fn statuses(&self) -> Result<Statuses> {
+        let mut st = Statuses::default();
+        for ev in self.iter()? {
+            st.observe(&ev?);
+        }
+        Ok(st)
+    }
+
+    /// Check the whole ledger: every line valid, seq gapless, ids, the hash chain, and the
+    /// hash of every referenced artifact. Findings are data in the report.
+    pub fn verify(&self) -> Result<VerifyReport> {
+        verify::run(self, &self.reader)
+    }
+}
+
+/// Iterator over every event of the log (see [`Ledger::iter`]).
+pub struct Events<'a> {
+    ledger: &'a Ledger,
+    lines: lines::ForwardLines<'a>,
+}
+
+impl Iterator for Events<'_> {
+    type Item = Result<Event>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.lines.next_line() {
+            Err(e) => Some(Err(self.ledger.read_err(e))),
+            Ok(None) => None,
+            Ok(Some((off, line))) => Some(self.ledger.parse(off, line)),
+        }
+    }
+}
+
+impl std::fmt::Debug for Events<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Events").finish_non_exhaustive()
+    }
+}

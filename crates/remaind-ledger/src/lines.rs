@@ -1,0 +1,276 @@
+//! Byte-level access to the log file: complete-line snapshots, forward and backward line
+//! readers, cheap seq extraction and binary search by seq. All reads are positional
+//! (`pread`), so several readers may share one file handle.
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+
+use sha2::{Digest, Sha256};
+
+use crate::event::Event;
+
+const CHUNK: usize = 64 * 1024;
+
+/// Hex SHA-256 of a line's bytes (without its newline).
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Read `len` bytes at `off` (short only at end of file).
+fn read_at(file: &File, off: u64, len: usize) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0; len];
+    let mut done = 0;
+    while done < len {
+        match file.read_at(&mut buf[done..], off + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(done);
+    Ok(buf)
+}
+
+/// The offset of the last `\n` in `[0, before)`, searching backward chunk by chunk.
+pub(crate) fn rfind_newline(file: &File, before: u64) -> io::Result<Option<u64>> {
+    let mut end = before;
+    while end > 0 {
+        let start = end.saturating_sub(CHUNK as u64);
+        let buf = read_at(file, start, (end - start) as usize)?;
+        if let Some(i) = memchr::memrchr(b'\n', &buf) {
+            return Ok(Some(start + i as u64));
+        }
+        end = start;
+    }
+    Ok(None)
+}
+
+/// Length of the prefix of the file made of complete (newline-terminated) lines.
+pub(crate) fn complete_len(file: &File) -> io::Result<u64> {
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(0);
+    }
+    let last = read_at(file, len - 1, 1)?;
+    if last.first() == Some(&b'\n') {
+        return Ok(len);
+    }
+    Ok(rfind_newline(file, len)?.map_or(0, |p| p + 1))
+}
+
+/// The seq of a stored line, read from its fixed prefix `{"v":1,"seq":N,` when possible.
+pub(crate) fn seq_of_prefix(line: &[u8]) -> Option<u64> {
+    let rest = line.strip_prefix(br#"{"v":1,"seq":"#)?;
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 19 || rest.get(digits) != Some(&b',') {
+        return None;
+    }
+    std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
+}
+
+/// The seq of a stored line: the fast prefix path, else a full parse.
+pub(crate) fn seq_of_line(line: &[u8]) -> Option<u64> {
+    seq_of_prefix(line).or_else(|| {
+        let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+        v.get("seq")?.as_u64()
+    })
+}
+
+/// A view of the complete lines of the log, `[0, end)`.
+pub(crate) struct Snapshot<'a> {
+    pub(crate) file: &'a File,
+    pub(crate) end: u64,
+}
+
+impl<'a> Snapshot<'a> {
+    pub(crate) fn new(file: &'a File) -> io::Result<Self> {
+        Ok(Snapshot {
+            file,
+            end: complete_len(file)?,
+        })
+    }
+
+    /// The bytes `[start, end)`.
+    pub(crate) fn raw(&self, start: u64, end: u64) -> io::Result<Vec<u8>> {
+        read_at(self.file, start, (end - start) as usize)
+    }
+
+    /// The first line start at or after `off`.
+    fn line_start_from(&self, off: u64) -> io::Result<Option<u64>> {
+        if off == 0 {
+            return Ok((self.end > 0).then_some(0));
+        }
+        let mut pos = off - 1;
+        while pos < self.end {
+            let n = CHUNK.min((self.end - pos) as usize);
+            let buf = read_at(self.file, pos, n)?;
+            if buf.is_empty() {
+                break;
+            }
+            if let Some(i) = memchr::memchr(b'\n', &buf) {
+                let start = pos + i as u64 + 1;
+                return Ok((start < self.end).then_some(start));
+            }
+            pos += buf.len() as u64;
+        }
+        Ok(None)
+    }
+
+    /// The line starting at `start`, without its newline.
+    pub(crate) fn line_at(&self, start: u64) -> io::Result<Vec<u8>> {
+        let mut lines = self.forward(start);
+        Ok(lines
+            .next_line()?
+            .map(|(_, l)| l.to_vec())
+            .unwrap_or_default())
+    }
+
+    /// The seq of the line starting at `start`, reading only its prefix when possible.
+    fn seq_at(&self, start: u64) -> io::Result<Option<u64>> {
+        let prefix = read_at(self.file, start, 40.min((self.end - start) as usize))?;
+        if let Some(seq) = seq_of_prefix(&prefix) {
+            return Ok(Some(seq));
+        }
+        Ok(seq_of_line(&self.line_at(start)?))
+    }
+
+    /// Start offset of the first line whose seq is `>= target`, by binary search over byte
+    /// offsets (seq is gapless and increasing). `None` when every line is below `target`.
+    /// A line whose seq cannot be read counts as "at or after", so the search stays
+    /// well-defined on a corrupt log.
+    pub(crate) fn find_seq(&self, target: u64) -> io::Result<Option<u64>> {
+        let (mut lo, mut hi) = (0u64, self.end);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.line_start_from(mid)? {
+                None => hi = mid,
+                Some(s) => match self.seq_at(s)? {
+                    Some(seq) if seq < target => lo = s + 1,
+                    _ => hi = mid,
+                },
+            }
+        }
+        self.line_start_from(lo)
+    }
+
+    /// Lines from `start` to the end of the snapshot.
+    pub(crate) fn forward(&self, start: u64) -> ForwardLines<'a> {
+        ForwardLines {
+            file: self.file,
+            buf: Vec::new(),
+            buf_pos: start,
+            pos: start,
+            end: self.end,
+        }
+    }
+
+    /// Lines before `end` (a line start or the snapshot end), last first.
+    pub(crate) fn backward(&self, end: u64) -> BackwardLines<'a> {
+        BackwardLines {
+            file: self.file,
+            buf: Vec::new(),
+            buf_pos: end,
+            end,
+        }
+    }
+}
+
+/// Forward line reader over `[pos, end)`.
+pub(crate) struct ForwardLines<'a> {
+    file: &'a File,
+    buf: Vec<u8>,
+    buf_pos: u64,
+    pos: u64,
+    end: u64,
+}
+
+impl ForwardLines<'_> {
+    /// The next line and its start offset, without its newline.
+    pub(crate) fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        loop {
+            let rel = (self.pos - self.buf_pos) as usize;
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[rel..]) {
+                let start = self.pos;
+                self.pos += i as u64 + 1;
+                return Ok(Some((start, &self.buf[rel..rel + i])));
+            }
+            let file_pos = self.buf_pos + self.buf.len() as u64;
+            if file_pos >= self.end {
+                return Ok(None);
+            }
+            self.buf.drain(..rel);
+            self.buf_pos = self.pos;
+            let want = CHUNK
+                .max(self.buf.len())
+                .min((self.end - file_pos) as usize);
+            let more = read_at(self.file, file_pos, want)?;
+            if more.is_empty() {
+                return Ok(None);
+            }
+            self.buf.extend_from_slice(&more);
+        }
+    }
+}
+
+/// Backward line reader: each call returns the line ending just before the current position.
+pub(crate) struct BackwardLines<'a> {
+    file: &'a File,
+    /// Bytes `[buf_pos, buf_pos + buf.len())`; always ends at `end`.
+    buf: Vec<u8>,
+    buf_pos: u64,
+    end: u64,
+}
+
+impl BackwardLines<'_> {
+    /// The previous line and its start offset, without its newline.
+    pub(crate) fn prev_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        if self.end == 0 {
+            return Ok(None);
+        }
+        let line_end = self.end - 1; // the '\n'
+        loop {
+            if self.buf_pos <= line_end {
+                let rel_end = (line_end - self.buf_pos) as usize;
+                if let Some(i) = memchr::memrchr(b'\n', &self.buf[..rel_end]) {
+                    let start = self.buf_pos + i as u64 + 1;
+                    self.end = start;
+                    let s = i + 1;
+                    return Ok(Some((start, &self.buf[s..rel_end])));
+                }
+                if self.buf_pos == 0 {
+                    self.end = 0;
+                    return Ok(Some((0, &self.buf[..rel_end])));
+                }
+            }
+            // Drop what was already returned, then prepend the chunk before `buf_pos`.
+            let keep = (self.end - self.buf_pos) as usize;
+            self.buf.truncate(keep);
+            let start = self.buf_pos.saturating_sub(CHUNK.max(keep) as u64);
+            let mut chunk = read_at(self.file, start, (self.buf_pos - start) as usize)?;
+            chunk.extend_from_slice(&self.buf);
+            self.buf = chunk;
+            self.buf_pos = start;
+        }
+    }
+}
+
+/// Parse and schema-check one stored line.
+pub(crate) fn parse_line(line: &[u8]) -> Result<Event, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(line).map_err(|e| format!("not valid JSON: {e}"))?;
+    if let Err((field, reason)) = crate::schema::check(&value) {
+        return Err(format!("field `{field}`: {reason}"));
+    }
+    let ev: Event = serde_json::from_value(value).map_err(|e| format!("not a valid event: {e}"))?;
+    if ev.id.seq() != ev.seq {
+        return Err(format!("id {} does not match seq {}", ev.id, ev.seq));
+    }
+    Ok(ev)
+}
+
+/// Parse a stored line for reading: trusts lines written by the ledger (no schema pass).
+pub(crate) fn parse_line_fast(line: &[u8]) -> Result<Event, String> {
+    serde_json::from_slice(line).map_err(|e| format!("not a valid event: {e}"))
+}

@@ -1,0 +1,10 @@
+//! Integration tests of the ledger.
+
+mod common;
+mod concurrency;
+mod golden;
+mod input;
+mod integrity;
+mod reads;
+mod recovery;
+mod secrets;

@@ -1,0 +1,192 @@
+//! Positional reads agree with a full scan.
+
+use remaind_ledger::{Event, Filter, Kind, Ledger, Status, Statuses};
+
+use crate::common::{self, event};
+
+const KINDS: [Kind; 6] = [
+    Kind::Note,
+    Kind::Decision,
+    Kind::Trace,
+    Kind::UserMessage,
+    Kind::NextStep,
+    Kind::Result,
+];
+
+fn build() -> (tempfile::TempDir, Ledger, Vec<Event>) {
+    let (tmp, dir) = common::context();
+    // Keep long texts inline, so some lines are longer than the readers' 64 KiB chunk.
+    std::fs::create_dir_all(dir.join("schemas")).expect("mkdir");
+    std::fs::write(
+        dir.join("schemas/thresholds.json"),
+        r#"{"artifact_threshold_bytes": 1000000}"#,
+    )
+    .expect("thresholds");
+    let ledger = Ledger::open(&dir).expect("open");
+    let mut batch = Vec::new();
+    for i in 0..300u64 {
+        let kind = KINDS[(i * 7 % 6) as usize];
+        // Lines of very different lengths, some longer than the read chunk.
+        let len = if i % 50 == 0 {
+            70_000
+        } else {
+            (i * 37 % 900) as usize
+        };
+        batch.push(event(kind, &format!("{i}:{}", "z".repeat(len))));
+    }
+    ledger.append_batch(batch).expect("batch");
+    let all: Vec<Event> = ledger
+        .iter()
+        .expect("iter")
+        .collect::<Result<_, _>>()
+        .expect("scan");
+    (tmp, ledger, all)
+}
+
+#[test]
+fn positional_reads_agree_with_a_full_scan() {
+    let (_tmp, ledger, all) = build();
+    assert_eq!(all.len(), 300);
+    assert_eq!(ledger.head().expect("head").0, 300);
+    for seq in [1u64, 2, 3, 49, 50, 51, 150, 299, 300] {
+        assert_eq!(
+            ledger.get(seq).expect("get").as_ref(),
+            Some(&all[seq as usize - 1]),
+            "get {seq}"
+        );
+    }
+    assert_eq!(ledger.get(0).expect("get"), None);
+    assert_eq!(ledger.get(301).expect("get"), None);
+    for (from, limit) in [
+        (1u64, 10usize),
+        (0, 3),
+        (45, 20),
+        (295, 50),
+        (300, 1),
+        (301, 5),
+        (7, 0),
+    ] {
+        let expect: Vec<Event> = all
+            .iter()
+            .filter(|e| e.seq >= from)
+            .take(limit)
+            .cloned()
+            .collect();
+        assert_eq!(
+            ledger.range(from, limit).expect("range"),
+            expect,
+            "range {from} {limit}"
+        );
+    }
+    for (before, limit) in [
+        (1u64, 5usize),
+        (2, 5),
+        (51, 10),
+        (301, 4),
+        (1000, 2),
+        (150, 1000),
+    ] {
+        let below: Vec<&Event> = all.iter().filter(|e| e.seq < before).collect();
+        let expect: Vec<Event> = below[below.len().saturating_sub(limit)..]
+            .iter()
+            .map(|e| (*e).clone())
+            .collect();
+        assert_eq!(
+            ledger.before(before, limit).expect("before"),
+            expect,
+            "before {before} {limit}"
+        );
+    }
+    let filters = [
+        Filter {
+            kinds: vec![Kind::Decision],
+            min_importance: None,
+        },
+        Filter {
+            kinds: vec![],
+            min_importance: Some(2),
+        },
+        Filter {
+            kinds: vec![Kind::Trace, Kind::NextStep],
+            min_importance: Some(1),
+        },
+    ];
+    for f in &filters {
+        let matching: Vec<Event> = all.iter().filter(|e| f.matches(e)).cloned().collect();
+        assert_eq!(
+            ledger.range_filtered(20, 7, f).expect("range"),
+            matching
+                .iter()
+                .filter(|e| e.seq >= 20)
+                .take(7)
+                .cloned()
+                .collect::<Vec<_>>()
+        );
+        let below: Vec<Event> = matching.iter().filter(|e| e.seq < 200).cloned().collect();
+        assert_eq!(
+            ledger.before_filtered(200, 9, f).expect("before"),
+            below[below.len().saturating_sub(9)..].to_vec()
+        );
+    }
+}
+
+#[test]
+fn status_and_statuses_agree() {
+    let (_tmp, _dir, ledger) = common::ledger();
+    ledger.append(event(Kind::Decision, "use A")).expect("e1");
+    ledger.append(event(Kind::NextStep, "do X")).expect("e2");
+    ledger
+        .append(event(Kind::Blocker, "stuck on Y"))
+        .expect("e3");
+    let mut c = event(Kind::Correction, "use B, not A");
+    c.supersedes = vec!["e1".parse().expect("id")];
+    ledger.append(c).expect("e4");
+    let mut r = event(Kind::Result, "did X");
+    r.resolves = vec!["e2".parse().expect("id"), "e3".parse().expect("id")];
+    ledger.append(r).expect("e5");
+    let mut s = event(Kind::Correction, "Y was not a blocker");
+    s.supersedes = vec!["e3".parse().expect("id")];
+    ledger.append(s).expect("e6");
+    let expect = [
+        (
+            1,
+            Status::Superseded {
+                by: "e4".parse().expect("id"),
+            },
+        ),
+        (
+            2,
+            Status::Resolved {
+                by: "e5".parse().expect("id"),
+            },
+        ),
+        (
+            3,
+            Status::Superseded {
+                by: "e6".parse().expect("id"),
+            },
+        ),
+        (4, Status::Current),
+        (5, Status::Current),
+        (6, Status::Current),
+    ];
+    let all = ledger.statuses().expect("statuses");
+    let events: Vec<Event> = ledger
+        .iter()
+        .expect("iter")
+        .collect::<Result<_, _>>()
+        .expect("scan");
+    let built = Statuses::from_events(&events);
+    for (seq, status) in expect {
+        let id = remaind_ledger::EventId(seq);
+        assert_eq!(ledger.status(id).expect("status"), Some(status), "e{seq}");
+        assert_eq!(all.get(id), status);
+        assert_eq!(built.get(id), status);
+    }
+    assert_eq!(
+        ledger.status(remaind_ledger::EventId(7)).expect("status"),
+        None
+    );
+    assert_eq!(all.superseded().len(), 2);
+    assert_eq!(all.resolved().len(), 1);
+}

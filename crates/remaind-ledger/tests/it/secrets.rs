@@ -1,0 +1,98 @@
+//! No secret reaches disk: for any generated text with a planted key of any built-in rule, in
+//! any field (text, data, tool input, a tool output routed to an artifact, a binary output),
+//! no 8-byte window of the key's random part appears in any file under `.context/`.
+
+use proptest::prelude::*;
+use remaind_ledger::{AppendRequest, Kind, NewEvent, Tool};
+use serde_json::Value;
+
+use crate::common;
+
+/// A key of a built-in rule around a random part; returns (the planted text, the random part).
+fn planted(rule: usize, random: &str) -> (String, String) {
+    // A digit keeps rules that insist on one (OpenAI keys, bearer tokens) matching.
+    let r = format!("{random}7");
+    let key = match rule {
+        0 => format!("sk-proj-{r}"),
+        1 => format!("sk-ant-api03-{r}"),
+        2 => format!("ghp_{r}"),
+        3 => format!("github_pat_11{r}_{r}"),
+        4 => format!("xoxb-1234-{r}"),
+        5 => {
+            let upper: String = r.to_ascii_uppercase().chars().take(16).collect();
+            let upper = format!("{upper:0<16}");
+            return (format!("AKIA{upper}"), upper);
+        }
+        6 => format!("eyJhbGciOiJIUzI1NiJ9.eyJ{r}.{r}"),
+        7 => format!("aws_secret_access_key = {r}{r}"),
+        8 => format!("token: Bearer {r}"),
+        9 => format!("Authorization: Basic {r}"),
+        _ => format!(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\n{r}\n{r}\n-----END OPENSSH PRIVATE KEY-----"
+        ),
+    };
+    (key, r)
+}
+
+fn assert_no_window(dir: &camino::Utf8Path, secret: &str) {
+    let secret = secret.as_bytes();
+    for (path, bytes) in common::files(dir) {
+        if path.as_str().ends_with("redaction.key") {
+            continue;
+        }
+        for w in secret.windows(8) {
+            assert!(
+                !bytes.windows(8).any(|b| b == w),
+                "{path} holds {:?} of the secret",
+                String::from_utf8_lossy(w)
+            );
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn prop_no_secret_reaches_disk(
+        rule in 0usize..11,
+        random in "[A-Za-z0-9]{36,48}",
+        before in "[a-z .,:\n]{0,60}",
+        after in "[a-z .,:\n]{0,60}",
+        place in 0usize..5,
+    ) {
+        let (_tmp, dir, ledger) = common::ledger();
+        let (key, secret) = planted(rule, &random);
+        let text = format!("{before} {key} \n{after}");
+        let mut ev = NewEvent { kind: Some(Kind::ToolResult), ..NewEvent::default() };
+        let mut output_bytes = None;
+        match place {
+            0 => ev.text = Some(text),
+            1 => {
+                let mut inner = serde_json::Map::new();
+                inner.insert("env".into(), Value::from(text));
+                let mut data = serde_json::Map::new();
+                data.insert("nested".into(), Value::Object(inner));
+                ev.data = Some(data);
+            }
+            2 => ev.tool = Some(Tool { name: "bash".into(), input: Value::from(text), output: Value::Null }),
+            3 => {
+                // Large enough to be routed to an artifact, secret in the middle.
+                let pad = "ordinary build output line\n".repeat(700);
+                ev.tool = Some(Tool { name: "bash".into(), input: Value::Null, output: Value::from(format!("{pad}{text}{pad}")) });
+            }
+            _ => {
+                let mut bytes = vec![0u8, 0xff, 0xfe, 3];
+                bytes.extend_from_slice(text.as_bytes());
+                bytes.extend_from_slice(&[0, 1, 2]);
+                ev.tool = Some(Tool { name: "cat".into(), input: Value::Null, output: Value::Null });
+                output_bytes = Some(bytes);
+            }
+        }
+        let id = ledger.append_request(AppendRequest { event: ev, output_bytes }).expect("append");
+        let stored = ledger.get(id.seq()).expect("read").expect("event");
+        prop_assert!(!stored.redactions.is_empty(), "rule {rule} place {place}: nothing redacted");
+        if place >= 3 {
+            prop_assert_eq!(stored.artifact.len(), 1);
+        }
+        assert_no_window(&dir, &secret);
+    }
+}
