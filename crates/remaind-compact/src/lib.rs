@@ -8,3 +8,26 @@
 //! byte for byte and a `validation` event records every failed check. It decides nothing
 //! itself (the verdict comes from `remaind-validate`), does no printing and knows nothing
 //! about the CLI, the monitor or the resume packet.
+
+mod builtin;
+mod error;
+mod external;
+mod handover;
+
+pub use builtin::{BUILTIN_LABEL, compact_builtin};
+pub use error::{Error, Result};
+pub use external::{
+    CompactorInput, HANDOVER_FORMAT, PROTOCOL_VERSION, Rejection, from_command, from_dir,
+};
+pub use handover::{bind, binding_line, strip_binding};
+
+use remaind_validate::State;
+
+/// A proposed compaction: a state and the handover rendered from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// The proposed `state.json` (stored as [`State::to_canonical_bytes`]).
+    pub state: State,
+    /// The proposed `handover.md`, first line binding it to `state` once it is bound.
+    pub handover: String,
+}

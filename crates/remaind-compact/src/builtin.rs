@@ -1,0 +1,493 @@
+//! The built-in deterministic compactor: an incremental fold of the events after the prior
+//! state's `through_seq` into that state.
+//!
+//! The fold's only memory is the [`State`] itself, so compacting `a..c` from scratch and
+//! compacting `a..b` then `b..c` give the same content (sections are kept sorted by their
+//! first cited event). Its cost is linear in the tail plus one pass over the prior state; it
+//! reads older events only through `lookup`, a bounded number of times (the kinds of a few
+//! next-step candidates and the texts of the newest history lines in the handover).
+
+use std::collections::{HashMap, HashSet};
+
+use jiff::Timestamp;
+use remaind_ledger::{Event, EventId, Kind};
+use remaind_validate::{Instruction, Item, Link, NextStep, State};
+
+use crate::Candidate;
+use crate::handover;
+
+/// The `compactor` label of states the built-in compactor makes.
+pub const BUILTIN_LABEL: &str = "builtin";
+
+/// Longest item text, in characters, before it is cut with `…`.
+pub(crate) const MAX_TEXT_CHARS: usize = 200;
+
+/// Text of the fallback next step grounded on the latest user instruction.
+const FALLBACK_INSTRUCTION: &str =
+    "No next step is logged: continue with the latest user instruction";
+/// Text of the fallback next step grounded on the newest current event.
+const FALLBACK_LATEST: &str = "No next step is logged: continue from the newest current event";
+
+/// Fold `tail` (the events after `prior.through_seq`, up to `through_seq`) into `prior` and
+/// render the handover, bound to the state by its first line.
+///
+/// Events outside `(prior.through_seq, through_seq]` are ignored. `lookup` returns an older
+/// event by id (the ledger's `get_id`); it is called a bounded number of times, for the kinds
+/// of next-step candidates and the texts shown in the handover's "Superseded" section.
+/// `log_digest` is the chain hash at `through_seq` and `now` becomes `generated_at`.
+///
+/// Placement: `result` → completed work; `file_change` → files changed; `decision` and
+/// `correction` → decisions; `constraint` → constraints; `blocker` → blockers (until
+/// resolved); `remember` and every other importance-3 event → remember; the latest active
+/// `next_step` → next step, other active ones → open loops; the last `user_message` → the
+/// latest user instruction (byte for byte); the first user message or an event with
+/// `data.goal` → goal; any other importance-2 event → open loops. An event listed in
+/// `supersedes` or `resolves` leaves every current section and gets a `superseded` or
+/// `resolved` link; a goal lost to a supersession passes to the superseding event.
+/// Bookkeeping kinds are never placed.
+pub fn compact_builtin<L>(
+    prior: Option<&State>,
+    tail: &[Event],
+    mut lookup: L,
+    through_seq: u64,
+    log_digest: &str,
+    now: Timestamp,
+) -> Candidate
+where
+    L: FnMut(EventId) -> Option<Event>,
+{
+    let mut state = prior
+        .cloned()
+        .unwrap_or_else(|| empty_state(through_seq, log_digest));
+    let from = prior.map_or(0, |p| p.through_seq);
+    let tail: Vec<&Event> = tail
+        .iter()
+        .filter(|e| e.seq > from && e.seq <= through_seq)
+        .collect();
+    let mut fold = Fold::new(&mut state, &tail);
+    for ev in &tail {
+        fold.apply(ev, &mut lookup);
+    }
+    fold.finish(&tail, &mut lookup);
+    state.v = 1;
+    state.through_seq = through_seq;
+    state.log_digest = log_digest.to_owned();
+    state.generated_at = now.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string();
+    state.compactor = BUILTIN_LABEL.to_owned();
+    let body = handover::render(&state, &mut lookup);
+    let handover = handover::bind(&state, &body);
+    Candidate { state, handover }
+}
+
+/// A state with every section empty.
+pub(crate) fn empty_state(through_seq: u64, log_digest: &str) -> State {
+    State {
+        v: 1,
+        through_seq,
+        log_digest: log_digest.to_owned(),
+        generated_at: String::new(),
+        compactor: BUILTIN_LABEL.to_owned(),
+        goal: Vec::new(),
+        latest_user_instruction: None,
+        completed_work: Vec::new(),
+        decisions: Vec::new(),
+        constraints: Vec::new(),
+        blockers: Vec::new(),
+        remember: Vec::new(),
+        files_changed: Vec::new(),
+        open_loops: Vec::new(),
+        next_step: None,
+        superseded: Vec::new(),
+        resolved: Vec::new(),
+    }
+}
+
+/// The fold's working set: the state plus indexes built once from it.
+struct Fold<'s, 't> {
+    state: &'s mut State,
+    /// Events superseded in this tail: they leave every current section.
+    removed: HashSet<EventId>,
+    /// Events resolved in this tail: they leave every current section except completed work
+    /// and files changed, which are history as much as current (check 1 keeps them there).
+    closed: HashSet<EventId>,
+    /// Every event superseded or resolved so far (prior links plus this tail).
+    gone: HashSet<EventId>,
+    superseded: HashSet<EventId>,
+    resolved: HashSet<EventId>,
+    /// Events of the tail, by id.
+    tail: HashMap<EventId, &'t Event>,
+    /// Kinds learned through `lookup`.
+    kinds: HashMap<EventId, Option<Kind>>,
+    /// Whether the open loops may hold an active `next_step` event. False only when the
+    /// prior state is the built-in compactor's and fell back (then it promoted every
+    /// candidate it had) and no next step moved into the open loops since.
+    loops_may_hold_steps: bool,
+}
+
+impl<'s, 't> Fold<'s, 't> {
+    fn new(state: &'s mut State, tail: &[&'t Event]) -> Self {
+        let superseded: HashSet<EventId> = state.superseded.iter().map(|l| l.event).collect();
+        let resolved: HashSet<EventId> = state.resolved.iter().map(|l| l.event).collect();
+        let gone = superseded.union(&resolved).copied().collect();
+        let builtin_fallback = state.compactor == BUILTIN_LABEL
+            && state
+                .next_step
+                .as_ref()
+                .is_none_or(|s| s.text == FALLBACK_INSTRUCTION || s.text == FALLBACK_LATEST);
+        Fold {
+            loops_may_hold_steps: !builtin_fallback,
+            state,
+            removed: HashSet::new(),
+            closed: HashSet::new(),
+            gone,
+            superseded,
+            resolved,
+            tail: tail.iter().map(|e| (e.id, *e)).collect(),
+            kinds: HashMap::new(),
+        }
+    }
+
+    fn kind_of<L>(&mut self, id: EventId, lookup: &mut L) -> Option<Kind>
+    where
+        L: FnMut(EventId) -> Option<Event>,
+    {
+        if let Some(ev) = self.tail.get(&id) {
+            return Some(ev.kind);
+        }
+        *self
+            .kinds
+            .entry(id)
+            .or_insert_with(|| lookup(id).map(|e| e.kind))
+    }
+
+    fn event_of<L>(&self, id: EventId, lookup: &mut L) -> Option<Event>
+    where
+        L: FnMut(EventId) -> Option<Event>,
+    {
+        match self.tail.get(&id) {
+            Some(ev) => Some((*ev).clone()),
+            None => lookup(id),
+        }
+    }
+
+    /// True when the current next step rests on an active `next_step` event.
+    fn next_step_is_real<L>(&mut self, lookup: &mut L) -> bool
+    where
+        L: FnMut(EventId) -> Option<Event>,
+    {
+        let Some(step) = &self.state.next_step else {
+            return false;
+        };
+        let ids: Vec<EventId> = step.events.clone();
+        ids.into_iter()
+            .any(|id| !self.gone.contains(&id) && self.kind_of(id, lookup) == Some(Kind::NextStep))
+    }
+
+    fn apply<L>(&mut self, ev: &'t Event, lookup: &mut L)
+    where
+        L: FnMut(EventId) -> Option<Event>,
+    {
+        let mut goal_lost = false;
+        for &t in &ev.supersedes {
+            goal_lost |= self.state.goal.iter().any(|i| i.events.contains(&t));
+            self.gone.insert(t);
+            self.removed.insert(t);
+            if self.superseded.insert(t) {
+                self.state.superseded.push(Link {
+                    event: t,
+                    by: ev.id,
+                });
+            }
+        }
+        for &t in &ev.resolves {
+            self.gone.insert(t);
+            self.closed.insert(t);
+            if self.resolved.insert(t) {
+                self.state.resolved.push(Link {
+                    event: t,
+                    by: ev.id,
+                });
+            }
+        }
+        if ev.kind.is_bookkeeping() {
+            return;
+        }
+        let item = item_of(ev);
+        if goal_lost && self.state.goal.iter().all(|i| self.is_removed_item(i)) {
+            push_unique(&mut self.state.goal, item.clone());
+        }
+        match ev.kind {
+            Kind::UserMessage => {
+                let first = self.state.latest_user_instruction.is_none();
+                self.state.latest_user_instruction = Some(Instruction {
+                    event: ev.id,
+                    text: ev.text.clone().unwrap_or_default(),
+                });
+                if first && self.state.goal.iter().all(|i| self.is_removed_item(i)) {
+                    push_unique(&mut self.state.goal, item.clone());
+                }
+            }
+            Kind::Result => push_unique(&mut self.state.completed_work, item.clone()),
+            Kind::FileChange => push_unique(&mut self.state.files_changed, item.clone()),
+            Kind::Decision | Kind::Correction => {
+                push_unique(&mut self.state.decisions, item.clone());
+            }
+            Kind::Constraint => push_unique(&mut self.state.constraints, item.clone()),
+            Kind::Blocker => push_unique(&mut self.state.blockers, item.clone()),
+            Kind::Remember => push_unique(&mut self.state.remember, item.clone()),
+            Kind::NextStep => {
+                if self.next_step_is_real(lookup)
+                    && let Some(old) = self.state.next_step.take()
+                {
+                    self.loops_may_hold_steps = true;
+                    push_unique(
+                        &mut self.state.open_loops,
+                        Item {
+                            text: old.text,
+                            events: old.events,
+                        },
+                    );
+                }
+                self.state.next_step = Some(NextStep {
+                    text: item.text.clone(),
+                    events: item.events.clone(),
+                    tool: ev
+                        .tool
+                        .as_ref()
+                        .map(|t| t.name.clone())
+                        .filter(|n| !n.is_empty()),
+                });
+            }
+            _ => {
+                if ev.importance == 2 {
+                    push_unique(&mut self.state.open_loops, item.clone());
+                }
+            }
+        }
+        if ev.importance >= 3 && !matches!(ev.kind, Kind::Remember | Kind::NextStep) {
+            push_unique(&mut self.state.remember, item.clone());
+        }
+        if is_goal_flagged(ev) {
+            self.state.goal = vec![item];
+        }
+    }
+
+    fn is_removed_item(&self, item: &Item) -> bool {
+        item.events
+            .iter()
+            .all(|e| self.removed.contains(e) || self.closed.contains(e))
+    }
+
+    fn finish<L>(mut self, tail: &[&Event], lookup: &mut L)
+    where
+        L: FnMut(EventId) -> Option<Event>,
+    {
+        let removed = std::mem::take(&mut self.removed);
+        let closed = std::mem::take(&mut self.closed);
+        if !removed.is_empty() || !closed.is_empty() {
+            let st = &mut *self.state;
+            let gone = |e: &EventId| removed.contains(e) || closed.contains(e);
+            for (section, keeps_closed) in [
+                (&mut st.goal, false),
+                (&mut st.completed_work, true),
+                (&mut st.decisions, false),
+                (&mut st.constraints, false),
+                (&mut st.blockers, false),
+                (&mut st.remember, false),
+                (&mut st.files_changed, true),
+                (&mut st.open_loops, false),
+            ] {
+                for item in section.iter_mut() {
+                    if keeps_closed {
+                        item.events.retain(|e| !removed.contains(e));
+                    } else {
+                        item.events.retain(|e| !gone(e));
+                    }
+                }
+                section.retain(|i| !i.events.is_empty());
+            }
+            if let Some(step) = &mut st.next_step {
+                step.events.retain(|e| !gone(e));
+                if step.events.is_empty() {
+                    st.next_step = None;
+                }
+            }
+        }
+        if !self.next_step_is_real(lookup) {
+            self.state.next_step = self
+                .promote_open_loop(lookup)
+                .or_else(|| self.fallback(tail));
+        }
+        let st = &mut *self.state;
+        for section in [
+            &mut st.goal,
+            &mut st.completed_work,
+            &mut st.decisions,
+            &mut st.constraints,
+            &mut st.blockers,
+            &mut st.remember,
+            &mut st.files_changed,
+            &mut st.open_loops,
+        ] {
+            section.sort_by_key(first_event);
+        }
+    }
+
+    /// The latest active `next_step` event among the open loops, taken out of them.
+    fn promote_open_loop<L>(&mut self, lookup: &mut L) -> Option<NextStep>
+    where
+        L: FnMut(EventId) -> Option<Event>,
+    {
+        if !self.loops_may_hold_steps {
+            return None;
+        }
+        let mut order: Vec<(EventId, usize)> = self
+            .state
+            .open_loops
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| item.events.iter().max().map(|e| (*e, i)))
+            .collect();
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        for (_, idx) in order {
+            let ids = self.state.open_loops[idx].events.clone();
+            let mut chosen = None;
+            for id in ids.iter().rev() {
+                if !self.gone.contains(id) && self.kind_of(*id, lookup) == Some(Kind::NextStep) {
+                    chosen = Some(*id);
+                    break;
+                }
+            }
+            let Some(id) = chosen else { continue };
+            let item = self.state.open_loops.remove(idx);
+            let tool = self
+                .event_of(id, lookup)
+                .and_then(|e| e.tool.map(|t| t.name))
+                .filter(|n| !n.is_empty());
+            return Some(NextStep {
+                text: item.text,
+                events: item.events,
+                tool,
+            });
+        }
+        None
+    }
+
+    /// A next step when no `next_step` event is active: ground it on the latest user
+    /// instruction, else on the newest current citation, else on the newest current event of
+    /// the tail.
+    fn fallback(&self, tail: &[&Event]) -> Option<NextStep> {
+        let st = &*self.state;
+        if let Some(ins) = &st.latest_user_instruction
+            && !self.gone.contains(&ins.event)
+        {
+            return Some(NextStep {
+                text: FALLBACK_INSTRUCTION.to_owned(),
+                events: vec![ins.event],
+                tool: None,
+            });
+        }
+        let newest_cited = [
+            &st.goal,
+            &st.completed_work,
+            &st.decisions,
+            &st.constraints,
+            &st.blockers,
+            &st.remember,
+            &st.files_changed,
+            &st.open_loops,
+        ]
+        .into_iter()
+        .flat_map(|s| s.iter().flat_map(|i| i.events.iter()))
+        .filter(|e| !self.gone.contains(e))
+        .max()
+        .copied();
+        let newest_tail = tail
+            .iter()
+            .rev()
+            .find(|e| !e.kind.is_bookkeeping() && !self.gone.contains(&e.id))
+            .map(|e| e.id);
+        let id = newest_cited.max(newest_tail)?;
+        Some(NextStep {
+            text: FALLBACK_LATEST.to_owned(),
+            events: vec![id],
+            tool: None,
+        })
+    }
+}
+
+fn first_event(item: &Item) -> EventId {
+    item.events.first().copied().unwrap_or(EventId(0))
+}
+
+fn push_unique(section: &mut Vec<Item>, item: Item) {
+    let id = item.events[0];
+    if !section.iter().rev().any(|i| i.events.contains(&id)) {
+        section.push(item);
+    }
+}
+
+fn is_goal_flagged(ev: &Event) -> bool {
+    match ev.data.as_ref().and_then(|d| d.get("goal")) {
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(serde_json::Value::String(s)) => !s.trim().is_empty(),
+        _ => false,
+    }
+}
+
+/// The one-line claim for an event: its text, whitespace collapsed, cut to
+/// [`MAX_TEXT_CHARS`]; a placeholder naming the kind (and a file path) when it has none.
+pub(crate) fn item_text(ev: &Event) -> String {
+    let text = ev.text.as_deref().map(one_line).unwrap_or_default();
+    if !text.is_empty() {
+        return text;
+    }
+    let path = ev
+        .data
+        .as_ref()
+        .and_then(|d| d.get("path").or_else(|| d.get("file")))
+        .and_then(|v| v.as_str())
+        .map(one_line)
+        .filter(|p| !p.is_empty());
+    match (path, &ev.tool) {
+        (Some(p), _) => format!("{}: {p}", ev.kind),
+        (None, Some(tool)) if !tool.name.is_empty() => {
+            format!("{} ({})", ev.kind, one_line(&tool.name))
+        }
+        _ => format!("{} without text", ev.kind),
+    }
+}
+
+fn item_of(ev: &Event) -> Item {
+    Item {
+        text: item_text(ev),
+        events: vec![ev.id],
+    }
+}
+
+/// Collapse whitespace runs (newlines included) to one space, trim, and cut to
+/// [`MAX_TEXT_CHARS`] characters with a trailing `…`.
+pub(crate) fn one_line(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = 0usize;
+    for word in s.split_whitespace() {
+        if chars > 0 {
+            out.push(' ');
+            chars += 1;
+        }
+        for c in word.chars() {
+            if chars >= MAX_TEXT_CHARS {
+                let cut = out.trim_end().len();
+                out.truncate(cut);
+                out.push('…');
+                return out;
+            }
+            if c.is_control() {
+                continue;
+            }
+            out.push(c);
+            chars += 1;
+        }
+    }
+    out
+}

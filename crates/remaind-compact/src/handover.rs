@@ -1,0 +1,188 @@
+//! Rendering `handover.md` from a state, and the binding line that ties it to that state.
+//!
+//! Layout (docs/handover-format.md is the contract the validator parses):
+//!
+//! ```text
+//! <!-- remaind:handover state_sha256=<hex> through_seq=<N> -->
+//! # Handover
+//!
+//! ## Latest user instruction
+//! [e12]
+//! <the instruction, verbatim>
+//!
+//! ## Next step
+//! - <text> [e14]
+//! ...
+//! ## Superseded
+//! - <old text> [e3] (superseded by [e9])
+//! ```
+
+use remaind_ledger::{Event, EventId};
+use remaind_validate::{Binding, Item, SECTION_TITLES, State, render_instruction};
+
+use crate::builtin::one_line;
+
+/// Prefix of the binding line.
+const BINDING_PREFIX: &str = "<!-- remaind:handover ";
+
+const TITLES: [&str; 11] = SECTION_TITLES;
+
+/// At most this many of the newest items are shown in the long sections (completed work,
+/// files changed, decisions); state.json lists all of them.
+const LONG_SECTION_CAP: usize = 20;
+/// At most this many of the newest history links are shown in "Superseded".
+const HISTORY_CAP: usize = 20;
+
+/// The binding line for a state: its canonical bytes' SHA-256 and its `through_seq`.
+pub fn binding_line(state: &State) -> String {
+    Binding::for_state(state).to_string()
+}
+
+/// `body` without a leading binding line, if it has one.
+pub fn strip_binding(body: &str) -> &str {
+    if body.starts_with(BINDING_PREFIX) {
+        match body.find('\n') {
+            Some(i) => &body[i + 1..],
+            None => "",
+        }
+    } else {
+        body
+    }
+}
+
+/// The handover to store with `state`: the correct binding line, then `body` with any
+/// binding line it had removed.
+pub fn bind(state: &State, body: &str) -> String {
+    let body = strip_binding(body);
+    let mut out = binding_line(state);
+    out.push('\n');
+    out.push_str(body);
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+fn cite(ids: &[EventId]) -> String {
+    ids.iter()
+        .map(|e| format!("[{e}]"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One line of text safe to place before citations: one line, and `[eN]` written `eN` so
+/// a text never cites an event by accident.
+fn claim(text: &str) -> String {
+    let line = one_line(text);
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line.as_str();
+    while let Some(i) = rest.find("[e") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after.as_bytes().get(digits) == Some(&b']') {
+            out.push('e');
+            out.push_str(&after[..digits]);
+            rest = &after[digits + 1..];
+        } else {
+            out.push_str("[e");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn section(out: &mut String, title: &str) {
+    out.push_str("\n## ");
+    out.push_str(title);
+    out.push('\n');
+}
+
+fn items(out: &mut String, list: &[Item], cap: Option<usize>) {
+    if list.is_empty() {
+        out.push_str("- (none)\n");
+        return;
+    }
+    let skip = cap.map_or(0, |c| list.len().saturating_sub(c));
+    if skip > 0 {
+        out.push_str(&format!(
+            "- ({skip} earlier items are listed in state.json)\n"
+        ));
+    }
+    for item in &list[skip..] {
+        out.push_str(&format!("- {} {}\n", claim(&item.text), cite(&item.events)));
+    }
+}
+
+/// Render the handover body (everything after the binding line) for `state`. `lookup` gives
+/// the text of the events shown in "Superseded" (at most [`HISTORY_CAP`] calls).
+pub(crate) fn render<L>(state: &State, lookup: &mut L) -> String
+where
+    L: FnMut(EventId) -> Option<Event>,
+{
+    let mut out = String::from("# Handover\n");
+    section(&mut out, TITLES[0]);
+    match &state.latest_user_instruction {
+        Some(ins) => out.push_str(&render_instruction(ins.event, &ins.text)),
+        None => out.push_str("(no user message yet)\n"),
+    }
+    section(&mut out, TITLES[1]);
+    match &state.next_step {
+        Some(step) => {
+            let tool = step
+                .tool
+                .as_ref()
+                .map(|t| format!(" (tool: {})", claim(t)))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "- {}{tool} {}\n",
+                claim(&step.text),
+                cite(&step.events)
+            ));
+        }
+        None => out.push_str("- (none)\n"),
+    }
+    section(&mut out, TITLES[2]);
+    items(&mut out, &state.remember, None);
+    section(&mut out, TITLES[3]);
+    items(&mut out, &state.decisions, Some(LONG_SECTION_CAP));
+    section(&mut out, TITLES[4]);
+    items(&mut out, &state.completed_work, Some(LONG_SECTION_CAP));
+    section(&mut out, TITLES[5]);
+    items(&mut out, &state.constraints, None);
+    section(&mut out, TITLES[6]);
+    items(&mut out, &state.blockers, None);
+    section(&mut out, TITLES[7]);
+    items(&mut out, &state.open_loops, None);
+    section(&mut out, TITLES[8]);
+    items(&mut out, &state.files_changed, Some(LONG_SECTION_CAP));
+    section(&mut out, TITLES[9]);
+    items(&mut out, &state.goal, None);
+    section(&mut out, TITLES[10]);
+    let mut links: Vec<(EventId, EventId, &str)> = state
+        .superseded
+        .iter()
+        .map(|l| (l.by, l.event, "superseded"))
+        .chain(state.resolved.iter().map(|l| (l.by, l.event, "resolved")))
+        .collect();
+    if links.is_empty() {
+        out.push_str("- (none)\n");
+        return out;
+    }
+    links.sort_unstable();
+    let skip = links.len().saturating_sub(HISTORY_CAP);
+    if skip > 0 {
+        out.push_str(&format!(
+            "- ({skip} earlier superseded or resolved events are listed in state.json)\n"
+        ));
+    }
+    for (by, event, how) in &links[skip..] {
+        let text = lookup(*event)
+            .map(|e| claim(&crate::builtin::item_text(&e)))
+            .unwrap_or_default();
+        let sep = if text.is_empty() { "" } else { " " };
+        out.push_str(&format!("- {text}{sep}[{event}] ({how} by [{by}])\n"));
+    }
+    out
+}

@@ -1,0 +1,1 @@
+//! External candidates: folders and commands.

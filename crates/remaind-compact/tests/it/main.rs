@@ -1,0 +1,7 @@
+//! Integration tests of remaind-compact: the built-in compactor, external candidates and
+//! the commit path.
+
+mod builtin;
+mod common;
+mod external;
+mod props;
