@@ -270,9 +270,7 @@ impl Ledger {
 
     /// Append one event with an optional binary tool output. Returns its id.
     pub fn append_request(&self, req: AppendRequest) -> Result<EventId> {
-        let prepared = prepare::prepare(req, false, &self.redactor, &self.limits)?;
-        let ids = self.commit(vec![prepared], None)?;
-        Ok(ids[0])
+        self.append_one(req, false)
     }
 
     /// Append a batch, all or nothing: every event is checked before anything is written,
@@ -302,65 +300,79 @@ impl Ledger {
         &self,
         batch: impl Iterator<Item = (usize, AppendRequest)>,
     ) -> Result<Vec<EventId>> {
-        let mut numbers = Vec::new();
-        let mut prepared = Vec::new();
-        for (n, req) in batch {
-            let p = prepare::prepare(req, false, &self.redactor, &self.limits)
-                .map_err(|e| e.at_line(n))?;
-            numbers.push(n);
-            prepared.push(p);
-        }
-        self.commit(prepared, Some(&numbers))
+        let items = batch.map(|(n, req)| {
+            (
+                Some(n),
+                prepare::prepare(req, false, &self.redactor, &self.limits),
+            )
+        });
+        self.commit(items)
     }
 
     /// Append an event written by Remaind itself. Unlike [`Ledger::append`] this accepts the
     /// bookkeeping kinds (`compaction`, `validation`, `recovery`, `monitor`); it is meant for
     /// Remaind's own layers, not for agents.
     pub fn append_system(&self, event: NewEvent) -> Result<EventId> {
-        let prepared = prepare::prepare(event.into(), true, &self.redactor, &self.limits)?;
-        let ids = self.commit(vec![prepared], None)?;
-        Ok(ids[0])
+        self.append_one(event.into(), true)
     }
 
-    fn commit(&self, prepared: Vec<Prepared>, numbers: Option<&[usize]>) -> Result<Vec<EventId>> {
-        if prepared.is_empty() {
-            return Ok(Vec::new());
-        }
+    fn append_one(&self, req: AppendRequest, system: bool) -> Result<EventId> {
+        let item = (
+            None,
+            prepare::prepare(req, system, &self.redactor, &self.limits),
+        );
+        let ids = self.commit(std::iter::once(item))?;
+        ids.first()
+            .copied()
+            .ok_or_else(|| Error::corrupt(&self.log_path, "an append wrote no line"))
+    }
+
+    /// Lock, recover a torn tail, then check, assign and write the items.
+    fn commit<I>(&self, items: I) -> Result<Vec<EventId>>
+    where
+        I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
+    {
         let locked = self.lock()?;
         let (head, prev) = self.recover_locked(&locked)?;
-        Ok(self.write_locked(&locked, head, prev, prepared, numbers)?.0)
+        Ok(self.write_locked(&locked, head, prev, items)?.0)
     }
 
-    /// Assign, serialize and check every line, then store artifacts, write and sync.
-    fn write_locked(
+    /// Check, assign and serialize every line (preparing each as it comes, so a large batch
+    /// is never held as parsed values), then store artifacts, write and sync once. Nothing is
+    /// written unless every line passed.
+    fn write_locked<I>(
         &self,
         locked: &Locked<'_>,
         head: u64,
         mut prev: String,
-        prepared: Vec<Prepared>,
-        numbers: Option<&[usize]>,
-    ) -> Result<(Vec<EventId>, String)> {
-        let mut out = Vec::with_capacity(prepared.len() * 256);
-        let mut ends = Vec::with_capacity(prepared.len());
-        let mut ids = Vec::with_capacity(prepared.len());
+        items: I,
+    ) -> Result<(Vec<EventId>, String)>
+    where
+        I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
+    {
+        let mut out = Vec::new();
+        let mut ends = Vec::new();
+        let mut ids = Vec::new();
         let mut pending = Vec::new();
-        for (i, p) in prepared.into_iter().enumerate() {
-            let at = |e: Error| match numbers {
-                Some(ns) => e.at_line(ns[i]),
+        for (i, (n, p)) in items.into_iter().enumerate() {
+            let at = |e: Error| match n {
+                Some(n) => e.at_line(n),
                 None => e,
             };
-            let Prepared {
-                mut event,
-                artifacts,
-            } = p;
+            let p = p.map_err(at)?;
             let seq = head + i as u64 + 1;
-            check_citations(&event, seq).map_err(at)?;
-            event.seq = seq;
-            event.id = EventId(seq);
-            event.ts = now_rfc3339();
-            event.prev = std::mem::take(&mut prev);
+            check_citations(&p, seq).map_err(at)?;
+            let Prepared {
+                mut line,
+                artifacts,
+                ..
+            } = p;
+            line.insert("seq".to_owned(), Value::from(seq));
+            line.insert("id".to_owned(), Value::String(EventId(seq).to_string()));
+            line.insert("ts".to_owned(), Value::String(now_rfc3339()));
+            line.insert("prev".to_owned(), Value::String(std::mem::take(&mut prev)));
             let start = out.len();
-            serde_json::to_writer(&mut out, &event)
+            serde_json::to_writer(&mut out, &line)
                 .map_err(|e| at(Error::invalid("line", format!("cannot be serialized: {e}"))))?;
             let len = (out.len() - start) as u64;
             if len > self.limits.max_line_bytes {
@@ -376,7 +388,7 @@ impl Ledger {
             prev = lines::sha256_hex(&out[start..]);
             out.push(b'\n');
             ends.push(out.len());
-            ids.push(event.id);
+            ids.push(EventId(seq));
             pending.extend(artifacts);
         }
         for a in &pending {
@@ -394,6 +406,9 @@ impl Ledger {
                     ),
                 ));
             }
+        }
+        if ids.is_empty() {
+            return Ok((ids, prev));
         }
         let mut file: &File = &locked.0;
         let mut written = 0;
@@ -518,7 +533,7 @@ impl Ledger {
             ..NewEvent::default()
         };
         let prepared = prepare::prepare(event.into(), true, &self.redactor, &self.limits)?;
-        let (ids, hash) = self.write_locked(locked, head, prev, vec![prepared], None)?;
+        let (ids, hash) = self.write_locked(locked, head, prev, [(None, Ok(prepared))])?;
         Ok((ids[0].seq(), hash))
     }
 

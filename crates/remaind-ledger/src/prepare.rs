@@ -2,15 +2,15 @@
 //! redaction, artifact routing and schema validation (with placeholder assigned fields, which
 //! are later replaced by values that are valid by construction).
 
+use std::borrow::Cow;
+
 use remaind_redact::{Applied, Redactor};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
-use crate::event::{
-    ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord, Tool,
-};
+use crate::event::{ArtifactRecord, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord};
 use crate::input::AppendRequest;
 use crate::schema;
 
@@ -22,10 +22,14 @@ pub(crate) struct PendingArtifact {
     pub(crate) sha256: String,
 }
 
-/// An event ready for its seq, id, ts and prev.
+/// An event ready for its seq, id, ts and prev: the stored line as a JSON object whose
+/// assigned fields hold placeholders (valid against the schema, replaced under the lock).
 #[derive(Debug)]
 pub(crate) struct Prepared {
-    pub(crate) event: Event,
+    pub(crate) line: Map<String, Value>,
+    pub(crate) refs: Vec<EventId>,
+    pub(crate) supersedes: Vec<EventId>,
+    pub(crate) resolves: Vec<EventId>,
     pub(crate) artifacts: Vec<PendingArtifact>,
 }
 
@@ -134,11 +138,11 @@ fn check_name(field: &str, s: &str) -> Result<()> {
 
 /// Checks that need the log head: every cited id must name an earlier event.
 /// `own_seq` is the seq this event will get.
-pub(crate) fn check_citations(ev: &Event, own_seq: u64) -> Result<()> {
+pub(crate) fn check_citations(p: &Prepared, own_seq: u64) -> Result<()> {
     for (field, ids) in [
-        ("refs", &ev.refs),
-        ("supersedes", &ev.supersedes),
-        ("resolves", &ev.resolves),
+        ("refs", &p.refs),
+        ("supersedes", &p.supersedes),
+        ("resolves", &p.resolves),
     ] {
         for id in ids {
             if id.seq() >= own_seq {
@@ -188,7 +192,20 @@ impl Work<'_> {
         if !applied.is_empty() {
             self.note(applied);
         }
-        out.into()
+        out.into_owned()
+    }
+
+    /// Redact an owned string, reusing it when nothing was found.
+    fn string(&mut self, s: String) -> String {
+        let (out, applied) = self.redactor.redact_str(&s);
+        if applied.is_empty() {
+            if let Cow::Borrowed(_) = out {
+                return s;
+            }
+        } else {
+            self.note(applied);
+        }
+        out.into_owned()
     }
 
     fn json(&mut self, v: &mut Value) {
@@ -286,9 +303,9 @@ pub(crate) fn prepare(
         pending: Vec::new(),
     };
 
-    let actor = ev.actor.as_deref().map(|a| w.str(a));
-    let text = ev.text.as_deref().map(|t| {
-        let t = w.str(t);
+    let actor = ev.actor.map(|a| w.string(a));
+    let text = ev.text.map(|t| {
+        let t = w.string(t);
         if w.over(t.len()) {
             let bytes = t.into_bytes();
             let media = remaind_artifacts::sniff_media_type(&bytes);
@@ -300,23 +317,21 @@ pub(crate) fn prepare(
     let data = ev.data.map(|map| {
         let mut v = Value::Object(map);
         w.json(&mut v);
-        let bytes = serde_json::to_vec(&v).unwrap_or_default();
-        if w.over(bytes.len()) {
-            let m = w.route("data", bytes, "application/json");
-            let mut obj = Map::new();
-            obj.insert("artifact".to_owned(), Value::String(m));
-            obj
-        } else {
-            match v {
-                Value::Object(m) => m,
-                _ => Map::new(),
+        if w.over(json_len_bound(&v)) {
+            let bytes = serde_json::to_vec(&v).unwrap_or_default();
+            if w.over(bytes.len()) {
+                let m = w.route("data", bytes, "application/json");
+                let mut obj = Map::new();
+                obj.insert("artifact".to_owned(), Value::String(m));
+                return Value::Object(obj);
             }
         }
+        v
     });
     let tool = match ev.tool {
         None => None,
         Some(t) => {
-            let name = w.str(&t.name);
+            let name = w.string(t.name);
             let mut input = t.input;
             w.json(&mut input);
             w.route_value("tool.input", &mut input);
@@ -342,37 +357,90 @@ pub(crate) fn prepare(
                 w.json(&mut output);
                 w.route_value("tool.output", &mut output);
             }
-            Some(Tool {
-                name,
-                input,
-                output,
-            })
+            let mut obj = Map::new();
+            obj.insert("name".to_owned(), Value::String(name));
+            if !input.is_null() {
+                obj.insert("input".to_owned(), input);
+            }
+            if !output.is_null() {
+                obj.insert("output".to_owned(), output);
+            }
+            Some(Value::Object(obj))
         }
     };
 
-    let event = Event {
-        v: 1,
-        seq: 1,
-        id: EventId(1),
-        ts: PLACEHOLDER_TS.to_owned(),
-        prev: GENESIS_PREV.to_owned(),
-        kind,
-        importance,
-        actor,
-        text,
-        data,
+    // The stored line, in the field order of `Event` (assigned fields are placeholders).
+    let ids = |ids: &[EventId]| {
+        Value::Array(ids.iter().map(|id| Value::String(id.to_string())).collect())
+    };
+    let mut line = Map::new();
+    line.insert("v".to_owned(), Value::from(1));
+    line.insert("seq".to_owned(), Value::from(1));
+    line.insert("id".to_owned(), Value::from("e1"));
+    line.insert("ts".to_owned(), Value::from(PLACEHOLDER_TS));
+    line.insert("prev".to_owned(), Value::from(GENESIS_PREV));
+    line.insert("kind".to_owned(), Value::from(kind.as_str()));
+    line.insert("importance".to_owned(), Value::from(importance));
+    if let Some(a) = actor {
+        line.insert("actor".to_owned(), Value::String(a));
+    }
+    if let Some(t) = text {
+        line.insert("text".to_owned(), Value::String(t));
+    }
+    if let Some(d) = data {
+        line.insert("data".to_owned(), d);
+    }
+    for (key, list) in [
+        ("refs", &ev.refs),
+        ("supersedes", &ev.supersedes),
+        ("resolves", &ev.resolves),
+    ] {
+        if !list.is_empty() {
+            line.insert(key.to_owned(), ids(list));
+        }
+    }
+    if let Some(t) = tool {
+        line.insert("tool".to_owned(), t);
+    }
+    if !w.records.is_empty() {
+        let records = serde_json::to_value(&w.records).map_err(|e| {
+            Error::invalid("artifact", format!("cannot be represented as JSON: {e}"))
+        })?;
+        line.insert("artifact".to_owned(), records);
+    }
+    if !w.applied.is_empty() {
+        let applied = serde_json::to_value(&w.applied).map_err(|e| {
+            Error::invalid("redactions", format!("cannot be represented as JSON: {e}"))
+        })?;
+        line.insert("redactions".to_owned(), applied);
+    }
+    let value = Value::Object(line);
+    schema::check(&value).map_err(|(field, reason)| Error::invalid(field, reason))?;
+    let Value::Object(line) = value else {
+        return Err(Error::invalid("line", "is not a JSON object"));
+    };
+    Ok(Prepared {
+        line,
         refs: ev.refs,
         supersedes: ev.supersedes,
         resolves: ev.resolves,
-        tool,
-        artifact: w.records,
-        redactions: w.applied,
-    };
-    let value = serde_json::to_value(&event)
-        .map_err(|e| Error::invalid("line", format!("cannot be represented as JSON: {e}")))?;
-    schema::check(&value).map_err(|(field, reason)| Error::invalid(field, reason))?;
-    Ok(Prepared {
-        event,
         artifacts: w.pending,
     })
+}
+
+/// An upper bound of the length of `v` serialized compactly (every string byte may need
+/// up to six bytes of escaping), computed without serializing.
+fn json_len_bound(v: &Value) -> usize {
+    match v {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 24,
+        Value::String(s) => s.len() * 6 + 2,
+        Value::Array(a) => 2 + a.iter().map(|x| json_len_bound(x) + 1).sum::<usize>(),
+        Value::Object(m) => {
+            2 + m
+                .iter()
+                .map(|(k, x)| k.len() * 6 + 4 + json_len_bound(x))
+                .sum::<usize>()
+        }
+    }
 }
