@@ -189,7 +189,8 @@ impl<'s, 't> Fold<'s, 't> {
     {
         let mut goal_lost = false;
         for &t in &ev.supersedes {
-            goal_lost |= self.state.goal.iter().any(|i| i.events.contains(&t));
+            goal_lost |=
+                !self.gone.contains(&t) && self.state.goal.iter().any(|i| i.events.contains(&t));
             self.gone.insert(t);
             self.removed.insert(t);
             if self.superseded.insert(t) {
@@ -225,6 +226,11 @@ impl<'s, 't> Fold<'s, 't> {
                 });
                 if first && self.state.goal.iter().all(|i| self.is_removed_item(i)) {
                     push_unique(&mut self.state.goal, item.clone());
+                }
+                // It stops being the latest instruction with the next user message; an
+                // important one must stay cited (check 2).
+                if ev.importance == 2 {
+                    push_unique(&mut self.state.open_loops, item.clone());
                 }
             }
             Kind::Result => push_unique(&mut self.state.completed_work, item.clone()),
@@ -314,9 +320,11 @@ impl<'s, 't> Fold<'s, 't> {
             }
         }
         if !self.next_step_is_real(lookup) {
-            self.state.next_step = self
-                .promote_open_loop(lookup)
-                .or_else(|| self.fallback(tail));
+            let prior = self.state.next_step.take();
+            self.state.next_step = match self.promote_open_loop(lookup) {
+                Some(step) => Some(step),
+                None => self.fallback(tail, prior),
+            };
         }
         let st = &mut *self.state;
         for section in [
@@ -374,9 +382,10 @@ impl<'s, 't> Fold<'s, 't> {
     }
 
     /// A next step when no `next_step` event is active: ground it on the latest user
-    /// instruction, else on the newest current citation, else on the newest current event of
-    /// the tail.
-    fn fallback(&self, tail: &[&Event]) -> Option<NextStep> {
+    /// instruction if it is current, else on the newest event of the tail (always current:
+    /// nothing after it could supersede or resolve it), else keep the prior one (the tail is
+    /// empty, so nothing changed).
+    fn fallback(&self, tail: &[&Event], prior: Option<NextStep>) -> Option<NextStep> {
         let st = &*self.state;
         if let Some(ins) = &st.latest_user_instruction
             && !self.gone.contains(&ins.event)
@@ -387,32 +396,14 @@ impl<'s, 't> Fold<'s, 't> {
                 tool: None,
             });
         }
-        let newest_cited = [
-            &st.goal,
-            &st.completed_work,
-            &st.decisions,
-            &st.constraints,
-            &st.blockers,
-            &st.remember,
-            &st.files_changed,
-            &st.open_loops,
-        ]
-        .into_iter()
-        .flat_map(|s| s.iter().flat_map(|i| i.events.iter()))
-        .filter(|e| !self.gone.contains(e))
-        .max()
-        .copied();
-        let newest_tail = tail
-            .iter()
-            .rev()
-            .find(|e| !e.kind.is_bookkeeping() && !self.gone.contains(&e.id))
-            .map(|e| e.id);
-        let id = newest_cited.max(newest_tail)?;
-        Some(NextStep {
-            text: FALLBACK_LATEST.to_owned(),
-            events: vec![id],
-            tool: None,
-        })
+        if let Some(last) = tail.last() {
+            return Some(NextStep {
+                text: FALLBACK_LATEST.to_owned(),
+                events: vec![last.id],
+                tool: None,
+            });
+        }
+        prior.filter(|s| !s.events.is_empty() && s.events.iter().all(|e| !self.gone.contains(e)))
     }
 }
 

@@ -1,1 +1,115 @@
-//! Property tests.
+//! Property tests: the built-in candidate is always accepted (from scratch and incrementally,
+//! with the same content either way), and single-fact mutations of it are rejected by the
+//! check they target.
+
+use proptest::prelude::*;
+use remaind_ledger::{EventId, Kind, NewEvent};
+use remaind_validate::LedgerView;
+use serde_json::json;
+
+use crate::common::{compact, content, ledger, verdict};
+
+/// The kinds a generated ledger draws from, weighted towards the ones the checks care about.
+const KINDS: [Kind; 16] = [
+    Kind::UserMessage,
+    Kind::UserMessage,
+    Kind::AssistantMessage,
+    Kind::ToolCall,
+    Kind::ToolResult,
+    Kind::Note,
+    Kind::Trace,
+    Kind::Decision,
+    Kind::Constraint,
+    Kind::FileChange,
+    Kind::Result,
+    Kind::Blocker,
+    Kind::Correction,
+    Kind::Remember,
+    Kind::NextStep,
+    Kind::Compaction,
+];
+
+/// One generated event: kind, importance bump, a supersede target, a resolve target, a goal
+/// flag. Targets are fractions of the events before it.
+type Spec = (usize, u8, Option<u16>, Option<u16>, bool, u8);
+
+fn spec() -> impl Strategy<Value = Spec> {
+    (
+        0..KINDS.len(),
+        0u8..4,
+        proptest::option::weighted(0.2, any::<u16>()),
+        proptest::option::weighted(0.2, any::<u16>()),
+        proptest::bool::weighted(0.05),
+        0u8..3,
+    )
+}
+
+fn to_events(specs: &[Spec]) -> Vec<NewEvent> {
+    let mut out = Vec::new();
+    for (i, (k, imp, sup, res, goal, text)) in specs.iter().enumerate() {
+        let seq = i as u64 + 1;
+        let kind = KINDS[*k];
+        let earlier = |f: u16| EventId(1 + u64::from(f) % (seq - 1));
+        let mut e = NewEvent {
+            kind: Some(kind),
+            text: Some(match text {
+                0 => format!("{kind} number {seq}"),
+                1 => format!("{kind} {seq}\nwith a second line and a [e1] citation-like text"),
+                _ => String::new(),
+            }),
+            ..NewEvent::default()
+        };
+        let min = kind.min_importance();
+        let base = kind.default_importance();
+        e.importance = Some(match imp {
+            0 => base,
+            n => (*n).max(min),
+        });
+        if seq > 1 {
+            if let Some(f) = sup {
+                e.supersedes.push(earlier(*f));
+            }
+            if let Some(f) = res {
+                e.resolves.push(earlier(*f));
+            }
+            if kind == Kind::Correction && e.supersedes.is_empty() {
+                e.supersedes.push(earlier(0));
+            }
+        }
+        if kind == Kind::Correction && e.supersedes.is_empty() {
+            // A correction needs something to supersede; the first event cannot be one.
+            e.kind = Some(Kind::Note);
+        }
+        if *goal {
+            e.data = json!({"goal": true}).as_object().cloned();
+        }
+        out.push(e);
+    }
+    out
+}
+
+fn ledger_strategy() -> impl Strategy<Value = (Vec<Spec>, u16)> {
+    (proptest::collection::vec(spec(), 1..60), any::<u16>())
+}
+
+proptest! {
+    #[test]
+    fn prop_builtin_always_accepted((specs, split) in ledger_strategy()) {
+        let l = ledger(to_events(&specs));
+        let n = l.head().expect("in memory");
+        let scratch = compact(&l, None, n);
+        let v = verdict(&l, None, &scratch);
+        prop_assert!(v.accepted, "from scratch: {:#?}\n{}", v.failures, scratch.handover);
+
+        // An empty prefix has no next step to ground, so the validator rejects it: split after e1.
+        let k = 1 + u64::from(split) % n;
+        let first = compact(&l, None, k);
+        let v1 = verdict(&l, None, &first);
+        prop_assert!(v1.accepted, "prefix {}: {:#?}", k, v1.failures);
+        let second = compact(&l, Some(&first.state), n);
+        let v2 = verdict(&l, Some(&first.state), &second);
+        prop_assert!(v2.accepted, "split {}: {:#?}", k, v2.failures);
+        prop_assert_eq!(content(&second.state), content(&scratch.state));
+        prop_assert_eq!(&second.handover, &scratch.handover);
+    }
+}
