@@ -28,6 +28,7 @@ pub struct HistoryStore {
 
 /// What [`HistoryStore::restore_to`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RestoreSummary {
     /// The instant restored to.
     pub to: Timestamp,

@@ -47,3 +47,31 @@ fn time_format_has_exactly_six_fraction_digits() {
     let nanos: Timestamp = "2026-11-21T21:03:35.123456789Z".parse().expect("parse");
     assert_eq!(format_time(nanos), "2026-11-21T21:03:35.123456Z");
 }
+
+#[test]
+fn concurrent_writers_are_serialized() {
+    let (_tmp, store) = store();
+    let threads: Vec<_> = (0..4u8)
+        .map(|t| {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                (0..8u8)
+                    .map(|i| store.write(format!("t{t}"), &[i]).expect("write"))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut all: Vec<_> = threads
+        .into_iter()
+        .flat_map(|h| h.join().expect("thread"))
+        .collect();
+    all.sort_by_key(|p| p.seq());
+    assert_eq!(all, store.list().expect("list"));
+    for (i, pair) in all.windows(2).enumerate() {
+        assert_eq!(pair[1].seq(), pair[0].seq() + 1, "at {i}");
+        assert!(pair[1].time() > pair[0].time(), "at {i}");
+    }
+    for t in 0..4u8 {
+        assert_eq!(store.read(format!("t{t}")).expect("read"), Some(vec![7]));
+    }
+}

@@ -145,6 +145,15 @@ fn non_regular_target_is_refused() {
     std::fs::create_dir(store.root().join("dir")).expect("mkdir");
     let err = store.write("dir", b"x").expect_err("directory target");
     assert!(matches!(err, Error::NotAFile { .. }), "{err}");
+    // A FIFO is refused without blocking on it.
+    let status = std::process::Command::new("mkfifo")
+        .arg(store.root().join("fifo"))
+        .status()
+        .expect("run mkfifo");
+    assert!(status.success());
+    let err = store.write("fifo", b"x").expect_err("fifo target");
+    assert!(matches!(err, Error::NotAFile { .. }), "{err}");
+    assert!(matches!(store.read("fifo"), Err(Error::NotAFile { .. })));
     std::fs::write(store.root().join("plain"), b"x").expect("write");
     let err = store
         .write("plain/child", b"x")
