@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use remaind_ledger::{EventId, Kind, NewEvent};
-use remaind_validate::LedgerView;
+use remaind_validate::{Check, Instruction, Item, LedgerView, MemoryLedger};
 use serde_json::json;
 
 use crate::common::{compact, content, ledger, verdict};
@@ -111,5 +111,161 @@ proptest! {
         prop_assert!(v2.accepted, "split {}: {:#?}", k, v2.failures);
         prop_assert_eq!(content(&second.state), content(&scratch.state));
         prop_assert_eq!(&second.handover, &scratch.handover);
+    }
+}
+
+/// A single-fact mutation of an accepted candidate and the check that must catch it.
+#[derive(Debug, Clone, Copy)]
+enum Mutation {
+    DropCompleted,
+    DropDecision,
+    DropImportance3,
+    OlderInstruction,
+    CiteSupersededAsCurrent,
+    CiteResolvedAsCurrent,
+    NextStepOnMissingId,
+}
+
+const MUTATIONS: [Mutation; 7] = [
+    Mutation::DropCompleted,
+    Mutation::DropDecision,
+    Mutation::DropImportance3,
+    Mutation::OlderInstruction,
+    Mutation::CiteSupersededAsCurrent,
+    Mutation::CiteResolvedAsCurrent,
+    Mutation::NextStepOnMissingId,
+];
+
+/// Remove every handover line citing `id` outside the instruction section.
+fn drop_lines(handover: &str, id: EventId) -> String {
+    let tag = format!("[{id}]");
+    handover
+        .split_inclusive('\n')
+        .filter(|l| !(l.starts_with("- ") && l.contains(&tag)))
+        .collect()
+}
+
+/// Apply `m` (choosing its target with `pick`); `None` when the ledger offers no target.
+fn mutate(
+    l: &MemoryLedger,
+    cand: &remaind_compact::Candidate,
+    m: Mutation,
+    pick: usize,
+) -> Option<(remaind_compact::Candidate, Check)> {
+    let mut out = cand.clone();
+    let event = |id: EventId| l.event(id).ok().flatten();
+    let choose =
+        |ids: Vec<EventId>| -> Option<EventId> { (!ids.is_empty()).then(|| ids[pick % ids.len()]) };
+    match m {
+        Mutation::DropCompleted => {
+            let target = choose(
+                cand.state
+                    .completed_work
+                    .iter()
+                    .map(|i| i.events[0])
+                    .collect(),
+            )?;
+            out.state
+                .completed_work
+                .retain(|i| !i.events.contains(&target));
+            Some((out, Check::CompletedWorkPreserved))
+        }
+        Mutation::DropDecision => {
+            let target = choose(cand.state.decisions.iter().map(|i| i.events[0]).collect())?;
+            out.state.decisions.retain(|i| !i.events.contains(&target));
+            Some((out, Check::DecisionsPreserved))
+        }
+        Mutation::DropImportance3 => {
+            // Remember-only facts: a `remember` event, or an importance-3 note.
+            let ids: Vec<EventId> = cand
+                .state
+                .remember
+                .iter()
+                .map(|i| i.events[0])
+                .filter(|id| {
+                    event(*id).is_some_and(|e| {
+                        matches!(
+                            e.kind,
+                            Kind::Remember
+                                | Kind::Note
+                                | Kind::AssistantMessage
+                                | Kind::ToolCall
+                                | Kind::ToolResult
+                                | Kind::Trace
+                        )
+                    })
+                })
+                .collect();
+            let target = choose(ids)?;
+            out.state.remember.retain(|i| !i.events.contains(&target));
+            out.handover = drop_lines(&cand.handover, target);
+            Some((out, Check::Importance3Preserved))
+        }
+        Mutation::OlderInstruction => {
+            let latest = cand.state.latest_user_instruction.as_ref()?.event;
+            let older: Vec<EventId> = l
+                .events()
+                .iter()
+                .filter(|e| e.kind == Kind::UserMessage && e.id < latest)
+                .map(|e| e.id)
+                .collect();
+            let target = choose(older)?;
+            let text = event(target)?.text.unwrap_or_default();
+            out.state.latest_user_instruction = Some(Instruction {
+                event: target,
+                text,
+            });
+            Some((out, Check::LatestUserInstructionPreserved))
+        }
+        Mutation::CiteSupersededAsCurrent => {
+            let target = choose(cand.state.superseded.iter().map(|l| l.event).collect())?;
+            out.state.decisions.push(Item {
+                text: "still current".to_owned(),
+                events: vec![target],
+            });
+            Some((out, Check::NoSupersededAsCurrent))
+        }
+        Mutation::CiteResolvedAsCurrent => {
+            let superseded: Vec<EventId> = cand.state.superseded.iter().map(|l| l.event).collect();
+            let target = choose(
+                cand.state
+                    .resolved
+                    .iter()
+                    .map(|l| l.event)
+                    .filter(|e| !superseded.contains(e))
+                    .collect(),
+            )?;
+            out.state.open_loops.push(Item {
+                text: "still open".to_owned(),
+                events: vec![target],
+            });
+            Some((out, Check::NoSupersededAsCurrent))
+        }
+        Mutation::NextStepOnMissingId => {
+            let missing = EventId(cand.state.through_seq + 1 + pick as u64 % 1000);
+            // Added next to what it cites, so no other fact is lost with the old citations.
+            out.state.next_step.as_mut()?.events.push(missing);
+            Some((out, Check::NextStepGrounded))
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn prop_mutation_rejected_by_matching_check(
+        (specs, _) in ledger_strategy(),
+        which in 0..MUTATIONS.len(),
+        pick in any::<usize>(),
+    ) {
+        let l = ledger(to_events(&specs));
+        let n = l.head().expect("in memory");
+        let cand = compact(&l, None, n);
+        prop_assert!(verdict(&l, None, &cand).accepted);
+        let m = MUTATIONS[which];
+        if let Some((bad, check)) = mutate(&l, &cand, m, pick) {
+            let v = verdict(&l, None, &bad);
+            prop_assert!(!v.accepted, "{:?} was accepted", m);
+            prop_assert_eq!(v.failed_checks(), vec![check], "{:?}: {:#?}", m, v.failures);
+        }
     }
 }
