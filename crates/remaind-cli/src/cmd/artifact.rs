@@ -1,0 +1,76 @@
+//! `remaind artifact`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use remaind_artifacts::ArtifactStore;
+
+use crate::cli_error::CliError;
+use crate::global::Global;
+
+/// Read artifacts: large or binary payloads routed out of events, stored by SHA-256.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+remaind artifact show 3f2a…(64 hex digits) > output.bin\n  \
+remaind events --json | jq -r '.artifact[]?.sha256' | xargs -n1 remaind artifact show\n  \
+remaind artifact list")]
+pub(crate) struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    /// Print one artifact's raw bytes to stdout (its hash is checked first).
+    Show {
+        /// The artifact's SHA-256 (64 lowercase hex digits), as in an event's `artifact` record.
+        hash: String,
+    },
+    /// List the hashes of all stored artifacts.
+    List {
+        /// Print a JSON array.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
+    let ctx = global.context()?;
+    let store = ArtifactStore::open(ctx.root())
+        .map_err(|e| CliError::runtime(format!("{}/artifacts: {e}", ctx.root())))?;
+    match args.command {
+        Sub::Show { hash } => {
+            let hash = hash.trim().to_ascii_lowercase();
+            if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(CliError::invalid(format!(
+                    "`{hash}` is not a SHA-256; give the 64 hex digits of an event's artifact.sha256"
+                )));
+            }
+            store
+                .verify(&hash)
+                .map_err(|e| CliError::runtime(format!("artifacts/{}/{hash}: {e}", &hash[..2])))?;
+            let bytes = store
+                .get(&hash)
+                .map_err(|e| CliError::runtime(format!("artifacts/{}/{hash}: {e}", &hash[..2])))?;
+            let mut out = std::io::stdout().lock();
+            out.write_all(&bytes)
+                .and_then(|()| out.flush())
+                .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+        }
+        Sub::List { json } => {
+            let list = store
+                .list()
+                .map_err(|e| CliError::runtime(format!("{}/artifacts: {e}", ctx.root())))?;
+            if json {
+                let line =
+                    serde_json::to_string(&list).map_err(|e| CliError::runtime(e.to_string()))?;
+                println!("{line}");
+            } else {
+                for h in list {
+                    println!("{h}");
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

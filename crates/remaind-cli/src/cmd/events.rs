@@ -1,0 +1,120 @@
+//! `remaind events`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use remaind_ledger::{Event, Filter, Ledger};
+
+use crate::cli_error::CliError;
+use crate::global::Global;
+
+/// Print a slice of the ledger: from a seq forward, or the events before a seq (default: the
+/// last N). Positional: reading a slice never parses the whole log.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+remaind events                          # the last 20 events\n  \
+remaind events --from 120 --limit 50\n  \
+remaind events --before 300 --limit 10 --kind decision,constraint\n  \
+remaind events --min-importance 2 --json | jq .text")]
+pub(crate) struct Args {
+    /// First seq to show (events with seq >= SEQ).
+    #[arg(long, value_name = "SEQ", conflicts_with = "before")]
+    from: Option<u64>,
+    /// Show the events before this seq (the closest ones).
+    #[arg(long, value_name = "SEQ")]
+    before: Option<u64>,
+    /// How many events to show.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    limit: usize,
+    /// Only these kinds (comma-separated or repeated).
+    #[arg(long, value_name = "KIND", value_delimiter = ',')]
+    kind: Vec<String>,
+    /// Only events of at least this importance (0..=3).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=3))]
+    min_importance: Option<u8>,
+    /// Print JSON Lines (one stored event per line).
+    #[arg(long)]
+    json: bool,
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let flat: String = s
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > max {
+        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    } else {
+        flat
+    }
+}
+
+fn readable(ev: &Event) -> String {
+    let mut line = format!(
+        "{:<6} {} {:<17} i{}",
+        ev.id.to_string(),
+        ev.ts,
+        ev.kind.as_str(),
+        ev.importance
+    );
+    if let Some(a) = &ev.actor {
+        line.push_str(&format!(" @{a}"));
+    }
+    if let Some(t) = &ev.tool {
+        line.push_str(&format!(" [{}]", t.name));
+    }
+    if let Some(t) = &ev.text {
+        line.push_str("  ");
+        line.push_str(&one_line(t, 120));
+    }
+    for (label, ids) in [
+        ("refs", &ev.refs),
+        ("supersedes", &ev.supersedes),
+        ("resolves", &ev.resolves),
+    ] {
+        if !ids.is_empty() {
+            let list: Vec<String> = ids.iter().map(ToString::to_string).collect();
+            line.push_str(&format!("  {label}:{}", list.join(",")));
+        }
+    }
+    if !ev.artifact.is_empty() {
+        line.push_str(&format!("  artifacts:{}", ev.artifact.len()));
+    }
+    line
+}
+
+pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
+    let kinds = args
+        .kind
+        .iter()
+        .map(|k| remaind_ledger::parse_kind(k.trim()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let filter = Filter {
+        kinds,
+        min_importance: args.min_importance,
+    };
+    let ctx = global.context()?;
+    let ledger = Ledger::open(ctx.root())?;
+    let events = match (args.from, args.before) {
+        (Some(from), _) => ledger.range_filtered(from, args.limit, &filter)?,
+        (None, Some(before)) => ledger.before_filtered(before, args.limit, &filter)?,
+        (None, None) => {
+            let (head, _) = ledger.head()?;
+            ledger.before_filtered(head + 1, args.limit, &filter)?
+        }
+    };
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let res = events.iter().try_for_each(|ev| {
+        if args.json {
+            let line = serde_json::to_string(ev).map_err(std::io::Error::other)?;
+            writeln!(out, "{line}")
+        } else {
+            writeln!(out, "{}", readable(ev))
+        }
+    });
+    res.and_then(|()| out.flush())
+        .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}

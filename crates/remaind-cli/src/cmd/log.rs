@@ -1,0 +1,193 @@
+//! `remaind log`.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use camino::Utf8PathBuf;
+use remaind_ledger::{AppendRequest, EventId, Ledger};
+use serde_json::{Map, Value};
+
+use crate::cli_error::CliError;
+use crate::global::Global;
+
+impl From<remaind_ledger::Error> for CliError {
+    fn from(err: remaind_ledger::Error) -> Self {
+        if err.is_invalid_input() {
+            CliError::invalid(err.to_string())
+        } else {
+            CliError::runtime(err.to_string())
+        }
+    }
+}
+
+/// Append events to the ledger: from flags, one JSON event, or JSON Lines on stdin (one batch,
+/// one fsync). Every event is validated and redacted before it touches disk; on invalid input
+/// nothing is written (exit 2). Prints the assigned id(s).
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+remaind log --kind decision --text \"Use SQLite for the index\" --refs e12,e14\n  \
+remaind log --kind correction --text \"The port is 8443\" --supersedes e31\n  \
+remaind log --kind tool_result --tool pytest --output-file out.txt --refs e40\n  \
+remaind log --json-event '{\"kind\":\"next_step\",\"text\":\"Run the migration\"}'\n  \
+jq -c '.[]' events.json | remaind log --stdin\n\n\
+Kinds: user_message, assistant_message, tool_call, tool_result, note, trace, decision, \
+constraint, file_change, result, blocker, correction, remember, next_step.")]
+pub(crate) struct Args {
+    /// The event's kind, e.g. `decision` (required unless --json-event or --stdin).
+    #[arg(long, value_name = "KIND")]
+    kind: Option<String>,
+    /// The event's text.
+    #[arg(long, value_name = "TEXT")]
+    text: Option<String>,
+    /// Importance 0..=3 (default by kind).
+    #[arg(long, value_name = "N")]
+    importance: Option<u8>,
+    /// Who produced it: user, assistant, a tool or agent name.
+    #[arg(long, value_name = "NAME")]
+    actor: Option<String>,
+    /// Ids this event replaces (comma-separated or repeated).
+    #[arg(long, value_name = "IDS", value_delimiter = ',')]
+    supersedes: Vec<String>,
+    /// Ids this event closes (comma-separated or repeated).
+    #[arg(long, value_name = "IDS", value_delimiter = ',')]
+    resolves: Vec<String>,
+    /// Ids this event refers to (comma-separated or repeated).
+    #[arg(long, value_name = "IDS", value_delimiter = ',')]
+    refs: Vec<String>,
+    /// The tool involved (its name, as in tools.yaml).
+    #[arg(long, value_name = "NAME")]
+    tool: Option<String>,
+    /// Any JSON object to attach as `data`.
+    #[arg(long, value_name = "JSON")]
+    data: Option<String>,
+    /// A file holding the tool's output (text or binary; large or binary output goes to
+    /// artifacts/). Needs --tool, or a `tool` in --json-event.
+    #[arg(long, value_name = "FILE")]
+    output_file: Option<Utf8PathBuf>,
+    /// The whole event as one JSON object.
+    #[arg(
+        long,
+        value_name = "JSON",
+        conflicts_with_all = ["kind", "text", "importance", "actor", "supersedes", "resolves", "refs", "tool", "data", "stdin"]
+    )]
+    json_event: Option<String>,
+    /// Read JSON Lines from stdin, one event per line, appended as one batch (all or nothing).
+    #[arg(
+        long,
+        conflicts_with_all = ["kind", "text", "importance", "actor", "supersedes", "resolves", "refs", "tool", "data", "output_file"]
+    )]
+    stdin: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn ids(list: &[String]) -> Value {
+    Value::Array(
+        list.iter()
+            .map(|s| Value::String(s.trim().to_owned()))
+            .collect(),
+    )
+}
+
+/// The flags as the JSON object a caller would give, so flag and JSON input share one set of
+/// checks and messages.
+fn flags_event(args: &Args) -> Result<Value, CliError> {
+    let Some(kind) = &args.kind else {
+        return Err(CliError::invalid(
+            "give --kind (or --json-event JSON, or --stdin); see `remaind log --help`",
+        ));
+    };
+    let mut obj = Map::new();
+    obj.insert("kind".into(), Value::String(kind.clone()));
+    if let Some(t) = &args.text {
+        obj.insert("text".into(), Value::String(t.clone()));
+    }
+    if let Some(a) = &args.actor {
+        obj.insert("actor".into(), Value::String(a.clone()));
+    }
+    if let Some(i) = args.importance {
+        obj.insert("importance".into(), Value::from(i));
+    }
+    if let Some(d) = &args.data {
+        let v: Value = serde_json::from_str(d)
+            .map_err(|e| CliError::invalid(format!("field `data`: malformed JSON: {e}")))?;
+        obj.insert("data".into(), v);
+    }
+    for (key, list) in [
+        ("refs", &args.refs),
+        ("supersedes", &args.supersedes),
+        ("resolves", &args.resolves),
+    ] {
+        if !list.is_empty() {
+            obj.insert(key.into(), ids(list));
+        }
+    }
+    if let Some(t) = &args.tool {
+        let mut tool = Map::new();
+        tool.insert("name".into(), Value::String(t.clone()));
+        obj.insert("tool".into(), Value::Object(tool));
+    }
+    Ok(Value::Object(obj))
+}
+
+fn print_ids(ids: &[EventId], json: bool) -> Result<(), CliError> {
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let res = if json {
+        let list: Vec<String> = ids.iter().map(ToString::to_string).collect();
+        let v = if list.len() == 1 {
+            serde_json::json!({ "id": list[0], "ids": list })
+        } else {
+            serde_json::json!({ "ids": list })
+        };
+        writeln!(out, "{v}")
+    } else {
+        ids.iter().try_for_each(|id| writeln!(out, "{id}"))
+    };
+    res.and_then(|()| out.flush())
+        .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))
+}
+
+pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
+    // Check and read all input before opening (and possibly recovering) the ledger.
+    let output_bytes = match &args.output_file {
+        Some(f) => Some(
+            std::fs::read(f)
+                .map_err(|e| CliError::invalid(format!("--output-file {f}: cannot read: {e}")))?,
+        ),
+        None => None,
+    };
+    if args.stdin {
+        let mut input = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut input)
+            .map_err(|e| CliError::runtime(format!("cannot read stdin: {e}")))?;
+        if input.iter().all(u8::is_ascii_whitespace) {
+            return Err(CliError::invalid(
+                "--stdin: no events on stdin (expected JSON Lines)",
+            ));
+        }
+        let ctx = global.context()?;
+        let ledger = Ledger::open(ctx.root())?;
+        // One batch: all lines are checked before any is written; errors name the line.
+        let ids = ledger.append_json_lines(&input)?;
+        print_ids(&ids, args.json)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let value = match &args.json_event {
+        Some(j) => serde_json::from_str(j)
+            .map_err(|e| CliError::invalid(format!("--json-event: malformed JSON: {e}")))?,
+        None => flags_event(&args)?,
+    };
+    let event = remaind_ledger::new_event_from_value(value)?;
+    let ctx = global.context()?;
+    let ledger = Ledger::open(ctx.root())?;
+    let id = ledger.append_request(AppendRequest {
+        event,
+        output_bytes,
+    })?;
+    print_ids(&[id], args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
