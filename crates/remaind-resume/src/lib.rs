@@ -12,3 +12,14 @@ pub mod layout;
 
 pub use error::Error;
 pub use layout::{ContextDir, discover};
+
+mod conv;
+pub mod framing;
+pub mod gate;
+pub mod monitor;
+pub mod packet;
+pub mod rollback;
+pub mod status;
+pub mod thresholds;
+pub mod tokens;
+pub mod tools;

@@ -1,0 +1,880 @@
+//! The resume packet (`active/resume_packet.md`, SPEC.md section 7) and the inputs of its gate.
+//!
+//! # What a packet holds, in this order
+//!
+//! 1. the latest user instruction, verbatim from the ledger: the last `user_message` after
+//!    the state's `through_seq` if there is one, else the event the state names (read from
+//!    the ledger by position, not from the state's copy);
+//! 2. the runtime framing (`framing.json`);
+//! 3. the next step: the latest active `next_step` event after the state, else the state's;
+//! 4. importance-3 items: the state's `remember` items still current, and every current
+//!    importance-3 event after the state;
+//! 5. the state, rendered as Markdown;
+//! 6. the handover, verbatim;
+//! 7. the raw events after `through_seq`.
+//!
+//! # Budget
+//!
+//! The packet is counted with the configured tokenizer. While it is over the budget, parts
+//! are dropped lowest authority first (SPEC.md section 2): the handover, then the state, then
+//! raw events (lowest importance first, oldest first), then importance-3 items (the state's
+//! first), then the next step, then the framing. The latest user instruction is never dropped;
+//! if it alone is over the budget, the packet holds it anyway and says so (`over_budget`).
+//!
+//! # Cost
+//!
+//! Only the events after `through_seq` are read (a positional read starting there), plus the
+//! single event the state names as the latest instruction and the chain hash at
+//! `through_seq`. The cost grows with the uncompacted tail, never with the whole ledger.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use remaind_ledger::{Event, EventId, Kind, Ledger, Statuses};
+use remaind_validate::State;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::Error;
+use crate::conv::{atomic_err, ledger_err, open_ledger, open_store};
+use crate::framing::{self, Framing};
+use crate::gate::{Confidence, ConfidenceInputs, Gate, NextTool, Reason, ReasonCode};
+use crate::layout::{ContextDir, HANDOVER_FILE, PACKET_FILE, STATE_FILE};
+use crate::thresholds::Thresholds;
+use crate::tools::ToolPolicy;
+
+/// How many tokens the packet may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// `resume_budget_tokens` from `thresholds.json`.
+    Configured,
+    /// This many tokens.
+    Tokens(u64),
+    /// No limit: everything a resume would load (what `monitor` counts).
+    Unlimited,
+}
+
+/// Where a packet item came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// An event after the state's `through_seq`.
+    Ledger,
+    /// The accepted state (the text still read from the ledger for the instruction).
+    State,
+}
+
+/// The latest user instruction as the packet carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatestInstruction {
+    /// The `user_message` event.
+    pub event: EventId,
+    /// Its text, byte for byte from the ledger.
+    pub text: String,
+    /// Found after the state (`ledger`) or through the state's reference (`state`).
+    pub source: Source,
+}
+
+/// The next planned step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlannedStep {
+    /// What to do next.
+    pub text: String,
+    /// The events it rests on.
+    pub events: Vec<EventId>,
+    /// The tool it plans to use, if named.
+    pub tool: Option<String>,
+    /// From a `next_step` event after the state, or from the state.
+    pub source: Source,
+}
+
+/// What the budget left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dropped {
+    /// The handover was left out.
+    pub handover: bool,
+    /// The state was left out.
+    pub state: bool,
+    /// Raw events left out.
+    pub events: Vec<EventId>,
+    /// Importance-3 items left out.
+    pub remember_items: u64,
+    /// The next step was left out.
+    pub next_step: bool,
+    /// The framing was left out.
+    pub framing: bool,
+}
+
+impl Dropped {
+    fn any(&self) -> bool {
+        self.handover
+            || self.state
+            || !self.events.is_empty()
+            || self.remember_items > 0
+            || self.next_step
+            || self.framing
+    }
+}
+
+/// A built resume packet and its gate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resume {
+    /// The packet, Markdown.
+    pub packet: String,
+    /// Its tokens, counted with `tokenizer`.
+    pub tokens: u64,
+    /// The budget it was built for (`None`: unlimited).
+    pub budget: Option<u64>,
+    /// True when even the minimal packet (the latest instruction) is over the budget.
+    pub over_budget: bool,
+    /// The tokenizer.
+    pub tokenizer: String,
+    /// The context window.
+    pub window: u64,
+    /// The ledger head.
+    pub head_seq: u64,
+    /// The accepted state's `through_seq`, if there is a readable state.
+    pub through_seq: Option<u64>,
+    /// Events after the state.
+    pub tail_events: u64,
+    /// The latest user instruction.
+    pub latest_instruction: Option<LatestInstruction>,
+    /// The next step.
+    pub next_step: Option<PlannedStep>,
+    /// What the budget left out.
+    pub dropped: Dropped,
+    /// The gate's verdict.
+    pub gate: Gate,
+}
+
+/// What a resume reads: the state, the handover, the framing and the tail of the ledger.
+struct Inputs {
+    head: u64,
+    state: Option<State>,
+    state_bytes: Option<Vec<u8>>,
+    handover: Option<String>,
+    framing: Option<Framing>,
+    /// Events after `through_seq` (empty when `through_seq` is past the head).
+    tail: Vec<Event>,
+    statuses: Statuses,
+    reasons: Vec<Reason>,
+}
+
+fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, Error> {
+    let store = open_store(ctx)?;
+    let (head, _) = ledger.head().map_err(|e| ledger_err(ctx, e))?;
+    let state_bytes = store.read(STATE_FILE).map_err(atomic_err)?;
+    let handover = store
+        .read(HANDOVER_FILE)
+        .map_err(atomic_err)?
+        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let framing = framing::load(ctx)?;
+    let mut reasons = Vec::new();
+    let state = match &state_bytes {
+        None => None,
+        Some(bytes) => match serde_json::from_slice::<State>(bytes) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                reasons.push(Reason {
+                    code: ReasonCode::StateUnreadable,
+                    message: format!(
+                        "active/state.json is not a valid state ({e}); roll it back with `remaind rollback` or compact again"
+                    ),
+                    events: Vec::new(),
+                });
+                None
+            }
+        },
+    };
+    let through = state.as_ref().map_or(0, |s| s.through_seq);
+    let tail = if through < head {
+        ledger
+            .range(through + 1, usize::MAX)
+            .map_err(|e| ledger_err(ctx, e))?
+    } else {
+        Vec::new()
+    };
+    let statuses = Statuses::from_events(&tail);
+    Ok(Inputs {
+        head,
+        state,
+        state_bytes,
+        handover,
+        framing,
+        tail,
+        statuses,
+        reasons,
+    })
+}
+
+/// The ledger/state/handover conflicts.
+fn conflicts(ctx: &ContextDir, ledger: &Ledger, inp: &Inputs) -> Result<Vec<Reason>, Error> {
+    let mut out = Vec::new();
+    let head = inp.head;
+    if let Some(state) = &inp.state {
+        if state.through_seq > head {
+            out.push(Reason {
+                code: ReasonCode::ThroughSeqPastHead,
+                message: format!(
+                    "state.json covers through e{} but the ledger ends at e{head}; the state belongs to another ledger — roll it back or compact again",
+                    state.through_seq
+                ),
+                events: Vec::new(),
+            });
+        } else {
+            let digest = ledger
+                .digest_at(state.through_seq)
+                .map_err(|e| ledger_err(ctx, e))?;
+            if digest.as_deref() != Some(state.log_digest.as_str()) {
+                out.push(Reason {
+                    code: ReasonCode::DigestMismatch,
+                    message: format!(
+                        "state.json's log_digest {} is not the ledger's chain hash at e{} ({}); the state was made from another log — compact again",
+                        state.log_digest,
+                        state.through_seq,
+                        digest.as_deref().unwrap_or("none")
+                    ),
+                    events: (state.through_seq > 0)
+                        .then_some(EventId(state.through_seq))
+                        .into_iter()
+                        .collect(),
+                });
+            }
+        }
+        match &inp.handover {
+            None => out.push(Reason {
+                code: ReasonCode::HandoverBinding,
+                message: "state.json has no handover.md beside it; compact again or roll back"
+                    .to_owned(),
+                events: Vec::new(),
+            }),
+            Some(text) => {
+                let sha = hex::encode(Sha256::digest(inp.state_bytes.as_deref().unwrap_or(&[])));
+                match remaind_validate::handover::parse_binding(text) {
+                    None => out.push(Reason {
+                        code: ReasonCode::HandoverBinding,
+                        message: "handover.md has no binding line (`<!-- remaind:handover state_sha256=… through_seq=… -->`); it cannot be tied to state.json".to_owned(),
+                        events: Vec::new(),
+                    }),
+                    Some(b) if b.state_sha256 != sha || b.through_seq != state.through_seq => {
+                        out.push(Reason {
+                            code: ReasonCode::HandoverBinding,
+                            message: format!(
+                                "handover.md is bound to state sha256 {} through e{}, but state.json has sha256 {sha} through e{}; they were not written together",
+                                b.state_sha256, b.through_seq, state.through_seq
+                            ),
+                            events: Vec::new(),
+                        });
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    } else if inp.handover.is_some() && inp.state_bytes.is_none() {
+        out.push(Reason {
+            code: ReasonCode::HandoverBinding,
+            message:
+                "handover.md exists but state.json does not; the handover is bound to no state"
+                    .to_owned(),
+            events: Vec::new(),
+        });
+    }
+    let mut missing = BTreeSet::new();
+    if let Some(state) = &inp.state {
+        for (_, id) in state.current_citations() {
+            if id.seq() > head || id.seq() == 0 {
+                missing.insert(id);
+            }
+        }
+        for link in state.superseded.iter().chain(&state.resolved) {
+            for id in [link.event, link.by] {
+                if id.seq() > head || id.seq() == 0 {
+                    missing.insert(id);
+                }
+            }
+        }
+    }
+    if let Some(text) = &inp.handover {
+        for id in remaind_validate::handover::citations(text) {
+            if id.seq() > head || id.seq() == 0 {
+                missing.insert(id);
+            }
+        }
+    }
+    if !missing.is_empty() {
+        let ids: Vec<EventId> = missing.into_iter().collect();
+        out.push(Reason {
+            code: ReasonCode::MissingCitation,
+            message: format!(
+                "the state or handover cites {} event(s) the ledger (head e{head}) does not hold: {}",
+                ids.len(),
+                join_ids(&ids)
+            ),
+            events: ids,
+        });
+    }
+    Ok(out)
+}
+
+fn join_ids(ids: &[EventId]) -> String {
+    ids.iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn latest_instruction(
+    ctx: &ContextDir,
+    ledger: &Ledger,
+    inp: &Inputs,
+) -> Result<Option<LatestInstruction>, Error> {
+    if let Some(ev) = inp.tail.iter().rev().find(|e| e.kind == Kind::UserMessage) {
+        return Ok(Some(LatestInstruction {
+            event: ev.id,
+            text: ev.text.clone().unwrap_or_default(),
+            source: Source::Ledger,
+        }));
+    }
+    let Some(named) = inp
+        .state
+        .as_ref()
+        .and_then(|s| s.latest_user_instruction.as_ref())
+    else {
+        return Ok(None);
+    };
+    if named.event.seq() > inp.head {
+        return Ok(None);
+    }
+    let ev = ledger
+        .get(named.event.seq())
+        .map_err(|e| ledger_err(ctx, e))?;
+    Ok(ev
+        .filter(|e| e.kind == Kind::UserMessage)
+        .map(|e| LatestInstruction {
+            event: e.id,
+            text: e.text.unwrap_or_default(),
+            source: Source::State,
+        }))
+}
+
+fn tool_of(ev: &Event) -> Option<String> {
+    ev.tool.as_ref().map(|t| t.name.clone()).or_else(|| {
+        ev.data
+            .as_ref()
+            .and_then(|d| d.get("tool"))
+            .and_then(|t| t.as_str())
+            .map(str::to_owned)
+    })
+}
+
+fn next_step(inp: &Inputs) -> Option<PlannedStep> {
+    if let Some(ev) = inp
+        .tail
+        .iter()
+        .rev()
+        .find(|e| e.kind == Kind::NextStep && inp.statuses.is_current(e.id))
+    {
+        return Some(PlannedStep {
+            text: ev.text.clone().unwrap_or_default(),
+            events: vec![ev.id],
+            tool: tool_of(ev),
+            source: Source::Ledger,
+        });
+    }
+    let step = inp.state.as_ref()?.next_step.as_ref()?;
+    // A later event that resolves or supersedes what the step rests on makes it stale.
+    if step.events.iter().any(|id| !inp.statuses.is_current(*id)) {
+        return None;
+    }
+    Some(PlannedStep {
+        text: step.text.clone(),
+        events: step.events.clone(),
+        tool: step.tool.clone(),
+        source: Source::State,
+    })
+}
+
+/// One droppable part of the packet.
+struct Unit {
+    /// Lower drops first.
+    rank: (u8, u64, u64),
+    text: String,
+    tokens: u64,
+    kept: bool,
+    what: UnitKind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum UnitKind {
+    Framing,
+    NextStep,
+    Remember { from_state: bool },
+    State,
+    Handover,
+    Event(EventId),
+}
+
+fn indent_continuation(text: &str) -> String {
+    text.replace('\n', "\n  ")
+}
+
+fn render_event(ev: &Event) -> String {
+    let mut s = format!(
+        "- [{}] {} {} (importance {}",
+        ev.id, ev.ts, ev.kind, ev.importance
+    );
+    if let Some(actor) = &ev.actor {
+        let _ = write!(s, ", {actor}");
+    }
+    s.push(')');
+    if let Some(text) = &ev.text {
+        s.push_str(": ");
+        s.push_str(&indent_continuation(text));
+    }
+    for (name, ids) in [
+        ("refs", &ev.refs),
+        ("supersedes", &ev.supersedes),
+        ("resolves", &ev.resolves),
+    ] {
+        if !ids.is_empty() {
+            let _ = write!(s, " {name}=[{}]", join_ids(ids));
+        }
+    }
+    if let Some(tool) = &ev.tool {
+        let _ = write!(s, " tool={}", tool.name);
+        if !tool.input.is_null() {
+            let _ = write!(s, " input={}", tool.input);
+        }
+        if !tool.output.is_null() {
+            let _ = write!(s, " output={}", tool.output);
+        }
+    }
+    if let Some(data) = &ev.data {
+        let _ = write!(s, " data={}", serde_json::Value::Object(data.clone()));
+    }
+    for a in &ev.artifact {
+        let _ = write!(
+            s,
+            " artifact={} ({} bytes, {})",
+            a.path, a.bytes, a.media_type
+        );
+    }
+    s.push('\n');
+    s
+}
+
+fn cite(ids: &[EventId]) -> String {
+    ids.iter().map(|i| format!("[{i}]")).collect::<String>()
+}
+
+fn render_state(state: &State) -> String {
+    let mut s = format!(
+        "## State (through e{}, by {}, {})\n\n",
+        state.through_seq, state.compactor, state.generated_at
+    );
+    let sections: [(&str, &[remaind_validate::Item]); 8] = [
+        ("Goal", &state.goal),
+        ("Remember", &state.remember),
+        ("Decisions", &state.decisions),
+        ("Constraints", &state.constraints),
+        ("Blockers", &state.blockers),
+        ("Completed work", &state.completed_work),
+        ("Files changed", &state.files_changed),
+        ("Open loops", &state.open_loops),
+    ];
+    if let Some(i) = &state.latest_user_instruction {
+        let _ = writeln!(s, "- latest user instruction: [{}]", i.event);
+    }
+    if let Some(step) = &state.next_step {
+        let _ = write!(
+            s,
+            "- next step: {} {}",
+            indent_continuation(&step.text),
+            cite(&step.events)
+        );
+        if let Some(tool) = &step.tool {
+            let _ = write!(s, " (tool: {tool})");
+        }
+        s.push('\n');
+    }
+    for (title, items) in sections {
+        if items.is_empty() {
+            continue;
+        }
+        let _ = writeln!(s, "\n### {title}\n");
+        for item in items {
+            let _ = writeln!(
+                s,
+                "- {} {}",
+                indent_continuation(&item.text),
+                cite(&item.events)
+            );
+        }
+    }
+    if !state.superseded.is_empty() || !state.resolved.is_empty() {
+        s.push_str("\n### History (not current)\n\n");
+        for l in &state.superseded {
+            let _ = writeln!(s, "- [{}] superseded by [{}]", l.event, l.by);
+        }
+        for l in &state.resolved {
+            let _ = writeln!(s, "- [{}] resolved by [{}]", l.event, l.by);
+        }
+    }
+    s
+}
+
+/// The instruction block exactly as it appears in a packet.
+fn instruction_block(ins: &LatestInstruction) -> String {
+    format!("[{}]\n{}\n", ins.event, ins.text)
+}
+
+struct Assembly {
+    header: String,
+    instruction: String,
+    units: Vec<Unit>,
+    tail_range: Option<(u64, u64)>,
+}
+
+impl Assembly {
+    fn render(&self) -> String {
+        let mut out = self.header.clone();
+        out.push_str("\n## Latest user instruction\n\n");
+        out.push_str(&self.instruction);
+        let kept =
+            |k: fn(&UnitKind) -> bool| self.units.iter().filter(move |u| u.kept && k(&u.what));
+        let section =
+            |out: &mut String, title: &str, k: fn(&UnitKind) -> bool, empty: Option<&str>| {
+                let mut any = false;
+                for u in kept(k) {
+                    if !any {
+                        let _ = write!(out, "\n## {title}\n\n");
+                        any = true;
+                    }
+                    out.push_str(&u.text);
+                }
+                if let (false, Some(e)) = (any, empty) {
+                    let _ = write!(out, "\n## {title}\n\n{e}\n");
+                }
+            };
+        section(
+            &mut out,
+            "Runtime framing",
+            |k| matches!(k, UnitKind::Framing),
+            None,
+        );
+        section(
+            &mut out,
+            "Next step",
+            |k| matches!(k, UnitKind::NextStep),
+            None,
+        );
+        section(
+            &mut out,
+            "Must remember (importance 3)",
+            |k| matches!(k, UnitKind::Remember { .. }),
+            None,
+        );
+        for k in [UnitKind::State, UnitKind::Handover] {
+            for u in self.units.iter().filter(|u| u.kept && u.what == k) {
+                out.push('\n');
+                out.push_str(&u.text);
+            }
+        }
+        if let Some((from, to)) = self.tail_range {
+            let _ = write!(out, "\n## Events since the state (e{from}–e{to})\n\n");
+            let dropped: Vec<EventId> = self
+                .units
+                .iter()
+                .filter_map(|u| match u.what {
+                    UnitKind::Event(id) if !u.kept => Some(id),
+                    _ => None,
+                })
+                .collect();
+            if !dropped.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "({} event(s) left out for the budget; read them with `remaind events --from {}`)\n",
+                    dropped.len(),
+                    dropped[0].seq()
+                );
+            }
+            for u in kept(|k| matches!(k, UnitKind::Event(_))) {
+                out.push_str(&u.text);
+            }
+        }
+        out
+    }
+}
+
+/// Builds the packet and runs the gate without writing anything.
+pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
+    let thresholds = Thresholds::load(&ctx.thresholds_path())?;
+    let tools = ToolPolicy::load(&ctx.tools_path())?;
+    let ledger = open_ledger(ctx)?;
+    let inp = read_inputs(ctx, &ledger)?;
+    let mut reasons = inp.reasons.clone();
+    reasons.extend(conflicts(ctx, &ledger, &inp)?);
+    let conflict = reasons.iter().any(|r| r.code.is_conflict());
+    let instruction = latest_instruction(ctx, &ledger, &inp)?;
+    let step = next_step(&inp);
+    let tokenizer = thresholds.tokenizer;
+    let budget_tokens = match budget {
+        Budget::Configured => Some(thresholds.resume_budget_tokens),
+        Budget::Tokens(n) => Some(n),
+        Budget::Unlimited => None,
+    };
+    let through = inp.state.as_ref().map(|s| s.through_seq);
+
+    // Fixed parts.
+    let header = match through {
+        Some(t) => format!(
+            "# Resume packet\n\nLedger head e{}; accepted state through e{t}. Authority when sources disagree: the latest user instruction, then the ledger events, then the state, then the handover.\n",
+            inp.head
+        ),
+        None => format!(
+            "# Resume packet\n\nLedger head e{}; no accepted state yet. Authority when sources disagree: the latest user instruction, then the ledger events.\n",
+            inp.head
+        ),
+    };
+    let instruction_text = match &instruction {
+        Some(i) => instruction_block(i),
+        None => "(no user_message in the ledger)\n".to_owned(),
+    };
+
+    // Droppable parts; rank = (class, importance, seq): lower drops first.
+    let mut units = Vec::new();
+    let mut unit = |rank: (u8, u64, u64), text: String, what: UnitKind| {
+        let tokens = tokenizer.count(&text);
+        units.push(Unit {
+            rank,
+            text,
+            tokens,
+            kept: true,
+            what,
+        });
+    };
+    if let Some(text) = &inp.handover {
+        unit(
+            (0, 0, 0),
+            format!("## Handover\n\n{}\n", text.trim_end()),
+            UnitKind::Handover,
+        );
+    }
+    if let Some(state) = &inp.state {
+        unit((1, 0, 0), render_state(state), UnitKind::State);
+    }
+    let mut tail_tokens = 0;
+    for ev in &inp.tail {
+        if ev.kind == Kind::Monitor {
+            continue;
+        }
+        let text = if instruction.as_ref().is_some_and(|i| i.event == ev.id) {
+            format!(
+                "- [{}] {} {} (importance {}): (the latest user instruction, quoted above)\n",
+                ev.id, ev.ts, ev.kind, ev.importance
+            )
+        } else {
+            render_event(ev)
+        };
+        let rank = (2, u64::from(ev.importance), ev.seq);
+        unit(rank, text, UnitKind::Event(ev.id));
+    }
+    let remember_state: Vec<&remaind_validate::Item> = inp
+        .state
+        .iter()
+        .flat_map(|s| s.remember.iter())
+        .filter(|item| item.events.iter().all(|id| inp.statuses.is_current(*id)))
+        .collect();
+    for (i, item) in remember_state.iter().enumerate() {
+        unit(
+            (3, 0, i as u64),
+            format!(
+                "- {} {}\n",
+                indent_continuation(&item.text),
+                cite(&item.events)
+            ),
+            UnitKind::Remember { from_state: true },
+        );
+    }
+    let step_ids: Vec<EventId> = step.as_ref().map(|s| s.events.clone()).unwrap_or_default();
+    for ev in &inp.tail {
+        if ev.importance == 3
+            && inp.statuses.is_current(ev.id)
+            && !step_ids.contains(&ev.id)
+            && instruction.as_ref().is_none_or(|i| i.event != ev.id)
+        {
+            unit(
+                (4, 0, ev.seq),
+                format!(
+                    "- {} [{}] ({})\n",
+                    indent_continuation(ev.text.as_deref().unwrap_or("")),
+                    ev.id,
+                    ev.kind
+                ),
+                UnitKind::Remember { from_state: false },
+            );
+        }
+    }
+    let step_text = match &step {
+        Some(s) => {
+            let mut t = format!("- {} {}", indent_continuation(&s.text), cite(&s.events));
+            if let Some(tool) = &s.tool {
+                let _ = write!(t, " (tool: {tool})");
+            }
+            t.push('\n');
+            t
+        }
+        None => "- (none: neither the state nor an active next_step event names one)\n".to_owned(),
+    };
+    unit((5, 0, 0), step_text, UnitKind::NextStep);
+    let framing_text = match &inp.framing {
+        Some(f) => f.to_markdown(),
+        None => "- (no framing recorded; run `remaind frame`)\n".to_owned(),
+    };
+    unit((6, 0, 0), framing_text, UnitKind::Framing);
+    for u in &units {
+        if matches!(u.what, UnitKind::Event(_)) {
+            tail_tokens += u.tokens;
+        }
+    }
+
+    let tail_range = inp
+        .tail
+        .first()
+        .zip(inp.tail.last())
+        .map(|(a, b)| (a.seq, b.seq));
+    let mut asm = Assembly {
+        header,
+        instruction: instruction_text,
+        units,
+        tail_range,
+    };
+
+    // Apply the budget: drop by rank using per-part counts, then verify on the whole text.
+    let mut order: Vec<usize> = (0..asm.units.len()).collect();
+    order.sort_by_key(|&i| asm.units[i].rank);
+    let mut next_drop = 0;
+    let mut packet = asm.render();
+    let mut tokens = tokenizer.count(&packet);
+    let mut over_budget = false;
+    if let Some(limit) = budget_tokens {
+        let mut estimate = tokens;
+        while estimate > limit && next_drop < order.len() {
+            let u = &mut asm.units[order[next_drop]];
+            u.kept = false;
+            estimate = estimate.saturating_sub(u.tokens);
+            next_drop += 1;
+        }
+        packet = asm.render();
+        tokens = tokenizer.count(&packet);
+        while tokens > limit && next_drop < order.len() {
+            asm.units[order[next_drop]].kept = false;
+            next_drop += 1;
+            packet = asm.render();
+            tokens = tokenizer.count(&packet);
+        }
+        over_budget = tokens > limit;
+    }
+
+    let mut dropped = Dropped::default();
+    for u in asm.units.iter().filter(|u| !u.kept) {
+        match u.what {
+            UnitKind::Handover => dropped.handover = true,
+            UnitKind::State => dropped.state = true,
+            UnitKind::Event(id) => dropped.events.push(id),
+            UnitKind::Remember { .. } => dropped.remember_items += 1,
+            UnitKind::NextStep => dropped.next_step = true,
+            UnitKind::Framing => dropped.framing = true,
+        }
+    }
+    dropped.events.sort();
+
+    // The gate.
+    if step.is_none() {
+        reasons.push(Reason {
+            code: ReasonCode::NoNextStep,
+            message: "there is no next step: the state names none (or a later event resolved it) and no active next_step event follows it; log one with `remaind log --kind next_step`".to_owned(),
+            events: Vec::new(),
+        });
+    }
+    match &instruction {
+        Some(i) if packet.contains(&instruction_block(i)) => {}
+        Some(i) => reasons.push(Reason {
+            code: ReasonCode::InstructionNotInPacket,
+            message: format!("the latest user instruction [{}] is not in the packet", i.event),
+            events: vec![i.event],
+        }),
+        None => reasons.push(Reason {
+            code: ReasonCode::InstructionNotInPacket,
+            message: match inp.state.as_ref().and_then(|s| s.latest_user_instruction.as_ref()) {
+                Some(named) => format!(
+                    "the state names {} as the latest user instruction but the ledger holds no such user_message",
+                    named.event
+                ),
+                None => "the ledger holds no user_message: there is no latest user instruction to resume from".to_owned(),
+            },
+            events: Vec::new(),
+        }),
+    }
+    let last_compaction = inp
+        .tail
+        .iter()
+        .rposition(|e| e.kind == Kind::Compaction)
+        .map_or(0, |i| i + 1);
+    let rejected = inp.tail[last_compaction..]
+        .iter()
+        .filter(|e| e.kind == Kind::Validation)
+        .count() as u64;
+    let confidence = Confidence::compute(&ConfidenceInputs {
+        has_state: inp.state.is_some(),
+        tail_tokens,
+        window: thresholds.context_window,
+        rejected_compactions: rejected,
+        dropped_events: dropped.events.len() as u64,
+        conflict,
+    });
+    let next_tool = step
+        .as_ref()
+        .and_then(|s| s.tool.as_ref())
+        .map(|name| NextTool {
+            name: name.clone(),
+            flags: tools
+                .flags(name)
+                .set_flags()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        });
+    let gate = Gate::decide(reasons, confidence, next_tool);
+    debug_assert!(!dropped.any() || budget_tokens.is_some());
+
+    Ok(Resume {
+        packet,
+        tokens,
+        budget: budget_tokens,
+        over_budget,
+        tokenizer: tokenizer.as_str().to_owned(),
+        window: thresholds.context_window,
+        head_seq: inp.head,
+        through_seq: through,
+        tail_events: inp.tail.len() as u64,
+        latest_instruction: instruction,
+        next_step: step,
+        dropped,
+        gate,
+    })
+}
+
+/// Builds the packet, writes it to `active/resume_packet.md` through the history store
+/// (unless it is byte-identical to the current one) and returns it with the gate's verdict.
+pub fn resume(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
+    let built = build(ctx, budget)?;
+    let store = open_store(ctx)?;
+    let current = store.read(PACKET_FILE).map_err(atomic_err)?;
+    if current.as_deref() != Some(built.packet.as_bytes()) {
+        store
+            .write(PACKET_FILE, built.packet.as_bytes())
+            .map_err(atomic_err)?;
+    }
+    Ok(built)
+}

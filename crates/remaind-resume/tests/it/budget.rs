@@ -1,0 +1,91 @@
+//! The packet budget: honoured with the tokenizer, lowest authority dropped first, the latest
+//! user instruction never dropped.
+
+use proptest::prelude::*;
+use remaind_resume::packet::{self, Budget};
+use serde_json::json;
+
+use crate::common;
+
+fn events(notes: &[(u8, usize)], instruction: &str) -> Vec<serde_json::Value> {
+    let mut evs =
+        vec![json!({"kind": "user_message", "text": "first instruction", "actor": "user"})];
+    for (i, (importance, words)) in notes.iter().enumerate() {
+        evs.push(json!({
+            "kind": "note",
+            "importance": importance,
+            "text": format!("note {i}: {}", "lorem ipsum ".repeat(*words)),
+        }));
+    }
+    evs.push(json!({"kind": "user_message", "text": instruction, "actor": "user"}));
+    evs.push(json!({"kind": "next_step", "text": "carry on", "data": {"tool": "grep"}}));
+    evs.push(json!({"kind": "note", "importance": 0, "text": "after the instruction"}));
+    evs
+}
+
+#[test]
+fn lowest_importance_and_oldest_events_drop_first() {
+    let (_tmp, ctx) = common::fresh();
+    common::append(
+        &ctx,
+        &events(&[(2, 50), (0, 50), (1, 50), (0, 50)], "do the thing"),
+    );
+    let full = packet::build(&ctx, Budget::Unlimited).unwrap();
+    let r = packet::build(&ctx, Budget::Tokens(full.tokens - 60)).unwrap();
+    assert!(r.tokens <= full.tokens - 60);
+    // e3 (importance 0, older) goes before e5 (importance 0) and before anything of importance 1+.
+    assert_eq!(r.dropped.events, [remaind_ledger::EventId(3)]);
+    let r = packet::build(&ctx, Budget::Tokens(full.tokens - 200)).unwrap();
+    assert!(r.dropped.events.contains(&remaind_ledger::EventId(3)));
+    assert!(r.dropped.events.contains(&remaind_ledger::EventId(5)));
+    assert!(!r.dropped.events.contains(&remaind_ledger::EventId(2)));
+    assert!(r.packet.contains("left out for the budget"));
+}
+
+#[test]
+fn a_tiny_budget_keeps_only_the_instruction() {
+    let (_tmp, ctx) = common::fresh();
+    let long = "Rewrite everything. ".repeat(100);
+    common::append(&ctx, &events(&[(1, 10)], &long));
+    let r = packet::build(&ctx, Budget::Tokens(10)).unwrap();
+    assert!(r.over_budget);
+    assert!(r.packet.contains(&long));
+    assert!(r.dropped.framing && r.dropped.next_step);
+    // Dropping the next step from the packet is not "no next step": the gate still sees it.
+    assert!(
+        r.gate
+            .reasons
+            .iter()
+            .all(|x| x.code.as_str() != "no_next_step")
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(32),
+        ..ProptestConfig::default()
+    })]
+
+    /// For any tail and any budget: the packet is within the budget unless the instruction
+    /// alone is over it, and the latest user instruction is always in it, verbatim.
+    #[test]
+    fn prop_budget_honoured_instruction_kept(
+        notes in proptest::collection::vec((0u8..=3, 0usize..40), 0..12),
+        instruction in "[a-zA-Z0-9 ,.!?\n]{1,200}",
+        budget in 1u64..1500,
+    ) {
+        let (_tmp, ctx) = common::fresh();
+        common::append(&ctx, &events(&notes, &instruction));
+        let r = packet::build(&ctx, Budget::Tokens(budget)).unwrap();
+        let ins = r.latest_instruction.clone().unwrap();
+        let block = format!("[{}]\n{}\n", ins.event, ins.text);
+        prop_assert!(r.packet.contains(&block));
+        if r.over_budget {
+            prop_assert!(r.tokens > budget);
+            prop_assert!(r.dropped.framing && r.dropped.next_step);
+        } else {
+            prop_assert!(r.tokens <= budget);
+        }
+        prop_assert!(r.gate.reasons.iter().all(|x| x.code.as_str() != "instruction_not_in_packet"));
+    }
+}
