@@ -269,20 +269,28 @@ impl Handover {
                 titles::HANDOVER
             ));
         }
-        let mut last_known: Option<usize> = None;
-        for (title, body) in finished {
-            if let Some(pos) = SECTION_TITLES.iter().position(|t| *t == title) {
-                match last_known {
-                    Some(prev) if prev == pos => out.problems.push(format!(
-                        "section `{title}` appears more than once; merge them"
-                    )),
-                    Some(prev) if prev > pos => out.problems.push(format!(
-                        "section `{title}` must come before `{}`",
-                        SECTION_TITLES[prev]
-                    )),
-                    _ => last_known = Some(pos),
-                }
+        let known: Vec<usize> = finished
+            .iter()
+            .filter_map(|(title, _)| SECTION_TITLES.iter().position(|t| t == title))
+            .collect();
+        let mut seen = [false; SECTION_TITLES.len()];
+        for &pos in &known {
+            if std::mem::replace(&mut seen[pos], true) {
+                out.problems.push(format!(
+                    "section `{}` appears more than once; merge them",
+                    SECTION_TITLES[pos]
+                ));
             }
+        }
+        if known.windows(2).any(|w| w[0] > w[1]) {
+            let found: Vec<&str> = known.iter().map(|&i| SECTION_TITLES[i]).collect();
+            out.problems.push(format!(
+                "sections are out of order ({}); write them in the order: {}",
+                found.join(", "),
+                SECTION_TITLES.join(", ")
+            ));
+        }
+        for (title, body) in finished {
             let citations = if title == titles::LATEST_USER_INSTRUCTION {
                 body.lines()
                     .find(|l| !l.trim().is_empty())

@@ -223,6 +223,19 @@ fn check_all(
             ),
         );
     }
+    if let Some(p) = prior {
+        let prior_digest = view.digest_at(p.through_seq)?;
+        if prior_digest.as_deref() != Some(p.log_digest.as_str()) {
+            report.fail(
+                Check::Binding,
+                Vec::new(),
+                format!(
+                    "the prior state's log_digest does not match this ledger at seq {after}: \
+                     pass the prior state accepted for this ledger"
+                ),
+            );
+        }
+    }
     report.checks_run.extend(Check::SIX);
 
     // ---- Gather: the tail and the prior's obligations --------------------------------------
@@ -308,11 +321,12 @@ fn check_all(
         handover.current_citations().map(|(_, id)| id).collect();
 
     // Citations of events this state does not cover (missing from its prefix).
-    let mut uncovered: BTreeMap<(Check, String), Vec<EventId>> = BTreeMap::new();
+    // Keyed (check, 0 = state / 1 = handover, place) so state findings come first.
+    let mut uncovered: BTreeMap<(Check, u8, String), Vec<EventId>> = BTreeMap::new();
     for (section, id) in &state_citations {
         if id.seq() > through {
             uncovered
-                .entry((state_owner(section), format!("state `{section}`")))
+                .entry((state_owner(section), 0, format!("state `{section}`")))
                 .or_default()
                 .push(*id);
         }
@@ -325,7 +339,7 @@ fn check_all(
             for id in [link.event, link.by] {
                 if id.seq() > through {
                     uncovered
-                        .entry((state_owner(name), format!("state `{name}`")))
+                        .entry((state_owner(name), 0, format!("state `{name}`")))
                         .or_default()
                         .push(id);
                 }
@@ -338,6 +352,7 @@ fn check_all(
                 uncovered
                     .entry((
                         handover_owner(&section.title),
+                        1,
                         format!("handover `{}`", section.title),
                     ))
                     .or_default()
@@ -345,7 +360,7 @@ fn check_all(
             }
         }
     }
-    for ((check, place), ids) in uncovered {
+    for ((check, _, place), ids) in uncovered {
         let reason = format!(
             "{place} cites {}, past through_seq {through}: cite only events the state covers",
             list(&ids)
@@ -627,13 +642,16 @@ fn check_all(
     }
 
     // ---- 6. no superseded memory presented as current -------------------------------------
-    let mut as_current: BTreeMap<String, (BTreeSet<EventId>, BTreeSet<EventId>)> = BTreeMap::new();
+    type Stale = (BTreeSet<EventId>, BTreeSet<EventId>);
+    let mut as_current: BTreeMap<(u8, String), Stale> = BTreeMap::new();
     for (section, id) in &state_citations {
         if matches!(*section, "next_step" | "latest_user_instruction") {
             continue; // owned by checks 3 and 4
         }
         let history_ok = matches!(*section, "completed_work" | "files_changed");
-        let entry = as_current.entry(format!("state `{section}`")).or_default();
+        let entry = as_current
+            .entry((0, format!("state `{section}`")))
+            .or_default();
         if is_superseded(id) {
             entry.0.insert(*id);
         } else if is_resolved(id) && !history_ok {
@@ -645,14 +663,16 @@ fn check_all(
             continue; // owned by checks 3 and 4
         }
         let history_ok = title == titles::COMPLETED_WORK || title == titles::FILES_CHANGED;
-        let entry = as_current.entry(format!("handover `{title}`")).or_default();
+        let entry = as_current
+            .entry((1, format!("handover `{title}`")))
+            .or_default();
         if is_superseded(&id) {
             entry.0.insert(id);
         } else if is_resolved(&id) && !history_ok {
             entry.1.insert(id);
         }
     }
-    for (place, (stale, done)) in as_current {
+    for ((_, place), (stale, done)) in as_current {
         if !stale.is_empty() {
             let ids: Vec<EventId> = stale.into_iter().collect();
             let reason = format!(

@@ -1,0 +1,9 @@
+//! Integration tests of remaind-validate: golden fixtures, parser and schema units, and the
+//! mutation property test.
+
+mod common;
+mod golden_validate;
+mod handover_parse;
+mod memory_ledger;
+mod prop_validator_mutations;
+mod schema_fields;
