@@ -352,6 +352,8 @@ impl Ledger {
     {
         let mut out = Vec::new();
         let mut ends = Vec::new();
+        // One time for the whole append: a batch is appended at one moment.
+        let ts = now_rfc3339();
         let mut ids = Vec::new();
         let mut pending = Vec::new();
         for (i, (n, p)) in items.into_iter().enumerate() {
@@ -369,7 +371,7 @@ impl Ledger {
             } = p;
             line.insert("seq".to_owned(), Value::from(seq));
             line.insert("id".to_owned(), Value::String(EventId(seq).to_string()));
-            line.insert("ts".to_owned(), Value::String(now_rfc3339()));
+            line.insert("ts".to_owned(), Value::String(ts.clone()));
             line.insert("prev".to_owned(), Value::String(std::mem::take(&mut prev)));
             let start = out.len();
             serde_json::to_writer(&mut out, &line)
