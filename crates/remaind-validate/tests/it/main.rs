@@ -4,6 +4,7 @@
 mod common;
 mod golden_validate;
 mod handover_parse;
+mod incremental_reads;
 mod memory_ledger;
 mod prop_validator_mutations;
 mod schema_fields;
