@@ -9,7 +9,8 @@
 //! HMAC-SHA256(project key, secret): equal secrets get equal placeholders within a project.
 //! Placeholders never match a rule, so redaction is idempotent. Matching is linear-time
 //! (`regex::bytes`, ASCII classes); the built-in rules are compiled once per process and a
-//! single pass of a [`regex::bytes::RegexSet`] decides which of them need a closer look.
+//! single Aho-Corasick pass over literals every match must contain decides which of them need a
+//! closer look, so clean text costs one fast scan.
 //!
 //! ```
 //! use remaind_redact::Redactor;

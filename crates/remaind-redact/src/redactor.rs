@@ -252,10 +252,17 @@ impl Redactor {
         let builtin = &*BUILTIN;
         let mut candidates = Vec::new();
         // One pass over the input tells which built-in rules can match at all.
-        for index in builtin.set.matches(b).iter() {
-            let (rule, regex) = &builtin.rules[index];
+        let admitted = builtin.candidates(b);
+        for (index, (rule, regex)) in builtin.rules.iter().enumerate() {
+            if admitted & (1 << index) == 0 {
+                continue;
+            }
             for caps in regex.captures_iter(b) {
-                let Some(m) = caps.name("s").or_else(|| caps.get(0)) else {
+                let Some(m) = caps
+                    .name("s")
+                    .or_else(|| caps.name("t"))
+                    .or_else(|| caps.get(0))
+                else {
                     continue;
                 };
                 if let Some((start, end)) = rule.check.accept(m.as_bytes())

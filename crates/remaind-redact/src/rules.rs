@@ -1,18 +1,20 @@
 //! The built-in rules: names, patterns and the order of specificity.
 //!
 //! Every pattern is ASCII-only (`(?-u)`) and is compiled once per process. A pattern either
-//! matches the secret itself, or has a group named `s` holding the secret inside a larger
+//! matches the secret itself, or has a group named `s` (or `t`) holding the secret inside a larger
 //! context (a key name, a header name, a boundary byte), in which case only the group is replaced.
 
 use std::sync::LazyLock;
 
-use regex::bytes::{Regex, RegexSet};
+use aho_corasick::{AhoCorasick, Input};
+use regex::bytes::Regex;
 
-/// A start-of-token boundary that also accepts the escapes of JSON text (`\n`, `\t`, `\u0041`),
-/// so that a token right after an escaped newline inside serialized JSON is still found.
-/// Unlike `\b` it consumes the byte before the token, which is why every rule using it puts the
-/// secret in the `s` group.
-const B: &str = r"(?:\A|[^A-Za-z0-9_]|\\[nrtbf]|\\u[0-9A-Fa-f]{4})";
+/// A start-of-token boundary: `\b`, or right after an escape of JSON text (`\n`, `\t`,
+/// `\u0041`), so that a token right after an escaped newline inside serialized JSON is still
+/// found. The escape is consumed, which is why every rule using it puts the secret in the `s`
+/// group. Being zero-width in the common case keeps the rule's literal visible to the regex
+/// engine's prefilter.
+const B: &str = r"(?:\b|\\[nrtbf]|\\u[0-9A-Fa-f]{4})";
 
 /// Separator between a key name and its value: optional (escaped) closing quote, then `:`, `=`,
 /// `=>` or whitespace, then an optional (escaped) opening quote.
@@ -84,10 +86,7 @@ const LIST_SCHEMES: &[&[u8]] = &[
 /// value. A value whose credential is already a placeholder is rejected.
 fn authorization_value(value: &[u8]) -> Option<(usize, usize)> {
     let is_space = |b: &u8| *b == b' ' || *b == b'\t';
-    let word_len = value
-        .iter()
-        .position(|b| is_space(b))
-        .unwrap_or(value.len());
+    let word_len = value.iter().position(is_space).unwrap_or(value.len());
     let word = value[..word_len].to_ascii_lowercase();
     let after_word = value[word_len..]
         .iter()
@@ -182,7 +181,7 @@ fn builtin_rules() -> Vec<BuiltinRule> {
         (PRIVATE_KEY, pem, Check::None),
         (
             ANTHROPIC,
-            format!(r"(?-u)(?P<s>sk-ant-[A-Za-z0-9_-]{{20,}})"),
+            r"(?-u)(?P<s>sk-ant-[A-Za-z0-9_-]{20,})".to_owned(),
             Check::None,
         ),
         (
@@ -194,16 +193,13 @@ fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             GITHUB,
-            format!(
-                r"(?-u)(?P<s>gh[pousr]_[A-Za-z0-9]{{36,}}|github_pat_[A-Za-z0-9_]{{40,}})"
-            ),
+            r"(?-u)(?P<s>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})".to_owned(),
             Check::None,
         ),
         (
             SLACK,
-            format!(
-                r"(?-u)(?P<s>(?:xoxe\.)?xox[abeoprs]-[A-Za-z0-9-]{{10,}}|xapp-[0-9]+-[A-Za-z0-9-]{{10,}})"
-            ),
+            r"(?-u)(?P<s>(?:xoxe\.)?xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})"
+                .to_owned(),
             Check::None,
         ),
         (
@@ -213,9 +209,7 @@ fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             JWT,
-            format!(
-                r"(?-u)(?P<s>eyJ[A-Za-z0-9_-]{{7,}}\.[A-Za-z0-9_-]{{4,}}\.[A-Za-z0-9_-]*)"
-            ),
+            r"(?-u)(?P<s>eyJ[A-Za-z0-9_-]{7,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)".to_owned(),
             Check::None,
         ),
         (
@@ -233,11 +227,12 @@ fn builtin_rules() -> Vec<BuiltinRule> {
             Check::BearerToken,
         ),
         (
-            // The value runs to the end of the line or of the quoted string; the check picks
+            // The value runs to the end of the line (`t`, for parameter-list schemes such as
+            // Digest, whose values hold quotes) or of the quoted string (`s`); the check picks
             // the credential out of it.
             AUTHORIZATION,
             format!(
-                r"(?-u){B}(?i:(?:proxy[_-])?authorization){SEP_STRICT}(?P<s>[^\s'\x22\\\[][^\r\n'\x22\\\[&]*)"
+                r"(?-u){B}(?i:(?:proxy[_-])?authorization){SEP_STRICT}(?:(?P<t>(?i:digest|negotiate|ntlm|aws4-hmac-sha256|hoba|mutual|vapid)[ \t]+(?:[^\r\n\\]|\\[^nr])*)|(?P<s>[^\s'\x22\\\[][^\r\n'\x22\\\[&]*))"
             ),
             Check::Authorization,
         ),
@@ -252,33 +247,95 @@ fn builtin_rules() -> Vec<BuiltinRule> {
         .collect()
 }
 
-/// The built-in rules compiled once per process, with a set for a single-pass prefilter.
+/// Literals at least one of which occurs (ASCII case-insensitively) in every match of a rule,
+/// with the rules they admit. Text holding none of them is clean as far as built-ins go.
+const LITERALS: &[(&str, &[&str])] = &[
+    ("-----BEGIN", &[PRIVATE_KEY]),
+    ("sk-", &[ANTHROPIC, OPENAI]),
+    ("ghp_", &[GITHUB]),
+    ("gho_", &[GITHUB]),
+    ("ghu_", &[GITHUB]),
+    ("ghs_", &[GITHUB]),
+    ("ghr_", &[GITHUB]),
+    ("github_pat_", &[GITHUB]),
+    ("xox", &[SLACK]),
+    ("xapp-", &[SLACK]),
+    ("AKIA", &[AWS_ACCESS_KEY_ID]),
+    ("ASIA", &[AWS_ACCESS_KEY_ID]),
+    ("ABIA", &[AWS_ACCESS_KEY_ID]),
+    ("ACCA", &[AWS_ACCESS_KEY_ID]),
+    ("eyJ", &[JWT]),
+    ("secret", &[AWS_SECRET_ACCESS_KEY]),
+    ("bearer", &[BEARER]),
+    ("authorization", &[AUTHORIZATION]),
+];
+
+/// The built-in rules compiled once per process, with a literal prefilter.
 pub(crate) struct Compiled {
     pub(crate) rules: Vec<(BuiltinRule, Regex)>,
-    pub(crate) set: RegexSet,
+    /// Finds [`LITERALS`] in one pass.
+    pub(crate) prefilter: AhoCorasick,
+    /// For each literal, the bit set (by index in [`NAMES`]) of the rules it admits.
+    pub(crate) literal_rules: Vec<u32>,
     pub(crate) placeholder: Regex,
 }
 
+impl Compiled {
+    /// The bit set of the rules that can match somewhere in `b`.
+    ///
+    /// Literals only share a start when one is a prefix of another (`sk-`, `sk-ant-`), and those
+    /// admit the same rules, so restarting one byte after each hit sees every rule's literal
+    /// while the automaton's own prefilter skips through clean text.
+    pub(crate) fn candidates(&self, b: &[u8]) -> u32 {
+        let all = (1u32 << self.rules.len()) - 1;
+        let mut found = 0;
+        let mut at = 0;
+        while at < b.len() {
+            let Some(m) = self.prefilter.find(Input::new(b).range(at..)) else {
+                break;
+            };
+            found |= self.literal_rules[m.pattern().as_usize()];
+            if found == all {
+                break;
+            }
+            at = m.start() + 1;
+        }
+        found
+    }
+}
+
 pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
+    // The patterns are constants of this crate and the test suite compiles every one.
+    #[allow(clippy::expect_used)]
     let rules: Vec<(BuiltinRule, Regex)> = builtin_rules()
         .into_iter()
         .map(|rule| {
-            // The patterns are constants of this crate; the test suite compiles every one.
-            #[allow(clippy::expect_used)]
             let regex = Regex::new(&rule.pattern).expect("built-in redaction rule compiles");
             (rule, regex)
         })
         .collect();
     #[allow(clippy::expect_used)]
-    let set = RegexSet::new(rules.iter().map(|(rule, _)| rule.pattern.as_str()))
-        .expect("built-in redaction rules compile as a set");
+    let prefilter = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(LITERALS.iter().map(|(literal, _)| literal))
+        .expect("redaction prefilter builds");
+    let literal_rules = LITERALS
+        .iter()
+        .map(|(_, names)| {
+            names
+                .iter()
+                .filter_map(|name| NAMES.iter().position(|n| n == name))
+                .fold(0u32, |set, i| set | (1 << i))
+        })
+        .collect();
     #[allow(clippy::expect_used)]
     let placeholder = Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
         .expect("placeholder pattern compiles");
     debug_assert!(rules.iter().map(|(r, _)| r.name).eq(NAMES.iter().copied()));
     Compiled {
         rules,
-        set,
+        prefilter,
+        literal_rules,
         placeholder,
     }
 });

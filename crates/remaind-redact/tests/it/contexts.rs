@@ -56,7 +56,11 @@ fn json_string_scanned_raw() {
             "list": [format!("{}", sample.text)],
         });
         let raw = serde_json::to_string(&value).expect("serializes");
-        check(&sample, &raw, &["\"tool\":\"shell\"", "line one", "\\\"quoted\\\" end"]);
+        check(
+            &sample,
+            &raw,
+            &["\"tool\":\"shell\"", "line one", "\\\"quoted\\\" end"],
+        );
         let (out, _) = redactor().redact_bytes(raw.as_bytes());
         let parsed: serde_json::Value =
             serde_json::from_slice(&out).expect("redacted JSON text stays valid JSON");
@@ -103,15 +107,26 @@ fn url_query() {
             "GET https://api.example.com/v1/items?{}&x=1 HTTP/1.1",
             sample.url_param
         );
-        check(&sample, &text, &["https://api.example.com/v1/items?", "&x=1 HTTP/1.1"]);
+        check(
+            &sample,
+            &text,
+            &["https://api.example.com/v1/items?", "&x=1 HTTP/1.1"],
+        );
     }
 }
 
 #[test]
 fn env_file_line() {
     for sample in samples(R) {
-        let text = format!("# local settings\nDEBUG=1\n{}\nPORT=8080\n", sample.env_line);
-        check(&sample, &text, &["# local settings\nDEBUG=1\n", "\nPORT=8080\n"]);
+        let text = format!(
+            "# local settings\nDEBUG=1\n{}\nPORT=8080\n",
+            sample.env_line
+        );
+        check(
+            &sample,
+            &text,
+            &["# local settings\nDEBUG=1\n", "\nPORT=8080\n"],
+        );
     }
 }
 
@@ -125,7 +140,10 @@ fn multi_line_tool_output() {
         check(
             &sample,
             &text,
-            &["$ ./deploy.sh --verbose\n", "error[E0433]: failed to resolve\n  --> src/main.rs:3:5\n"],
+            &[
+                "$ ./deploy.sh --verbose\n",
+                "error[E0433]: failed to resolve\n  --> src/main.rs:3:5\n",
+            ],
         );
     }
 }

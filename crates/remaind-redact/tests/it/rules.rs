@@ -1,1 +1,387 @@
-//! rules
+//! Rule-specific behaviour: PEM variants, precedence, overlaps, contexts that must or must
+//! not fire, UTF-8 safety.
+
+use remaind_redact::{BUILTIN_RULES, Redactor, UserRule};
+
+use crate::support::{KEY, R, assert_names_rule, assert_no_window, pem, redactor, samples};
+
+fn redact(text: &str) -> String {
+    redactor().redact_str(text).0.into_owned()
+}
+
+#[test]
+fn builtin_rule_names_are_the_contract() {
+    assert_eq!(
+        BUILTIN_RULES,
+        &[
+            "private_key",
+            "anthropic_api_key",
+            "openai_api_key",
+            "github_token",
+            "slack_token",
+            "aws_access_key_id",
+            "jwt",
+            "aws_secret_access_key",
+            "bearer_token",
+            "authorization_header",
+        ]
+    );
+    let sampled: Vec<&str> = samples(R).iter().map(|s| s.rule).collect();
+    assert_eq!(sampled, BUILTIN_RULES, "every rule has a sample");
+}
+
+#[test]
+fn pem_blocks_of_every_type() {
+    let body = format!("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC{R}{R}");
+    for kind in ["", "RSA", "EC", "DSA", "OPENSSH", "ENCRYPTED", "PGP"] {
+        let block = pem(kind, &body);
+        let block = if kind == "PGP" {
+            block.replace("PRIVATE KEY-----", "PRIVATE KEY BLOCK-----")
+        } else {
+            block
+        };
+        let text = format!("key file:\n{block}\nend of file\n");
+        let out = redact(&text);
+        assert_no_window(out.as_bytes(), std::slice::from_ref(&body));
+        assert!(!out.contains("PRIVATE KEY"), "{out}");
+        assert!(
+            out.starts_with("key file:\n[REDACTED:private_key:"),
+            "{out}"
+        );
+        assert!(out.ends_with("]\nend of file\n"), "{out}");
+    }
+}
+
+#[test]
+fn pem_with_literal_escapes_and_crlf() {
+    let body = format!("{R}{R}");
+    let block = pem("RSA", &body);
+    for text in [
+        block.replace('\n', "\\n"),
+        block.replace('\n', "\r\n"),
+        block.replace('\n', "\\r\\n"),
+        block.replace('\n', "\\\\n"),
+        block.replace('\n', " "),
+    ] {
+        let wrapped = format!("{{\"k\":\"{text}\",\"next\":1}}");
+        let out = redact(&wrapped);
+        for line in body.as_bytes().chunks(64) {
+            assert_no_window(
+                out.as_bytes(),
+                &[String::from_utf8_lossy(line).into_owned()],
+            );
+        }
+        assert!(out.ends_with("\",\"next\":1}"), "{out}");
+        assert!(!out.contains("END RSA"), "{out}");
+    }
+}
+
+#[test]
+fn pem_with_encryption_headers() {
+    let text = format!(
+        "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,9F8E7D6C5B4A39281706F5E4D3C2B1A0\n\n{}\n{}\n-----END RSA PRIVATE KEY-----\ntrailer",
+        &R[..64],
+        &R[64..]
+    );
+    let out = redact(&text);
+    assert_no_window(out.as_bytes(), &[R.to_owned()]);
+    assert!(
+        out.starts_with("[REDACTED:private_key:") && out.ends_with("]\ntrailer"),
+        "{out}"
+    );
+}
+
+#[test]
+fn truncated_pem_is_redacted_to_the_end_of_its_body() {
+    let body = format!("{R}{R}");
+    let block = pem("EC", &body);
+    let cut = &block[..block.find("-----END").expect("has END")];
+    for (text, tail) in [
+        (cut.to_owned(), ""),
+        (
+            format!("{cut}... [output truncated]"),
+            "... [output truncated]",
+        ),
+        (format!("\"{}\" }}", cut.replace('\n', "\\n")), "\" }"),
+    ] {
+        let out = redact(&text);
+        assert_no_window(out.as_bytes(), std::slice::from_ref(&body));
+        assert_names_rule(out.as_bytes(), "private_key");
+        assert!(out.ends_with(tail), "{out:?}");
+    }
+}
+
+#[test]
+fn public_keys_and_certificates_are_not_private_keys() {
+    let text = format!(
+        "-----BEGIN PUBLIC KEY-----\n{}\n-----END PUBLIC KEY-----\n-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
+        &R[..64],
+        &R[..64]
+    );
+    assert_eq!(redact(&text), text);
+}
+
+#[test]
+fn anthropic_wins_over_openai() {
+    for key in [
+        format!("sk-ant-api03-{}AA", &R[..95]),
+        format!("sk-ant-admin01-{}AA", &R[..90]),
+    ] {
+        let (out, applied) = redactor().redact_str(&key);
+        assert_eq!(applied.len(), 1, "{applied:?}");
+        assert_eq!(applied[0].rule, "anthropic_api_key");
+        assert_eq!(out, applied[0].placeholder);
+    }
+}
+
+#[test]
+fn openai_key_shapes() {
+    for key in [
+        format!("sk-{}T3BlbkFJ{}", &R[..20], &R[20..40]),
+        format!("sk-proj-{}", &R[..100]),
+        format!("sk-svcacct-{}", &R[..100]),
+        format!("sk-admin-{}", &R[..100]),
+    ] {
+        let (out, applied) = redactor().redact_str(&key);
+        assert_eq!(applied.len(), 1, "{key}: {applied:?}");
+        assert_eq!(applied[0].rule, "openai_api_key");
+        assert_eq!(out, applied[0].placeholder);
+    }
+}
+
+#[test]
+fn token_shapes_of_github_slack_aws() {
+    let cases = [
+        (format!("gho_{}", &R[..36]), "github_token"),
+        (format!("ghu_{}", &R[..36]), "github_token"),
+        (format!("ghs_{}", &R[..36]), "github_token"),
+        (format!("ghr_{}", &R[..36]), "github_token"),
+        (
+            format!("github_pat_{}_{}", &R[..22], &R[22..81]),
+            "github_token",
+        ),
+        (format!("xoxp-1234567890-{}", &R[..30]), "slack_token"),
+        (format!("xoxa-2-{}", &R[..30]), "slack_token"),
+        (format!("xoxr-{}", &R[..30]), "slack_token"),
+        (format!("xoxs-{}", &R[..30]), "slack_token"),
+        (format!("xapp-1-A0123456789-{}", &R[..30]), "slack_token"),
+        ("ASIAY34FZKBOKMUTVV7A".to_owned(), "aws_access_key_id"),
+        ("ABIAY34FZKBOKMUTVV7A".to_owned(), "aws_access_key_id"),
+        ("ACCAY34FZKBOKMUTVV7A".to_owned(), "aws_access_key_id"),
+    ];
+    for (token, rule) in cases {
+        let text = format!("value={token}\n");
+        let (out, applied) = redactor().redact_str(&text);
+        assert_eq!(applied.len(), 1, "{token}: {applied:?}");
+        assert_eq!(applied[0].rule, rule);
+        assert_eq!(out, format!("value={}\n", applied[0].placeholder));
+    }
+}
+
+#[test]
+fn aws_secret_needs_an_assignment_context() {
+    let secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    for text in [
+        format!("aws_secret_access_key = {secret}"),
+        format!("AWS_SECRET_ACCESS_KEY={secret}"),
+        format!("export AWS_SECRET_ACCESS_KEY=\"{secret}\""),
+        format!("{{\"SecretAccessKey\": \"{secret}\"}}"),
+        format!("secretAccessKey: '{secret}'"),
+        format!("aws-secret-access-key {secret}"),
+        format!("\\\"SecretAccessKey\\\":\\\"{secret}\\\""),
+    ] {
+        let out = redact(&text);
+        assert!(
+            !out.contains(&secret[..8]) && !out.contains(&secret[20..]),
+            "{out}"
+        );
+        assert_names_rule(out.as_bytes(), "aws_secret_access_key");
+    }
+    // The same 40 characters with no such key name are left alone.
+    for text in [
+        format!("value: {secret}"),
+        format!("path /{secret}/x"),
+        "commit 9fceb02d0ae598e95dc970b74767f19372d61af8".to_owned(),
+    ] {
+        assert_eq!(redact(&text), text);
+    }
+}
+
+#[test]
+fn authorization_values() {
+    let cases = [
+        (
+            "Authorization: Bearer x",
+            "Authorization: Bearer [REDACTED:authorization_header:",
+        ),
+        (
+            "Authorization: Basic dXNlcjpwYXNz",
+            "Authorization: Basic [REDACTED:authorization_header:",
+        ),
+        (
+            "authorization=abc123",
+            "authorization=[REDACTED:authorization_header:",
+        ),
+        (
+            "{\"authorization\":\"opaque-value\"}",
+            "{\"authorization\":\"[REDACTED:authorization_header:",
+        ),
+        (
+            "{'Authorization': 'Token 12345'}",
+            "{'Authorization': 'Token [REDACTED:authorization_header:",
+        ),
+        (
+            "Proxy-Authorization: Basic Zm9vOmJhcg==",
+            "Proxy-Authorization: Basic [REDACTED:authorization_header:",
+        ),
+    ];
+    for (text, prefix) in cases {
+        let out = redact(text);
+        assert!(out.starts_with(prefix), "{text} -> {out}");
+    }
+    let digest = "Authorization: Digest username=\"u\", nonce=\"abc\", response=\"6629fae49393a05397450978507c4ef1\"\nnext";
+    let out = redact(digest);
+    assert!(!out.contains("6629fae4"), "{out}");
+    assert!(out.ends_with("\nnext"), "{out}");
+    // A JWT bearer credential is named by the more specific rule.
+    let jwt = &crate::support::samples(R)[6].text;
+    let out = redact(&format!("Authorization: Bearer {jwt}"));
+    assert!(
+        out.starts_with("Authorization: Bearer [REDACTED:jwt:"),
+        "{out}"
+    );
+    // Prose mentioning the header is left alone.
+    let prose =
+        "The Authorization header carries the credential; a bearer token is an opaque string.";
+    assert_eq!(redact(prose), prose);
+}
+
+#[test]
+fn bearer_tokens_need_to_look_random() {
+    let out = redact("curl -H \"X-Auth: Bearer abcDEF0123456789ghiJKL\" https://x");
+    assert!(out.contains("Bearer [REDACTED:bearer_token:"), "{out}");
+    for prose in [
+        "the Bearer authentication scheme is defined in RFC 6750.",
+        "Bearer tokens are simple.",
+        "bearer shares of the company",
+    ] {
+        assert_eq!(redact(prose), prose);
+    }
+}
+
+#[test]
+fn adjacent_and_repeated_secrets() {
+    let a = format!("ghp_{}", &R[..36]);
+    let b = format!("AKIA{}", &R[40..56].to_ascii_uppercase());
+    let text = format!("{a} {b},{a}\n{b}");
+    let (out, applied) = redactor().redact_str(&text);
+    let rules: Vec<&str> = applied.iter().map(|a| a.rule.as_str()).collect();
+    assert_eq!(
+        rules,
+        [
+            "github_token",
+            "aws_access_key_id",
+            "github_token",
+            "aws_access_key_id"
+        ]
+    );
+    assert_eq!(applied[0], applied[2]);
+    assert_eq!(applied[1], applied[3]);
+    assert_eq!(
+        out,
+        format!(
+            "{} {},{}\n{}",
+            applied[0].placeholder,
+            applied[1].placeholder,
+            applied[0].placeholder,
+            applied[1].placeholder
+        )
+    );
+}
+
+#[test]
+fn overlapping_user_and_builtin_matches_leave_no_byte() {
+    let user = [UserRule {
+        name: "acme_token".into(),
+        // Starts earlier than the GitHub token and ends inside it.
+        pattern: r"acme:[a-z]+:ghp_[A-Za-z0-9]{10}".into(),
+    }];
+    let r = Redactor::new(KEY, &user).expect("builds");
+    let gh = format!("ghp_{}", &R[..36]);
+    let text = format!("see acme:prod:{gh} now");
+    let (out, applied) = r.redact_str(&text);
+    assert_eq!(applied.len(), 1, "{applied:?}");
+    assert_eq!(applied[0].rule, "acme_token");
+    assert_eq!(out, format!("see {} now", applied[0].placeholder));
+    assert_no_window(out.as_bytes(), &[gh]);
+}
+
+#[test]
+fn user_rule_secret_group_keeps_its_context() {
+    let user = [UserRule {
+        name: "internal".into(),
+        pattern: r"intk=(?P<secret>[a-f0-9]{16})".into(),
+    }];
+    let r = Redactor::new(KEY, &user).expect("builds");
+    let (out, applied) = r.redact_str("x intk=0123456789abcdef y");
+    assert_eq!(out, format!("x intk={} y", applied[0].placeholder));
+    assert!(applied[0].placeholder.starts_with("[REDACTED:internal:"));
+    // A user rule that would match its own placeholder does not re-fire.
+    let greedy = [UserRule {
+        name: "anything_redacted".into(),
+        pattern: r"REDACTED:[a-z_]+:[0-9a-f]+".into(),
+    }];
+    let r = Redactor::new(KEY, &greedy).expect("builds");
+    let text = format!("{} tail", applied[0].placeholder);
+    assert_eq!(r.redact_str(&text).0, text);
+}
+
+#[test]
+fn redact_str_keeps_utf8_around_and_inside_matches() {
+    let user = [UserRule {
+        name: "greek".into(),
+        // A byte-level rule that can split a multi-byte character.
+        pattern: r"(?-u)\xce".into(),
+    }];
+    let r = Redactor::new(KEY, &user).expect("builds");
+    let text = format!("αβγ ☃ ghp_{} 雪 Authorization: Bearer ключ", &R[..36]);
+    let (out, applied) = r.redact_str(&text);
+    assert!(!applied.is_empty());
+    assert!(!out.contains('α') && !out.contains("ключ"), "{out}");
+    assert!(out.contains("☃") && out.contains("雪"), "{out}");
+    // Bytes in, bytes out, invalid UTF-8 is fine.
+    let mut bytes = vec![0xff, 0xfe, b' '];
+    bytes.extend_from_slice(format!("ghp_{}", &R[..36]).as_bytes());
+    bytes.push(0x80);
+    let (out, applied) = redactor().redact_bytes(&bytes);
+    assert_eq!(applied.len(), 1);
+    assert_eq!(&out[..3], &[0xff, 0xfe, b' ']);
+    assert_eq!(out.last(), Some(&0x80));
+}
+
+#[test]
+fn clean_input_is_returned_unchanged() {
+    let r = redactor();
+    let (out, applied) = r.redact_str("nothing to see");
+    assert!(matches!(out, std::borrow::Cow::Borrowed(_)));
+    assert!(applied.is_empty());
+    let (out, applied) = r.redact_bytes(b"");
+    assert!(out.is_empty() && applied.is_empty());
+    assert!(!r.contains_secret(b""));
+}
+
+#[test]
+fn placeholders_never_match_a_rule() {
+    let r = redactor();
+    for name in BUILTIN_RULES {
+        let placeholder = format!("[REDACTED:{name}:0123456789ab]");
+        for text in [
+            placeholder.clone(),
+            format!("Authorization: Bearer {placeholder}"),
+            format!("aws_secret_access_key={placeholder}"),
+            format!("\"authorization\":\"{placeholder}\""),
+        ] {
+            assert!(!r.contains_secret(text.as_bytes()), "{text}");
+        }
+    }
+}

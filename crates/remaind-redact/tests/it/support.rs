@@ -79,14 +79,23 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             pieces: pem_lines(&pem_body),
             text: pem_text,
         },
-        simple("anthropic_api_key", format!("sk-ant-api03-{}-{}AA", &r[..50], &r[50..93])),
-        simple("openai_api_key", format!("sk-proj-{}_{}9", &r[..60], &r[60..90])),
+        simple(
+            "anthropic_api_key",
+            format!("sk-ant-api03-{}-{}AA", &r[..50], &r[50..93]),
+        ),
+        simple(
+            "openai_api_key",
+            format!("sk-proj-{}_{}9", &r[..60], &r[60..90]),
+        ),
         simple("github_token", format!("ghp_{}", &r[..36])),
         simple(
             "slack_token",
             format!("xoxb-2718281828-3141592653589-{}", &r[..24]),
         ),
-        simple("aws_access_key_id", format!("AKIA{}", r[..16].to_ascii_uppercase())),
+        simple(
+            "aws_access_key_id",
+            format!("AKIA{}", r[..16].to_ascii_uppercase()),
+        ),
         simple(
             "jwt",
             format!(
