@@ -31,7 +31,7 @@ const KINDS: [Kind; 16] = [
 
 /// One generated event: kind, importance bump, a supersede target, a resolve target, a goal
 /// flag. Targets are fractions of the events before it.
-type Spec = (usize, u8, Option<u16>, Option<u16>, bool, u8);
+pub(crate) type Spec = (usize, u8, Option<u16>, Option<u16>, bool, u8);
 
 fn spec() -> impl Strategy<Value = Spec> {
     (
@@ -44,7 +44,7 @@ fn spec() -> impl Strategy<Value = Spec> {
     )
 }
 
-fn to_events(specs: &[Spec]) -> Vec<NewEvent> {
+pub(crate) fn to_events(specs: &[Spec]) -> Vec<NewEvent> {
     let mut out = Vec::new();
     for (i, (k, imp, sup, res, goal, text)) in specs.iter().enumerate() {
         let seq = i as u64 + 1;
@@ -88,7 +88,7 @@ fn to_events(specs: &[Spec]) -> Vec<NewEvent> {
     out
 }
 
-fn ledger_strategy() -> impl Strategy<Value = (Vec<Spec>, u16)> {
+pub(crate) fn ledger_strategy() -> impl Strategy<Value = (Vec<Spec>, u16)> {
     (proptest::collection::vec(spec(), 1..60), any::<u16>())
 }
 
@@ -116,7 +116,7 @@ proptest! {
 
 /// A single-fact mutation of an accepted candidate and the check that must catch it.
 #[derive(Debug, Clone, Copy)]
-enum Mutation {
+pub(crate) enum Mutation {
     DropCompleted,
     DropDecision,
     DropImportance3,
@@ -126,7 +126,7 @@ enum Mutation {
     NextStepOnMissingId,
 }
 
-const MUTATIONS: [Mutation; 7] = [
+pub(crate) const MUTATIONS: [Mutation; 7] = [
     Mutation::DropCompleted,
     Mutation::DropDecision,
     Mutation::DropImportance3,
@@ -146,7 +146,7 @@ fn drop_lines(handover: &str, id: EventId) -> String {
 }
 
 /// Apply `m` (choosing its target with `pick`); `None` when the ledger offers no target.
-fn mutate(
+pub(crate) fn mutate(
     l: &MemoryLedger,
     cand: &remaind_compact::Candidate,
     m: Mutation,

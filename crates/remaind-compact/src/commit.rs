@@ -1,0 +1,393 @@
+//! The commit path: propose, validate, then write (accepted) or record (rejected).
+
+use std::time::Duration;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use jiff::Timestamp;
+use remaind_atomic::HistoryStore;
+use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent};
+use remaind_validate::{Check, EventIter, Failure, LedgerView, State, Verdict, ViewError};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::external::{self, CompactorInput, Rejection};
+use crate::{Candidate, builtin, handover};
+
+/// The state file, relative to `active/`.
+pub const STATE_FILE: &str = "state.json";
+/// The handover file, relative to `active/`.
+pub const HANDOVER_FILE: &str = "handover.md";
+/// Timeout for a compactor command when the caller gives none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Where the candidate comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The built-in deterministic compactor.
+    Builtin,
+    /// A candidate folder holding `state.json` and `handover.md`.
+    Dir(Utf8PathBuf),
+    /// An external command speaking the compactor protocol (docs/compactor-protocol.md).
+    Command {
+        /// Run as `sh -c CMD`.
+        cmd: String,
+        /// Killed (with everything it started) after this long.
+        timeout: Duration,
+    },
+}
+
+/// How to compact.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Validate and report, but write nothing and append nothing.
+    pub dry_run: bool,
+    /// Compact through this seq instead of the ledger head.
+    pub through_seq: Option<u64>,
+}
+
+/// What a compaction did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The validator's verdict (for an unreadable external candidate: a single `schema`
+    /// failure whose reason names the file or command and the problem).
+    pub verdict: Verdict,
+    /// The candidate as validated (bound to its state), when one could be read.
+    pub candidate: Option<Candidate>,
+    /// True when state.json and handover.md were replaced.
+    pub written: bool,
+    /// The `compaction` (accepted) or `validation` (rejected) event appended; `None` on a dry
+    /// run.
+    pub event_id: Option<EventId>,
+    /// The seq the candidate covers.
+    pub through_seq: u64,
+    /// The number of events after the prior state that were compacted.
+    pub tail_events: usize,
+}
+
+/// Reads a [`Ledger`] for the validator.
+pub(crate) struct View<'a>(pub(crate) &'a Ledger);
+
+fn view_err(ledger: &Ledger, e: remaind_ledger::Error) -> ViewError {
+    ViewError::read(ledger.log_path().to_string(), e)
+}
+
+impl LedgerView for View<'_> {
+    fn head(&self) -> Result<u64, ViewError> {
+        self.0
+            .head()
+            .map(|(seq, _)| seq)
+            .map_err(|e| view_err(self.0, e))
+    }
+
+    fn digest_at(&self, seq: u64) -> Result<Option<String>, ViewError> {
+        self.0.digest_at(seq).map_err(|e| view_err(self.0, e))
+    }
+
+    fn event(&self, id: EventId) -> Result<Option<Event>, ViewError> {
+        self.0.get_id(id).map_err(|e| view_err(self.0, e))
+    }
+
+    fn events_in(&self, after_seq: u64, through_seq: u64) -> EventIter<'_> {
+        let limit = usize::try_from(through_seq.saturating_sub(after_seq)).unwrap_or(usize::MAX);
+        match self.0.range(after_seq + 1, limit) {
+            Ok(events) => Box::new(
+                events
+                    .into_iter()
+                    .filter(move |e| e.seq <= through_seq)
+                    .map(Ok),
+            ),
+            Err(e) => Box::new(std::iter::once(Err(view_err(self.0, e)))),
+        }
+    }
+}
+
+fn ledger_err(ledger: &Ledger, action: &'static str, e: remaind_ledger::Error) -> Error {
+    Error::Ledger {
+        path: ledger.log_path().to_owned(),
+        action,
+        source: Box::new(e),
+    }
+}
+
+fn store_err(
+    store: &HistoryStore,
+    file: &str,
+    action: &'static str,
+    e: remaind_atomic::Error,
+) -> Error {
+    Error::Store {
+        path: store.root().join(file),
+        action,
+        source: Box::new(e),
+    }
+}
+
+/// Read the prior accepted state from `active/state.json` (`None` when absent).
+pub fn read_prior(store: &HistoryStore) -> Result<Option<State>> {
+    let Some(bytes) = store
+        .read(STATE_FILE)
+        .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?
+    else {
+        return Ok(None);
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| Error::CorruptState {
+            path: store.root().join(STATE_FILE),
+            reason: e.to_string(),
+        })
+}
+
+/// Propose a candidate from `source`, validate it against `ledger` and the prior accepted
+/// state in `store`, and commit the result.
+///
+/// - Accepted: `state.json` then `handover.md` are written through `store` (each with a
+///   history point) and a `compaction` event is appended (data: `through_seq`,
+///   `state_sha256`, `handover_sha256`, `compactor`, `tail_events` and section `counts`).
+/// - Rejected: the derived files are left byte for byte and a `validation` event is appended
+///   (data: `through_seq`, `compactor`, `failed_checks` and every failure with its event ids
+///   and reason).
+/// - Dry run: nothing is written or appended either way.
+///
+/// The two writes are ordered state first, handover second. A crash between them leaves a
+/// new state with the old handover, whose binding line names the old state's SHA-256: verify
+/// and the resume gate report the mismatch, and running `compact` again (which then reads
+/// the new state as its prior) renders and writes a handover bound to it.
+///
+/// Errors are for usage problems (`through_seq` past the head or behind the prior state) and
+/// I/O; a bad candidate of any kind is a rejected verdict.
+pub fn compact(
+    ledger: &Ledger,
+    store: &HistoryStore,
+    source: Source,
+    opts: Options,
+) -> Result<Outcome> {
+    let prior = read_prior(store)?;
+    let (head, _) = ledger
+        .head()
+        .map_err(|e| ledger_err(ledger, "cannot read the head", e))?;
+    let after = prior.as_ref().map_or(0, |p| p.through_seq);
+    let through = opts.through_seq.unwrap_or(head);
+    if through > head {
+        return Err(Error::InvalidInput {
+            field: "through_seq",
+            reason: format!("{through} is past the ledger head {head}; give a seq up to {head}"),
+        });
+    }
+    if through < after {
+        return Err(Error::InvalidInput {
+            field: "through_seq",
+            reason: format!(
+                "{through} is behind the prior accepted state's through_seq {after}; give a seq from {after} to {head}"
+            ),
+        });
+    }
+    if after > head {
+        return Err(Error::CorruptState {
+            path: store.root().join(STATE_FILE),
+            reason: format!("its through_seq {after} is past the ledger head {head}"),
+        });
+    }
+    let limit = usize::try_from(through - after).unwrap_or(usize::MAX);
+    let tail = ledger
+        .range(after + 1, limit)
+        .map_err(|e| ledger_err(ledger, "cannot read events", e))?;
+    let log_digest = ledger
+        .digest_at(through)
+        .map_err(|e| ledger_err(ledger, "cannot read the chain hash", e))?
+        .ok_or_else(|| Error::InvalidInput {
+            field: "through_seq",
+            reason: format!("seq {through} is not in the ledger"),
+        })?;
+
+    let (label, proposed) = match &source {
+        Source::Builtin => {
+            let lookup = |id: EventId| ledger.get_id(id).ok().flatten();
+            let cand = builtin::compact_builtin(
+                prior.as_ref(),
+                &tail,
+                lookup,
+                through,
+                &log_digest,
+                Timestamp::now(),
+            );
+            (builtin::BUILTIN_LABEL.to_owned(), Ok(cand))
+        }
+        Source::Dir(dir) => (format!("candidate:{dir}"), external::from_dir(dir)),
+        Source::Command { cmd, timeout } => {
+            let (redacted, _) = ledger.redactor().redact_str(cmd);
+            let input = CompactorInput::new(prior.as_ref(), &tail, through, &log_digest);
+            (
+                format!("command:{redacted}"),
+                external::from_command(cmd, &input, *timeout),
+            )
+        }
+    };
+
+    let (verdict, candidate) = match proposed {
+        Ok(mut cand) => {
+            if !matches!(source, Source::Builtin) {
+                cand.state.compactor = label.clone();
+                cand.handover = handover::bind(&cand.state, &cand.handover);
+            }
+            let verdict = remaind_validate::validate_state(
+                &View(ledger),
+                prior.as_ref(),
+                &cand.state,
+                &cand.handover,
+            )
+            .map_err(|e| Error::Ledger {
+                path: ledger.log_path().to_owned(),
+                action: "cannot validate",
+                source: Box::new(e),
+            })?;
+            (verdict, Some(cand))
+        }
+        Err(rejection) => (unreadable(&rejection), None),
+    };
+
+    let mut outcome = Outcome {
+        verdict,
+        candidate,
+        written: false,
+        event_id: None,
+        through_seq: through,
+        tail_events: tail.len(),
+    };
+    if opts.dry_run {
+        return Ok(outcome);
+    }
+    match (&outcome.candidate, outcome.verdict.accepted) {
+        (Some(cand), true) => {
+            let state_bytes = cand.state.to_canonical_bytes();
+            store
+                .write(STATE_FILE, &state_bytes)
+                .map_err(|e| store_err(store, STATE_FILE, "cannot write", e))?;
+            store
+                .write(HANDOVER_FILE, cand.handover.as_bytes())
+                .map_err(|e| store_err(store, HANDOVER_FILE, "cannot write", e))?;
+            outcome.written = true;
+            let event = compaction_event(&cand.state, &state_bytes, &cand.handover, tail.len());
+            outcome.event_id = Some(
+                ledger
+                    .append_system(event)
+                    .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?,
+            );
+        }
+        _ => {
+            let event = validation_event(&outcome.verdict, through, &label);
+            outcome.event_id = Some(
+                ledger
+                    .append_system(event)
+                    .map_err(|e| ledger_err(ledger, "cannot append the validation event", e))?,
+            );
+        }
+    }
+    Ok(outcome)
+}
+
+/// The verdict for a candidate that could not be read: one `schema` failure.
+fn unreadable(rejection: &Rejection) -> Verdict {
+    Verdict {
+        accepted: false,
+        checks_run: vec![Check::Schema],
+        failures: vec![Failure {
+            check: Check::Schema,
+            events: Vec::new(),
+            reason: rejection.reason.clone(),
+        }],
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+fn object(value: Value) -> Option<Map<String, Value>> {
+    match value {
+        Value::Object(m) => Some(m),
+        _ => None,
+    }
+}
+
+fn compaction_event(
+    state: &State,
+    state_bytes: &[u8],
+    handover: &str,
+    tail_events: usize,
+) -> NewEvent {
+    let counts = json!({
+        "goal": state.goal.len(),
+        "completed_work": state.completed_work.len(),
+        "decisions": state.decisions.len(),
+        "constraints": state.constraints.len(),
+        "blockers": state.blockers.len(),
+        "remember": state.remember.len(),
+        "files_changed": state.files_changed.len(),
+        "open_loops": state.open_loops.len(),
+        "superseded": state.superseded.len(),
+        "resolved": state.resolved.len(),
+    });
+    NewEvent {
+        kind: Some(Kind::Compaction),
+        text: Some(format!(
+            "compaction accepted through e{} ({})",
+            state.through_seq, state.compactor
+        )),
+        actor: Some("remaind".to_owned()),
+        data: object(json!({
+            "through_seq": state.through_seq,
+            "state_sha256": sha256_hex(state_bytes),
+            "handover_sha256": sha256_hex(handover.as_bytes()),
+            "compactor": state.compactor,
+            "tail_events": tail_events,
+            "counts": counts,
+        })),
+        ..NewEvent::default()
+    }
+}
+
+fn validation_event(verdict: &Verdict, through: u64, compactor: &str) -> NewEvent {
+    let failed: Vec<&str> = verdict
+        .failed_checks()
+        .into_iter()
+        .map(Check::as_str)
+        .collect();
+    let failures: Vec<Value> = verdict
+        .failures
+        .iter()
+        .map(|f| {
+            json!({
+                "check": f.check.as_str(),
+                "events": f.events.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "reason": f.reason,
+            })
+        })
+        .collect();
+    NewEvent {
+        kind: Some(Kind::Validation),
+        text: Some(format!(
+            "compaction rejected through e{through} ({compactor}): failed {}",
+            failed.join(", ")
+        )),
+        actor: Some("remaind".to_owned()),
+        data: object(json!({
+            "through_seq": through,
+            "compactor": compactor,
+            "failed_checks": failed,
+            "failures": failures,
+        })),
+        ..NewEvent::default()
+    }
+}
+
+/// Open the store of a `.context/` folder's `active/` directory.
+pub fn open_store(context_dir: &Utf8Path) -> Result<HistoryStore> {
+    let root = context_dir.join("active");
+    HistoryStore::open(&root).map_err(|e| Error::Store {
+        path: root,
+        action: "cannot open",
+        source: Box::new(e),
+    })
+}
