@@ -48,7 +48,7 @@ fn op(nfiles: usize) -> impl Strategy<Value = Op> {
 }
 
 fn scenario() -> impl Strategy<Value = (usize, Vec<Op>)> {
-    (1usize..=4).prop_flat_map(|n| (Just(n), prop::collection::vec(op(n), 1..=20)))
+    (1usize..=4).prop_flat_map(|n| (Just(n), prop::collection::vec(op(n), 1..=12)))
 }
 
 type State = Vec<Option<Vec<u8>>>;
