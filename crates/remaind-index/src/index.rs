@@ -1,0 +1,1021 @@
+//! The index handle: open, catch up, rebuild, search and slices.
+
+use std::borrow::Cow;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::time::Duration;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use remaind_ledger::{Event, EventId, Filter, Kind, Ledger, Status};
+use rusqlite::types::Value;
+use rusqlite::{
+    Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
+};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::query;
+use crate::schema::{self, SCHEMA_VERSION};
+
+/// Folder of the index, relative to `.context/`.
+pub const DB_DIR: &str = "db";
+/// The index file, relative to `.context/`.
+pub const DB_PATH: &str = "db/context.sqlite";
+
+/// Progress is reported every this many events during a rebuild.
+const PROGRESS_EVERY: u64 = 8192;
+/// How long to wait for another process holding the index's write lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+/// Snippet length in tokens.
+const SNIPPET_TOKENS: i32 = 16;
+/// Marks around matched words in a snippet.
+pub const MATCH_START: &str = "«";
+/// See [`MATCH_START`].
+pub const MATCH_END: &str = "»";
+
+/// How a search query is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Syntax {
+    /// Words, `prefix*` and `"quoted phrases"`; everything else is searched for literally, so a
+    /// plain query never fails to parse.
+    #[default]
+    Plain,
+    /// Raw FTS5 query syntax (`AND`, `OR`, `NOT`, `NEAR`, column filters); a syntax error is
+    /// an [`Error::InvalidQuery`].
+    Fts5,
+}
+
+/// Which hits a search returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Only these kinds (all kinds when empty).
+    pub kinds: Vec<Kind>,
+    /// Only events of at least this importance.
+    pub min_importance: Option<u8>,
+    /// Only events neither superseded nor resolved.
+    pub current_only: bool,
+    /// At most this many hits.
+    pub limit: usize,
+    /// How the query is read.
+    pub syntax: Syntax,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            kinds: Vec::new(),
+            min_importance: None,
+            current_only: false,
+            limit: 20,
+            syntax: Syntax::Plain,
+        }
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// The event's id.
+    pub id: EventId,
+    /// The event's seq.
+    pub seq: u64,
+    /// The event's kind.
+    pub kind: Kind,
+    /// When it was logged (RFC 3339).
+    pub ts: String,
+    /// Its importance.
+    pub importance: u8,
+    /// Whether it is current, superseded or resolved.
+    pub status: Status,
+    /// An excerpt around the match, matched words between [`MATCH_START`] and [`MATCH_END`].
+    pub snippet: String,
+    /// The BM25 score as SQLite reports it: lower is better.
+    pub rank: f64,
+    /// True when the event holds the whole query as one phrase; such hits come first.
+    pub exact: bool,
+}
+
+/// How far the index is behind the ledger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Freshness {
+    /// The last seq the index holds (0 when it is missing or unusable).
+    pub indexed_seq: u64,
+    /// The ledger's head seq.
+    pub ledger_head: u64,
+    /// True when the next read must index new events or rebuild.
+    pub stale: bool,
+}
+
+/// What [`Index::catch_up`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CatchUp {
+    /// The index already held the ledger head.
+    Fresh,
+    /// This many new events were indexed.
+    Indexed(u64),
+    /// The index was missing, unusable or did not match the ledger, and was rebuilt with this
+    /// many events.
+    Rebuilt(u64),
+}
+
+/// The index's record of what it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Meta {
+    version: i64,
+    last_seq: u64,
+    last_hash: String,
+    end_offset: u64,
+}
+
+/// What a catch-up must do.
+enum Plan {
+    Fresh,
+    Append(Meta),
+    Rebuild,
+}
+
+/// The fields of a ledger line the index stores in columns; the rest is skipped.
+#[derive(Deserialize)]
+struct Row<'a> {
+    seq: u64,
+    kind: Kind,
+    importance: u8,
+    #[serde(borrow)]
+    ts: Cow<'a, str>,
+    #[serde(default, borrow)]
+    actor: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default)]
+    supersedes: Vec<EventId>,
+    #[serde(default)]
+    resolves: Vec<EventId>,
+    #[serde(default, borrow)]
+    tool: Option<ToolName<'a>>,
+    #[serde(default, borrow)]
+    artifact: Vec<Excerpt<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ToolName<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct Excerpt<'a> {
+    #[serde(borrow)]
+    head: Cow<'a, str>,
+    #[serde(borrow)]
+    tail: Cow<'a, str>,
+}
+
+/// Reads complete lines of the ledger from a byte offset; a partial last line is left alone.
+struct Lines {
+    reader: BufReader<File>,
+    offset: u64,
+    buf: Vec<u8>,
+}
+
+impl Lines {
+    fn open(path: &Utf8Path, offset: u64) -> Result<Lines> {
+        let mut file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| Error::io(path, "cannot read", e))?;
+        Ok(Lines {
+            reader: BufReader::with_capacity(1 << 20, file),
+            offset,
+            buf: Vec::with_capacity(4096),
+        })
+    }
+
+    /// The next complete line (without its newline) and its offset.
+    fn next(&mut self) -> io::Result<Option<(u64, &[u8])>> {
+        self.buf.clear();
+        let n = self.reader.read_until(b'\n', &mut self.buf)?;
+        if n == 0 || self.buf.last() != Some(&b'\n') {
+            return Ok(None);
+        }
+        let start = self.offset;
+        self.offset += n as u64;
+        Ok(Some((start, &self.buf[..n - 1])))
+    }
+}
+
+/// Where indexing stopped.
+struct Indexed {
+    count: u64,
+    last_seq: u64,
+    last_hash: String,
+    end_offset: u64,
+}
+
+/// True for SQLite errors that mean the file is not a usable index (rebuild it).
+fn is_corruption(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase)
+    )
+}
+
+/// True for SQLite errors a rebuild cannot fix: another process, permissions, space.
+fn is_environmental(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(
+            ErrorCode::DatabaseBusy
+                | ErrorCode::DatabaseLocked
+                | ErrorCode::ReadOnly
+                | ErrorCode::PermissionDenied
+                | ErrorCode::DiskFull
+                | ErrorCode::CannotOpen
+                | ErrorCode::OutOfMemory
+        )
+    )
+}
+
+fn status_of(status: &str, by: Option<&str>) -> Status {
+    let by = by.and_then(|s| s.parse::<EventId>().ok());
+    match (status, by) {
+        ("superseded", Some(by)) => Status::Superseded { by },
+        ("resolved", Some(by)) => Status::Resolved { by },
+        _ => Status::Current,
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+fn sql_limit(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+/// ` AND …` clauses for the event filters, pushing their parameters.
+fn filter_sql(
+    kinds: &[Kind],
+    min_importance: Option<u8>,
+    current_only: bool,
+    params: &mut Vec<Value>,
+) -> String {
+    let mut sql = String::new();
+    if !kinds.is_empty() {
+        sql.push_str(" AND e.kind IN (");
+        for (i, k) in kinds.iter().enumerate() {
+            sql.push_str(if i == 0 { "?" } else { ", ?" });
+            params.push(Value::Text(k.as_str().to_owned()));
+        }
+        sql.push(')');
+    }
+    if let Some(m) = min_importance {
+        sql.push_str(" AND e.importance >= ?");
+        params.push(Value::Integer(i64::from(m)));
+    }
+    if current_only {
+        sql.push_str(" AND e.status = 'current'");
+    }
+    sql
+}
+
+/// The derived index of one `.context/` folder, bound to its open ledger.
+///
+/// Every read ([`Index::search`], [`Index::range`], [`Index::before`], [`Index::status`])
+/// first calls [`Index::catch_up`], so answers always reflect the ledger as of the call.
+pub struct Index<'l> {
+    ledger: &'l Ledger,
+    db_dir: Utf8PathBuf,
+    path: Utf8PathBuf,
+    /// `None` when the file is missing or unusable: the next catch-up rebuilds it.
+    conn: Option<Connection>,
+}
+
+impl std::fmt::Debug for Index<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("path", &self.path)
+            .field("usable", &self.conn.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'l> Index<'l> {
+    /// Open the index at `.context/db/context.sqlite` for `ledger`, creating `db/` (0700) when
+    /// it is missing. Refuses a symlinked `db/` or index file. Nothing is indexed yet: a
+    /// missing, corrupt or foreign file is noted and rebuilt by the first catch-up.
+    pub fn open(context_dir: &Utf8Path, ledger: &'l Ledger) -> Result<Index<'l>> {
+        let db_dir = context_dir.join(DB_DIR);
+        let path = context_dir.join(DB_PATH);
+        match fs::symlink_metadata(&db_dir) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::Unsafe {
+                    path: db_dir,
+                    reason: "is a symlink; Remaind never follows a symlink out of .context/"
+                        .to_owned(),
+                });
+            }
+            Ok(m) if !m.is_dir() => {
+                return Err(Error::Unsafe {
+                    path: db_dir,
+                    reason: "is not a folder".to_owned(),
+                });
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                fs::DirBuilder::new()
+                    .mode(0o700)
+                    .create(&db_dir)
+                    .map_err(|e| Error::io(&db_dir, "cannot create folder", e))?;
+                sync_dir(context_dir)?;
+            }
+            Err(e) => return Err(Error::io(&db_dir, "cannot inspect", e)),
+        }
+        let conn = match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::Unsafe {
+                    path,
+                    reason: "is a symlink; Remaind never follows a symlink out of .context/"
+                        .to_owned(),
+                });
+            }
+            Ok(m) if !m.is_file() => {
+                return Err(Error::Unsafe {
+                    path,
+                    reason: "is not a regular file".to_owned(),
+                });
+            }
+            Ok(m) => open_existing(&path, m.len())?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(Error::io(&path, "cannot inspect", e)),
+        };
+        Ok(Index {
+            ledger,
+            db_dir,
+            path,
+            conn,
+        })
+    }
+
+    /// The index file.
+    pub fn path(&self) -> &Utf8Path {
+        &self.path
+    }
+
+    /// How far the index is behind the ledger, without changing anything.
+    pub fn freshness(&self) -> Result<Freshness> {
+        let (head, head_hash) = self.ledger.head()?;
+        let meta = self
+            .conn
+            .as_ref()
+            .and_then(|c| read_meta(c).ok().flatten())
+            .filter(|m| m.version == SCHEMA_VERSION);
+        Ok(match meta {
+            None => Freshness {
+                indexed_seq: 0,
+                ledger_head: head,
+                stale: true,
+            },
+            Some(m) => {
+                let stale = m.last_seq != head || m.last_hash != head_hash;
+                Freshness {
+                    indexed_seq: m.last_seq,
+                    ledger_head: head,
+                    stale,
+                }
+            }
+        })
+    }
+
+    /// Bring the index up to the ledger head: index only the new events (one transaction)
+    /// when the index matches the ledger; rebuild from scratch when it is missing, corrupt,
+    /// from another schema version, or its recorded chain hash differs from the ledger's.
+    pub fn catch_up(&mut self) -> Result<CatchUp> {
+        for _ in 0..3 {
+            match self.plan()? {
+                Plan::Fresh => return Ok(CatchUp::Fresh),
+                Plan::Rebuild => return self.rebuild(&mut |_, _| {}).map(CatchUp::Rebuilt),
+                Plan::Append(meta) => match self.append(&meta) {
+                    Ok(Some(n)) => return Ok(CatchUp::Indexed(n)),
+                    // Another process moved the index meanwhile: look again.
+                    Ok(None) => {}
+                    Err(Retry::Rebuild) => {
+                        return self.rebuild(&mut |_, _| {}).map(CatchUp::Rebuilt);
+                    }
+                    Err(Retry::Fail(e)) => return Err(e),
+                },
+            }
+        }
+        // The index keeps moving under us (busy writers); a rebuild settles it.
+        self.rebuild(&mut |_, _| {}).map(CatchUp::Rebuilt)
+    }
+
+    fn plan(&self) -> Result<Plan> {
+        let Some(conn) = &self.conn else {
+            return Ok(Plan::Rebuild);
+        };
+        let meta = match read_meta(conn) {
+            Ok(Some(m)) if m.version == SCHEMA_VERSION => m,
+            Ok(_) => return Ok(Plan::Rebuild),
+            Err(e) if is_environmental(&e) => return Err(Error::db(&self.path, "cannot read", e)),
+            Err(_) => return Ok(Plan::Rebuild),
+        };
+        let (head, head_hash) = self.ledger.head()?;
+        if meta.last_seq > head {
+            return Ok(Plan::Rebuild);
+        }
+        if meta.last_seq == head {
+            return Ok(if meta.last_hash == head_hash {
+                Plan::Fresh
+            } else {
+                Plan::Rebuild
+            });
+        }
+        match self.ledger.digest_at(meta.last_seq)? {
+            Some(d) if d == meta.last_hash => Ok(Plan::Append(meta)),
+            _ => Ok(Plan::Rebuild),
+        }
+    }
+
+    /// Index the events after `meta.last_seq` in one transaction. `Ok(None)` when another
+    /// process changed the index since `meta` was read.
+    fn append(&mut self, meta: &Meta) -> Result<Option<u64>, Retry> {
+        let path = self.path.clone();
+        let log_path = self.ledger.log_path().to_owned();
+        let Some(conn) = self.conn.as_mut() else {
+            return Err(Retry::Rebuild);
+        };
+        let sql_err = |action: &'static str| {
+            let path = path.clone();
+            move |e: rusqlite::Error| {
+                if is_environmental(&e) {
+                    Retry::Fail(Error::db(path, action, e))
+                } else {
+                    Retry::Rebuild
+                }
+            }
+        };
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql_err("cannot lock"))?;
+        match read_meta(&tx).map_err(sql_err("cannot read"))? {
+            Some(now) if now == *meta => {}
+            _ => return Ok(None),
+        }
+        let mut lines = Lines::open(&log_path, meta.end_offset).map_err(Retry::Fail)?;
+        let done = match index_lines(
+            &tx,
+            &mut lines,
+            &log_path,
+            meta.last_seq + 1,
+            true,
+            &mut |_| {},
+        ) {
+            Ok(Some(done)) => done,
+            // The line at the recorded offset is not the next event: the ledger is not what
+            // the index recorded.
+            Ok(None) => return Err(Retry::Rebuild),
+            Err(IndexError::Sql(e)) => return Err(sql_err("cannot write")(e)),
+            Err(IndexError::Other(e)) => return Err(Retry::Fail(e)),
+        };
+        if done.count > 0 {
+            write_meta(&tx, &done).map_err(sql_err("cannot write"))?;
+        }
+        tx.commit().map_err(sql_err("cannot commit"))?;
+        Ok(Some(done.count))
+    }
+
+    /// Rebuild the index from scratch, reporting `(events done, events total)`. Returns the
+    /// number of events indexed.
+    ///
+    /// The new index is built in a temporary file beside the old one (one transaction,
+    /// prepared statements, no journal, no syncs, full-text index populated in bulk), synced
+    /// once, and renamed over the old file, so a crash leaves either index intact.
+    pub fn rebuild(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<u64> {
+        self.conn = None;
+        let (head, _) = self.ledger.head()?;
+        let tmp = self.db_dir.join(format!(
+            "context.sqlite.tmp-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        ));
+        let result = self.build(&tmp, head, progress);
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        let count = result?;
+        for suffix in ["-journal", "-wal", "-shm"] {
+            let stale = Utf8PathBuf::from(format!("{}{suffix}", self.path));
+            match fs::remove_file(&stale) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(&stale, "cannot remove", e)),
+            }
+        }
+        fs::rename(&tmp, &self.path).map_err(|e| Error::io(&self.path, "cannot replace", e))?;
+        sync_dir(&self.db_dir)?;
+        let len = fs::metadata(&self.path)
+            .map_err(|e| Error::io(&self.path, "cannot inspect", e))?
+            .len();
+        self.conn = open_existing(&self.path, len)?;
+        if self.conn.is_none() {
+            return Err(Error::Unsafe {
+                path: self.path.clone(),
+                reason: "the rebuilt index cannot be read back".to_owned(),
+            });
+        }
+        Ok(count)
+    }
+
+    fn build(&self, tmp: &Utf8Path, head: u64, progress: &mut dyn FnMut(u64, u64)) -> Result<u64> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(tmp)
+            .map_err(|e| Error::io(tmp, "cannot create", e))?;
+        drop(file);
+        let db = |action| {
+            let tmp = tmp.to_owned();
+            move |e| Error::db(tmp, action, e)
+        };
+        let mut conn = Connection::open_with_flags(tmp, open_flags()).map_err(db("cannot open"))?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; \
+             PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE;",
+        )
+        .map_err(db("cannot configure"))?;
+        conn.execute_batch(schema::TABLES)
+            .map_err(db("cannot create tables"))?;
+        let log_path = self.ledger.log_path().to_owned();
+        let tx = conn.transaction().map_err(db("cannot begin"))?;
+        let mut lines = Lines::open(&log_path, 0)?;
+        progress(0, head);
+        let done = match index_lines(&tx, &mut lines, &log_path, 1, false, &mut |n| {
+            progress(n, head.max(n))
+        }) {
+            Ok(Some(done)) => done,
+            Ok(None) => {
+                return Err(Error::CorruptLedger {
+                    path: log_path,
+                    offset: 0,
+                    reason: "the first line is not event 1".to_owned(),
+                });
+            }
+            Err(IndexError::Sql(e)) => return Err(db("cannot write")(e)),
+            Err(IndexError::Other(e)) => return Err(e),
+        };
+        tx.execute_batch("INSERT INTO fts (fts) VALUES ('rebuild');")
+            .map_err(db("cannot build the full-text index"))?;
+        tx.execute_batch(schema::INDEXES)
+            .map_err(db("cannot create indexes"))?;
+        write_meta(&tx, &done).map_err(db("cannot write"))?;
+        tx.commit().map_err(db("cannot commit"))?;
+        conn.close().map_err(|(_, e)| db("cannot close")(e))?;
+        File::open(tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(tmp, "cannot sync", e))?;
+        progress(done.count, head.max(done.count));
+        Ok(done.count)
+    }
+
+    /// Run a read, rebuilding once if the file turns out to be corrupt.
+    fn read<T>(&mut self, f: impl Fn(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+        self.catch_up()?;
+        let first = match &self.conn {
+            Some(conn) => f(conn),
+            None => {
+                return Err(Error::Unsafe {
+                    path: self.path.clone(),
+                    reason: "the index is not open".to_owned(),
+                });
+            }
+        };
+        match first {
+            Ok(v) => Ok(v),
+            Err(e) if is_corruption(&e) => {
+                self.rebuild(&mut |_, _| {})?;
+                let conn = self.conn.as_ref().ok_or_else(|| Error::Unsafe {
+                    path: self.path.clone(),
+                    reason: "the index is not open".to_owned(),
+                })?;
+                f(conn).map_err(|e| Error::db(&self.path, "cannot read", e))
+            }
+            Err(e) => Err(Error::db(&self.path, "cannot read", e)),
+        }
+    }
+
+    /// Ranked full-text search over event text, tool names and artifact excerpts.
+    ///
+    /// Hits holding the whole query as one phrase come first, then the rest; within each
+    /// group by BM25. A plain query never fails to parse; one with nothing searchable, or a
+    /// raw FTS5 query with a syntax error, is an [`Error::InvalidQuery`].
+    pub fn search(&mut self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        let (all_terms, exact) = match opts.syntax {
+            Syntax::Plain => {
+                let plan = query::plain(query).map_err(Error::query)?;
+                (plan.all_terms, plan.exact)
+            }
+            Syntax::Fts5 => {
+                if query.trim().is_empty() {
+                    return Err(Error::query("the query is empty"));
+                }
+                (query.to_owned(), None)
+            }
+        };
+        if opts.limit == 0 {
+            // Still reject a bad raw query, so `--limit 0` can check syntax.
+            if opts.syntax == Syntax::Fts5 {
+                self.check_fts(&all_terms)?;
+            }
+            return Ok(Vec::new());
+        }
+        let mut params = Vec::new();
+        let exact_sql = match exact {
+            Some(phrase) => {
+                params.push(Value::Text(phrase));
+                "(e.seq IN (SELECT rowid FROM fts WHERE fts MATCH ?))"
+            }
+            None => "0",
+        };
+        params.push(Value::Text(all_terms));
+        let filters = filter_sql(
+            &opts.kinds,
+            opts.min_importance,
+            opts.current_only,
+            &mut params,
+        );
+        params.push(Value::Integer(sql_limit(opts.limit)));
+        // Parameters in the order they appear: the exact phrase, the query, filters, limit.
+        let sql = format!(
+            "SELECT e.seq, e.kind, e.ts, e.importance, e.status, e.status_by, \
+                    snippet(fts, -1, '{MATCH_START}', '{MATCH_END}', '…', {SNIPPET_TOKENS}), \
+                    bm25(fts, 1.0, 2.0, 0.5) AS r, \
+                    {exact_sql} AS x \
+             FROM fts JOIN events e ON e.seq = fts.rowid \
+             WHERE fts MATCH ?{filters} \
+             ORDER BY x DESC, r, e.seq DESC LIMIT ?"
+        );
+        let raw = opts.syntax == Syntax::Fts5;
+        let result = self.read(|conn| {
+            let mut stmt = conn.prepare_cached(&sql)?;
+            let rows = stmt.query_map(rusqlite::params_from_iter(params.iter()), |r| {
+                let seq: i64 = r.get(0)?;
+                let kind: String = r.get(1)?;
+                let status: String = r.get(4)?;
+                let by: Option<String> = r.get(5)?;
+                Ok((
+                    seq,
+                    kind,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, i64>(3)?,
+                    status,
+                    by,
+                    r.get::<_, String>(6)?,
+                    r.get::<_, f64>(7)?,
+                    r.get::<_, bool>(8)?,
+                ))
+            })?;
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        });
+        let rows = match result {
+            Ok(rows) => rows,
+            Err(Error::Database { source, .. }) if raw && is_syntax_error(source.as_ref()) => {
+                return Err(fts_syntax_error());
+            }
+            Err(e) => return Err(e),
+        };
+        rows.into_iter()
+            .map(
+                |(seq, kind, ts, importance, status, by, snippet, rank, exact)| {
+                    let seq = u64::try_from(seq).unwrap_or(0);
+                    let kind: Kind = kind.parse().map_err(|reason: String| Error::Unsafe {
+                        path: self.path.clone(),
+                        reason,
+                    })?;
+                    Ok(Hit {
+                        id: EventId(seq),
+                        seq,
+                        kind,
+                        ts,
+                        importance: u8::try_from(importance).unwrap_or(0),
+                        status: status_of(&status, by.as_deref()),
+                        snippet,
+                        rank,
+                        exact,
+                    })
+                },
+            )
+            .collect()
+    }
+
+    fn check_fts(&mut self, expr: &str) -> Result<()> {
+        let expr = expr.to_owned();
+        match self.read(|conn| {
+            conn.query_row(
+                "SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ?1 LIMIT 1)",
+                [&expr],
+                |r| r.get::<_, i64>(0),
+            )
+        }) {
+            Ok(_) => Ok(()),
+            Err(Error::Database { source, .. }) if is_syntax_error(source.as_ref()) => {
+                Err(fts_syntax_error())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Up to `limit` events with seq `>= from` that pass `filter`, in order; the same events
+    /// as [`Ledger::range_filtered`].
+    pub fn range(&mut self, from: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut params = vec![Value::Integer(
+            i64::try_from(from.max(1)).unwrap_or(i64::MAX),
+        )];
+        let filters = filter_sql(&filter.kinds, filter.min_importance, false, &mut params);
+        params.push(Value::Integer(sql_limit(limit)));
+        let sql = format!(
+            "SELECT e.seq, e.line FROM events e WHERE e.seq >= ?{filters} ORDER BY e.seq LIMIT ?"
+        );
+        let lines = self.read(|conn| lines_query(conn, &sql, &params))?;
+        self.parse_lines(lines)
+    }
+
+    /// Up to `limit` events with seq `< seq` that pass `filter`, the closest ones, in
+    /// ascending order; the same events as [`Ledger::before_filtered`].
+    pub fn before(&mut self, seq: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
+        if limit == 0 || seq <= 1 {
+            return Ok(Vec::new());
+        }
+        let mut params = vec![Value::Integer(i64::try_from(seq).unwrap_or(i64::MAX))];
+        let filters = filter_sql(&filter.kinds, filter.min_importance, false, &mut params);
+        params.push(Value::Integer(sql_limit(limit)));
+        let sql = format!(
+            "SELECT e.seq, e.line FROM events e WHERE e.seq < ?{filters} ORDER BY e.seq DESC LIMIT ?"
+        );
+        let mut lines = self.read(|conn| lines_query(conn, &sql, &params))?;
+        lines.reverse();
+        self.parse_lines(lines)
+    }
+
+    /// Whether `id` is current, superseded or resolved; `None` if it does not exist. The same
+    /// answer as [`Ledger::status`].
+    pub fn status(&mut self, id: EventId) -> Result<Option<Status>> {
+        let seq = i64::try_from(id.seq()).unwrap_or(i64::MAX);
+        let row = self.read(|conn| {
+            conn.query_row(
+                "SELECT status, status_by FROM events WHERE seq = ?1",
+                [seq],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?)),
+            )
+            .optional()
+        })?;
+        Ok(row.map(|(s, by)| status_of(&s, by.as_deref())))
+    }
+
+    fn parse_lines(&self, lines: Vec<(i64, String)>) -> Result<Vec<Event>> {
+        lines
+            .into_iter()
+            .map(|(seq, line)| {
+                serde_json::from_str::<Event>(&line).map_err(|e| Error::CorruptLedger {
+                    path: self.ledger.log_path().to_owned(),
+                    offset: 0,
+                    reason: format!("event {seq} is not a valid event: {e}"),
+                })
+            })
+            .collect()
+    }
+}
+
+enum Retry {
+    Rebuild,
+    Fail(Error),
+}
+
+enum IndexError {
+    Sql(rusqlite::Error),
+    Other(Error),
+}
+
+impl From<rusqlite::Error> for IndexError {
+    fn from(e: rusqlite::Error) -> Self {
+        IndexError::Sql(e)
+    }
+}
+
+fn is_syntax_error(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool {
+    e.downcast_ref::<rusqlite::Error>()
+        .is_some_and(|e| e.sqlite_error_code() == Some(ErrorCode::Unknown))
+}
+
+fn fts_syntax_error() -> Error {
+    Error::query(
+        "not valid FTS5 syntax: check quotes, parentheses, column names (text, tool, excerpt) \
+         and operators (AND, OR, NOT, NEAR); the plain syntax searches words literally",
+    )
+}
+
+fn lines_query(
+    conn: &Connection,
+    sql: &str,
+    params: &[Value],
+) -> rusqlite::Result<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(params.iter()), |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?;
+    rows.collect()
+}
+
+fn open_flags() -> OpenFlags {
+    OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW
+}
+
+fn sync_dir(path: &Utf8Path) -> Result<()> {
+    File::open(path)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(path, "cannot sync folder", e))
+}
+
+/// Open an existing index file; `None` when it is not a usable index of this version.
+fn open_existing(path: &Utf8Path, len: u64) -> Result<Option<Connection>> {
+    let conn = match Connection::open_with_flags(path, open_flags()) {
+        Ok(c) => c,
+        Err(e) if is_environmental(&e) => return Err(Error::db(path, "cannot open", e)),
+        Err(_) => return Ok(None),
+    };
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| Error::db(path, "cannot configure", e))?;
+    let check = || -> rusqlite::Result<bool> {
+        let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+        // A truncated file: SQLite would read the missing pages as zeros.
+        if u64::try_from(page_size.saturating_mul(pages)).unwrap_or(u64::MAX) > len {
+            return Ok(false);
+        }
+        let meta = read_meta(&conn)?;
+        let Some(meta) = meta.filter(|m| m.version == SCHEMA_VERSION) else {
+            return Ok(false);
+        };
+        // The last indexed row must be there.
+        let max: Option<i64> = conn.query_row("SELECT max(seq) FROM events", [], |r| r.get(0))?;
+        Ok(u64::try_from(max.unwrap_or(0)).ok() == Some(meta.last_seq))
+    };
+    match check() {
+        Ok(true) => {
+            conn.execute_batch("PRAGMA synchronous = NORMAL;")
+                .map_err(|e| Error::db(path, "cannot configure", e))?;
+            Ok(Some(conn))
+        }
+        Ok(false) => Ok(None),
+        Err(e) if is_environmental(&e) => Err(Error::db(path, "cannot read", e)),
+        Err(_) => Ok(None),
+    }
+}
+
+fn read_meta(conn: &Connection) -> rusqlite::Result<Option<Meta>> {
+    let mut stmt = conn.prepare_cached("SELECT key, value FROM meta")?;
+    let mut rows = stmt.query([])?;
+    let (mut version, mut last_seq, mut last_hash, mut end_offset) = (None, None, None, None);
+    while let Some(r) = rows.next()? {
+        let key: String = r.get(0)?;
+        match key.as_str() {
+            "schema_version" => version = r.get::<_, i64>(1).ok(),
+            "last_seq" => last_seq = r.get::<_, i64>(1).ok().and_then(|v| u64::try_from(v).ok()),
+            "last_hash" => last_hash = r.get::<_, String>(1).ok(),
+            "end_offset" => {
+                end_offset = r.get::<_, i64>(1).ok().and_then(|v| u64::try_from(v).ok())
+            }
+            _ => {}
+        }
+    }
+    Ok(match (version, last_seq, last_hash, end_offset) {
+        (Some(version), Some(last_seq), Some(last_hash), Some(end_offset)) => Some(Meta {
+            version,
+            last_seq,
+            last_hash,
+            end_offset,
+        }),
+        _ => None,
+    })
+}
+
+fn write_meta(tx: &Transaction<'_>, done: &Indexed) -> rusqlite::Result<()> {
+    let mut put = tx.prepare_cached(schema::PUT_META)?;
+    put.execute(params!["schema_version", SCHEMA_VERSION])?;
+    put.execute(params![
+        "last_seq",
+        i64::try_from(done.last_seq).unwrap_or(i64::MAX)
+    ])?;
+    put.execute(params!["last_hash", done.last_hash])?;
+    put.execute(params![
+        "end_offset",
+        i64::try_from(done.end_offset).unwrap_or(i64::MAX)
+    ])?;
+    Ok(())
+}
+
+/// Index every complete line from `lines`, expecting seqs from `first_seq` on. With
+/// `with_fts` the full-text rows are written too (a rebuild fills them in bulk afterwards).
+/// `Ok(None)` when the first line is not `first_seq`.
+fn index_lines(
+    tx: &Transaction<'_>,
+    lines: &mut Lines,
+    log_path: &Utf8Path,
+    first_seq: u64,
+    with_fts: bool,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Option<Indexed>, IndexError> {
+    let mut insert = tx.prepare_cached(schema::INSERT_EVENT)?;
+    let mut insert_fts = tx.prepare_cached(schema::INSERT_FTS)?;
+    let mut supersede = tx.prepare_cached(schema::SUPERSEDE)?;
+    let mut resolve = tx.prepare_cached(schema::RESOLVE)?;
+    let mut expected = first_seq;
+    let mut last = Vec::new();
+    let mut excerpt = String::new();
+    let read_err = |e| IndexError::Other(Error::io(log_path, "cannot read", e));
+    loop {
+        let Some((offset, line)) = lines.next().map_err(read_err)? else {
+            break;
+        };
+        let corrupt = |reason: String| {
+            IndexError::Other(Error::CorruptLedger {
+                path: log_path.to_owned(),
+                offset,
+                reason,
+            })
+        };
+        let text = std::str::from_utf8(line).map_err(|e| corrupt(format!("not UTF-8: {e}")))?;
+        let row: Row<'_> = serde_json::from_str(text)
+            .map_err(|e| corrupt(format!("not a readable event: {e}")))?;
+        if row.seq != expected {
+            if expected == first_seq {
+                return Ok(None);
+            }
+            return Err(corrupt(format!(
+                "expected seq {expected}, found {}",
+                row.seq
+            )));
+        }
+        let seq = i64::try_from(row.seq).map_err(|_| corrupt("seq out of range".to_owned()))?;
+        let id = EventId(row.seq).to_string();
+        excerpt.clear();
+        for a in &row.artifact {
+            if !excerpt.is_empty() {
+                excerpt.push('\n');
+            }
+            excerpt.push_str(&a.head);
+            excerpt.push_str("\n…\n");
+            excerpt.push_str(&a.tail);
+        }
+        let excerpt_col = (!excerpt.is_empty()).then_some(excerpt.as_str());
+        let tool = row.tool.as_ref().map(|t| t.name.as_ref());
+        insert.execute(params![
+            seq,
+            id,
+            row.kind.as_str(),
+            row.importance,
+            row.ts.as_ref(),
+            row.actor.as_deref(),
+            row.text.as_deref(),
+            tool,
+            excerpt_col,
+            text,
+        ])?;
+        if with_fts {
+            insert_fts.execute(params![seq, row.text.as_deref(), tool, excerpt_col])?;
+        }
+        for target in &row.supersedes {
+            supersede.execute(params![i64::try_from(target.seq()).unwrap_or(i64::MAX), id])?;
+        }
+        for target in &row.resolves {
+            resolve.execute(params![i64::try_from(target.seq()).unwrap_or(i64::MAX), id])?;
+        }
+        last.clear();
+        last.extend_from_slice(line);
+        expected += 1;
+        let done = expected - first_seq;
+        if done.is_multiple_of(PROGRESS_EVERY) {
+            progress(done);
+        }
+    }
+    let count = expected - first_seq;
+    Ok(Some(Indexed {
+        count,
+        last_seq: expected - 1,
+        last_hash: match count {
+            0 if first_seq == 1 => remaind_ledger::GENESIS_PREV.to_owned(),
+            0 => String::new(),
+            _ => sha256_hex(&last),
+        },
+        end_offset: lines.offset,
+    }))
+}

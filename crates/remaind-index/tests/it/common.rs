@@ -1,0 +1,72 @@
+//! Shared helpers.
+
+use camino::{Utf8Path, Utf8PathBuf};
+use remaind_ledger::{EventId, Kind, Ledger, NewEvent};
+use tempfile::TempDir;
+
+/// A fixed project key.
+const TEST_KEY: [u8; 32] = *b"remaind-index-tests-fixed-key!!!";
+
+/// A temporary `.context/` folder with a ledger created in it (fixed key).
+pub(crate) fn context() -> (TempDir, Utf8PathBuf) {
+    let shm = std::path::Path::new("/dev/shm");
+    let tmp = if shm.is_dir() {
+        tempfile::Builder::new()
+            .prefix("remaind-index-")
+            .tempdir_in(shm)
+            .or_else(|_| tempfile::tempdir())
+    } else {
+        tempfile::tempdir()
+    }
+    .expect("tempdir");
+    let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("utf-8 temp path");
+    std::fs::create_dir(&dir).expect("mkdir .context");
+    std::fs::write(dir.join("redaction.key"), TEST_KEY).expect("write key");
+    Ledger::create(&dir).expect("create ledger");
+    (tmp, dir)
+}
+
+/// A temporary ledger, opened.
+pub(crate) fn ledger() -> (TempDir, Utf8PathBuf, Ledger) {
+    let (tmp, dir) = context();
+    let ledger = Ledger::open(&dir).expect("open ledger");
+    (tmp, dir, ledger)
+}
+
+/// A caller event of `kind` with `text`.
+pub(crate) fn event(kind: Kind, text: &str) -> NewEvent {
+    NewEvent {
+        kind: Some(kind),
+        text: Some(text.to_owned()),
+        ..NewEvent::default()
+    }
+}
+
+/// Append one event, returning its id.
+pub(crate) fn log(ledger: &Ledger, kind: Kind, text: &str) -> EventId {
+    ledger.append(event(kind, text)).expect("append")
+}
+
+/// `n` filler notes made of common words that none of the tests search for.
+pub(crate) fn filler(ledger: &Ledger, n: usize) {
+    let words = [
+        "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+    ];
+    let batch: Vec<NewEvent> = (0..n)
+        .map(|i| {
+            let text = format!(
+                "filler {} {} {} number {i}",
+                words[i % 8],
+                words[(i / 8) % 8],
+                words[(i / 64) % 8]
+            );
+            event(if i % 3 == 0 { Kind::Trace } else { Kind::Note }, &text)
+        })
+        .collect();
+    ledger.append_batch(batch).expect("append filler");
+}
+
+/// The index file of a context folder.
+pub(crate) fn db_path(dir: &Utf8Path) -> Utf8PathBuf {
+    dir.join(remaind_index::DB_PATH)
+}

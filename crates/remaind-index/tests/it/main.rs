@@ -1,0 +1,8 @@
+//! Integration tests of the index.
+
+mod common;
+mod robustness;
+mod search;
+mod secrets;
+mod slices;
+mod status;

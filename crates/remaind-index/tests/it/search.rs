@@ -1,0 +1,268 @@
+//! Search finds planted phrases, ranks an exact phrase first, applies filters, and never
+//! leaks an SQLite syntax error for plain input.
+
+use proptest::prelude::*;
+use remaind_index::{Error, Index, SearchOptions, Syntax};
+use remaind_ledger::{Kind, NewEvent, Tool};
+
+use crate::common::{self, event, filler, log};
+
+fn opts() -> SearchOptions {
+    SearchOptions::default()
+}
+
+#[test]
+fn finds_a_planted_phrase_with_a_highlighted_snippet() {
+    let (_tmp, dir, ledger) = common::ledger();
+    filler(&ledger, 300);
+    let id = log(
+        &ledger,
+        Kind::Decision,
+        "We chose a write-ahead journal for the ledger appends",
+    );
+    filler(&ledger, 300);
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let hits = index.search("write-ahead journal", &opts()).unwrap();
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let hit = &hits[0];
+    assert_eq!(hit.id, id);
+    assert_eq!(hit.seq, id.seq());
+    assert_eq!(hit.kind, Kind::Decision);
+    assert_eq!(hit.importance, 2);
+    assert!(hit.exact);
+    assert!(
+        hit.snippet.contains("«write-ahead»") && hit.snippet.contains("«journal»"),
+        "{}",
+        hit.snippet
+    );
+    assert_eq!(hit.ts, ledger.get(id.seq()).unwrap().unwrap().ts);
+}
+
+#[test]
+fn an_exact_phrase_ranks_above_scattered_words() {
+    let (_tmp, dir, ledger) = common::ledger();
+    filler(&ledger, 50);
+    // Short and repetitive, so BM25 alone would prefer it.
+    let scattered = log(&ledger, Kind::Note, "fox brown quick fox brown quick");
+    let exact = log(
+        &ledger,
+        Kind::Note,
+        "In the long story that follows, the quick brown fox finally jumps over the lazy dog again",
+    );
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let hits = index.search("quick brown fox", &opts()).unwrap();
+    let ids: Vec<_> = hits.iter().map(|h| h.id).collect();
+    assert_eq!(ids, vec![exact, scattered]);
+    assert!(hits[0].exact && !hits[1].exact);
+    // BM25 on its own ranks the scattered one better; the phrase tier wins anyway.
+    assert!(hits[1].rank < hits[0].rank, "{hits:?}");
+    // A quoted phrase matches only the phrase.
+    let hits = index.search("\"quick brown fox\"", &opts()).unwrap();
+    assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![exact]);
+}
+
+#[test]
+fn searches_tool_names_and_artifact_excerpts() {
+    let (_tmp, dir, ledger) = common::ledger();
+    filler(&ledger, 20);
+    let call = ledger
+        .append(NewEvent {
+            kind: Some(Kind::ToolCall),
+            text: Some("running the suite".into()),
+            tool: Some(Tool {
+                name: "cargo_nextest".into(),
+                input: serde_json::json!({"args": ["run"]}),
+                output: serde_json::Value::Null,
+            }),
+            ..NewEvent::default()
+        })
+        .unwrap();
+    let big = format!("zebraheadline {} tailmarkerword", "x ".repeat(20_000));
+    let result = ledger
+        .append(NewEvent {
+            kind: Some(Kind::ToolResult),
+            text: Some("suite output".into()),
+            tool: Some(Tool {
+                name: "shell".into(),
+                input: serde_json::Value::Null,
+                output: serde_json::Value::String(big),
+            }),
+            ..NewEvent::default()
+        })
+        .unwrap();
+    assert!(
+        !ledger
+            .get(result.seq())
+            .unwrap()
+            .unwrap()
+            .artifact
+            .is_empty(),
+        "the output was routed out"
+    );
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let ids = |hits: Vec<remaind_index::Hit>| hits.into_iter().map(|h| h.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(index.search("cargo_nextest", &opts()).unwrap()),
+        vec![call]
+    );
+    assert_eq!(
+        ids(index.search("zebraheadline", &opts()).unwrap()),
+        vec![result]
+    );
+    assert_eq!(
+        ids(index.search("tailmarkerword", &opts()).unwrap()),
+        vec![result]
+    );
+    assert_eq!(
+        ids(index.search("zebrahead*", &opts()).unwrap()),
+        vec![result]
+    );
+}
+
+#[test]
+fn filters_kind_importance_and_limit() {
+    let (_tmp, dir, ledger) = common::ledger();
+    let n = log(&ledger, Kind::Note, "pelican report one");
+    let d = log(&ledger, Kind::Decision, "pelican report two");
+    let c = ledger
+        .append(NewEvent {
+            importance: Some(3),
+            ..event(Kind::Constraint, "pelican report three")
+        })
+        .unwrap();
+    let t = log(&ledger, Kind::Trace, "pelican report four");
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let ids = |o: &SearchOptions, index: &mut Index<'_>| {
+        let mut v: Vec<_> = index
+            .search("pelican", o)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids(&opts(), &mut index), vec![n, d, c, t]);
+    assert_eq!(
+        ids(
+            &SearchOptions {
+                kinds: vec![Kind::Decision, Kind::Trace],
+                ..opts()
+            },
+            &mut index
+        ),
+        vec![d, t]
+    );
+    assert_eq!(
+        ids(
+            &SearchOptions {
+                min_importance: Some(2),
+                ..opts()
+            },
+            &mut index
+        ),
+        vec![d, c]
+    );
+    assert_eq!(
+        ids(
+            &SearchOptions {
+                min_importance: Some(3),
+                ..opts()
+            },
+            &mut index
+        ),
+        vec![c]
+    );
+    assert_eq!(
+        index
+            .search("pelican", &SearchOptions { limit: 2, ..opts() })
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(
+        index
+            .search("pelican", &SearchOptions { limit: 0, ..opts() })
+            .unwrap()
+            .is_empty()
+    );
+    assert!(index.search("walrus", &opts()).unwrap().is_empty());
+}
+
+#[test]
+fn raw_fts_syntax_errors_are_invalid_queries() {
+    let (_tmp, dir, ledger) = common::ledger();
+    log(&ledger, Kind::Note, "heron and egret");
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let fts = SearchOptions {
+        syntax: Syntax::Fts5,
+        ..opts()
+    };
+    assert_eq!(index.search("heron AND egret", &fts).unwrap().len(), 1);
+    assert_eq!(index.search("heron NOT egret", &fts).unwrap().len(), 0);
+    for bad in [
+        "heron AND",
+        "(heron",
+        "\"heron",
+        "nosuchcolumn:heron",
+        "NEAR(",
+        "   ",
+    ] {
+        for limit in [0, 10] {
+            let err = index
+                .search(
+                    bad,
+                    &SearchOptions {
+                        limit,
+                        ..fts.clone()
+                    },
+                )
+                .unwrap_err();
+            assert!(err.is_invalid_input(), "{bad}: {err}");
+            assert!(matches!(err, Error::InvalidQuery { .. }), "{bad}: {err:?}");
+            assert!(!err.to_string().contains("fts5:"), "{err}");
+        }
+    }
+    // The same text as a plain query is searched literally.
+    for (text, expected) in [
+        ("heron AND", 1),
+        ("(heron", 1),
+        ("\"heron", 1),
+        ("nosuchcolumn:heron", 0),
+        ("NEAR( heron", 0),
+    ] {
+        assert_eq!(
+            index.search(text, &opts()).unwrap().len(),
+            expected,
+            "{text}"
+        );
+    }
+    let err = index.search("  -- ** ", &opts()).unwrap_err();
+    assert!(err.is_invalid_input(), "{err}");
+}
+
+/// Any plain query either runs or, when it holds nothing searchable, is an invalid query;
+/// it never reaches SQLite as broken syntax.
+#[test]
+fn prop_plain_queries_never_fail() {
+    let (_tmp, dir, ledger) = common::ledger();
+    log(
+        &ledger,
+        Kind::Note,
+        "kestrel \"quoted\" (paren) col:on x*y AND OR NOT",
+    );
+    let index = std::cell::RefCell::new(Index::open(&dir, &ledger).unwrap());
+    let mut runner = proptest::test_runner::TestRunner::default();
+    runner
+        .run(&"(\\PC|[\"*():^+-]|AND|OR|NOT|NEAR){0,40}", |query| {
+            match index.borrow_mut().search(&query, &SearchOptions::default()) {
+                Ok(_) => {}
+                Err(e) => {
+                    prop_assert!(matches!(e, Error::InvalidQuery { .. }), "{query:?}: {e:?}");
+                    prop_assert!(!query.chars().any(char::is_alphanumeric), "{query:?}: {e}");
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
