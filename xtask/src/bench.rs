@@ -25,7 +25,7 @@ pub(crate) struct Measurement {
 pub(crate) fn run_all(quick: bool) -> Result<(), String> {
     let mut results: Vec<Measurement> = Vec::new();
     // Each layer's benchmarks register here.
-    let _ = quick;
+    results.extend(crate::bench_atomic::run(quick));
     print_table(&results);
     write_json(&results, quick)
 }

@@ -233,6 +233,11 @@ fn run(nfiles: usize, ops: &[Op]) -> Result<(), TestCaseError> {
 }
 
 proptest! {
+    // At least 1,000 cases in CI (issue 2); `cargo xtask prop --cases N` overrides.
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(1000),
+    ))]
+
     #[test]
     fn prop_rollback_round_trip((nfiles, ops) in scenario()) {
         run(nfiles, &ops)?;
