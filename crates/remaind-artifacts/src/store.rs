@@ -1,0 +1,341 @@
+//! The [`ArtifactStore`]: content-addressed files under `artifacts/`.
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::Error;
+
+/// Name of the store's folder inside the context folder.
+const ARTIFACTS: &str = "artifacts";
+
+/// An artifact as written: where it is and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredArtifact {
+    /// Path relative to the context folder: `artifacts/<first two hex>/<64 hex>`.
+    pub rel_path: String,
+    /// SHA-256 of the content, 64 lowercase hex digits.
+    pub sha256: String,
+    /// Length of the content in bytes.
+    pub bytes: u64,
+    /// Media type given by the caller (see [`sniff_media_type`](crate::sniff_media_type)).
+    pub media_type: String,
+}
+
+/// Content-addressed storage under `<context>/artifacts/`.
+///
+/// An artifact lives at `artifacts/<h[0..2]>/<h>`, `h` being the SHA-256 of its content in
+/// lowercase hex: paths come from the hash only, and every hash a caller passes is validated
+/// before it touches a path. Folders are 0700, files 0600, and nothing is ever reached through a
+/// symbolic link: a link where the store's folder, a fan-out folder or an artifact belongs is an
+/// error. Writes are atomic (temp file in the same folder, fsync, rename, fsync the folder), so a
+/// reader sees an artifact whole or not at all.
+#[derive(Debug, Clone)]
+pub struct ArtifactStore {
+    root: Utf8PathBuf,
+}
+
+fn io_error<'a>(action: &'static str, path: &'a Utf8Path) -> impl FnOnce(io::Error) -> Error + 'a {
+    move |source| Error::Io {
+        action,
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Checks that `path` is a real folder (not a link). `Ok(false)` when it does not exist.
+fn check_dir(path: &Utf8Path) -> Result<bool, Error> {
+    match fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => Err(Error::Symlink {
+            path: path.to_owned(),
+        }),
+        Ok(meta) if meta.is_dir() => Ok(true),
+        Ok(_) => Err(Error::WrongType {
+            path: path.to_owned(),
+            expected: "directory",
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io_error("inspect", path)(e)),
+    }
+}
+
+/// Makes sure `path` is a real folder, creating it 0700 (and syncing its parent) if missing.
+fn ensure_dir(path: &Utf8Path) -> Result<(), Error> {
+    if check_dir(path)? {
+        return Ok(());
+    }
+    match DirBuilder::new().mode(0o700).create(path) {
+        Ok(()) => {
+            if let Some(parent) = path.parent() {
+                sync_dir(parent)?;
+            }
+            Ok(())
+        }
+        // Another writer made it first: it must still be a real folder.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            check_dir(path)?;
+            Ok(())
+        }
+        Err(e) => Err(io_error("create", path)(e)),
+    }
+}
+
+fn sync_dir(path: &Utf8Path) -> Result<(), Error> {
+    let dir = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(io_error("open", path))?;
+    dir.sync_all().map_err(io_error("sync", path))
+}
+
+/// Opens an existing file for reading without following a link; `Ok(None)` if it is missing.
+fn open_no_follow(path: &Utf8Path) -> Result<Option<File>, Error> {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(Error::Symlink {
+                path: path.to_owned(),
+            });
+        }
+        Err(e) => return Err(io_error("open", path)(e)),
+    };
+    let meta = file.metadata().map_err(io_error("inspect", path))?;
+    if !meta.is_file() {
+        return Err(Error::WrongType {
+            path: path.to_owned(),
+            expected: "regular file",
+        });
+    }
+    Ok(Some(file))
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Whether `s` is 64 lowercase hex digits.
+fn is_hash(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+fn validate(sha256: &str) -> Result<(), Error> {
+    if is_hash(sha256) {
+        Ok(())
+    } else {
+        Err(Error::InvalidHash {
+            given: sha256.chars().take(80).collect(),
+        })
+    }
+}
+
+/// Distinguishes temp files of concurrent writers within one process.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl ArtifactStore {
+    /// Opens the store of the context folder `context_dir` (the `.context/` folder), creating
+    /// `artifacts/` (0700) if it is missing.
+    ///
+    /// # Errors
+    ///
+    /// When `context_dir` is not a folder, when `artifacts/` is a link or not a folder, or on
+    /// I/O failure.
+    pub fn open(context_dir: &Utf8Path) -> Result<Self, Error> {
+        let meta = fs::metadata(context_dir).map_err(io_error("open", context_dir))?;
+        if !meta.is_dir() {
+            return Err(Error::WrongType {
+                path: context_dir.to_owned(),
+                expected: "directory",
+            });
+        }
+        let root = context_dir.join(ARTIFACTS);
+        ensure_dir(&root)?;
+        Ok(Self { root })
+    }
+
+    /// The store's folder, `<context>/artifacts`.
+    pub fn root(&self) -> &Utf8Path {
+        &self.root
+    }
+
+    /// Where the artifact with this hash lives (whether or not it exists).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidHash`] unless `sha256` is 64 lowercase hex digits.
+    pub fn path_of(&self, sha256: &str) -> Result<Utf8PathBuf, Error> {
+        validate(sha256)?;
+        Ok(self.root.join(&sha256[..2]).join(sha256))
+    }
+
+    /// Stores `bytes` and describes the artifact. Storing content that is already there writes
+    /// nothing; a stored file that no longer matches its hash is replaced.
+    ///
+    /// # Errors
+    ///
+    /// On a link or wrongly typed entry in the store, or on I/O failure; then no artifact file
+    /// was created or changed (a temp file may remain only if removing it failed too).
+    pub fn put(&self, bytes: &[u8], media_type: &str) -> Result<StoredArtifact, Error> {
+        let sha256 = sha256_hex(bytes);
+        let stored = StoredArtifact {
+            rel_path: format!("{ARTIFACTS}/{}/{sha256}", &sha256[..2]),
+            sha256,
+            bytes: bytes.len() as u64,
+            media_type: media_type.to_owned(),
+        };
+        if !check_dir(&self.root)? {
+            return Err(Error::Io {
+                action: "open",
+                path: self.root.clone(),
+                source: io::ErrorKind::NotFound.into(),
+            });
+        }
+        let dir = self.root.join(&stored.sha256[..2]);
+        ensure_dir(&dir)?;
+        let path = dir.join(&stored.sha256);
+        if let Some(mut file) = open_no_follow(&path)? {
+            let mut existing = Vec::with_capacity(bytes.len());
+            file.read_to_end(&mut existing)
+                .map_err(io_error("read", &path))?;
+            if existing == bytes {
+                return Ok(stored);
+            }
+        }
+        self.write_atomic(&dir, &path, bytes)?;
+        Ok(stored)
+    }
+
+    fn write_atomic(&self, dir: &Utf8Path, path: &Utf8Path, bytes: &[u8]) -> Result<(), Error> {
+        let temp = dir.join(format!(
+            ".tmp-{}-{}-{}",
+            std::process::id(),
+            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed),
+            path.file_name().unwrap_or_default()
+        ));
+        let result = (|| {
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(&temp)
+                .map_err(io_error("create", &temp))?;
+            file.write_all(bytes).map_err(io_error("write", &temp))?;
+            file.sync_all().map_err(io_error("sync", &temp))?;
+            drop(file);
+            fs::rename(&temp, path).map_err(io_error("rename into place", path))?;
+            sync_dir(dir)
+        })();
+        if result.is_err() {
+            // Best effort: the temp file holds nothing the caller relies on.
+            let _ = fs::remove_file(&temp);
+        }
+        result
+    }
+
+    /// The content of the artifact with this hash. Use [`verify`](Self::verify) to check it
+    /// still matches its hash.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidHash`] for anything but 64 lowercase hex digits (checked before any path
+    /// is formed), [`Error::NotFound`], [`Error::Symlink`] on a link, or I/O failure.
+    pub fn get(&self, sha256: &str) -> Result<Vec<u8>, Error> {
+        let path = self.path_of(sha256)?;
+        let dir = self.root.join(&sha256[..2]);
+        if !check_dir(&self.root)? || !check_dir(&dir)? {
+            return Err(Error::NotFound {
+                sha256: sha256.to_owned(),
+            });
+        }
+        let Some(mut file) = open_no_follow(&path)? else {
+            return Err(Error::NotFound {
+                sha256: sha256.to_owned(),
+            });
+        };
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(io_error("read", &path))?;
+        Ok(bytes)
+    }
+
+    /// Re-hashes the stored artifact.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] naming the file when its content no longer hashes to its name, and
+    /// everything [`get`](Self::get) reports.
+    pub fn verify(&self, sha256: &str) -> Result<(), Error> {
+        let bytes = self.get(sha256)?;
+        let actual = sha256_hex(&bytes);
+        if actual == sha256 {
+            Ok(())
+        } else {
+            Err(Error::Corrupt {
+                path: self.path_of(sha256)?,
+                actual,
+            })
+        }
+    }
+
+    /// The hashes of every stored artifact, sorted. Temp files and names that are not
+    /// hashes under their right fan-out folder are skipped.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Symlink`] when the store or a fan-out folder or artifact is a link, or I/O
+    /// failure.
+    pub fn list(&self) -> Result<Vec<String>, Error> {
+        if !check_dir(&self.root)? {
+            return Ok(Vec::new());
+        }
+        let mut hashes = Vec::new();
+        for entry in fs::read_dir(&self.root).map_err(io_error("list", &self.root))? {
+            let entry = entry.map_err(io_error("list", &self.root))?;
+            let Some(prefix) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            if prefix.len() != 2
+                || !prefix
+                    .bytes()
+                    .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+            {
+                continue;
+            }
+            let dir = self.root.join(&prefix);
+            if !check_dir(&dir)? {
+                continue;
+            }
+            for entry in fs::read_dir(&dir).map_err(io_error("list", &dir))? {
+                let entry = entry.map_err(io_error("list", &dir))?;
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    continue;
+                };
+                if !is_hash(&name) || !name.starts_with(&prefix) {
+                    continue;
+                }
+                let file_type = entry.file_type().map_err(io_error("inspect", &dir))?;
+                if file_type.is_symlink() {
+                    return Err(Error::Symlink {
+                        path: dir.join(&name),
+                    });
+                }
+                if file_type.is_file() {
+                    hashes.push(name);
+                }
+            }
+        }
+        hashes.sort();
+        Ok(hashes)
+    }
+}

@@ -1,0 +1,4 @@
+//! Integration tests for `remaind-artifacts`.
+
+mod sniff;
+mod store;
