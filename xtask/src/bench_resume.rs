@@ -18,12 +18,18 @@ const TAIL: usize = 200;
 const BATCH: usize = 100_000;
 
 fn binary() -> PathBuf {
-    workspace_root().join("target").join("release").join("remaind")
+    workspace_root()
+        .join("target")
+        .join("release")
+        .join("remaind")
 }
 
 fn remaind(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(binary());
-    cmd.args(args).arg("--dir").arg(dir).env_remove("REMAIND_DIR");
+    cmd.args(args)
+        .arg("--dir")
+        .arg(dir)
+        .env_remove("REMAIND_DIR");
     cmd
 }
 

@@ -38,12 +38,22 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Init(cmd::init::Args),
+    Monitor(cmd::monitor::Args),
+    Frame(cmd::frame::Args),
+    Resume(cmd::resume::Args),
+    Rollback(cmd::rollback::Args),
+    Status(cmd::status::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Init(args) => cmd::init::run(&cli.global, args),
+        Command::Monitor(args) => cmd::monitor::run(&cli.global, args),
+        Command::Frame(args) => cmd::frame::run(&cli.global, args),
+        Command::Resume(args) => cmd::resume::run(&cli.global, args),
+        Command::Rollback(args) => cmd::rollback::run(&cli.global, args),
+        Command::Status(args) => cmd::status::run(&cli.global, args),
     };
     match result {
         Ok(code) => code,

@@ -2,3 +2,8 @@
 //! formats the result.
 
 pub(crate) mod init;
+pub(crate) mod monitor;
+pub(crate) mod frame;
+pub(crate) mod resume;
+pub(crate) mod rollback;
+pub(crate) mod status;
