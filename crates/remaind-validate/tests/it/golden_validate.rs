@@ -1,7 +1,7 @@
 //! Golden verdicts over `fixtures/validate/<case>/`: each case folder holds `ledger.jsonl`
 //! (compact `NewEvent` lines), an optional `prior.json`, the candidate `state.json` and
 //! `handover.md`. `accept_*` cases must be accepted; `reject_<check>_*` cases must fail exactly
-//! `<check>`.
+//! `<check>`; `mixed_*` cases must fail two checks or more.
 
 use std::fs;
 use std::path::Path;
@@ -63,9 +63,15 @@ fn golden_validate() {
 
             if case.starts_with("accept_") {
                 assert!(verdict.accepted, "{case} must be accepted: {verdict:#?}");
+            } else if case.starts_with("mixed_") {
+                assert!(
+                    verdict.failed_checks().len() >= 2,
+                    "{case} must fail several checks: {verdict:#?}"
+                );
             } else {
-                let check = targeted(&case)
-                    .unwrap_or_else(|| panic!("{case}: name it accept_* or reject_<check>_*"));
+                let check = targeted(&case).unwrap_or_else(|| {
+                    panic!("{case}: name it accept_*, mixed_* or reject_<check>_*")
+                });
                 assert_eq!(
                     verdict.failed_checks(),
                     vec![check],
