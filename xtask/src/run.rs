@@ -104,7 +104,11 @@ pub(crate) fn ci() -> Result<(), String> {
     test.args(["test", "--workspace", "--locked"])
         .env("INSTA_UPDATE", "no")
         .env("CI", "true");
-    let outcome = test_step("test (unit, integration, golden, property, tidy)", test, &mut tally);
+    let outcome = test_step(
+        "test (unit, integration, golden, property, tidy)",
+        test,
+        &mut tally,
+    );
     // The plain closing line CI reads, whatever happened above.
     println!(
         "ci: {} passed, {} failed, {} skipped",
@@ -124,10 +128,7 @@ pub(crate) fn golden(accept: bool) -> Result<(), String> {
     test.args(["test", "--workspace", "golden_"])
         .env("INSTA_UPDATE", if accept { "always" } else { "no" });
     let outcome = test_step("golden suites", test, &mut tally);
-    println!(
-        "golden: {} passed, {} failed",
-        tally.passed, tally.failed
-    );
+    println!("golden: {} passed, {} failed", tally.passed, tally.failed);
     outcome
 }
 
@@ -137,7 +138,11 @@ pub(crate) fn prop(cases: u32) -> Result<(), String> {
     let mut test = cargo();
     test.args(["test", "--workspace", "--release", "prop_"])
         .env("PROPTEST_CASES", cases.to_string());
-    let outcome = test_step(&format!("property suites ({cases} cases each)"), test, &mut tally);
+    let outcome = test_step(
+        &format!("property suites ({cases} cases each)"),
+        test,
+        &mut tally,
+    );
     println!("prop: {} passed, {} failed", tally.passed, tally.failed);
     outcome
 }
@@ -149,7 +154,15 @@ pub(crate) fn bench(quick: bool) -> Result<(), String> {
     build.args(["build", "--release", "-p", "remaind-cli"]);
     step("build release remaind", build)?;
     let mut inner = cargo();
-    inner.args(["run", "--quiet", "--release", "-p", "xtask", "--", "bench-inner"]);
+    inner.args([
+        "run",
+        "--quiet",
+        "--release",
+        "-p",
+        "xtask",
+        "--",
+        "bench-inner",
+    ]);
     if quick {
         inner.arg("--quick");
     }

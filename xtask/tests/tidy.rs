@@ -91,11 +91,11 @@ fn deps(manifest: &str) -> Vec<(String, String)> {
             section = line.trim_matches(|c| c == '[' || c == ']').to_owned();
             continue;
         }
-        if section.ends_with("dependencies") {
-            if let Some((key, _)) = line.split_once('=') {
-                let name = key.trim().split('.').next().unwrap_or("").to_owned();
-                out.push((section.clone(), name));
-            }
+        if section.ends_with("dependencies")
+            && let Some((key, _)) = line.split_once('=')
+        {
+            let name = key.trim().split('.').next().unwrap_or("").to_owned();
+            out.push((section.clone(), name));
         }
     }
     out
@@ -151,10 +151,10 @@ fn tidy_every_lib_opens_with_a_layer_doc() {
     let mut problems = Vec::new();
     for dir in member_dirs() {
         let lib = dir.join("src/lib.rs");
-        if let Ok(text) = std::fs::read_to_string(&lib) {
-            if let Some(p) = lib_doc_problem(&text) {
-                problems.push(format!("{}: {p}", lib.display()));
-            }
+        if let Ok(text) = std::fs::read_to_string(&lib)
+            && let Some(p) = lib_doc_problem(&text)
+        {
+            problems.push(format!("{}: {p}", lib.display()));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -204,7 +204,9 @@ fn tidy_checks_catch_what_they_claim() {
     let bad = "[package]\nname = \"x\"\nversion = \"0.1.0\"\n[dependencies]\nserde = \"1\"\nregex = { version = \"1\", features = [] }\ncamino.workspace = true\n";
     assert_eq!(version_literal_problems(bad).len(), 3);
 
-    let layer_of = layers("```text\nlayer 0: remaind-atomic\nlayer 1: remaind-ledger\nlayer 5: remaind-cli\n```");
+    let layer_of = layers(
+        "```text\nlayer 0: remaind-atomic\nlayer 1: remaind-ledger\nlayer 5: remaind-cli\n```",
+    );
     let upward = vec![("dependencies".to_owned(), "remaind-ledger".to_owned())];
     assert_eq!(edge_problems("remaind-atomic", &upward, &layer_of).len(), 1);
     let clap = vec![("dependencies".to_owned(), "clap".to_owned())];
