@@ -311,10 +311,16 @@ impl Redactor {
             .map(|m| (m.start(), m.end()))
             .collect();
         if !placeholders.is_empty() {
+            // Placeholders are sorted and disjoint: one forward walk over both lists.
+            candidates.sort_unstable();
+            let mut next = 0;
             candidates.retain(|c| {
+                while next < placeholders.len() && placeholders[next].1 <= c.start {
+                    next += 1;
+                }
                 !placeholders
-                    .iter()
-                    .any(|&(start, end)| start <= c.start && c.end <= end)
+                    .get(next)
+                    .is_some_and(|&(start, end)| start <= c.start && c.end <= end)
             });
         }
         merge(candidates)
