@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::event::{Event, EventId, GENESIS_PREV, Kind, NewEvent};
 use crate::input::{self, AppendRequest};
 use crate::lines::{self, Snapshot};
-use crate::prepare::{self, Prepared, check_citations};
+use crate::prepare::{self, PendingArtifact, Prepared, check_citations};
 use crate::status::{Status, Statuses};
 use crate::verify::{self, VerifyReport};
 
@@ -35,6 +35,9 @@ pub const REDACTION_PATH: &str = "schemas/redaction.json";
 /// Whole lines are written in chunks of at most this many bytes (a longer line gets a
 /// `write` of its own); a line is never split across two writes.
 const WRITE_CHUNK: usize = 1 << 20;
+
+/// Threads that write a batch's artifacts at once.
+const PUT_THREADS: usize = 4;
 
 /// Which events a positional read returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -393,22 +396,7 @@ impl Ledger {
             ids.push(EventId(seq));
             pending.extend(artifacts);
         }
-        for a in &pending {
-            let stored = self
-                .artifacts
-                .put(&a.bytes, &a.media_type)
-                .map_err(|e| Error::artifact(format!("cannot store artifact {}", a.sha256), e))?;
-            let expected = format!("{ARTIFACTS_DIR}/{}/{}", &a.sha256[..2], a.sha256);
-            if stored.sha256 != a.sha256 || stored.rel_path != expected {
-                return Err(Error::corrupt(
-                    self.dir.join(ARTIFACTS_DIR),
-                    format!(
-                        "the store put {} at {}, expected {expected}",
-                        stored.sha256, stored.rel_path
-                    ),
-                ));
-            }
-        }
+        self.store_artifacts(&pending)?;
         if ids.is_empty() {
             return Ok((ids, prev));
         }
@@ -427,6 +415,47 @@ impl Ledger {
             .and_then(|()| file.sync_data())
             .map_err(|e| Error::io(&self.log_path, "cannot append", e))?;
         Ok((ids, prev))
+    }
+
+    /// Store the routed contents of a batch. Each store write is synced, so several are
+    /// written at once by a few threads; every one must succeed before a line is written.
+    fn store_artifacts(&self, pending: &[PendingArtifact]) -> Result<()> {
+        let put = |a: &PendingArtifact| -> Result<()> {
+            let stored = self
+                .artifacts
+                .put(&a.bytes, &a.media_type)
+                .map_err(|e| Error::artifact(format!("cannot store artifact {}", a.sha256), e))?;
+            let expected = format!("{ARTIFACTS_DIR}/{}/{}", &a.sha256[..2], a.sha256);
+            if stored.sha256 != a.sha256 || stored.rel_path != expected {
+                return Err(Error::corrupt(
+                    self.dir.join(ARTIFACTS_DIR),
+                    format!(
+                        "the store put {} at {}, expected {expected}",
+                        stored.sha256, stored.rel_path
+                    ),
+                ));
+            }
+            Ok(())
+        };
+        if pending.len() < 2 {
+            return pending.iter().try_for_each(put);
+        }
+        let workers = pending.len().min(PUT_THREADS);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    scope.spawn(move || pending.iter().skip(w).step_by(workers).try_for_each(put))
+                })
+                .collect();
+            handles.into_iter().try_for_each(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(Error::corrupt(
+                        self.dir.join(ARTIFACTS_DIR),
+                        "an artifact writer panicked",
+                    ))
+                })
+            })
+        })
     }
 
     /// Read the end of the log (under the lock).

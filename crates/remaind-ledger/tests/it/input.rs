@@ -171,3 +171,35 @@ fn create_is_idempotent_and_private() {
         assert_eq!(mode & 0o777, 0o700, "{d}");
     }
 }
+
+#[test]
+fn a_batch_stores_all_its_artifacts() {
+    let (_tmp, _dir, ledger) = common::ledger();
+    let batch: Vec<NewEvent> = (0..10)
+        .map(|i| NewEvent {
+            kind: Some(Kind::ToolResult),
+            tool: Some(Tool {
+                name: "bash".into(),
+                input: serde_json::Value::Null,
+                output: format!("run {i}\n").repeat(5000).into(),
+            }),
+            ..NewEvent::default()
+        })
+        .collect();
+    let ids = ledger.append_batch(batch).expect("batch");
+    assert_eq!(ids.len(), 10);
+    let report = ledger.verify().expect("verify");
+    assert!(report.is_ok(), "{:?}", report.problems);
+    assert_eq!(report.artifacts_checked, 10);
+    assert_eq!(ledger.artifacts().list().expect("list").len(), 10);
+    for id in ids {
+        let ev = ledger.get(id.seq()).expect("read").expect("event");
+        let a = &ev.artifact[0];
+        let bytes = ledger.artifacts().get(&a.sha256).expect("artifact");
+        assert_eq!(
+            bytes,
+            format!("run {}\n", id.seq() - 1).repeat(5000).into_bytes()
+        );
+        assert!(a.head.starts_with("run "));
+    }
+}
