@@ -38,6 +38,8 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Init(cmd::init::Args),
+    Search(cmd::search::Args),
+    Reindex(cmd::reindex::Args),
     Monitor(cmd::monitor::Args),
     Frame(cmd::frame::Args),
     Resume(cmd::resume::Args),
@@ -49,6 +51,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Init(args) => cmd::init::run(&cli.global, args),
+        Command::Search(args) => cmd::search::run(&cli.global, args),
+        Command::Reindex(args) => cmd::reindex::run(&cli.global, args),
         Command::Monitor(args) => cmd::monitor::run(&cli.global, args),
         Command::Frame(args) => cmd::frame::run(&cli.global, args),
         Command::Resume(args) => cmd::resume::run(&cli.global, args),

@@ -2,6 +2,8 @@
 //! formats the result.
 
 pub(crate) mod init;
+pub(crate) mod reindex;
+pub(crate) mod search;
 pub(crate) mod monitor;
 pub(crate) mod frame;
 pub(crate) mod resume;

@@ -1,0 +1,140 @@
+//! `remaind search`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use remaind_index::{Index, SearchOptions, Syntax};
+use remaind_ledger::{Kind, Ledger, Status};
+
+use crate::cli_error::CliError;
+use crate::global::Global;
+
+/// Full-text search over event text, tool names and artifact excerpts, best matches first.
+///
+/// Events holding the whole query as one phrase come first, then by BM25 relevance. The index
+/// (.context/db/context.sqlite) is brought up to the ledger head first, and rebuilt if it is
+/// missing, stale or corrupt.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Query syntax: words (all must match), prefix* and \"quoted phrases\"; \
+other characters are searched literally. With --fts the query is raw SQLite FTS5 syntax \
+(AND, OR, NOT, NEAR(), column filters text:, tool:, excerpt:).\n\n\
+Examples:\n  remaind search sqlite index\n  remaind search '\"hash chain\"' --kind decision --current\n  \
+remaind search 'deploy*' --min-importance 2 --limit 5 --json\n  remaind search --fts 'tool:cargo AND NOT trace'"
+)]
+pub(crate) struct Args {
+    /// What to search for (several words are joined by spaces).
+    #[arg(required = true, num_args = 1.., value_name = "QUERY")]
+    query: Vec<String>,
+    /// Only events of this kind (repeat or separate with commas).
+    #[arg(long, value_name = "KIND", value_delimiter = ',')]
+    kind: Vec<String>,
+    /// Only events of at least this importance (0-3).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=3))]
+    min_importance: Option<u8>,
+    /// Only current events (neither superseded nor resolved).
+    #[arg(long)]
+    current: bool,
+    /// At most this many hits.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    limit: usize,
+    /// Read QUERY as raw FTS5 syntax.
+    #[arg(long)]
+    fts: bool,
+    /// Print one JSON object per hit (JSON Lines).
+    #[arg(long)]
+    json: bool,
+}
+
+fn index_err(err: remaind_index::Error) -> CliError {
+    if err.is_invalid_input() {
+        CliError::invalid(err.to_string())
+    } else {
+        CliError::runtime(err.to_string())
+    }
+}
+
+fn ledger_err(err: remaind_ledger::Error) -> CliError {
+    if err.is_invalid_input() {
+        CliError::invalid(err.to_string())
+    } else {
+        CliError::runtime(err.to_string())
+    }
+}
+
+fn status_parts(status: Status) -> (&'static str, Option<String>) {
+    match status {
+        Status::Current => ("current", None),
+        Status::Superseded { by } => ("superseded", Some(by.to_string())),
+        Status::Resolved { by } => ("resolved", Some(by.to_string())),
+    }
+}
+
+pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
+    let kinds = args
+        .kind
+        .iter()
+        .map(|k| {
+            k.trim()
+                .parse::<Kind>()
+                .map_err(|e| CliError::invalid(format!("--kind: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let query = args.query.join(" ");
+    let opts = SearchOptions {
+        kinds,
+        min_importance: args.min_importance,
+        current_only: args.current,
+        limit: args.limit,
+        syntax: if args.fts {
+            Syntax::Fts5
+        } else {
+            Syntax::Plain
+        },
+    };
+    let ctx = global.context()?;
+    let ledger = Ledger::open(ctx.root()).map_err(ledger_err)?;
+    let mut index = Index::open(ctx.root(), &ledger).map_err(index_err)?;
+    let hits = index.search(&query, &opts).map_err(index_err)?;
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let res = hits.iter().try_for_each(|h| {
+        let (status, by) = status_parts(h.status);
+        if args.json {
+            let v = serde_json::json!({
+                "id": h.id.to_string(),
+                "seq": h.seq,
+                "kind": h.kind.as_str(),
+                "ts": h.ts,
+                "importance": h.importance,
+                "status": status,
+                "status_by": by,
+                "snippet": h.snippet,
+                "rank": h.rank,
+                "exact_phrase": h.exact,
+            });
+            writeln!(out, "{v}")
+        } else {
+            let status = match by {
+                Some(by) => format!("{status} by {by}"),
+                None => status.to_owned(),
+            };
+            writeln!(
+                out,
+                "{:<8} {:<17} {}  imp {}  {}\n         {}",
+                h.id,
+                h.kind.as_str(),
+                h.ts,
+                h.importance,
+                status,
+                h.snippet.replace('\n', " ")
+            )
+        }
+    });
+    res.and_then(|()| out.flush())
+        .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+    if hits.is_empty() && !args.json {
+        eprintln!("remaind: no events match `{query}`");
+    }
+    Ok(ExitCode::SUCCESS)
+}

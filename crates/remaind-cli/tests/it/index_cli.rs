@@ -1,0 +1,203 @@
+//! `remaind search` and `remaind reindex` through the real binary.
+
+use std::process::{Command, Output};
+
+use camino::Utf8PathBuf;
+use remaind_ledger::{Kind, Ledger, NewEvent};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_remaind");
+
+/// An initialized `.context/` with a few events.
+fn project() -> (tempfile::TempDir, Utf8PathBuf) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("utf-8 path");
+    let out = remaind(&dir, &["init"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ledger = Ledger::open(&dir).expect("open ledger");
+    let ev = |kind, text: &str| NewEvent {
+        kind: Some(kind),
+        text: Some(text.into()),
+        ..NewEvent::default()
+    };
+    let ids = ledger
+        .append_batch(vec![
+            ev(Kind::Note, "the lighthouse keeper logs the weather"),
+            ev(Kind::Decision, "keep the lighthouse lamp on all night"),
+            ev(Kind::Note, "night lamp lighthouse keep scattered words"),
+        ])
+        .expect("append");
+    ledger
+        .append(NewEvent {
+            supersedes: vec![ids[1]],
+            ..ev(Kind::Correction, "lighthouse lamp off after dawn")
+        })
+        .expect("append correction");
+    (tmp, dir)
+}
+
+fn remaind(dir: &camino::Utf8Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .env_remove("REMAIND_DIR")
+        .env("NO_COLOR", "1")
+        .arg("--dir")
+        .arg(dir.as_str())
+        .args(args)
+        .output()
+        .expect("run remaind")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn json_lines(out: &Output) -> Vec<Value> {
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn search_ranks_filters_and_prints_json() {
+    let (_tmp, dir) = project();
+    let out = remaind(
+        &dir,
+        &["search", "lighthouse", "lamp", "on", "all", "night"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    assert!(text.starts_with("e2 "), "{text}");
+    assert!(
+        text.contains("«lighthouse»") && text.contains("superseded by e4"),
+        "{text}"
+    );
+
+    let out = remaind(&dir, &["search", "lighthouse lamp", "--json"]);
+    let hits = json_lines(&out);
+    assert_eq!(hits.len(), 3, "{hits:?}");
+    // Two events hold the phrase; the scattered one comes last.
+    assert_eq!(hits[2]["id"], "e3");
+    assert_eq!(hits[2]["exact_phrase"], false);
+    let e2 = hits.iter().find(|h| h["id"] == "e2").expect("e2 is a hit");
+    assert_eq!(e2["status"], "superseded");
+    assert_eq!(e2["status_by"], "e4");
+    assert_eq!(e2["exact_phrase"], true);
+    for key in ["seq", "kind", "ts", "importance", "snippet", "rank"] {
+        assert!(hits[0].get(key).is_some(), "{key}");
+    }
+
+    let out = remaind(
+        &dir,
+        &[
+            "search",
+            "lighthouse",
+            "--current",
+            "--kind",
+            "note,correction",
+            "--json",
+        ],
+    );
+    let ids: Vec<_> = json_lines(&out)
+        .iter()
+        .map(|h| h["id"].as_str().unwrap().to_owned())
+        .collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(sorted, vec!["e1", "e3", "e4"]);
+    let out = remaind(
+        &dir,
+        &[
+            "search",
+            "lighthouse",
+            "--min-importance",
+            "2",
+            "--limit",
+            "1",
+            "--json",
+        ],
+    );
+    assert_eq!(json_lines(&out).len(), 1);
+    let out = remaind(&dir, &["search", "submarine"]);
+    assert!(out.status.success() && out.stdout.is_empty());
+}
+
+#[test]
+fn bad_input_exits_2_without_sqlite_messages() {
+    let (_tmp, dir) = project();
+    for args in [
+        vec!["search", "lighthouse", "--kind", "nonsense"],
+        vec!["search", "--fts", "lighthouse AND"],
+        vec!["search", "--fts", "(lamp"],
+        vec!["search", "** () :"],
+        vec!["search", "lighthouse", "--min-importance", "9"],
+        vec!["search"],
+    ] {
+        let out = remaind(&dir, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            !err.contains("fts5") && !err.contains("SQLITE"),
+            "{args:?}: {err}"
+        );
+    }
+    // Plain input with FTS operators is searched literally.
+    let out = remaind(&dir, &["search", "lighthouse AND (lamp"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = remaind(&dir, &["search", "--fts", "lighthouse NOT night", "--json"]);
+    assert_eq!(json_lines(&out).len(), 2);
+}
+
+#[test]
+fn reindex_is_quiet_when_piped_and_search_survives_a_corrupt_index() {
+    let (_tmp, dir) = project();
+    let out = remaind(&dir, &["reindex"]);
+    assert!(out.status.success());
+    assert!(
+        stdout(&out).starts_with("reindexed 4 events"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "no progress bar when stderr is not a terminal"
+    );
+    let out = remaind(&dir, &["reindex", "--quiet"]);
+    assert!(out.status.success() && out.stdout.is_empty() && out.stderr.is_empty());
+    let out = remaind(&dir, &["reindex", "--json"]);
+    assert_eq!(json_lines(&out)[0]["events"], 4);
+
+    std::fs::write(
+        dir.join("db/context.sqlite"),
+        b"this is not a database at all",
+    )
+    .unwrap();
+    let out = remaind(&dir, &["search", "dawn", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(json_lines(&out)[0]["id"], "e4");
+}
+
+#[test]
+fn help_shows_examples() {
+    for cmd in ["search", "reindex"] {
+        let out = Command::new(BIN).args([cmd, "--help"]).output().unwrap();
+        let text = stdout(&out);
+        assert!(out.status.success() && text.contains("Examples:"), "{text}");
+    }
+}

@@ -1,0 +1,3 @@
+//! Integration tests of the `remaind` binary.
+
+mod index_cli;
