@@ -38,6 +38,10 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Init(cmd::init::Args),
+    Log(cmd::log::Args),
+    Events(cmd::events::Args),
+    Verify(cmd::verify::Args),
+    Artifact(cmd::artifact::Args),
     Search(cmd::search::Args),
     Reindex(cmd::reindex::Args),
     Monitor(cmd::monitor::Args),
@@ -51,6 +55,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Init(args) => cmd::init::run(&cli.global, args),
+        Command::Log(args) => cmd::log::run(&cli.global, args),
+        Command::Events(args) => cmd::events::run(&cli.global, args),
+        Command::Verify(args) => cmd::verify::run(&cli.global, args),
+        Command::Artifact(args) => cmd::artifact::run(&cli.global, args),
         Command::Search(args) => cmd::search::run(&cli.global, args),
         Command::Reindex(args) => cmd::reindex::run(&cli.global, args),
         Command::Monitor(args) => cmd::monitor::run(&cli.global, args),

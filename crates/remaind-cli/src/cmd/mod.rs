@@ -2,6 +2,10 @@
 //! formats the result.
 
 pub(crate) mod init;
+pub(crate) mod artifact;
+pub(crate) mod events;
+pub(crate) mod log;
+pub(crate) mod verify;
 pub(crate) mod reindex;
 pub(crate) mod search;
 pub(crate) mod monitor;

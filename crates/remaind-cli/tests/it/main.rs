@@ -1,3 +1,4 @@
 //! Integration tests of the `remaind` binary.
 
 mod index_cli;
+mod ledger_cli;
