@@ -80,40 +80,31 @@ const LIST_SCHEMES: &[&[u8]] = &[
     b"vapid",
 ];
 
-/// Picks the credential out of an `Authorization` value. A leading scheme word stays readable:
-/// after `Bearer`, `Basic`, `Token` or `ApiKey` (or with no scheme) the credential is one token;
-/// after `Digest`, `AWS4-HMAC-SHA256` and other parameter-list schemes it is the rest of the
-/// value. A value whose credential is already a placeholder is rejected.
+/// Checks the credential of an `Authorization` value. The regex keeps a leading `Bearer`,
+/// `Basic`, `Token` or `ApiKey` out of the span and takes one token; for `Digest`,
+/// `AWS4-HMAC-SHA256` and other parameter-list schemes the span is the rest of the value. A span
+/// that is only a scheme word (its credential was cut off or is already a placeholder) is
+/// rejected, and trailing separators are trimmed.
 fn authorization_value(value: &[u8]) -> Option<(usize, usize)> {
-    let is_space = |b: &u8| *b == b' ' || *b == b'\t';
-    let word_len = value.iter().position(is_space).unwrap_or(value.len());
-    let word = value[..word_len].to_ascii_lowercase();
-    let after_word = value[word_len..]
+    let is_sep = |b: &u8| matches!(b, b' ' | b'\t' | b',' | b';');
+    let len = value.len() - value.iter().rev().take_while(|b| is_sep(b)).count();
+    let value = &value[..len];
+    let word_len = value
         .iter()
-        .position(|b| !is_space(b))
-        .map(|n| word_len + n);
-    let token_scheme = TOKEN_SCHEMES.contains(&word.as_slice());
-    let list_scheme = LIST_SCHEMES.contains(&word.as_slice());
-    let (start, single_token) = match after_word {
-        Some(start) if token_scheme || list_scheme => (start, token_scheme),
-        // A scheme word alone (the credential was cut off or is a placeholder) hides nothing.
-        None if token_scheme || list_scheme => return None,
-        _ => (0, true),
-    };
-    let rest = &value[start..];
-    let len = if single_token {
-        rest.iter()
-            .position(|b| is_space(b) || matches!(b, b',' | b';'))
-            .unwrap_or(rest.len())
-    } else {
-        rest.len()
-            - rest
-                .iter()
-                .rev()
-                .take_while(|b| is_space(b) || matches!(b, b',' | b';'))
-                .count()
-    };
-    (len > 0 && !rest.starts_with(b"[")).then_some((start, start + len))
+        .position(|b| *b == b' ' || *b == b'\t')
+        .unwrap_or(value.len());
+    let word = value[..word_len].to_ascii_lowercase();
+    if TOKEN_SCHEMES.contains(&word.as_slice()) && word_len == value.len() {
+        return None;
+    }
+    if LIST_SCHEMES.contains(&word.as_slice()) {
+        let rest = value[word_len..].trim_ascii_start();
+        if rest.is_empty() || rest.starts_with(b"[") {
+            return None;
+        }
+        return Some((value.len() - rest.len(), value.len()));
+    }
+    (len > 0).then_some((0, len))
 }
 
 /// A token after a bare `Bearer ` is taken as a credential when it is at least 16 bytes long and
@@ -223,16 +214,17 @@ fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             BEARER,
-            format!(r"(?-u){B}(?i:bearer)(?:[ \t]+|%20)(?P<s>[A-Za-z0-9._~+/-]+=*)"),
+            format!(
+                r"(?-u){B}(?i:bearer)(?:[ \t]+|%20)(?:(?i:bearer)(?:[ \t]+|%20))*(?P<s>[A-Za-z0-9._~+/-]+=*)"
+            ),
             Check::BearerToken,
         ),
         (
-            // The value runs to the end of the line (`t`, for parameter-list schemes such as
-            // Digest, whose values hold quotes) or of the quoted string (`s`); the check picks
-            // the credential out of it.
+            // One token after an optional single-token scheme (`s`), or, for parameter-list
+            // schemes such as Digest whose values hold quotes, the rest of the line (`t`).
             AUTHORIZATION,
             format!(
-                r"(?-u){B}(?i:(?:proxy[_-])?authorization){SEP_STRICT}(?:(?P<t>(?i:digest|negotiate|ntlm|aws4-hmac-sha256|hoba|mutual|vapid)[ \t]+(?:[^\r\n\\]|\\[^nr])*)|(?P<s>[^\s'\x22\\\[][^\r\n'\x22\\\[&]*))"
+                r"(?-u){B}(?i:(?:proxy[_-])?authorization){SEP_STRICT}(?:(?P<t>(?i:digest|negotiate|ntlm|aws4-hmac-sha256|hoba|mutual|vapid)[ \t]+(?:[^\r\n\\]|\\[^nr])*)|(?:(?i:bearer|basic|token|apikey)[ \t]+)*(?P<s>[^\s'\x22\\\[&,;]+))"
             ),
             Check::Authorization,
         ),

@@ -260,6 +260,16 @@ fn authorization_values() {
 fn bearer_tokens_need_to_look_random() {
     let out = redact("curl -H \"X-Auth: Bearer abcDEF0123456789ghiJKL\" https://x");
     assert!(out.contains("Bearer [REDACTED:bearer_token:"), "{out}");
+    let out = redact("Bearer Bearer abcDEF0123456789ghiJKL");
+    assert!(
+        out.starts_with("Bearer Bearer [REDACTED:bearer_token:"),
+        "{out}"
+    );
+    let out = redact("Authorization: Bearer Bearer x1");
+    assert!(
+        out.starts_with("Authorization: Bearer Bearer [REDACTED:authorization_header:"),
+        "{out}"
+    );
     for prose in [
         "the Bearer authentication scheme is defined in RFC 6750.",
         "Bearer tokens are simple.",
@@ -383,5 +393,29 @@ fn placeholders_never_match_a_rule() {
         ] {
             assert!(!r.contains_secret(text.as_bytes()), "{text}");
         }
+    }
+}
+
+#[test]
+fn pathological_inputs_stay_linear() {
+    let r = redactor();
+    let n = 20_000;
+    let inputs = [
+        "sk-".repeat(n),
+        format!("x{}", "sk-a".repeat(n)),
+        "-----BEGIN PRIVATE KEY-----".repeat(n / 4),
+        format!("-----BEGIN RSA PRIVATE KEY-----\n{}", "QUJD\n".repeat(n)),
+        "Authorization: ".repeat(n / 4),
+        "Bearer ".repeat(n / 2),
+        "aws_secret_access_key=".repeat(n / 4),
+        "[REDACTED:jwt:0123456789ab]".repeat(n / 8),
+        "eyJ.".repeat(n),
+        "\\n".repeat(n * 2),
+    ];
+    for input in inputs {
+        let (once, _) = r.redact_str(&input);
+        let (twice, applied) = r.redact_str(&once);
+        assert_eq!(once, twice);
+        assert!(applied.is_empty());
     }
 }
