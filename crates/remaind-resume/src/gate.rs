@@ -227,19 +227,20 @@ impl Gate {
         confidence: Confidence,
         next_tool: Option<NextTool>,
     ) -> Gate {
-        if confidence.low {
-            if let Some(tool) = next_tool.as_ref().filter(|t| !t.flags.is_empty()) {
-                reasons.push(Reason {
-                    code: ReasonCode::LowConfidenceRiskyTool,
-                    message: format!(
-                        "resume confidence is {:.3} (below {LOW_CONFIDENCE}) and the next planned tool `{}` is flagged {} in tools.yaml; confirm before running it",
-                        confidence.score,
-                        tool.name,
-                        tool.flags.join(", ")
-                    ),
-                    events: Vec::new(),
-                });
-            }
+        if let Some(tool) = next_tool
+            .as_ref()
+            .filter(|t| confidence.low && !t.flags.is_empty())
+        {
+            reasons.push(Reason {
+                code: ReasonCode::LowConfidenceRiskyTool,
+                message: format!(
+                    "resume confidence is {:.3} (below {LOW_CONFIDENCE}) and the next planned tool `{}` is flagged {} in tools.yaml; confirm before running it",
+                    confidence.score,
+                    tool.name,
+                    tool.flags.join(", ")
+                ),
+                events: Vec::new(),
+            });
         }
         reasons.sort_by_key(|r| r.code);
         Gate {

@@ -52,10 +52,12 @@ fn golden_gate() {
                 reason.message
             );
         }
+        // The exact token count is left out: the handover's binding line holds a hash of
+        // run-dependent bytes, and hex tokenizes unevenly.
         let _ = writeln!(
             out,
-            "tokens: {} budget: {:?} over_budget: {} dropped: {:?}",
-            r.tokens, r.budget, r.over_budget, r.dropped
+            "budget: {:?} over_budget: {} dropped: {:?}",
+            r.budget, r.over_budget, r.dropped
         );
         let _ = writeln!(out, "----- packet -----");
         out.push_str(&r.packet);
