@@ -25,6 +25,7 @@ pub(crate) struct Measurement {
 pub(crate) fn run_all(quick: bool) -> Result<(), String> {
     let mut results: Vec<Measurement> = Vec::new();
     // Each layer's benchmarks register here.
+    results.extend(crate::bench_index::run(quick));
     results.extend(crate::bench_atomic::run(quick));
     print_table(&results);
     write_json(&results, quick)
