@@ -14,7 +14,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::cli_error::CliError;
 use crate::global::Global;
 
 /// Durable, validated context for long-running LLM agents.
@@ -52,6 +51,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Test builds only: take failpoint actions from FAILPOINTS (docs: crates/remaind-cli/Cargo.toml).
+    #[cfg(feature = "failpoints")]
+    let _failpoints = fail::FailScenario::setup();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Init(args) => cmd::init::run(&cli.global, args),

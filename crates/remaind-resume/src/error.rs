@@ -41,10 +41,7 @@ impl Error {
     /// True when the caller's input was at fault (the CLI exits 2), false for runtime
     /// failures (exit 1).
     pub fn is_invalid_input(&self) -> bool {
-        match self {
-            Error::InvalidInput { .. } => true,
-            _ => false,
-        }
+        matches!(self, Error::InvalidInput { .. })
     }
 
     pub(crate) fn io(path: impl Into<Utf8PathBuf>, source: std::io::Error) -> Self {
