@@ -637,10 +637,11 @@ impl<'l> Index<'l> {
         let exact_sql = match exact {
             Some(phrase) => {
                 params.push(Value::Text(phrase));
-                "(e.seq IN (SELECT rowid FROM fts WHERE fts MATCH ?))"
+                "(fts.rowid IN (SELECT rowid FROM fts WHERE fts MATCH ?))"
             }
             None => "0",
         };
+        let match_expr = all_terms.clone();
         params.push(Value::Text(all_terms));
         let filters = filter_sql(
             &opts.kinds,
@@ -650,36 +651,54 @@ impl<'l> Index<'l> {
         );
         params.push(Value::Integer(sql_limit(opts.limit)));
         // Parameters in the order they appear: the exact phrase, the query, filters, limit.
-        let sql = format!(
-            "SELECT e.seq, e.kind, e.ts, e.importance, e.status, e.status_by, \
-                    snippet(fts, -1, '{MATCH_START}', '{MATCH_END}', '…', {SNIPPET_TOKENS}), \
-                    bm25(fts, 1.0, 2.0, 0.5) AS r, \
-                    {exact_sql} AS x \
+        let join = if filters.is_empty() {
+            ""
+        } else {
+            " JOIN events e ON e.seq = fts.rowid"
+        };
+        // Rank first (cheap columns only), then build snippets for the few hits returned.
+        let rank_sql = format!(
+            "SELECT fts.rowid, bm25(fts, 1.0, 2.0, 0.5) AS r, {exact_sql} AS x \
+             FROM fts{join} WHERE fts MATCH ?{filters} \
+             ORDER BY x DESC, r, fts.rowid DESC LIMIT ?"
+        );
+        let detail_sql = format!(
+            "SELECT e.kind, e.ts, e.importance, e.status, e.status_by, \
+                    snippet(fts, -1, '{MATCH_START}', '{MATCH_END}', '…', {SNIPPET_TOKENS}) \
              FROM fts JOIN events e ON e.seq = fts.rowid \
-             WHERE fts MATCH ?{filters} \
-             ORDER BY x DESC, r, e.seq DESC LIMIT ?"
+             WHERE fts MATCH ?1 AND fts.rowid = ?2"
         );
         let raw = opts.syntax == Syntax::Fts5;
         let result = self.read(|conn| {
-            let mut stmt = conn.prepare_cached(&sql)?;
-            let rows = stmt.query_map(rusqlite::params_from_iter(params.iter()), |r| {
-                let seq: i64 = r.get(0)?;
-                let kind: String = r.get(1)?;
-                let status: String = r.get(4)?;
-                let by: Option<String> = r.get(5)?;
-                Ok((
-                    seq,
-                    kind,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, i64>(3)?,
-                    status,
-                    by,
-                    r.get::<_, String>(6)?,
-                    r.get::<_, f64>(7)?,
-                    r.get::<_, bool>(8)?,
-                ))
-            })?;
-            rows.collect::<rusqlite::Result<Vec<_>>>()
+            let mut rank = conn.prepare_cached(&rank_sql)?;
+            let ranked = rank
+                .query_map(rusqlite::params_from_iter(params.iter()), |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, f64>(1)?,
+                        r.get::<_, bool>(2)?,
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let mut detail = conn.prepare_cached(&detail_sql)?;
+            let mut rows = Vec::with_capacity(ranked.len());
+            for (seq, rank, exact) in ranked {
+                let row = detail.query_row(params![match_expr, seq], |r| {
+                    Ok((
+                        seq,
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, Option<String>>(4)?,
+                        r.get::<_, String>(5)?,
+                        rank,
+                        exact,
+                    ))
+                })?;
+                rows.push(row);
+            }
+            Ok(rows)
         });
         let rows = match result {
             Ok(rows) => rows,
