@@ -59,7 +59,8 @@ pub struct Outcome {
     /// The `compaction` (accepted) or `validation` (rejected) event appended; `None` on a dry
     /// run.
     pub event_id: Option<EventId>,
-    /// The seq the candidate covers.
+    /// The seq the candidate covers (its `through_seq`; the requested one when no candidate
+    /// could be read).
     pub through_seq: u64,
     /// The number of events after the prior state that were compacted.
     pub tail_events: usize,
@@ -247,6 +248,8 @@ pub fn compact(
         Err(rejection) => (unreadable(&rejection), None),
     };
 
+    // An external candidate says itself which prefix it covers.
+    let through = candidate.as_ref().map_or(through, |c| c.state.through_seq);
     let mut outcome = Outcome {
         verdict,
         candidate,
