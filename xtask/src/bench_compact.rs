@@ -54,7 +54,11 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
         let _ = store.remove("state.json");
         let out = compact(&ledger, &store, Source::Builtin, Options::default())
             .expect("bench_compact: compact");
-        assert!(out.verdict.accepted, "bench_compact: rejected: {:?}", out.verdict.failures);
+        assert!(
+            out.verdict.accepted,
+            "bench_compact: rejected: {:?}",
+            out.verdict.failures
+        );
     });
     out.push(Measurement {
         name: format!("compact: full compaction, {full_n} events"),
@@ -92,7 +96,11 @@ fn incremental(dir: &Utf8Path, n: u64) -> Duration {
     let store = open_store(&dir).expect("bench_compact: open the store");
     let first = compact(&ledger, &store, Source::Builtin, Options::default())
         .expect("bench_compact: first compaction");
-    assert!(first.verdict.accepted, "bench_compact: rejected: {:?}", first.verdict.failures);
+    assert!(
+        first.verdict.accepted,
+        "bench_compact: rejected: {:?}",
+        first.verdict.failures
+    );
     let mut generator = Gen::new(n);
     let mut times = Vec::with_capacity(ROUNDS);
     for _ in 0..ROUNDS {
@@ -104,7 +112,11 @@ fn incremental(dir: &Utf8Path, n: u64) -> Duration {
         let out = compact(&ledger, &store, Source::Builtin, Options::default())
             .expect("bench_compact: compact");
         times.push(start.elapsed());
-        assert!(out.verdict.accepted, "bench_compact: rejected: {:?}", out.verdict.failures);
+        assert!(
+            out.verdict.accepted,
+            "bench_compact: rejected: {:?}",
+            out.verdict.failures
+        );
     }
     times.sort();
     times[times.len() / 2]
@@ -164,7 +176,12 @@ struct Gen {
 
 impl Gen {
     fn new(seq: u64) -> Self {
-        Gen { seq, state: 0x2545_f491_4f6c_dd1d ^ seq, open_step: None, last_decision: None }
+        Gen {
+            seq,
+            state: 0x2545_f491_4f6c_dd1d ^ seq,
+            open_step: None,
+            last_decision: None,
+        }
     }
 
     fn rand(&mut self) -> u64 {
@@ -182,9 +199,15 @@ impl Gen {
         let r = self.rand() % 10_000;
         let mut e = NewEvent::default();
         let (kind, text) = if seq == 1 || r < 50 {
-            (Kind::UserMessage, format!("Please continue with task {seq}: keep the API stable and run the tests"))
+            (
+                Kind::UserMessage,
+                format!("Please continue with task {seq}: keep the API stable and run the tests"),
+            )
         } else if r < 70 {
-            (Kind::NextStep, format!("Implement part {seq} of the importer"))
+            (
+                Kind::NextStep,
+                format!("Implement part {seq} of the importer"),
+            )
         } else if r < 110 {
             if let Some(step) = self.open_step.take() {
                 e.resolves.push(EventId(step));
@@ -193,21 +216,36 @@ impl Gen {
         } else if r < 140 {
             (Kind::FileChange, format!("src/importer/part_{seq}.rs"))
         } else if r < 165 {
-            (Kind::Decision, format!("Decision {seq}: stream rows instead of loading the file"))
+            (
+                Kind::Decision,
+                format!("Decision {seq}: stream rows instead of loading the file"),
+            )
         } else if r < 170 {
             match self.last_decision {
                 Some(d) => {
                     e.supersedes.push(EventId(d));
-                    (Kind::Correction, format!("Correction {seq}: batch rows by 1,000 instead"))
+                    (
+                        Kind::Correction,
+                        format!("Correction {seq}: batch rows by 1,000 instead"),
+                    )
                 }
                 None => (Kind::Note, format!("note {seq}")),
             }
         } else if r < 3_500 {
-            (Kind::ToolCall, format!("cargo test -p importer --test part_{seq}"))
+            (
+                Kind::ToolCall,
+                format!("cargo test -p importer --test part_{seq}"),
+            )
         } else if r < 7_000 {
-            (Kind::ToolResult, format!("test result: ok. {seq} passed; 0 failed; finished in 0.42s"))
+            (
+                Kind::ToolResult,
+                format!("test result: ok. {seq} passed; 0 failed; finished in 0.42s"),
+            )
         } else if r < 9_000 {
-            (Kind::AssistantMessage, format!("Looking at the failure in part {seq}; the parser drops the last row."))
+            (
+                Kind::AssistantMessage,
+                format!("Looking at the failure in part {seq}; the parser drops the last row."),
+            )
         } else {
             (Kind::Trace, format!("trace {seq}: parser state = Idle"))
         };

@@ -10,11 +10,16 @@
 //! about the CLI, the monitor or the resume packet.
 
 mod builtin;
+mod commit;
 mod error;
 mod external;
 mod handover;
 
 pub use builtin::{BUILTIN_LABEL, compact_builtin};
+pub use commit::{
+    DEFAULT_TIMEOUT, HANDOVER_FILE, Options, Outcome, STATE_FILE, Source, compact, open_store,
+    read_prior,
+};
 pub use error::{Error, Result};
 pub use external::{
     CompactorInput, HANDOVER_FORMAT, PROTOCOL_VERSION, Rejection, from_command, from_dir,

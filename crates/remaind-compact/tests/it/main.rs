@@ -2,6 +2,7 @@
 //! the commit path.
 
 mod builtin;
+mod commit;
 mod common;
 mod external;
 mod props;
