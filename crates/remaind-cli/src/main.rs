@@ -9,6 +9,7 @@
 mod cli_error;
 mod cmd;
 mod global;
+mod style;
 
 use std::process::ExitCode;
 
@@ -44,10 +45,15 @@ enum Command {
     Search(cmd::search::Args),
     Reindex(cmd::reindex::Args),
     Monitor(cmd::monitor::Args),
+    Compact(cmd::compact::Args),
     Frame(cmd::frame::Args),
     Resume(cmd::resume::Args),
     Rollback(cmd::rollback::Args),
     Status(cmd::status::Args),
+    Demo(cmd::demo::Args),
+    Hook(cmd::hook::Args),
+    Completions(cmd::completions::Args),
+    Man(cmd::man::Args),
 }
 
 fn main() -> ExitCode {
@@ -64,10 +70,15 @@ fn main() -> ExitCode {
         Command::Search(args) => cmd::search::run(&cli.global, args),
         Command::Reindex(args) => cmd::reindex::run(&cli.global, args),
         Command::Monitor(args) => cmd::monitor::run(&cli.global, args),
+        Command::Compact(args) => cmd::compact::run(&cli.global, args),
         Command::Frame(args) => cmd::frame::run(&cli.global, args),
         Command::Resume(args) => cmd::resume::run(&cli.global, args),
         Command::Rollback(args) => cmd::rollback::run(&cli.global, args),
         Command::Status(args) => cmd::status::run(&cli.global, args),
+        Command::Demo(args) => cmd::demo::run(&cli.global, args),
+        Command::Hook(args) => cmd::hook::run(&cli.global, args),
+        Command::Completions(args) => cmd::completions::run(args),
+        Command::Man(args) => cmd::man::run(args),
     };
     match result {
         Ok(code) => code,
