@@ -28,6 +28,7 @@ pub(crate) fn run_all(quick: bool) -> Result<(), String> {
     results.extend(crate::bench_index::run(quick));
     results.extend(crate::bench_atomic::run(quick));
     results.extend(crate::bench_resume::run(quick));
+    results.extend(crate::bench_compact::run(quick));
     print_table(&results);
     write_json(&results, quick)
 }
