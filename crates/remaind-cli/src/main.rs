@@ -9,6 +9,7 @@
 mod cli_error;
 mod cmd;
 mod global;
+mod style;
 
 use std::process::ExitCode;
 
@@ -49,6 +50,10 @@ enum Command {
     Resume(cmd::resume::Args),
     Rollback(cmd::rollback::Args),
     Status(cmd::status::Args),
+    Demo(cmd::demo::Args),
+    Hook(cmd::hook::Args),
+    Completions(cmd::completions::Args),
+    Man(cmd::man::Args),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +75,10 @@ fn main() -> ExitCode {
         Command::Resume(args) => cmd::resume::run(&cli.global, args),
         Command::Rollback(args) => cmd::rollback::run(&cli.global, args),
         Command::Status(args) => cmd::status::run(&cli.global, args),
+        Command::Demo(args) => cmd::demo::run(&cli.global, args),
+        Command::Hook(args) => cmd::hook::run(&cli.global, args),
+        Command::Completions(args) => cmd::completions::run(args),
+        Command::Man(args) => cmd::man::run(args),
     };
     match result {
         Ok(code) => code,

@@ -23,3 +23,4 @@ pub mod status;
 pub mod thresholds;
 pub mod tokens;
 pub mod tools;
+pub mod demo;

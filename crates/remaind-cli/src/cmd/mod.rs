@@ -14,3 +14,7 @@ pub(crate) mod frame;
 pub(crate) mod resume;
 pub(crate) mod rollback;
 pub(crate) mod status;
+pub(crate) mod completions;
+pub(crate) mod demo;
+pub(crate) mod hook;
+pub(crate) mod man;

@@ -2,3 +2,4 @@
 
 mod index_cli;
 mod ledger_cli;
+mod everyday;

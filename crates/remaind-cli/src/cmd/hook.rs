@@ -1,0 +1,288 @@
+//! `remaind hook EVENT`: the Claude Code hooks adapter.
+//!
+//! Reads a Claude Code hook payload (JSON) on stdin and does what the hook recipe in
+//! docs/guide.md describes: `session-start` resumes and injects the packet as
+//! `hookSpecificOutput.additionalContext`, `user-prompt-submit` logs the prompt as the latest
+//! user instruction, `post-tool-use` logs the tool call with its input and response (plus a
+//! `file_change` for file-writing tools), `pre-compact` compacts through the validator. The
+//! translation is argument handling only: the ledger redacts, routes large output to
+//! artifacts and validates; compaction and resume are the library calls the other commands
+//! make.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use camino::Utf8PathBuf;
+use remaind_ledger::{EventId, Kind, Ledger, NewEvent, Tool};
+use remaind_resume::ContextDir;
+use remaind_resume::packet::Budget;
+use serde_json::{Map, Value, json};
+
+use crate::cli_error::{CliError, EXIT_REJECTED};
+use crate::global::Global;
+
+/// Run as a Claude Code hook: read the hook's JSON payload on stdin and act on it.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The folder is --dir, else REMAIND_DIR, else the nearest .context/ from the \
+payload's `cwd`. Without one the hook does nothing and exits 0, so a project opts in with \
+`remaind init`. Configuration: examples/claude-code/settings.json and docs/guide.md.\n\n\
+Examples:\n  \
+remaind hook session-start < examples/claude-code/samples/session-start.json\n  \
+remaind hook post-tool-use < examples/claude-code/samples/post-tool-use.json\n  \
+echo '{\"prompt\": \"Ship it\", \"cwd\": \".\"}' | remaind hook user-prompt-submit"
+)]
+pub(crate) struct Args {
+    /// The hook event.
+    #[arg(value_enum)]
+    event: HookEvent,
+}
+
+/// The Claude Code hook events Remaind handles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum HookEvent {
+    /// SessionStart: resume and inject the packet as additional context.
+    SessionStart,
+    /// UserPromptSubmit: log the prompt as a `user_message`.
+    UserPromptSubmit,
+    /// PostToolUse: log the tool call, its input and its response.
+    PostToolUse,
+    /// PreCompact: compact with the built-in compactor (exit 3 when rejected).
+    PreCompact,
+}
+
+/// Tools whose successful use changes a file named by `tool_input.file_path` (or
+/// `notebook_path`).
+const FILE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .map_err(|e| CliError::runtime(format!("cannot read the hook payload on stdin: {e}")))?;
+    let payload: Value = if input.iter().all(u8::is_ascii_whitespace) {
+        Value::Object(Map::new())
+    } else {
+        serde_json::from_slice(&input)
+            .map_err(|e| CliError::invalid(format!("stdin: the hook payload is not JSON: {e}")))?
+    };
+    let Some(payload) = payload.as_object() else {
+        return Err(CliError::invalid(
+            "stdin: the hook payload must be a JSON object",
+        ));
+    };
+    let Some(ctx) = find_context(global, payload)? else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    match args.event {
+        HookEvent::SessionStart => session_start(&ctx, payload),
+        HookEvent::UserPromptSubmit => user_prompt(&ctx, payload),
+        HookEvent::PostToolUse => post_tool_use(&ctx, payload),
+        HookEvent::PreCompact => pre_compact(&ctx),
+    }
+}
+
+/// `--dir`/`REMAIND_DIR`, else the nearest `.context/` from the payload's `cwd` (else the
+/// process's). `None` when there is none: the project has not opted in.
+fn find_context(
+    global: &Global,
+    payload: &Map<String, Value>,
+) -> Result<Option<ContextDir>, CliError> {
+    if global.dir.is_some() {
+        return global.context().map(Some);
+    }
+    let start = match payload.get("cwd").and_then(Value::as_str) {
+        Some(cwd) if !cwd.is_empty() => {
+            let cwd = Utf8PathBuf::from(cwd);
+            if cwd.is_absolute() {
+                cwd
+            } else {
+                global.cwd()?.join(cwd)
+            }
+        }
+        _ => global.cwd()?,
+    };
+    match remaind_resume::discover(None, &start) {
+        Ok(ctx) => Ok(Some(ctx)),
+        Err(remaind_resume::Error::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn open_ledger(ctx: &ContextDir) -> Result<Ledger, CliError> {
+    Ledger::open(ctx.root()).map_err(ledger_err)
+}
+
+fn ledger_err(e: remaind_ledger::Error) -> CliError {
+    if e.is_invalid_input() {
+        CliError::invalid(e.to_string())
+    } else {
+        CliError::runtime(e.to_string())
+    }
+}
+
+/// The fields of a payload worth keeping on the event.
+fn session_data(payload: &Map<String, Value>, hook: &str) -> Map<String, Value> {
+    let mut data = Map::new();
+    data.insert("hook".into(), hook.into());
+    for key in ["session_id", "tool_use_id"] {
+        if let Some(v) = payload.get(key).filter(|v| v.is_string()) {
+            data.insert(key.into(), v.clone());
+        }
+    }
+    data
+}
+
+fn session_start(ctx: &ContextDir, _payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
+    let resume = remaind_resume::packet::resume(ctx, Budget::Configured)?;
+    let mut context = String::new();
+    if !resume.gate.proceed {
+        context.push_str(
+            "REMAIND RESUME GATE: INTERRUPT. Do not continue the planned work; tell the user \
+these reasons and ask how to proceed:\n",
+        );
+        for reason in &resume.gate.reasons {
+            context.push_str(&format!("- {}: {}\n", reason.code.as_str(), reason.message));
+        }
+        context.push('\n');
+    }
+    context.push_str(&resume.packet);
+    let out = json!({
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": context,
+        }
+    });
+    println!("{out}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn user_prompt(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
+    let Some(prompt) = payload.get("prompt").and_then(Value::as_str) else {
+        return Err(CliError::invalid(
+            "stdin: a UserPromptSubmit payload needs a string `prompt`",
+        ));
+    };
+    if prompt.trim().is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let ledger = open_ledger(ctx)?;
+    ledger
+        .append(NewEvent {
+            kind: Some(Kind::UserMessage),
+            text: Some(prompt.to_owned()),
+            actor: Some("user".to_owned()),
+            data: Some(session_data(payload, "UserPromptSubmit")),
+            ..NewEvent::default()
+        })
+        .map_err(ledger_err)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A short description of a tool call: the command, the file or the pattern it used.
+fn describe_tool(name: &str, input: &Value) -> String {
+    let field = [
+        "command",
+        "file_path",
+        "notebook_path",
+        "pattern",
+        "url",
+        "path",
+        "description",
+    ]
+    .into_iter()
+    .find_map(|k| input.get(k).and_then(Value::as_str));
+    let mut text = match field {
+        Some(f) => format!("{name}: {f}"),
+        None => name.to_owned(),
+    };
+    if text.chars().count() > 200 {
+        text = text.chars().take(199).collect::<String>() + "…";
+    }
+    text
+}
+
+fn post_tool_use(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
+    let Some(name) = payload.get("tool_name").and_then(Value::as_str) else {
+        return Err(CliError::invalid(
+            "stdin: a PostToolUse payload needs a string `tool_name`",
+        ));
+    };
+    let input = payload.get("tool_input").cloned().unwrap_or(Value::Null);
+    let output = payload.get("tool_response").cloned().unwrap_or(Value::Null);
+    let failed = output.get("success").and_then(Value::as_bool) == Some(false)
+        || output.get("is_error").and_then(Value::as_bool) == Some(true);
+    let ledger = open_ledger(ctx)?;
+    let id: EventId = ledger
+        .append(NewEvent {
+            kind: Some(Kind::ToolResult),
+            text: Some(describe_tool(name, &input)),
+            actor: Some("claude-code".to_owned()),
+            data: Some(session_data(payload, "PostToolUse")),
+            tool: Some(Tool {
+                name: name.to_owned(),
+                input: input.clone(),
+                output,
+            }),
+            ..NewEvent::default()
+        })
+        .map_err(ledger_err)?;
+    let path = input
+        .get("file_path")
+        .or_else(|| input.get("notebook_path"))
+        .and_then(Value::as_str);
+    if let (true, false, Some(path)) = (FILE_TOOLS.contains(&name), failed, path) {
+        let mut data = session_data(payload, "PostToolUse");
+        data.insert("path".into(), path.into());
+        ledger
+            .append(NewEvent {
+                kind: Some(Kind::FileChange),
+                text: Some(format!("{path}: changed with {name}")),
+                actor: Some("claude-code".to_owned()),
+                data: Some(data),
+                refs: vec![id],
+                ..NewEvent::default()
+            })
+            .map_err(ledger_err)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pre_compact(ctx: &ContextDir) -> Result<ExitCode, CliError> {
+    let ledger = open_ledger(ctx)?;
+    let store =
+        remaind_compact::open_store(ctx.root()).map_err(|e| CliError::runtime(e.to_string()))?;
+    let outcome = remaind_compact::compact(
+        &ledger,
+        &store,
+        remaind_compact::Source::Builtin,
+        remaind_compact::Options::default(),
+    )
+    .map_err(|e| {
+        if e.is_invalid_input() {
+            CliError::invalid(e.to_string())
+        } else {
+            CliError::runtime(e.to_string())
+        }
+    })?;
+    if outcome.verdict.accepted {
+        println!(
+            "remaind: compaction accepted through e{}",
+            outcome.through_seq
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        let failed: Vec<&str> = outcome
+            .verdict
+            .failed_checks()
+            .into_iter()
+            .map(|c| c.as_str())
+            .collect();
+        eprintln!(
+            "remaind: compaction rejected through e{}: failed {}",
+            outcome.through_seq,
+            failed.join(", ")
+        );
+        Ok(ExitCode::from(EXIT_REJECTED))
+    }
+}
