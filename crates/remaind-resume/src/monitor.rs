@@ -145,12 +145,12 @@ pub struct Reading {
 }
 
 /// How far back the monitor looks for the previous `monitor` event (see [`monitor`]).
-pub const BASELINE_LOOKBACK: usize = 4096;
+pub const BASELINE_LOOKBACK: usize = 512;
 
 /// The band of the latest `monitor` event since the latest `compaction`, looking back at
 /// most [`BASELINE_LOOKBACK`] events; `None` when there is none.
 fn baseline(ctx: &ContextDir, ledger: &Ledger, head: u64) -> Result<Option<Band>, Error> {
-    const CHUNK: usize = 256;
+    const CHUNK: usize = 128;
     let mut end = head + 1;
     let mut seen = 0;
     while end > 1 && seen < BASELINE_LOOKBACK {
