@@ -462,10 +462,36 @@ fn man_page_renders() {
 }
 
 #[test]
-fn everyday_commands_show_examples_in_help() {
-    for cmd in ["demo", "completions", "man", "hook"] {
-        let out = remaind().args([cmd, "--help"]).output().expect("run");
-        assert!(out.status.success());
-        assert!(text(&out.stdout).contains("Examples:"), "{cmd} --help");
+fn every_subcommand_help_shows_examples() {
+    let out = remaind().arg("--help").output().expect("run");
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    // Subcommands are the lines of the `Commands:` block indented by exactly two spaces.
+    let commands: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .filter(|c| c != "help")
+        .collect();
+    for needed in ["demo", "completions", "man", "hook", "init"] {
+        assert!(
+            commands.iter().any(|c| c == needed),
+            "{needed} in {commands:?}"
+        );
     }
+    let mut missing = Vec::new();
+    for cmd in &commands {
+        let out = remaind()
+            .args([cmd.as_str(), "--help"])
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{cmd} --help");
+        if !text(&out.stdout).contains("Examples:") {
+            missing.push(cmd.clone());
+        }
+    }
+    assert!(missing.is_empty(), "--help without examples: {missing:?}");
 }
