@@ -132,6 +132,9 @@ run 3 compact --candidate "$work/bad"
 [[ "$(cksum <"$REMAIND_DIR/active/state.json")" == "$before" ]] || fail "a rejected candidate changed state.json"
 
 step "invalid input is exit 2 and writes nothing"
+lines="$(wc -l <"$REMAIND_DIR/logs/events.jsonl")"
 run 2 log --kind no_such_kind --text "x"
+run 2 log --kind correction --text "a correction must supersede something"
+[[ "$(wc -l <"$REMAIND_DIR/logs/events.jsonl")" == "$lines" ]] || fail "invalid input was written"
 
 printf '\nagent_loop: OK\n'
