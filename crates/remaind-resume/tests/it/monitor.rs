@@ -129,3 +129,33 @@ fn without_used_the_resume_packet_is_counted() {
     assert!(r.event.is_some());
     assert_eq!(monitor(&ctx, None, Some(counted)).unwrap().tokens, counted);
 }
+
+#[test]
+fn the_baseline_looks_back_a_bounded_window_and_skips_a_torn_tail() {
+    let (_tmp, ctx) = common::fresh();
+    assert!(monitor(&ctx, Some(130_000), None).unwrap().event.is_some());
+    // A long note pushes the monitor event across several 64 KiB blocks, still within reach.
+    let notes: Vec<_> = (0..300)
+        .map(|i| json!({"kind": "note", "text": format!("{i} {}", "x".repeat(400))}))
+        .collect();
+    common::append(&ctx, &notes);
+    let r = monitor(&ctx, Some(130_000), None).unwrap();
+    assert_eq!(r.previous_band, Some(Band::Warning));
+    assert!(r.event.is_none());
+    // Past the look-back window the baseline is unknown and the band is recorded again.
+    common::append(&ctx, &notes);
+    let r = monitor(&ctx, Some(130_000), None).unwrap();
+    assert_eq!(r.previous_band, None);
+    assert!(r.event.is_some());
+    // A torn last line is not an event: the baseline is still found before it.
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(ctx.events_path())
+        .unwrap();
+    f.write_all(br#"{"v":1,"seq":99999,"kind":"monitor""#)
+        .unwrap();
+    let r = monitor(&ctx, Some(130_000), None).unwrap();
+    assert_eq!(r.previous_band, Some(Band::Warning));
+    assert!(r.event.is_none());
+}
