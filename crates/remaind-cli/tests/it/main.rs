@@ -3,3 +3,4 @@
 mod index_cli;
 mod ledger_cli;
 mod everyday;
+mod lifecycle_cli;
