@@ -135,6 +135,10 @@ fn session_data(payload: &Map<String, Value>, hook: &str) -> Map<String, Value> 
 
 fn session_start(ctx: &ContextDir, _payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
     let resume = remaind_resume::packet::resume(ctx, Budget::Configured)?;
+    if resume.head_seq == 0 {
+        // A fresh project: nothing to resume, nothing to inject.
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut context = String::new();
     if !resume.gate.proceed {
         context.push_str(

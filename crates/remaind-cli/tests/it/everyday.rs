@@ -405,6 +405,24 @@ fn hooks_do_nothing_in_a_project_without_context() {
 
     let bad = run_hook("remaind hook post-tool-use", b"not json", None, tmp.path());
     assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
+
+    // A freshly initialized project has nothing to resume: nothing is injected.
+    let ctx = tmp.path().join(".context");
+    let out = remaind()
+        .arg("init")
+        .arg("--dir")
+        .arg(&ctx)
+        .output()
+        .expect("init");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = run_hook(
+        "remaind hook session-start",
+        &sample("SessionStart"),
+        Some(&ctx),
+        tmp.path(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
 }
 
 #[test]
