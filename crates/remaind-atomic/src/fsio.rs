@@ -136,8 +136,10 @@ pub(crate) fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<(
     let result = (|| {
         tmp.write_all(bytes)
             .map_err(|e| Error::io("write", &tmp_path, e))?;
+        fail::fail_point!("atomic.after-temp-write", |a| injected(a, "write", &tmp_path));
         tmp.sync_all()
             .map_err(|e| Error::io("fsync", &tmp_path, e))?;
+        fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
         drop(tmp);
         fs::rename(&tmp_path, &target).map_err(|e| Error::io("rename into place", &target, e))
     })();
@@ -146,7 +148,21 @@ pub(crate) fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<(
         let _ = fs::remove_file(&tmp_path);
     }
     result?;
+    fail::fail_point!("atomic.after-rename", |a| injected(a, "fsync folder", dir));
     sync_dir(dir)
+}
+
+/// What a failpoint configured with `return(ARG)` does (feature `failpoints` only): `abort`
+/// kills the process on the spot (a crash exactly there); `enospc` or anything else injects
+/// an I/O error (ENOSPC or EIO) from the step, as the real call would have returned it.
+#[cfg(feature = "failpoints")]
+pub(crate) fn injected<T>(arg: Option<String>, action: &'static str, path: &Utf8Path) -> Result<T> {
+    let errno = match arg.as_deref() {
+        Some("abort") => std::process::abort(),
+        Some("enospc") => libc::ENOSPC,
+        _ => libc::EIO,
+    };
+    Err(Error::io(action, path, io::Error::from_raw_os_error(errno)))
 }
 
 fn create_temp(dir: &Utf8Path) -> Result<(camino::Utf8PathBuf, File)> {

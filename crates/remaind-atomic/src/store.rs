@@ -354,18 +354,50 @@ impl HistoryStore {
         let points = self.points()?;
         let point = self.next_point(points.last(), rel.clone(), current.is_some())?;
         let snapshot = current.as_deref().unwrap_or_default();
-        fsio::replace_file(&self.history, &point.entry_name(), snapshot)?;
+        if let Err(e) = fsio::replace_file(&self.history, &point.entry_name(), snapshot) {
+            // The entry may be in place if only the folder fsync failed: drop it.
+            let _ = fsio::remove_file(&self.history, &point.entry_name());
+            return Err(e);
+        }
 
-        match new {
-            Some(bytes) => {
-                fsio::clean_temps(&dir)?;
-                fsio::replace_file(&dir, name, bytes)?;
+        let changed = (|| {
+            fail::fail_point!("atomic.after-snapshot", |a| fsio::injected(
+                a,
+                "write",
+                &dir.join(name)
+            ));
+            match new {
+                Some(bytes) => {
+                    fsio::clean_temps(&dir)?;
+                    fsio::replace_file(&dir, name, bytes)?;
+                }
+                None => {
+                    fsio::remove_file(&dir, name)?;
+                }
             }
-            None => {
-                fsio::remove_file(&dir, name)?;
-            }
+            Ok(())
+        })();
+        if let Err(e) = changed {
+            self.undo(&dir, name, current.as_deref(), &point);
+            return Err(e);
         }
         Ok(Some(point))
+    }
+
+    /// After a failed change: best effort, put the prior version back if the target already
+    /// holds the new one (the failure came after the rename, at the folder fsync), then drop
+    /// the point just recorded, so a failed operation leaves the store as it was. Errors here
+    /// are ignored: the caller reports the original one, and the point (if it stays) records
+    /// the unchanged version, which is harmless.
+    fn undo(&self, dir: &Utf8Path, name: &str, prior: Option<&[u8]>, point: &HistoryPoint) {
+        let now = fsio::read_file(&dir.join(name)).ok();
+        if now.as_ref().map(Option::as_deref) != Some(prior) {
+            let _ = match prior {
+                Some(bytes) => fsio::replace_file(dir, name, bytes),
+                None => fsio::remove_file(dir, name).map(drop),
+            };
+        }
+        let _ = fsio::remove_file(&self.history, &point.entry_name());
     }
 
     fn next_point(

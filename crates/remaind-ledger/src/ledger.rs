@@ -136,6 +136,19 @@ fn create_file(path: &Utf8Path, bytes: &[u8]) -> Result<bool> {
     Ok(true)
 }
 
+/// What a failpoint configured with `return(ARG)` does (feature `failpoints` only): `abort`
+/// kills the process on the spot (a crash exactly there); `enospc` or anything else injects
+/// an I/O error (ENOSPC or EIO) from the step, as the real call would have returned it.
+#[cfg(feature = "failpoints")]
+fn injected<T>(arg: Option<String>, path: &Utf8Path) -> Result<T> {
+    let errno = match arg.as_deref() {
+        Some("abort") => std::process::abort(),
+        Some("enospc") => 28, // ENOSPC on Linux
+        _ => 5,               // EIO
+    };
+    Err(Error::io(path, "cannot append", io::Error::from_raw_os_error(errno)))
+}
+
 fn now_rfc3339() -> String {
     jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%S%.6fZ")
@@ -401,19 +414,35 @@ impl Ledger {
             return Ok((ids, prev));
         }
         let mut file: &File = &locked.0;
-        let mut written = 0;
-        let mut chunk_start = 0;
-        for &end in &ends {
-            if end - chunk_start > WRITE_CHUNK && written > chunk_start {
-                file.write_all(&out[chunk_start..written])
-                    .map_err(|e| Error::io(&self.log_path, "cannot append", e))?;
-                chunk_start = written;
+        let base = file
+            .metadata()
+            .map_err(|e| Error::io(&self.log_path, "cannot inspect", e))?
+            .len();
+        let appended = (|| -> Result<()> {
+            let mut written = 0;
+            let mut chunk_start = 0;
+            for &end in &ends {
+                if end - chunk_start > WRITE_CHUNK && written > chunk_start {
+                    file.write_all(&out[chunk_start..written])
+                        .map_err(|e| Error::io(&self.log_path, "cannot append", e))?;
+                    chunk_start = written;
+                }
+                written = end;
             }
-            written = end;
+            file.write_all(&out[chunk_start..written])
+                .map_err(|e| Error::io(&self.log_path, "cannot append", e))?;
+            fail::fail_point!("ledger.after-write", |a| injected(a, &self.log_path));
+            file.sync_data()
+                .map_err(|e| Error::io(&self.log_path, "cannot sync", e))?;
+            fail::fail_point!("ledger.after-fsync", |a| injected(a, &self.log_path));
+            Ok(())
+        })();
+        if let Err(e) = appended {
+            // Nothing unacknowledged stays: cut the log back to where this append began and
+            // sync that. A failed sync is never retried over possibly lost pages.
+            let _ = file.set_len(base).and_then(|()| file.sync_all());
+            return Err(e);
         }
-        file.write_all(&out[chunk_start..written])
-            .and_then(|()| file.sync_data())
-            .map_err(|e| Error::io(&self.log_path, "cannot append", e))?;
         Ok((ids, prev))
     }
 
@@ -540,6 +569,7 @@ impl Ledger {
             name = format!("{stamp}-{}.{n}.torn", head + 1);
         }
         fsync_dir(&qdir)?;
+        fail::fail_point!("ledger.recovery-after-quarantine", |a| injected(a, &self.log_path));
         // 2. Cut the log back to its clean prefix.
         file.set_len(clean_len)
             .and_then(|()| file.sync_all())
