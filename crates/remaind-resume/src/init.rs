@@ -27,7 +27,10 @@ pub const DEFAULT_FILES: [(&str, &str); 6] = [
         "schemas/redaction.json",
         include_str!("../../../schemas/redaction.json"),
     ),
-    ("schemas/tools.yaml", include_str!("../../../schemas/tools.yaml")),
+    (
+        "schemas/tools.yaml",
+        include_str!("../../../schemas/tools.yaml"),
+    ),
 ];
 
 /// The folders `init` creates, relative to `.context/`.
@@ -58,6 +61,10 @@ pub fn init(ctx: &ContextDir, force: bool) -> Result<InitReport, Error> {
         return Ok(report);
     }
     refuse_symlink(ctx.root().as_std_path(), ctx.root())?;
+    // Like `mkdir -p` for the folders above `.context/`; `.context/` itself is made 0700 below.
+    if let Some(parent) = ctx.root().parent().filter(|p| !p.as_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    }
     create_dir(ctx.root().to_owned(), &mut report, ".")?;
     for folder in FOLDERS {
         create_dir(ctx.root().join(folder), &mut report, folder)?;
@@ -98,11 +105,16 @@ pub fn init(ctx: &ContextDir, force: bool) -> Result<InitReport, Error> {
 
 /// The ledger-owned paths that exist now, relative to the root.
 fn ledger_files(ctx: &ContextDir) -> Vec<String> {
-    ["logs/events.jsonl", "logs/quarantine", "artifacts", "redaction.key"]
-        .into_iter()
-        .filter(|rel| ctx.root().join(rel).symlink_metadata().is_ok())
-        .map(str::to_owned)
-        .collect()
+    [
+        "logs/events.jsonl",
+        "logs/quarantine",
+        "artifacts",
+        "redaction.key",
+    ]
+    .into_iter()
+    .filter(|rel| ctx.root().join(rel).symlink_metadata().is_ok())
+    .map(str::to_owned)
+    .collect()
 }
 
 fn create_dir(path: Utf8PathBuf, report: &mut InitReport, rel: &str) -> Result<(), Error> {

@@ -14,8 +14,10 @@ pub use error::Error;
 pub use layout::{ContextDir, discover};
 
 mod conv;
+pub mod demo;
 pub mod framing;
 pub mod gate;
+pub mod inputs;
 pub mod monitor;
 pub mod packet;
 pub mod rollback;
@@ -23,4 +25,3 @@ pub mod status;
 pub mod thresholds;
 pub mod tokens;
 pub mod tools;
-pub mod demo;

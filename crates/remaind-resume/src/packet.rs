@@ -27,19 +27,17 @@
 //! single event the state names as the latest instruction and the chain hash at
 //! `through_seq`. The cost grows with the uncompacted tail, never with the whole ledger.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use remaind_ledger::{Event, EventId, Kind, Ledger, Statuses};
+use remaind_ledger::{Event, EventId, Kind, Ledger};
 use remaind_validate::State;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::Error;
 use crate::conv::{atomic_err, ledger_err, open_ledger, open_store};
-use crate::framing::{self, Framing};
 use crate::gate::{Confidence, ConfidenceInputs, Gate, NextTool, Reason, ReasonCode};
-use crate::layout::{ContextDir, HANDOVER_FILE, PACKET_FILE, STATE_FILE};
+use crate::inputs::{Inputs, conflicts, join_ids, read_inputs};
+use crate::layout::{ContextDir, PACKET_FILE};
 use crate::thresholds::Thresholds;
 use crate::tools::ToolPolicy;
 
@@ -145,182 +143,6 @@ pub struct Resume {
     pub dropped: Dropped,
     /// The gate's verdict.
     pub gate: Gate,
-}
-
-/// What a resume reads: the state, the handover, the framing and the tail of the ledger.
-struct Inputs {
-    head: u64,
-    state: Option<State>,
-    state_bytes: Option<Vec<u8>>,
-    handover: Option<String>,
-    framing: Option<Framing>,
-    /// Events after `through_seq` (empty when `through_seq` is past the head).
-    tail: Vec<Event>,
-    statuses: Statuses,
-    reasons: Vec<Reason>,
-}
-
-fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, Error> {
-    let store = open_store(ctx)?;
-    let (head, _) = ledger.head().map_err(|e| ledger_err(ctx, e))?;
-    let state_bytes = store.read(STATE_FILE).map_err(atomic_err)?;
-    let handover = store
-        .read(HANDOVER_FILE)
-        .map_err(atomic_err)?
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
-    let framing = framing::load(ctx)?;
-    let mut reasons = Vec::new();
-    let state = match &state_bytes {
-        None => None,
-        Some(bytes) => match serde_json::from_slice::<State>(bytes) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                reasons.push(Reason {
-                    code: ReasonCode::StateUnreadable,
-                    message: format!(
-                        "active/state.json is not a valid state ({e}); roll it back with `remaind rollback` or compact again"
-                    ),
-                    events: Vec::new(),
-                });
-                None
-            }
-        },
-    };
-    let through = state.as_ref().map_or(0, |s| s.through_seq);
-    let tail = if through < head {
-        ledger
-            .range(through + 1, usize::MAX)
-            .map_err(|e| ledger_err(ctx, e))?
-    } else {
-        Vec::new()
-    };
-    let statuses = Statuses::from_events(&tail);
-    Ok(Inputs {
-        head,
-        state,
-        state_bytes,
-        handover,
-        framing,
-        tail,
-        statuses,
-        reasons,
-    })
-}
-
-/// The ledger/state/handover conflicts.
-fn conflicts(ctx: &ContextDir, ledger: &Ledger, inp: &Inputs) -> Result<Vec<Reason>, Error> {
-    let mut out = Vec::new();
-    let head = inp.head;
-    if let Some(state) = &inp.state {
-        if state.through_seq > head {
-            out.push(Reason {
-                code: ReasonCode::ThroughSeqPastHead,
-                message: format!(
-                    "state.json covers through e{} but the ledger ends at e{head}; the state belongs to another ledger — roll it back or compact again",
-                    state.through_seq
-                ),
-                events: Vec::new(),
-            });
-        } else {
-            let digest = ledger
-                .digest_at(state.through_seq)
-                .map_err(|e| ledger_err(ctx, e))?;
-            if digest.as_deref() != Some(state.log_digest.as_str()) {
-                out.push(Reason {
-                    code: ReasonCode::DigestMismatch,
-                    message: format!(
-                        "state.json's log_digest {} is not the ledger's chain hash at e{} ({}); the state was made from another log — compact again",
-                        state.log_digest,
-                        state.through_seq,
-                        digest.as_deref().unwrap_or("none")
-                    ),
-                    events: (state.through_seq > 0)
-                        .then_some(EventId(state.through_seq))
-                        .into_iter()
-                        .collect(),
-                });
-            }
-        }
-        match &inp.handover {
-            None => out.push(Reason {
-                code: ReasonCode::HandoverBinding,
-                message: "state.json has no handover.md beside it; compact again or roll back"
-                    .to_owned(),
-                events: Vec::new(),
-            }),
-            Some(text) => {
-                let sha = hex::encode(Sha256::digest(inp.state_bytes.as_deref().unwrap_or(&[])));
-                match remaind_validate::handover::parse_binding(text) {
-                    None => out.push(Reason {
-                        code: ReasonCode::HandoverBinding,
-                        message: "handover.md has no binding line (`<!-- remaind:handover state_sha256=… through_seq=… -->`); it cannot be tied to state.json".to_owned(),
-                        events: Vec::new(),
-                    }),
-                    Some(b) if b.state_sha256 != sha || b.through_seq != state.through_seq => {
-                        out.push(Reason {
-                            code: ReasonCode::HandoverBinding,
-                            message: format!(
-                                "handover.md is bound to state sha256 {} through e{}, but state.json has sha256 {sha} through e{}; they were not written together",
-                                b.state_sha256, b.through_seq, state.through_seq
-                            ),
-                            events: Vec::new(),
-                        });
-                    }
-                    Some(_) => {}
-                }
-            }
-        }
-    } else if inp.handover.is_some() && inp.state_bytes.is_none() {
-        out.push(Reason {
-            code: ReasonCode::HandoverBinding,
-            message:
-                "handover.md exists but state.json does not; the handover is bound to no state"
-                    .to_owned(),
-            events: Vec::new(),
-        });
-    }
-    let mut missing = BTreeSet::new();
-    if let Some(state) = &inp.state {
-        for (_, id) in state.current_citations() {
-            if id.seq() > head || id.seq() == 0 {
-                missing.insert(id);
-            }
-        }
-        for link in state.superseded.iter().chain(&state.resolved) {
-            for id in [link.event, link.by] {
-                if id.seq() > head || id.seq() == 0 {
-                    missing.insert(id);
-                }
-            }
-        }
-    }
-    if let Some(text) = &inp.handover {
-        for id in remaind_validate::handover::citations(text) {
-            if id.seq() > head || id.seq() == 0 {
-                missing.insert(id);
-            }
-        }
-    }
-    if !missing.is_empty() {
-        let ids: Vec<EventId> = missing.into_iter().collect();
-        out.push(Reason {
-            code: ReasonCode::MissingCitation,
-            message: format!(
-                "the state or handover cites {} event(s) the ledger (head e{head}) does not hold: {}",
-                ids.len(),
-                join_ids(&ids)
-            ),
-            events: ids,
-        });
-    }
-    Ok(out)
-}
-
-fn join_ids(ids: &[EventId]) -> String {
-    ids.iter()
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn latest_instruction(

@@ -14,9 +14,11 @@ use crate::layout::{ContextDir, DERIVED_FILES};
 pub struct Point {
     /// The point's sequence number in the store.
     pub seq: u64,
-    /// Its time (RFC 3339 UTC, microseconds): `rollback --to` this time restores the version
-    /// from before this change.
+    /// When the change happened (RFC 3339 UTC, microseconds): `rollback --to` this time keeps
+    /// the change.
     pub time: String,
+    /// The instant just before the change (1 µs earlier): `rollback --to` this time undoes it.
+    pub before: String,
     /// The derived file, relative to `active/`.
     pub file: String,
     /// Whether the file existed before this change.
@@ -28,6 +30,11 @@ impl From<&HistoryPoint> for Point {
         Point {
             seq: p.seq(),
             time: remaind_atomic::format_time(p.time()),
+            before: remaind_atomic::format_time(
+                p.time()
+                    .checked_sub(jiff::SignedDuration::from_micros(1))
+                    .unwrap_or(p.time()),
+            ),
             file: p.file().to_string(),
             prior_existed: p.prior_existed(),
         }

@@ -40,13 +40,16 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         } else if points.is_empty() {
             println!("no history yet");
         } else {
+            const HEADER: &str =
+                "changed at (--to keeps it)   what      file                --to undoes it";
+            println!("{HEADER}");
             for p in &points {
                 let what = if p.prior_existed {
                     "replaced"
                 } else {
                     "created"
                 };
-                println!("{}  {what:<8}  {}", p.time, p.file);
+                println!("{}  {what:<8}  {:<18}  {}", p.time, p.file, p.before);
             }
         }
         return Ok(ExitCode::SUCCESS);

@@ -7,8 +7,10 @@ use remaind_ledger::Ledger;
 use crate::cli_error::CliError;
 use crate::global::Global;
 
-/// Check the ledger: every line valid, seq gapless, ids, the hash chain, and the SHA-256 of
-/// every referenced artifact. Exits 1 naming the first bad line or file.
+/// Check the ledger (every line valid, seq gapless, ids, the hash chain, the SHA-256 of every
+/// referenced artifact) and the derived-file bindings (state.json bound to this exact log
+/// prefix, handover.md bound to state.json, no citation of a missing event). Exits 1 naming the
+/// first bad line or file.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
 remaind verify\n  \
@@ -24,12 +26,19 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
     let ledger = Ledger::open(ctx.root())?;
     let report = ledger.verify()?;
+    drop(ledger);
+    let derived = remaind_resume::inputs::derived_conflicts(&ctx)?;
     if args.json {
-        let line = serde_json::to_string(&report).map_err(|e| CliError::runtime(e.to_string()))?;
-        println!("{line}");
+        // The ledger report's fields at the top, with the derived-file findings beside them.
+        let mut doc =
+            serde_json::to_value(&report).map_err(|e| CliError::runtime(e.to_string()))?;
+        doc["derived"] =
+            serde_json::to_value(&derived).map_err(|e| CliError::runtime(e.to_string()))?;
+        doc["ok"] = serde_json::Value::Bool(report.is_ok() && derived.is_empty());
+        println!("{doc}");
     } else if report.is_ok() {
         println!(
-            "ok: {} lines, hash chain intact (head {}), {} artifacts verified",
+            "ledger ok: {} lines, hash chain intact (head {}), {} artifacts verified",
             report.lines, report.head_digest, report.artifacts_checked
         );
     } else {
@@ -43,11 +52,25 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             );
         }
     }
-    match report.first_problem() {
-        None => Ok(ExitCode::SUCCESS),
-        Some(first) => Err(CliError::runtime(format!(
+    if !args.json {
+        for reason in &derived {
+            println!(
+                "derived files: {}: {}",
+                reason.code.as_str(),
+                reason.message
+            );
+        }
+    }
+    match (report.first_problem(), derived.first()) {
+        (Some(first), _) => Err(CliError::runtime(format!(
             "verify failed: {first} ({} problem(s) in all)",
-            report.problem_count
+            report.problem_count + derived.len() as u64
         ))),
+        (None, Some(reason)) => Err(CliError::runtime(format!(
+            "verify failed: derived files disagree with the ledger: {} ({} problem(s) in all)",
+            reason.message,
+            derived.len()
+        ))),
+        (None, None) => Ok(ExitCode::SUCCESS),
     }
 }

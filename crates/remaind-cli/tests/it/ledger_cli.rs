@@ -183,7 +183,11 @@ fn log_events_verify_round_trip() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout(&out).starts_with("ok: 5 lines"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("ledger ok: 5 lines"),
+        "{}",
+        stdout(&out)
+    );
     let out = remaind(&ctx, &["verify", "--json"], None);
     let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("json");
     assert_eq!(v["problem_count"], 0);
@@ -347,7 +351,7 @@ fn eight_processes_append_sixteen_thousand_events() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout(&out).starts_with("ok: 16000 lines"),
+        stdout(&out).starts_with("ledger ok: 16000 lines"),
         "{}",
         stdout(&out)
     );
@@ -377,7 +381,7 @@ fn eight_processes_append_single_events() {
     }
     let out = remaind(&ctx, &["verify"], None);
     assert!(
-        stdout(&out).starts_with("ok: 200 lines"),
+        stdout(&out).starts_with("ledger ok: 200 lines"),
         "{}",
         stdout(&out)
     );
