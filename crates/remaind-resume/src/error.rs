@@ -7,7 +7,9 @@ use camino::Utf8PathBuf;
 #[non_exhaustive]
 pub enum Error {
     /// An explicitly named folder holds no initialized context.
-    #[error("{path} is not an initialized Remaind context (no logs/events.jsonl); run `remaind init --dir {path}`")]
+    #[error(
+        "{path} is not an initialized Remaind context (no logs/events.jsonl); run `remaind init --dir {path}`"
+    )]
     NotInitialized {
         /// The folder named.
         path: Utf8PathBuf,

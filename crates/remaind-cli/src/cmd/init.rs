@@ -7,7 +7,9 @@ use crate::global::Global;
 
 /// Create a .context/ folder: contract, schemas, configuration and an empty ledger.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  remaind init                  # creates ./.context\n  remaind init --dir /srv/agent/.context\n  remaind init --force          # restore missing files only; never overwrites")]
+#[command(
+    after_help = "Examples:\n  remaind init                  # creates ./.context\n  remaind init --dir /srv/agent/.context\n  remaind init --force          # restore missing files only; never overwrites"
+)]
 pub(crate) struct Args {
     /// Restore missing files of an existing folder (existing files are never overwritten).
     #[arg(long)]
@@ -26,10 +28,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             serde_json::to_string(&report).map_err(|e| CliError::runtime(e.to_string()))?
         );
     } else if report.existed && report.created.is_empty() {
-        println!(
-            "{} is already initialized; nothing changed",
-            report.root
-        );
+        println!("{} is already initialized; nothing changed", report.root);
     } else if report.existed {
         println!("{}: restored {}", report.root, report.created.join(", "));
     } else {
