@@ -6,30 +6,15 @@ use remaind_ledger::Ledger;
 use crate::Error;
 use crate::layout::ContextDir;
 
-/// Maps a ledger error: rejected input stays input (exit 2), anything else is a runtime
-/// failure on `logs/events.jsonl` with the ledger's error kept as the source.
-pub(crate) fn ledger_err(ctx: &ContextDir, e: remaind_ledger::Error) -> Error {
-    if e.is_invalid_input() {
-        Error::InvalidInput {
-            field: "event".to_owned(),
-            message: e.to_string(),
-        }
-    } else {
-        Error::io(ctx.events_path(), std::io::Error::other(e))
-    }
+/// Maps a ledger error; the ledger's own error keeps the file and line it names, and
+/// decides whether it was the caller's input (exit 2) or a runtime failure (exit 1).
+pub(crate) fn ledger_err(_ctx: &ContextDir, e: remaind_ledger::Error) -> Error {
+    Error::Ledger(e)
 }
 
-/// Maps a history-store error, keeping it as the source.
+/// Maps a history-store error, keeping it whole.
 pub(crate) fn atomic_err(e: remaind_atomic::Error) -> Error {
-    if e.is_invalid_input() {
-        Error::InvalidInput {
-            field: e.path().to_string(),
-            message: e.to_string(),
-        }
-    } else {
-        let path = e.path().to_owned();
-        Error::io(path, std::io::Error::other(e))
-    }
+    Error::Atomic(e)
 }
 
 /// Opens the ledger of a context folder.

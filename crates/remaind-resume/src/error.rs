@@ -37,13 +37,24 @@ pub enum Error {
         /// What is wrong and how to fix it.
         message: String,
     },
+    /// The ledger failed (its message names the file or line).
+    #[error(transparent)]
+    Ledger(#[from] remaind_ledger::Error),
+    /// The history store over `active/` failed (its message names the file).
+    #[error(transparent)]
+    Atomic(#[from] remaind_atomic::Error),
 }
 
 impl Error {
     /// True when the caller's input was at fault (the CLI exits 2), false for runtime
     /// failures (exit 1).
     pub fn is_invalid_input(&self) -> bool {
-        matches!(self, Error::InvalidInput { .. })
+        match self {
+            Error::InvalidInput { .. } => true,
+            Error::Ledger(e) => e.is_invalid_input(),
+            Error::Atomic(e) => e.is_invalid_input(),
+            _ => false,
+        }
     }
 
     pub(crate) fn io(path: impl Into<Utf8PathBuf>, source: std::io::Error) -> Self {
