@@ -43,13 +43,13 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
     let dir = make_context(&base.join("full"), full_n);
     let ledger = Ledger::open(&dir).expect("bench_compact: open the ledger");
     let store = open_store(&dir).expect("bench_compact: open the store");
-    let read = median(ROUNDS, || {
+    let read = crate::bench::median_time(ROUNDS, || {
         let events = ledger
             .range(1, usize::MAX)
             .expect("bench_compact: read events");
         assert_eq!(events.len() as u64, full_n);
     });
-    let full = median(ROUNDS, || {
+    let full = crate::bench::median_time(ROUNDS, || {
         // Each round is a first compaction: no prior state.
         let _ = store.remove("state.json");
         let out = compact(&ledger, &store, Source::Builtin, Options::default())
@@ -258,18 +258,6 @@ impl Gen {
         e.text = Some(text);
         e
     }
-}
-
-fn median(runs: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..runs.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
 }
 
 fn ms(d: Duration) -> f64 {
