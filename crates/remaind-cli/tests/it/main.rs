@@ -1,6 +1,7 @@
 //! Integration tests of the `remaind` binary.
 
-mod index_cli;
-mod ledger_cli;
 mod everyday;
+mod index_cli;
+mod init_cli;
+mod ledger_cli;
 mod lifecycle_cli;
