@@ -27,6 +27,7 @@ pub(crate) fn run_all(quick: bool) -> Result<(), String> {
     // Each layer's benchmarks register here.
     results.extend(crate::bench_index::run(quick));
     results.extend(crate::bench_atomic::run(quick));
+    results.extend(crate::bench_ledger::run(quick));
     results.extend(crate::bench_resume::run(quick));
     results.extend(crate::bench_compact::run(quick));
     print_table(&results);

@@ -221,14 +221,16 @@ pub(crate) fn parse_json_lines_numbered(input: &[u8]) -> Result<Vec<(usize, NewE
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let value: Value = serde_json::from_slice(line)
-            .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")).at_line(i + 1))?;
-        out.push((
-            i + 1,
-            new_event_from_value(value).map_err(|e| e.at_line(i + 1))?,
-        ));
+        out.push((i + 1, parse_line(line).map_err(|e| e.at_line(i + 1))?));
     }
     Ok(out)
+}
+
+/// Parse one line of JSON Lines input (errors without a line number).
+pub(crate) fn parse_line(line: &[u8]) -> Result<NewEvent> {
+    let value: Value = serde_json::from_slice(line)
+        .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
+    new_event_from_value(value)
 }
 
 /// Build a [`Map`] from pairs; a small helper for bookkeeping events.

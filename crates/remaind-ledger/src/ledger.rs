@@ -10,6 +10,7 @@ use remaind_artifacts::ArtifactStore;
 use remaind_redact::Redactor;
 use serde_json::Value;
 
+use crate::batch;
 use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::event::{Event, EventId, GENESIS_PREV, Kind, NewEvent};
@@ -37,7 +38,7 @@ pub const REDACTION_PATH: &str = "schemas/redaction.json";
 const WRITE_CHUNK: usize = 1 << 20;
 
 /// Threads that write a batch's artifacts at once.
-const PUT_THREADS: usize = 4;
+const PUT_THREADS: usize = 8;
 
 /// Which events a positional read returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -146,7 +147,11 @@ fn injected<T>(arg: Option<String>, path: &Utf8Path) -> Result<T> {
         Some("enospc") => 28, // ENOSPC on Linux
         _ => 5,               // EIO
     };
-    Err(Error::io(path, "cannot append", io::Error::from_raw_os_error(errno)))
+    Err(Error::io(
+        path,
+        "cannot append",
+        io::Error::from_raw_os_error(errno),
+    ))
 }
 
 fn now_rfc3339() -> String {
@@ -308,8 +313,10 @@ impl Ledger {
     /// Parse JSON Lines (one caller event per line, blank lines skipped) and append them as
     /// one batch; errors name the physical 1-based line.
     pub fn append_json_lines(&self, input: &[u8]) -> Result<Vec<EventId>> {
-        let parsed = input::parse_json_lines_numbered(input)?;
-        self.append_numbered(parsed.into_iter().map(|(n, ev)| (n, ev.into())))
+        // Parsed, then prepared on every core while the lines are chained in order.
+        batch::append_json_lines(input, &self.redactor, &self.limits, |items| {
+            self.commit(items)
+        })
     }
 
     fn append_numbered(
@@ -366,12 +373,15 @@ impl Ledger {
     where
         I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
     {
+        // One time for the whole append: a batch is appended at one moment.
+        let ts_json = serde_json::to_string(&now_rfc3339())
+            .map_err(|e| Error::invalid("ts", format!("cannot be serialized: {e}")))?;
         let mut out = Vec::new();
         let mut ends = Vec::new();
-        // One time for the whole append: a batch is appended at one moment.
-        let ts = now_rfc3339();
         let mut ids = Vec::new();
         let mut pending = Vec::new();
+        // Items may still be being prepared on other threads: each is checked, given its
+        // header and chained as soon as it arrives, in order.
         for (i, (n, p)) in items.into_iter().enumerate() {
             let at = |e: Error| match n {
                 Some(n) => e.at_line(n),
@@ -380,18 +390,9 @@ impl Ledger {
             let p = p.map_err(at)?;
             let seq = head + i as u64 + 1;
             check_citations(&p, seq).map_err(at)?;
-            let Prepared {
-                mut line,
-                artifacts,
-                ..
-            } = p;
-            line.insert("seq".to_owned(), Value::from(seq));
-            line.insert("id".to_owned(), Value::String(EventId(seq).to_string()));
-            line.insert("ts".to_owned(), Value::String(ts.clone()));
-            line.insert("prev".to_owned(), Value::String(std::mem::take(&mut prev)));
             let start = out.len();
-            serde_json::to_writer(&mut out, &line)
-                .map_err(|e| at(Error::invalid("line", format!("cannot be serialized: {e}"))))?;
+            prepare::write_header(&mut out, seq, &ts_json, &prev);
+            out.extend_from_slice(&p.body);
             let len = (out.len() - start) as u64;
             if len > self.limits.max_line_bytes {
                 return Err(at(Error::invalid(
@@ -407,7 +408,7 @@ impl Ledger {
             out.push(b'\n');
             ends.push(out.len());
             ids.push(EventId(seq));
-            pending.extend(artifacts);
+            pending.extend(p.artifacts);
         }
         self.store_artifacts(&pending)?;
         if ids.is_empty() {
@@ -569,7 +570,10 @@ impl Ledger {
             name = format!("{stamp}-{}.{n}.torn", head + 1);
         }
         fsync_dir(&qdir)?;
-        fail::fail_point!("ledger.recovery-after-quarantine", |a| injected(a, &self.log_path));
+        fail::fail_point!("ledger.recovery-after-quarantine", |a| injected(
+            a,
+            &self.log_path
+        ));
         // 2. Cut the log back to its clean prefix.
         file.set_len(clean_len)
             .and_then(|()| file.sync_all())

@@ -32,6 +32,7 @@
 //! # Ok::<(), remaind_ledger::Error>(())
 //! ```
 
+mod batch;
 mod config;
 mod error;
 pub mod event;

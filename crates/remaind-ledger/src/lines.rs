@@ -14,7 +14,14 @@ const CHUNK: usize = 64 * 1024;
 
 /// Hex SHA-256 of a line's bytes (without its newline).
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    out
 }
 
 /// Read `len` bytes at `off` (short only at end of file).

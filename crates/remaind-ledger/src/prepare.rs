@@ -22,11 +22,13 @@ pub(crate) struct PendingArtifact {
     pub(crate) sha256: String,
 }
 
-/// An event ready for its seq, id, ts and prev: the stored line as a JSON object whose
-/// assigned fields hold placeholders (valid against the schema, replaced under the lock).
+/// An event ready for its seq, id, ts and prev: checked against the schema with placeholder
+/// assigned fields, and serialized without them. `body` is the stored line after its header
+/// `{"v":1,"seq":N,"id":"eN","ts":"…","prev":"…",` (from `"kind"` to the closing brace);
+/// the header, valid by construction, is written in front of it under the lock.
 #[derive(Debug)]
 pub(crate) struct Prepared {
-    pub(crate) line: Map<String, Value>,
+    pub(crate) body: Vec<u8>,
     pub(crate) refs: Vec<EventId>,
     pub(crate) supersedes: Vec<EventId>,
     pub(crate) resolves: Vec<EventId>,
@@ -373,7 +375,7 @@ pub(crate) fn prepare(
     let ids = |ids: &[EventId]| {
         Value::Array(ids.iter().map(|id| Value::String(id.to_string())).collect())
     };
-    let mut line = Map::new();
+    let mut line = Map::with_capacity(16);
     line.insert("v".to_owned(), Value::from(1));
     line.insert("seq".to_owned(), Value::from(1));
     line.insert("id".to_owned(), Value::from("e1"));
@@ -416,16 +418,83 @@ pub(crate) fn prepare(
     }
     let value = Value::Object(line);
     schema::check(&value).map_err(|(field, reason)| Error::invalid(field, reason))?;
-    let Value::Object(line) = value else {
-        return Err(Error::invalid("line", "is not a JSON object"));
-    };
+    let body = serialize_body(&value)?;
     Ok(Prepared {
-        line,
+        body,
         refs: ev.refs,
         supersedes: ev.supersedes,
         resolves: ev.resolves,
         artifacts: w.pending,
     })
+}
+
+/// Serialize a checked placeholder line and cut off its header.
+///
+/// The placeholder header is the serialized line's prefix (the fields come in `Event` order,
+/// and `kind` always follows `prev`); it is written anew under the lock. The line is
+/// serialized into a per-thread buffer that keeps its capacity, then copied out at its size.
+fn serialize_body(value: &Value) -> Result<Vec<u8>> {
+    thread_local! {
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUF.with(|buf| {
+        let mut buf = buf
+            .try_borrow_mut()
+            .map_err(|_| Error::invalid("line", "cannot be serialized (serializer busy)"))?;
+        buf.clear();
+        serde_json::to_writer(&mut *buf, value)
+            .map_err(|e| Error::invalid("line", format!("cannot be serialized: {e}")))?;
+        let header = placeholder_header();
+        if header.is_empty() || !buf.starts_with(header.as_bytes()) {
+            return Err(Error::invalid(
+                "line",
+                "cannot be serialized in the stored field order",
+            ));
+        }
+        let body = buf[header.len()..].to_vec();
+        // Do not keep a huge buffer alive for the rest of the thread's life.
+        if buf.capacity() > 1 << 20 {
+            *buf = Vec::new();
+        }
+        Ok(body)
+    })
+}
+
+/// The serialized assigned fields of a line, up to and including the comma before `kind`.
+/// `ts_json` is a JSON string (with its quotes); `prev` is hex.
+pub(crate) fn write_header(out: &mut Vec<u8>, seq: u64, ts_json: &str, prev: &str) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut n = seq;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let digits = &digits[i..];
+    out.extend_from_slice(br#"{"v":1,"seq":"#);
+    out.extend_from_slice(digits);
+    out.extend_from_slice(br#","id":"e"#);
+    out.extend_from_slice(digits);
+    out.extend_from_slice(br#"","ts":"#);
+    out.extend_from_slice(ts_json.as_bytes());
+    out.extend_from_slice(br#","prev":""#);
+    out.extend_from_slice(prev.as_bytes());
+    out.extend_from_slice(br#"","#);
+}
+
+/// The header of the placeholder line `prepare` validates.
+fn placeholder_header() -> &'static str {
+    static HEADER: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let mut out = Vec::new();
+        let ts = serde_json::to_string(PLACEHOLDER_TS).unwrap_or_default();
+        write_header(&mut out, 1, &ts, GENESIS_PREV);
+        String::from_utf8(out).unwrap_or_default()
+    });
+    &HEADER
 }
 
 /// An upper bound of the length of `v` serialized compactly (every string byte may need

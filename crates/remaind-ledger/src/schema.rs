@@ -15,6 +15,10 @@ static VALIDATOR: LazyLock<jsonschema::Validator> = LazyLock::new(|| {
 
 /// Validate one stored-line value; on failure, the first error as `(field path, message)`.
 pub(crate) fn check(value: &Value) -> Result<(), (String, String)> {
+    // The boolean check is much cheaper; the detailed error is only computed on failure.
+    if VALIDATOR.is_valid(value) {
+        return Ok(());
+    }
     match VALIDATOR.validate(value) {
         Ok(()) => Ok(()),
         Err(e) => {
