@@ -9,6 +9,7 @@ mod bench_atomic;
 mod bench_compact;
 mod bench_ledger;
 mod bench_resume;
+mod chaos;
 mod run;
 
 use std::process::ExitCode;
@@ -21,6 +22,9 @@ commands:
                      the whole test suite (unit, integration, golden, property, tidy)
   golden [--accept]  the golden (insta snapshot) suites; --accept writes new snapshots
   prop [--cases N]   the property suites with N cases each (default 1000)
+  chaos [--kills N] [--seed S]
+                     crash-consistency harness: N kills (default 300) of a failpoint build
+                     of remaind; fails on a lost event or a torn derived file
   bench [--quick]    the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/
 ";
@@ -33,6 +37,10 @@ fn main() -> ExitCode {
         Some("prop") => match cases_arg(&args) {
             Ok(cases) => run::prop(cases),
             Err(e) => Err(e),
+        },
+        Some("chaos") => match (number_arg(&args, "--kills"), number_arg(&args, "--seed")) {
+            (Ok(kills), Ok(seed)) => chaos::run(kills.unwrap_or(300), seed),
+            (Err(e), _) | (_, Err(e)) => Err(e),
         },
         Some("bench") => run::bench(args.iter().any(|a| a == "--quick")),
         // Internal: the benchmarks themselves, run in a release build of xtask.
@@ -60,5 +68,17 @@ fn cases_arg(args: &[String]) -> Result<u32, String> {
             .and_then(|n| n.parse().ok())
             .filter(|n| *n > 0)
             .ok_or_else(|| "--cases takes a positive whole number, e.g. --cases 5000".to_owned()),
+    }
+}
+
+/// `--name N` as a whole number, if given.
+fn number_arg(args: &[String], name: &str) -> Result<Option<u64>, String> {
+    match args.iter().position(|a| a == name) {
+        None => Ok(None),
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .map(Some)
+            .ok_or_else(|| format!("{name} takes a whole number, e.g. {name} 300")),
     }
 }

@@ -118,7 +118,29 @@ pub(crate) fn ci() -> Result<(), String> {
     if tally.passed == 0 {
         return Err("the test suite ran no test".into());
     }
-    Ok(())
+    reliability()
+}
+
+/// The reliability suite's CI part: the fault-injection tests (they need the failpoint
+/// build, kept in target/chaos) and a short crash-consistency run.
+fn reliability() -> Result<(), String> {
+    let mut faults = cargo();
+    faults
+        .args([
+            "test",
+            "-p",
+            "remaind-cli",
+            "--features",
+            "failpoints",
+            "--target-dir",
+            "target/chaos",
+            "--test",
+            "it",
+            "reliability",
+        ])
+        .env("CI", "true");
+    step("reliability tests with failpoints", faults)?;
+    crate::chaos::run(300, None)
 }
 
 /// `cargo xtask golden [--accept]`.

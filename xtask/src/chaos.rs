@@ -1,0 +1,827 @@
+//! `cargo xtask chaos`: the crash-consistency harness.
+//!
+//! Builds `remaind` with its failpoints (`--features failpoints`, into `target/chaos`), then
+//! loops: copy a seeded `.context/` to a fresh folder, run one random operation as a child
+//! process (a `log --stdin` batch, `compact`, `frame`, `rollback --to`, or opening a ledger
+//! with a torn tail) and crash it, either with `SIGKILL` at a random instant or with an abort
+//! at a chosen failpoint (`FAILPOINTS=<name>=<n>*off->return(abort)`: the n+1-th time that
+//! step is reached). Then it reopens the folder and checks:
+//!
+//! - every event whose id the child printed (an acknowledged append) is in the log with the
+//!   text that was sent, and the log before the operation is a byte prefix of the log after;
+//! - `remaind verify` exits 0 (recovery quarantines a torn tail, the chain holds), and the
+//!   store takes a new append afterwards;
+//! - every derived file (`active/*`) is byte-equal to its old version or to its new one. The
+//!   new one comes from a reference run of the same operation on a copy of the same folder;
+//!   since derived files carry the time they were made (and hashes of such files), the
+//!   comparison masks RFC 3339 times and 64-hex digests, and nothing else. A torn file (a
+//!   prefix, a mix) never matches.
+//!
+//! Prints one line per kill and a summary; fails if an event was lost, a derived file was
+//! torn, verify failed after recovery, or a failpoint was never hit.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::run::workspace_root;
+
+/// Every failpoint in the code, and so every one the harness must hit.
+const FAILPOINTS: &[&str] = &[
+    "atomic.after-snapshot",
+    "atomic.after-temp-write",
+    "atomic.after-fsync",
+    "atomic.after-rename",
+    "ledger.after-write",
+    "ledger.after-fsync",
+    "ledger.recovery-after-quarantine",
+];
+
+const ATOMIC: &[&str] = &[
+    "atomic.after-snapshot",
+    "atomic.after-temp-write",
+    "atomic.after-fsync",
+    "atomic.after-rename",
+];
+const APPEND: &[&str] = &["ledger.after-write", "ledger.after-fsync"];
+
+/// The derived files whose every version must be whole.
+const DERIVED: &[&str] = &[
+    "state.json",
+    "handover.md",
+    "framing.json",
+    "resume_packet.md",
+];
+
+/// A small, seedable generator (xorshift64*), so a run can be replayed with `--seed`.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next() % n }
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// One operation the harness runs (and crashes).
+#[derive(Debug, Clone)]
+enum Op {
+    /// `log --stdin` with these (kind, text) events.
+    Log(Vec<(String, String)>),
+    /// `compact` with the built-in compactor.
+    Compact,
+    /// `frame` with this model.
+    Frame(String),
+    /// `rollback --to` this time.
+    Rollback(String),
+    /// Tear the log's tail with these bytes, then open the ledger (`verify`).
+    Recover(Vec<u8>),
+}
+
+impl Op {
+    fn name(&self) -> &'static str {
+        match self {
+            Op::Log(_) => "log",
+            Op::Compact => "compact",
+            Op::Frame(_) => "frame",
+            Op::Rollback(_) => "rollback",
+            Op::Recover(_) => "recover",
+        }
+    }
+
+    fn failpoints(&self) -> Vec<&'static str> {
+        match self {
+            Op::Log(_) => APPEND.to_vec(),
+            Op::Compact => [ATOMIC, APPEND].concat(),
+            Op::Frame(_) | Op::Rollback(_) => ATOMIC.to_vec(),
+            Op::Recover(_) => {
+                // Weighted: the recovery step is what this operation is for.
+                let mut v = vec![
+                    "ledger.recovery-after-quarantine",
+                    "ledger.recovery-after-quarantine",
+                ];
+                v.extend_from_slice(APPEND);
+                v
+            }
+        }
+    }
+
+    fn command(&self, bin: &Path, ctx: &Path) -> (Command, Option<Vec<u8>>) {
+        let mut cmd = Command::new(bin);
+        cmd.arg("--dir").arg(ctx).env_remove("FAILPOINTS");
+        let mut stdin = None;
+        match self {
+            Op::Log(events) => {
+                cmd.args(["log", "--stdin"]);
+                let mut input = Vec::new();
+                for (kind, text) in events {
+                    let line = serde_json::json!({ "kind": kind, "text": text });
+                    input.extend_from_slice(line.to_string().as_bytes());
+                    input.push(b'\n');
+                }
+                stdin = Some(input);
+            }
+            Op::Compact => {
+                cmd.arg("compact");
+            }
+            Op::Frame(model) => {
+                cmd.args([
+                    "frame",
+                    "--workspace-root",
+                    "/work/project",
+                    "--shell",
+                    "bash",
+                    "--os",
+                    "linux",
+                    "--date",
+                    "2026-11-21",
+                    "--time-zone",
+                    "UTC",
+                    "--model",
+                    model,
+                ]);
+            }
+            Op::Rollback(to) => {
+                cmd.args(["rollback", "--to", to]);
+            }
+            Op::Recover(_) => {
+                cmd.arg("verify");
+            }
+        }
+        (cmd, stdin)
+    }
+
+    /// Prepares the folder for the operation (only `Recover` does anything: it tears the log).
+    fn prepare(&self, ctx: &Path) -> Result<(), String> {
+        if let Op::Recover(torn) = self {
+            let log = ctx.join("logs/events.jsonl");
+            let mut f = fs::OpenOptions::new()
+                .append(true)
+                .open(&log)
+                .map_err(|e| format!("{}: {e}", log.display()))?;
+            f.write_all(torn)
+                .map_err(|e| format!("{}: {e}", log.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// How a child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Exited(i32),
+    Killed,
+    Aborted,
+    Other(i32),
+}
+
+impl std::fmt::Display for End {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            End::Exited(c) => write!(f, "ran to the end (exit {c})"),
+            End::Killed => write!(f, "SIGKILL"),
+            End::Aborted => write!(f, "crashed at the failpoint"),
+            End::Other(s) => write!(f, "signal {s}"),
+        }
+    }
+}
+
+struct Outcome {
+    end: End,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    elapsed: Duration,
+}
+
+/// Runs `op` on `ctx`; with `kill_after`, SIGKILLs it then (if still running); with
+/// `failpoints`, sets FAILPOINTS.
+fn run_op(
+    bin: &Path,
+    ctx: &Path,
+    op: &Op,
+    failpoints: Option<&str>,
+    kill_after: Option<Duration>,
+) -> Result<Outcome, String> {
+    let (mut cmd, stdin) = op.command(bin, ctx);
+    if let Some(fp) = failpoints {
+        cmd.env("FAILPOINTS", fp);
+    }
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+    let writer = child.stdin.take().zip(stdin).map(|(mut pipe, bytes)| {
+        std::thread::spawn(move || {
+            // The child may die before reading it all: a broken pipe is expected.
+            let _ = pipe.write_all(&bytes);
+        })
+    });
+    let mut out_pipe = child.stdout.take().ok_or("no stdout pipe")?;
+    let mut err_pipe = child.stderr.take().ok_or("no stderr pipe")?;
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err_pipe.read_to_end(&mut buf);
+        buf
+    });
+    if let Some(delay) = kill_after {
+        let deadline = started + delay;
+        loop {
+            if child.try_wait().map_err(|e| e.to_string())?.is_some() {
+                break;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                let _ = child.kill();
+                break;
+            }
+            std::thread::sleep((deadline - now).min(Duration::from_micros(200)));
+        }
+    }
+    let status = child.wait().map_err(|e| e.to_string())?;
+    let elapsed = started.elapsed();
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    let stdout = reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    let end = match (status.code(), status.signal()) {
+        (Some(c), _) => End::Exited(c),
+        (None, Some(9)) => End::Killed,
+        (None, Some(6)) => End::Aborted,
+        (None, Some(s)) => End::Other(s),
+        (None, None) => End::Other(-1),
+    };
+    Ok(Outcome {
+        end,
+        stdout,
+        stderr,
+        elapsed,
+    })
+}
+
+fn run_ok(bin: &Path, ctx: &Path, op: &Op) -> Result<Outcome, String> {
+    let out = run_op(bin, ctx, op, None, None)?;
+    if out.end != End::Exited(0) {
+        return Err(format!(
+            "{} on {} failed: {}: {}",
+            op.name(),
+            ctx.display(),
+            out.end,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(out)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for entry in fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let ty = entry.file_type().map_err(|e| e.to_string())?;
+        let dest = to.join(entry.file_name());
+        if ty.is_dir() {
+            copy_dir(&entry.path(), &dest)?;
+        } else if ty.is_file() {
+            fs::copy(entry.path(), &dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn derived(ctx: &Path) -> BTreeMap<&'static str, Option<Vec<u8>>> {
+    DERIVED
+        .iter()
+        .map(|f| (*f, fs::read(ctx.join("active").join(f)).ok()))
+        .collect()
+}
+
+/// Masks what legitimately differs between two runs of the same operation: RFC 3339 times
+/// (`2026-11-21T21:03:35.123456Z`) and 64-hex digests (hashes of files holding such times).
+fn mask(bytes: &[u8]) -> Vec<u8> {
+    let is_ts = |b: &[u8]| -> Option<usize> {
+        let d = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+        let c = |i: usize, ch: u8| b.get(i) == Some(&ch);
+        let ok = (0..4).all(d)
+            && c(4, b'-')
+            && d(5)
+            && d(6)
+            && c(7, b'-')
+            && d(8)
+            && d(9)
+            && c(10, b'T')
+            && d(11)
+            && d(12)
+            && c(13, b':')
+            && d(14)
+            && d(15)
+            && c(16, b':')
+            && d(17)
+            && d(18);
+        if !ok {
+            return None;
+        }
+        let mut i = 19;
+        if c(i, b'.') {
+            i += 1;
+            while d(i) {
+                i += 1;
+            }
+        }
+        c(i, b'Z').then_some(i + 1)
+    };
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(n) = is_ts(&bytes[i..]) {
+            out.extend_from_slice(b"<time>");
+            i += n;
+            continue;
+        }
+        let hex = bytes[i..]
+            .iter()
+            .take_while(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+            .count();
+        if hex == 64 {
+            out.extend_from_slice(b"<sha256>");
+            i += 64;
+            continue;
+        }
+        let step = hex.max(1);
+        out.extend_from_slice(&bytes[i..i + step]);
+        i += step;
+    }
+    out
+}
+
+fn same_version(a: &Option<Vec<u8>>, b: &Option<Vec<u8>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a == b || mask(a) == mask(b),
+        _ => false,
+    }
+}
+
+/// The seq and text of every complete line of the log (`None` text when absent).
+fn log_lines(log: &[u8]) -> BTreeMap<u64, Option<String>> {
+    let mut out = BTreeMap::new();
+    for line in log.split(|&b| b == b'\n') {
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(line)
+            && let Some(seq) = v.get("seq").and_then(serde_json::Value::as_u64)
+        {
+            // Text routed to artifacts/ is named by its SHA-256.
+            let routed = v
+                .get("artifact")
+                .and_then(serde_json::Value::as_array)
+                .and_then(|a| {
+                    a.iter()
+                        .find(|r| r.get("field").and_then(|f| f.as_str()) == Some("text"))
+                })
+                .and_then(|r| r.get("sha256").and_then(|h| h.as_str()))
+                .map(|h| format!("sha256:{h}"));
+            let text = v
+                .get("text")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned);
+            out.insert(seq, routed.or(text));
+        }
+    }
+    out
+}
+
+const KINDS: &[&str] = &[
+    "note",
+    "user_message",
+    "decision",
+    "result",
+    "trace",
+    "constraint",
+    "file_change",
+    "remember",
+    "next_step",
+];
+
+fn random_batch(rng: &mut Rng, tag: &str) -> Vec<(String, String)> {
+    let max = if rng.chance(20) { 200 } else { 12 };
+    let n = 1 + rng.below(max);
+    (0..n)
+        .map(|i| {
+            let kind = (*rng.pick(KINDS)).to_owned();
+            let mut text = format!("{tag} event {i} of {n}: {}", rng.next());
+            if rng.chance(3) {
+                // Past the inline threshold: routed to artifacts/.
+                text.push_str(&"large payload ".repeat(5000));
+            }
+            (kind, text)
+        })
+        .collect()
+}
+
+fn random_op(rng: &mut Rng, points: &[String], tag: &str) -> Op {
+    match rng.below(10) {
+        0..=2 => Op::Log(random_batch(rng, tag)),
+        3..=4 => Op::Compact,
+        5..=6 => Op::Frame(format!("model-{}", rng.below(1000))),
+        7..=8 if !points.is_empty() => Op::Rollback(rng.pick(points).clone()),
+        _ => {
+            let mut torn =
+                format!("{{\"v\":1,\"seq\":{},\"kind\":\"no", rng.below(1000)).into_bytes();
+            torn.truncate(1 + rng.below(torn.len() as u64) as usize);
+            Op::Recover(torn)
+        }
+    }
+}
+
+/// Builds the template folder every kill starts from: a ledger with a few events, two
+/// accepted compactions and two framings, so rollback has points to go to.
+fn template(bin: &Path, root: &Path, rng: &mut Rng) -> Result<(PathBuf, Vec<String>), String> {
+    let ctx = root.join("template/.context");
+    let mut init = Command::new(bin);
+    init.arg("--dir")
+        .arg(&ctx)
+        .arg("init")
+        .env_remove("FAILPOINTS");
+    let out = init.output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "init failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let seed = vec![
+        (
+            "user_message".to_owned(),
+            "Build the chaos harness".to_owned(),
+        ),
+        (
+            "decision".to_owned(),
+            "Kill with SIGKILL and failpoints".to_owned(),
+        ),
+        ("result".to_owned(), "Failpoints compiled in".to_owned()),
+        ("next_step".to_owned(), "Write the checks".to_owned()),
+    ];
+    run_ok(bin, &ctx, &Op::Log(seed))?;
+    run_ok(bin, &ctx, &Op::Compact)?;
+    run_ok(bin, &ctx, &Op::Frame("model-a".to_owned()))?;
+    run_ok(bin, &ctx, &Op::Log(random_batch(rng, "template")))?;
+    run_ok(bin, &ctx, &Op::Compact)?;
+    run_ok(bin, &ctx, &Op::Frame("model-b".to_owned()))?;
+    let mut list = Command::new(bin);
+    list.arg("--dir")
+        .arg(&ctx)
+        .args(["rollback", "--list", "--json"])
+        .env_remove("FAILPOINTS");
+    let out = list.output().map_err(|e| e.to_string())?;
+    let points: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| format!("rollback --list: {e}"))?;
+    let times = points
+        .as_array()
+        .map(|a| {
+            a.iter()
+                // Instants where the derived files agree: just after a handover (its state
+                // was written first) or a framing was written. Between a state and its
+                // handover they legitimately disagree.
+                .filter(|p| {
+                    p.get("file")
+                        .and_then(|f| f.as_str())
+                        .is_some_and(|f| f == "handover.md" || f == "framing.json")
+                })
+                .filter_map(|p| p.get("time").and_then(|t| t.as_str()).map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((ctx, times))
+}
+
+#[derive(Default)]
+struct Summary {
+    kills: u64,
+    by_end: BTreeMap<String, u64>,
+    by_op: BTreeMap<&'static str, u64>,
+    hits: BTreeMap<&'static str, u64>,
+    lost: u64,
+    acknowledged: u64,
+    torn: u64,
+    verify_failed: u64,
+    rerun: u64,
+    unusable: u64,
+    failures: Vec<String>,
+}
+
+/// `cargo xtask chaos [--kills N] [--seed S]`.
+pub(crate) fn run(kills: u64, seed: Option<u64>) -> Result<(), String> {
+    let root = workspace_root();
+    let target = root.join("target/chaos");
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build
+        .current_dir(&root)
+        .args(["build", "-p", "remaind-cli", "--features", "failpoints"])
+        .arg("--target-dir")
+        .arg(&target);
+    eprintln!("==> build remaind with failpoints into target/chaos");
+    let status = build
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "building remaind with failpoints failed ({status})"
+        ));
+    }
+    let bin = target.join("debug/remaind");
+
+    let seed = seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+            | 1
+    });
+    let mut rng = Rng(seed);
+    // Crashes of a process, not of the machine: a RAM folder keeps the loop fast.
+    let shm = Path::new("/dev/shm");
+    let base = if shm.is_dir() { shm } else { &*target };
+    let work = tempfile::Builder::new()
+        .prefix("remaind-chaos-")
+        .tempdir_in(base)
+        .map_err(|e| format!("cannot make a scratch folder: {e}"))?;
+    let started = Instant::now();
+    let (template, points) = template(&bin, work.path(), &mut rng)?;
+    println!(
+        "chaos: seed {seed}, {kills} kills, {} history points to roll back to",
+        points.len()
+    );
+
+    let mut sum = Summary::default();
+    for i in 0..kills {
+        let result = one_kill(&bin, work.path(), &template, &points, &mut rng, i, &mut sum);
+        if let Err(e) = result {
+            sum.failures.push(format!("#{i}: harness error: {e}"));
+            println!("#{i}: harness error: {e}");
+        }
+        sum.kills += 1;
+    }
+
+    println!();
+    println!(
+        "chaos summary (seed {seed}, {:.1}s)",
+        started.elapsed().as_secs_f64()
+    );
+    println!("  kills:                  {}", sum.kills);
+    for (op, n) in &sum.by_op {
+        println!("    {op:<22}{n}");
+    }
+    println!("  how the child ended:");
+    for (end, n) in &sum.by_end {
+        println!("    {end:<28}{n}");
+    }
+    println!("  acknowledged events:    {}", sum.acknowledged);
+    println!("  lost events:            {}", sum.lost);
+    println!("  torn derived files:     {}", sum.torn);
+    println!("  verify failures:        {}", sum.verify_failed);
+    println!(
+        "  re-run to recover:      {} (compact/rollback cut between state and handover)",
+        sum.rerun
+    );
+    println!("  unusable after:         {}", sum.unusable);
+    println!("  failpoints hit (crashes at each):");
+    let mut missing = Vec::new();
+    for fp in FAILPOINTS {
+        let n = sum.hits.get(fp).copied().unwrap_or(0);
+        println!("    {fp:<34}{n}");
+        if n == 0 {
+            missing.push(*fp);
+        }
+    }
+    for f in &sum.failures {
+        println!("FAIL {f}");
+    }
+    if sum.lost > 0
+        || sum.torn > 0
+        || sum.verify_failed > 0
+        || sum.unusable > 0
+        || !sum.failures.is_empty()
+    {
+        return Err(format!(
+            "chaos: {} lost events, {} torn derived files, {} verify failures, {} other failures",
+            sum.lost,
+            sum.torn,
+            sum.verify_failed,
+            sum.failures.len()
+        ));
+    }
+    if !missing.is_empty() {
+        return Err(format!(
+            "chaos: failpoints never hit: {} (run more kills)",
+            missing.join(", ")
+        ));
+    }
+    println!("chaos: ok");
+    Ok(())
+}
+
+fn one_kill(
+    bin: &Path,
+    work: &Path,
+    template: &Path,
+    points: &[String],
+    rng: &mut Rng,
+    i: u64,
+    sum: &mut Summary,
+) -> Result<(), String> {
+    let case = work.join("case/.context");
+    let reference = work.join("reference/.context");
+    for dir in [&case, &reference] {
+        let parent = dir.parent().ok_or("no parent")?;
+        if parent.exists() {
+            fs::remove_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+    }
+    copy_dir(template, &case)?;
+    // Vary the starting state: a few operations that run to the end.
+    for k in 0..rng.below(3) {
+        let op = random_op(rng, points, &format!("warm-up {i}.{k}"));
+        op.prepare(&case)?;
+        run_ok(bin, &case, &op)?;
+    }
+    let op = random_op(rng, points, &format!("kill {i}"));
+    sum.kills_for(op.name());
+
+    // The reference run: the same operation on a copy, to its end: the "new" versions.
+    copy_dir(&case, &reference)?;
+    op.prepare(&reference)?;
+    let reference_out = run_ok(bin, &reference, &op)?;
+    let new = derived(&reference);
+
+    let old = derived(&case);
+    let log_path = case.join("logs/events.jsonl");
+    let old_log = fs::read(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+    op.prepare(&case)?;
+
+    let fps = op.failpoints();
+    let (outcome, how) = if rng.chance(50) {
+        let fp = *rng.pick(&fps);
+        let skip = match op.name() {
+            "compact" => rng.below(4),
+            "recover" => 0,
+            _ => rng.below(2),
+        };
+        let spec = if skip == 0 {
+            format!("{fp}=return(abort)")
+        } else {
+            format!("{fp}={skip}*off->return(abort)")
+        };
+        let out = run_op(bin, &case, &op, Some(&spec), None)?;
+        if out.end == End::Aborted {
+            *sum.hits.entry(fp).or_default() += 1;
+        }
+        (out, format!("failpoint {fp} (pass {})", skip + 1))
+    } else {
+        let span = reference_out.elapsed.as_micros() as u64;
+        let delay = Duration::from_micros(rng.below(span + span / 5 + 1));
+        let out = run_op(bin, &case, &op, None, Some(delay))?;
+        (out, format!("SIGKILL at +{}us", delay.as_micros()))
+    };
+    *sum.by_end.entry(outcome.end.to_string()).or_default() += 1;
+
+    // Acknowledged appends: the ids the child printed, whole lines only.
+    let mut acked = Vec::new();
+    if let Op::Log(events) = &op {
+        let text = String::from_utf8_lossy(&outcome.stdout);
+        let complete = text.rsplit_once('\n').map_or("", |(head, _)| head);
+        let ids: Vec<u64> = complete
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix('e')?.parse().ok())
+            .collect();
+        let first = ids.first().copied();
+        for (k, seq) in ids.iter().enumerate() {
+            if let (Some(first), Some((_, text))) = (first, events.get(k)) {
+                debug_assert_eq!(*seq, first + k as u64);
+                acked.push((*seq, text.clone()));
+            }
+        }
+    }
+    sum.acknowledged += acked.len() as u64;
+
+    // Reopen: recovery, then verify. A compaction or rollback cut between its two file
+    // writes leaves state.json and handover.md from different runs (each whole), which
+    // verify reports; the documented recovery is to run the operation again.
+    let mut verify = run_op(bin, &case, &Op::Recover(Vec::new()), None, None)?;
+    let mut problems = Vec::new();
+    let now = derived(&case);
+    let multi_file = matches!(op, Op::Compact | Op::Rollback(_));
+    if verify.end != End::Exited(0) && multi_file && outcome.end != End::Exited(0) {
+        let again = run_op(bin, &case, &op, None, None)?;
+        if again.end != End::Exited(0) {
+            problems.push(format!(
+                "re-running the interrupted {}: {}: {}",
+                op.name(),
+                again.end,
+                String::from_utf8_lossy(&again.stderr).trim()
+            ));
+        }
+        sum.rerun += 1;
+        verify = run_op(bin, &case, &Op::Recover(Vec::new()), None, None)?;
+    }
+    if verify.end != End::Exited(0) {
+        sum.verify_failed += 1;
+        problems.push(format!(
+            "verify after recovery: {}: {}{}",
+            verify.end,
+            String::from_utf8_lossy(&verify.stdout).trim(),
+            String::from_utf8_lossy(&verify.stderr).trim()
+        ));
+    }
+    let new_log = fs::read(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+    if !new_log.starts_with(&old_log) {
+        sum.lost += 1;
+        problems.push("the log before the operation is not a prefix of the log after".into());
+    }
+    let lines = log_lines(&new_log);
+    for (seq, text) in &acked {
+        let routed = {
+            use sha2::Digest;
+            format!(
+                "sha256:{}",
+                hex::encode(sha2::Sha256::digest(text.as_bytes()))
+            )
+        };
+        let found = lines.get(seq).and_then(Option::as_deref);
+        if found != Some(text.as_str()) && found != Some(routed.as_str()) {
+            sum.lost += 1;
+            problems.push(format!("acknowledged e{seq} is missing or changed"));
+        }
+    }
+    for f in DERIVED {
+        let (o, n, c) = (&old[f], &new[f], &now[f]);
+        if !(same_version(c, o) || same_version(c, n)) {
+            sum.torn += 1;
+            problems.push(format!(
+                "active/{f} is neither its old nor its new version ({} bytes; old {}, new {})",
+                c.as_ref().map_or(0, Vec::len),
+                o.as_ref().map_or(0, Vec::len),
+                n.as_ref().map_or(0, Vec::len)
+            ));
+        }
+    }
+    // Still usable: one more append goes through.
+    let after = Op::Log(vec![("note".into(), format!("after kill {i}"))]);
+    let usable = run_op(bin, &case, &after, None, None)?;
+    if usable.end != End::Exited(0) {
+        sum.unusable += 1;
+        problems.push(format!(
+            "append after recovery: {}: {}",
+            usable.end,
+            String::from_utf8_lossy(&usable.stderr).trim()
+        ));
+    }
+
+    let verdict = if problems.is_empty() {
+        "ok".to_owned()
+    } else {
+        problems.join("; ")
+    };
+    println!(
+        "#{i:<5} {:<9} {how:<48} -> {:<26} acked {:<4} {verdict}",
+        op.name(),
+        outcome.end.to_string(),
+        acked.len()
+    );
+    if !problems.is_empty() {
+        sum.failures
+            .push(format!("#{i} {} {how}: {}", op.name(), problems.join("; ")));
+    }
+    Ok(())
+}
+
+impl Summary {
+    fn kills_for(&mut self, op: &'static str) {
+        *self.by_op.entry(op).or_default() += 1;
+    }
+}
