@@ -8,3 +8,4 @@ mod integrity;
 mod reads;
 mod recovery;
 mod secrets;
+mod prop_fuzz_event_parser;

@@ -7,3 +7,4 @@ mod negative;
 mod props;
 mod rules;
 mod support;
+mod prop_fuzz_redactor;

@@ -8,3 +8,4 @@ mod incremental_reads;
 mod memory_ledger;
 mod prop_validator_mutations;
 mod schema_fields;
+mod prop_fuzz_validator;
