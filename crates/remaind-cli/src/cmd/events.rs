@@ -3,13 +3,17 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use camino::Utf8Path;
+use remaind_index::Index;
 use remaind_ledger::{Event, Filter, Ledger};
 
 use crate::cli_error::CliError;
 use crate::global::Global;
 
 /// Print a slice of the ledger: from a seq forward, or the events before a seq (default: the
-/// last N). Positional: reading a slice never parses the whole log.
+/// last N). Positional: reading a slice never parses the whole log. A filtered slice
+/// (--kind, --min-importance) is read from the index when it is present and matches the
+/// ledger, so a rare kind does not scan the whole log; the events are the same either way.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
 remaind events                          # the last 20 events\n  \
@@ -96,13 +100,22 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     };
     let ctx = global.context()?;
     let ledger = Ledger::open(ctx.root())?;
-    let events = match (args.from, args.before) {
-        (Some(from), _) => ledger.range_filtered(from, args.limit, &filter)?,
-        (None, Some(before)) => ledger.before_filtered(before, args.limit, &filter)?,
-        (None, None) => {
-            let (head, _) = ledger.head()?;
-            ledger.before_filtered(head + 1, args.limit, &filter)?
-        }
+    let filtered = !filter.kinds.is_empty() || filter.min_importance.is_some();
+    let indexed = if filtered {
+        indexed_slice(ctx.root(), &ledger, &args, &filter)
+    } else {
+        None
+    };
+    let events = match indexed {
+        Some(events) => events,
+        None => match (args.from, args.before) {
+            (Some(from), _) => ledger.range_filtered(from, args.limit, &filter)?,
+            (None, Some(before)) => ledger.before_filtered(before, args.limit, &filter)?,
+            (None, None) => {
+                let (head, _) = ledger.head()?;
+                ledger.before_filtered(head + 1, args.limit, &filter)?
+            }
+        },
     };
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
@@ -117,4 +130,32 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     res.and_then(|()| out.flush())
         .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The filtered slice from the index, or `None` when the index is absent, cannot be opened
+/// (permissions, corruption) or would need a full rebuild: the caller then reads the ledger,
+/// which gives the same events. Never creates or rebuilds the index.
+fn indexed_slice(
+    root: &Utf8Path,
+    ledger: &Ledger,
+    args: &Args,
+    filter: &Filter,
+) -> Option<Vec<Event>> {
+    let present =
+        std::fs::symlink_metadata(root.join(remaind_index::DB_PATH)).is_ok_and(|m| m.is_file());
+    if !present {
+        return None;
+    }
+    let mut index = Index::open(root, ledger).ok()?;
+    if !index.catch_up_incremental().ok()? {
+        return None;
+    }
+    match (args.from, args.before) {
+        (Some(from), _) => index.range(from, args.limit, filter).ok(),
+        (None, Some(before)) => index.before(before, args.limit, filter).ok(),
+        (None, None) => {
+            let (head, _) = ledger.head().ok()?;
+            index.before(head + 1, args.limit, filter).ok()
+        }
+    }
 }
