@@ -560,6 +560,12 @@ impl Ledger {
         // 1. Keep the torn bytes, byte for byte.
         let qdir = self.dir.join(QUARANTINE_DIR);
         mkdir(&qdir)?;
+        if fs::symlink_metadata(&qdir).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::corrupt(
+                &qdir,
+                "is a symlink; Remaind never follows a symlink out of .context/",
+            ));
+        }
         let stamp = jiff::Timestamp::now()
             .strftime("%Y%m%dT%H%M%S%.6fZ")
             .to_string();

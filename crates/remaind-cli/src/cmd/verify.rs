@@ -28,13 +28,16 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let report = ledger.verify()?;
     drop(ledger);
     let derived = remaind_resume::inputs::derived_conflicts(&ctx)?;
+    let exposed = exposure(ctx.root().as_std_path());
     if args.json {
         // The ledger report's fields at the top, with the derived-file findings beside them.
         let mut doc =
             serde_json::to_value(&report).map_err(|e| CliError::runtime(e.to_string()))?;
         doc["derived"] =
             serde_json::to_value(&derived).map_err(|e| CliError::runtime(e.to_string()))?;
-        doc["ok"] = serde_json::Value::Bool(report.is_ok() && derived.is_empty());
+        doc["permissions"] = serde_json::Value::from(exposed.clone());
+        doc["ok"] =
+            serde_json::Value::Bool(report.is_ok() && derived.is_empty() && exposed.is_empty());
         println!("{doc}");
     } else if report.is_ok() {
         println!(
@@ -53,6 +56,9 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         }
     }
     if !args.json {
+        for finding in &exposed {
+            println!("permissions: {finding}");
+        }
         for reason in &derived {
             println!(
                 "derived files: {}: {}",
@@ -71,6 +77,48 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             reason.message,
             derived.len()
         ))),
-        (None, None) => Ok(ExitCode::SUCCESS),
+        (None, None) => match exposed.first() {
+            Some(first) => Err(CliError::runtime(format!(
+                "verify failed: {first} ({} problem(s) in all)",
+                exposed.len()
+            ))),
+            None => Ok(ExitCode::SUCCESS),
+        },
     }
+}
+
+/// Entries of `.context/` (itself included, symlinks not followed) that another user could
+/// change: writable by group or others, or owned by someone other than the user running
+/// verify. SPEC.md section 1: files 0600, folders 0700.
+fn exposure(root: &std::path::Path) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let mode = meta.mode() & 0o7777;
+        if mode & 0o022 != 0 {
+            out.push(format!(
+                "{} is writable by group or others (mode {mode:04o}); run `chmod go-w` on it",
+                path.display()
+            ));
+        }
+        if me.is_some_and(|uid| uid != meta.uid()) {
+            out.push(format!(
+                "{} is owned by user {}, not by the user running verify",
+                path.display(),
+                meta.uid()
+            ));
+        }
+        if meta.is_dir()
+            && let Ok(entries) = std::fs::read_dir(&path)
+        {
+            stack.extend(entries.flatten().map(|e| e.path()));
+        }
+    }
+    out.sort();
+    out
 }

@@ -5,3 +5,4 @@ mod index_cli;
 mod init_cli;
 mod ledger_cli;
 mod lifecycle_cli;
+mod reliability;
