@@ -12,6 +12,10 @@ use crate::event::Event;
 
 const CHUNK: usize = 64 * 1024;
 
+/// The first read of a probe (binary-search step or single-line read): most lines fit, and
+/// a random lookup then costs a few small reads instead of several 64 KiB ones.
+const PROBE: usize = 2 * 1024;
+
 /// Hex SHA-256 of a line's bytes (without its newline).
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -110,8 +114,9 @@ impl<'a> Snapshot<'a> {
             return Ok((self.end > 0).then_some(0));
         }
         let mut pos = off - 1;
+        let mut want = PROBE;
         while pos < self.end {
-            let n = CHUNK.min((self.end - pos) as usize);
+            let n = want.min((self.end - pos) as usize);
             let buf = read_at(self.file, pos, n)?;
             if buf.is_empty() {
                 break;
@@ -121,12 +126,17 @@ impl<'a> Snapshot<'a> {
                 return Ok((start < self.end).then_some(start));
             }
             pos += buf.len() as u64;
+            want = (want * 2).min(CHUNK);
         }
         Ok(None)
     }
 
     /// The line starting at `start`, without its newline.
     pub(crate) fn line_at(&self, start: u64) -> io::Result<Vec<u8>> {
+        let head = read_at(self.file, start, PROBE.min((self.end - start) as usize))?;
+        if let Some(i) = memchr::memchr(b'\n', &head) {
+            return Ok(head[..i].to_vec());
+        }
         let mut lines = self.forward(start);
         Ok(lines
             .next_line()?
