@@ -58,7 +58,11 @@ fuzz_target!(|data: &[u8]| {
     match s.ledger.append_json_lines(data) {
         Ok(ids) => {
             let (after, _) = s.ledger.head().expect("head");
-            assert_eq!(after, before + ids.len() as u64, "acknowledged ids all landed");
+            assert_eq!(
+                after,
+                before + ids.len() as u64,
+                "acknowledged ids all landed"
+            );
         }
         Err(_) => {
             let (after, _) = s.ledger.head().expect("head");

@@ -28,7 +28,11 @@ fn ledger() -> &'static MemoryLedger {
         add(Kind::Result, "Parser done", vec![]);
         add(Kind::Remember, "Never print from libraries", vec![]);
         add(Kind::NextStep, "Write the fuzz targets", vec![]);
-        add(Kind::Correction, "Use serde_json, not serde alone", vec!["e2"]);
+        add(
+            Kind::Correction,
+            "Use serde_json, not serde alone",
+            vec!["e2"],
+        );
         l
     })
 }
