@@ -136,7 +136,9 @@ pub(crate) fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<(
     let result = (|| {
         tmp.write_all(bytes)
             .map_err(|e| Error::io("write", &tmp_path, e))?;
-        fail::fail_point!("atomic.after-temp-write", |a| injected(a, "write", &tmp_path));
+        fail::fail_point!("atomic.after-temp-write", |a| injected(
+            a, "write", &tmp_path
+        ));
         tmp.sync_all()
             .map_err(|e| Error::io("fsync", &tmp_path, e))?;
         fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
