@@ -35,7 +35,6 @@ pub(crate) fn run_all(quick: bool) -> Result<(), String> {
 }
 
 /// The median of `runs` timings of `f`.
-#[allow(dead_code)]
 pub(crate) fn median_time(runs: usize, mut f: impl FnMut()) -> Duration {
     let mut times: Vec<Duration> = (0..runs.max(1))
         .map(|_| {

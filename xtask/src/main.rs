@@ -4,9 +4,9 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
-mod bench_index;
 mod bench_atomic;
 mod bench_compact;
+mod bench_index;
 mod bench_ledger;
 mod bench_resume;
 mod chaos;

@@ -1,20 +1,20 @@
 //! One module per subcommand: its clap arguments and a `run` that makes one library call and
 //! formats the result.
 
-pub(crate) mod init;
 pub(crate) mod artifact;
-pub(crate) mod events;
-pub(crate) mod log;
-pub(crate) mod verify;
-pub(crate) mod reindex;
-pub(crate) mod search;
-pub(crate) mod monitor;
 pub(crate) mod compact;
-pub(crate) mod frame;
-pub(crate) mod resume;
-pub(crate) mod rollback;
-pub(crate) mod status;
 pub(crate) mod completions;
 pub(crate) mod demo;
+pub(crate) mod events;
+pub(crate) mod frame;
 pub(crate) mod hook;
+pub(crate) mod init;
+pub(crate) mod log;
 pub(crate) mod man;
+pub(crate) mod monitor;
+pub(crate) mod reindex;
+pub(crate) mod resume;
+pub(crate) mod rollback;
+pub(crate) mod search;
+pub(crate) mod status;
+pub(crate) mod verify;

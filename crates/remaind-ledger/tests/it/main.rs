@@ -5,7 +5,7 @@ mod concurrency;
 mod golden;
 mod input;
 mod integrity;
+mod prop_fuzz_event_parser;
 mod reads;
 mod recovery;
 mod secrets;
-mod prop_fuzz_event_parser;

@@ -4,7 +4,7 @@ mod config;
 mod contexts;
 mod determinism;
 mod negative;
+mod prop_fuzz_redactor;
 mod props;
 mod rules;
 mod support;
-mod prop_fuzz_redactor;

@@ -6,6 +6,6 @@ mod golden_validate;
 mod handover_parse;
 mod incremental_reads;
 mod memory_ledger;
+mod prop_fuzz_validator;
 mod prop_validator_mutations;
 mod schema_fields;
-mod prop_fuzz_validator;
