@@ -171,13 +171,22 @@ impl Redactor {
             }
         }
         let spans = merge(spans);
-        let (out, applied) = self.replace(s.as_bytes(), &spans);
+        let (out, mut applied) = self.replace(s.as_bytes(), &spans);
         // Only whole characters were replaced, by ASCII placeholders.
         let out = match String::from_utf8(out) {
             Ok(out) => out,
             Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
         };
-        (Cow::Owned(out), applied)
+        // A replacement can expose a secret that was glued to the one before it (a key
+        // boundary appears where the first key was): redact again until nothing changes.
+        let (again, more) = self.redact_str(&out);
+        match again {
+            Cow::Borrowed(_) => (Cow::Owned(out), applied),
+            Cow::Owned(again) => {
+                applied.extend(more);
+                (Cow::Owned(again), applied)
+            }
+        }
     }
 
     /// Redacts bytes (which need not be UTF-8). Returns the redacted bytes and one [`Applied`]
@@ -187,7 +196,18 @@ impl Redactor {
         if spans.is_empty() {
             return (b.to_vec(), Vec::new());
         }
-        self.replace(b, &spans)
+        let (mut out, mut applied) = self.replace(b, &spans);
+        // As in `redact_str`: repeat until a pass finds nothing. Every pass that changes the
+        // bytes replaces at least one secret, so this ends.
+        loop {
+            let spans = self.spans(&out);
+            if spans.is_empty() {
+                return (out, applied);
+            }
+            let (next, more) = self.replace(&out, &spans);
+            out = next;
+            applied.extend(more);
+        }
     }
 
     /// Redacts every string in a JSON value in place: object keys and values, nested to any

@@ -76,3 +76,45 @@ fn redactor_is_send_sync_and_cheap_to_clone() {
     assert_eq!(from_thread, r.redact_str(&format!("xoxb-{}", &R[..30])).1);
     assert!(!format!("{r:?}").contains("test key"));
 }
+
+/// Inputs the fuzzer found where a second pass used to redact more than the first: a key glued
+/// to the end of another, and `bearer` tokens exposed by an earlier replacement.
+#[test]
+fn redaction_is_idempotent_on_fuzzer_finds() {
+    let redactor = remaind_redact::Redactor::new(b"fuzz-key", &[]).expect("redactor");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/crashes");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("fuzz/crashes exists") {
+        let path = entry.expect("entry").path();
+        if !path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("redactor-"))
+        {
+            continue;
+        }
+        let input = std::fs::read(&path).expect("read");
+        let (once, _) = redactor.redact_bytes(&input);
+        let (twice, applied) = redactor.redact_bytes(&once);
+        assert_eq!(
+            once,
+            twice,
+            "{} is not idempotent: {applied:?}",
+            path.display()
+        );
+        if let Ok(text) = std::str::from_utf8(&input) {
+            let (once, _) = redactor.redact_str(text);
+            let (twice, _) = redactor.redact_str(&once);
+            assert_eq!(once, twice, "{}", path.display());
+        }
+        seen += 1;
+    }
+    assert!(seen >= 3, "the fuzzer's finds are checked");
+}
+
+#[test]
+fn glued_access_key_ids_are_both_redacted() {
+    let redactor = remaind_redact::Redactor::new(b"k", &[]).expect("redactor");
+    let text = "x AKIAABCDEFGHIJKLMNOPAKIAQRSTUVWXYZ234567 y";
+    let (out, _) = redactor.redact_str(text);
+    assert!(!out.contains("AKIA"), "{out}");
+}
