@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use crate::cli_error::CliError;
 use crate::global::Global;
 
-/// Show the band, the last compaction, the ledger head, the next step and the resume gate's
-/// verdict. Writes nothing.
+/// Show the band, the last compaction, the ledger head, the next step, the resume gate's
+/// verdict and the search index's freshness. Writes nothing.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  remaind status\n  remaind status --json")]
 pub(crate) struct Args {
@@ -18,11 +18,18 @@ pub(crate) struct Args {
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
     let s = remaind_resume::status::status(&ctx)?;
+    let index = index_freshness(&ctx);
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string(&s).map_err(|e| CliError::runtime(e.to_string()))?
-        );
+        let mut doc = serde_json::to_value(&s).map_err(|e| CliError::runtime(e.to_string()))?;
+        doc["index"] = match index {
+            Some(f) => serde_json::json!({
+                "indexed_seq": f.indexed_seq,
+                "ledger_head": f.ledger_head,
+                "stale": f.stale,
+            }),
+            None => serde_json::Value::Null,
+        };
+        println!("{doc}");
         return Ok(ExitCode::SUCCESS);
     }
     println!("ledger head:     e{}", s.head_seq);
@@ -66,5 +73,25 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             println!("  - {}: {}", r.code.as_str(), r.message);
         }
     }
+    match index {
+        Some(f) if !f.stale => println!("index:           fresh (through e{})", f.indexed_seq),
+        Some(f) if f.indexed_seq == 0 => {
+            println!(
+                "index:           not built yet (the next search or `remaind reindex` builds it)"
+            )
+        }
+        Some(f) => println!(
+            "index:           stale (through e{} of e{}; the next search catches up)",
+            f.indexed_seq, f.ledger_head
+        ),
+        None => println!("index:           unavailable (search falls back to a rebuild)"),
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The search index's freshness, read without changing anything; `None` when it cannot be read.
+fn index_freshness(ctx: &remaind_resume::ContextDir) -> Option<remaind_index::Freshness> {
+    let ledger = remaind_ledger::Ledger::open(ctx.root()).ok()?;
+    let index = remaind_index::Index::open(ctx.root(), &ledger).ok()?;
+    index.freshness().ok()
 }

@@ -316,3 +316,41 @@ fn filtered_events_are_the_same_with_and_without_the_index() {
     std::fs::write(&db, b"not a database at all").expect("overwrite");
     assert_eq!(run_all(), without);
 }
+
+#[test]
+fn status_reports_index_freshness_without_building_it() {
+    let (_tmp, dir) = project();
+    let index_line = |dir: &Utf8PathBuf| {
+        let out = remaind(dir, &["status"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout(&out)
+            .lines()
+            .find(|l| l.starts_with("index:"))
+            .expect("an index line")
+            .to_owned()
+    };
+    assert!(index_line(&dir).contains("not built yet"));
+    assert!(
+        !dir.join("db/context.sqlite").exists(),
+        "status writes nothing"
+    );
+
+    assert!(remaind(&dir, &["search", "lighthouse"]).status.success());
+    assert!(index_line(&dir).contains("fresh (through e4)"));
+
+    assert!(
+        remaind(&dir, &["log", "--kind", "note", "--text", "new"])
+            .status
+            .success()
+    );
+    assert!(index_line(&dir).contains("stale (through e4 of e5"));
+
+    let out = remaind(&dir, &["status", "--json"]);
+    let v: Value = serde_json::from_str(stdout(&out).trim()).expect("json");
+    assert_eq!(v["index"]["stale"], true);
+    assert_eq!(v["index"]["indexed_seq"], 4);
+}
