@@ -13,7 +13,7 @@ use crate::cli_error::CliError;
     after_help = "Examples:\n  remaind man | man -l -                  # read it now\n  remaind man --out /usr/local/share/man/man1   # remaind.1, remaind-log.1, …"
 )]
 pub(crate) struct Args {
-    /// Write remaind.1 and one remaind-<command>.1 per subcommand into this folder (created
+    /// Write remaind.1 and one remaind-COMMAND.1 per subcommand into this folder (created
     /// if missing) instead of printing remaind.1.
     #[arg(long, value_name = "DIR")]
     out: Option<Utf8PathBuf>,
