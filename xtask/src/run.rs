@@ -108,22 +108,26 @@ pub(crate) fn ci() -> Result<(), String> {
         "test (unit, integration, golden, property, tidy)",
         test,
         &mut tally,
-    );
-    // The plain closing line CI reads, whatever happened above.
+    )
+    .and_then(|()| {
+        if tally.passed == 0 {
+            Err("the test suite ran no test".to_owned())
+        } else {
+            Ok(())
+        }
+    })
+    .and_then(|()| reliability(&mut tally));
+    // The plain closing line CI reads, last, whatever happened above.
     println!(
         "ci: {} passed, {} failed, {} skipped",
         tally.passed, tally.failed, tally.ignored
     );
-    outcome?;
-    if tally.passed == 0 {
-        return Err("the test suite ran no test".into());
-    }
-    reliability()
+    outcome
 }
 
 /// The reliability suite's CI part: the fault-injection tests (they need the failpoint
 /// build, kept in target/chaos) and a short crash-consistency run.
-fn reliability() -> Result<(), String> {
+fn reliability(tally: &mut Tally) -> Result<(), String> {
     let mut faults = cargo();
     faults
         .args([
@@ -139,7 +143,7 @@ fn reliability() -> Result<(), String> {
             "reliability",
         ])
         .env("CI", "true");
-    step("reliability tests with failpoints", faults)?;
+    test_step("reliability tests with failpoints", faults, tally)?;
     crate::chaos::run(300, None)
 }
 
