@@ -27,7 +27,7 @@ use remaind_validate::{Failure, State};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::conv::{atomic_err, ledger_err, open_ledger, open_store};
+use crate::conv::{open_ledger, open_store};
 use crate::framing::{self, FrameRequest};
 use crate::layout::{CONTEXT_DIR_NAME, ContextDir, HANDOVER_FILE, STATE_FILE};
 use crate::monitor::{self, Band};
@@ -324,7 +324,7 @@ impl Demo<'_> {
         let resume = self.resume()?;
         let rollback = self.rollback(&store, &before_state, &before_handover)?;
 
-        let report = ledger.verify().map_err(|e| ledger_err(&ctx, e))?;
+        let report = ledger.verify().map_err(Error::Ledger)?;
         let summary = if report.is_ok() {
             format!(
                 "hash chain of {} lines intact, {} artifact(s) match their SHA-256",
@@ -380,19 +380,18 @@ impl Demo<'_> {
                     field: format!("assets/demo/{origin} line {}", n + 1),
                     message,
                 })?;
-            let id = ledger
-                .append_request(req)
-                .map_err(|e| ledger_err(&self.ctx, e))?;
+            let id = ledger.append_request(req).map_err(Error::Ledger)?;
             if let Some(label) = label {
                 self.labels.insert(label, id);
             }
-            let event = ledger
-                .get_id(id)
-                .map_err(|e| ledger_err(&self.ctx, e))?
-                .ok_or_else(|| Error::InvalidInput {
-                    field: "demo".to_owned(),
-                    message: format!("{id} was appended but cannot be read back"),
-                })?;
+            let event =
+                ledger
+                    .get_id(id)
+                    .map_err(Error::Ledger)?
+                    .ok_or_else(|| Error::InvalidInput {
+                        field: "demo".to_owned(),
+                        message: format!("{id} was appended but cannot be read back"),
+                    })?;
             let routed = !line.contains("\"@output\"") || !event.artifact.is_empty();
             let redacted =
                 !PLANTED_SECRETS.iter().any(|s| line.contains(s)) || !event.redactions.is_empty();
@@ -684,7 +683,7 @@ fn compact_err(ctx: &ContextDir, e: remaind_compact::Error) -> Error {
 }
 
 fn read_derived(store: &remaind_atomic::HistoryStore, file: &str) -> Result<Vec<u8>, Error> {
-    Ok(store.read(file).map_err(atomic_err)?.unwrap_or_default())
+    Ok(store.read(file).map_err(Error::Atomic)?.unwrap_or_default())
 }
 
 fn failures_line(failures: &[Failure]) -> String {

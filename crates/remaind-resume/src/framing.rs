@@ -11,7 +11,7 @@ use camino::Utf8Path;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::conv::{atomic_err, open_store};
+use crate::conv::open_store;
 use crate::layout::{ContextDir, FRAMING_FILE};
 
 /// The content of `framing.json`.
@@ -208,7 +208,7 @@ impl Framing {
 /// Reads `active/framing.json`, if there is one.
 pub fn load(ctx: &ContextDir) -> Result<Option<Framing>, Error> {
     let store = open_store(ctx)?;
-    let Some(bytes) = store.read(FRAMING_FILE).map_err(atomic_err)? else {
+    let Some(bytes) = store.read(FRAMING_FILE).map_err(Error::Atomic)? else {
         return Ok(None);
     };
     serde_json::from_slice(&bytes)
@@ -227,6 +227,6 @@ pub fn record(ctx: &ContextDir, req: &FrameRequest) -> Result<Framing, Error> {
     let store = open_store(ctx)?;
     store
         .write(FRAMING_FILE, &framing.to_bytes())
-        .map_err(atomic_err)?;
+        .map_err(Error::Atomic)?;
     Ok(framing)
 }

@@ -9,7 +9,7 @@ use remaind_validate::State;
 use sha2::{Digest, Sha256};
 
 use crate::Error;
-use crate::conv::{atomic_err, ledger_err, open_ledger, open_store};
+use crate::conv::{open_ledger, open_store};
 use crate::framing::{self, Framing};
 use crate::gate::{Reason, ReasonCode};
 use crate::layout::{ContextDir, HANDOVER_FILE, STATE_FILE};
@@ -20,7 +20,7 @@ pub fn derived_conflicts(ctx: &ContextDir) -> Result<Vec<Reason>, Error> {
     let ledger = open_ledger(ctx)?;
     let inputs = read_inputs(ctx, &ledger)?;
     let mut reasons = inputs.reasons.clone();
-    reasons.extend(conflicts(ctx, &ledger, &inputs)?);
+    reasons.extend(conflicts(&ledger, &inputs)?);
     Ok(reasons)
 }
 
@@ -39,11 +39,11 @@ pub(crate) struct Inputs {
 
 pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, Error> {
     let store = open_store(ctx)?;
-    let (head, _) = ledger.head().map_err(|e| ledger_err(ctx, e))?;
-    let state_bytes = store.read(STATE_FILE).map_err(atomic_err)?;
+    let (head, _) = ledger.head().map_err(Error::Ledger)?;
+    let state_bytes = store.read(STATE_FILE).map_err(Error::Atomic)?;
     let handover = store
         .read(HANDOVER_FILE)
-        .map_err(atomic_err)?
+        .map_err(Error::Atomic)?
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     let framing = framing::load(ctx)?;
     let mut reasons = Vec::new();
@@ -67,7 +67,7 @@ pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, E
     let tail = if through < head {
         ledger
             .range(through + 1, usize::MAX)
-            .map_err(|e| ledger_err(ctx, e))?
+            .map_err(Error::Ledger)?
     } else {
         Vec::new()
     };
@@ -85,11 +85,7 @@ pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, E
 }
 
 /// The ledger/state/handover conflicts.
-pub(crate) fn conflicts(
-    ctx: &ContextDir,
-    ledger: &Ledger,
-    inp: &Inputs,
-) -> Result<Vec<Reason>, Error> {
+pub(crate) fn conflicts(ledger: &Ledger, inp: &Inputs) -> Result<Vec<Reason>, Error> {
     let mut out = Vec::new();
     let head = inp.head;
     if let Some(state) = &inp.state {
@@ -103,9 +99,7 @@ pub(crate) fn conflicts(
                 events: Vec::new(),
             });
         } else {
-            let digest = ledger
-                .digest_at(state.through_seq)
-                .map_err(|e| ledger_err(ctx, e))?;
+            let digest = ledger.digest_at(state.through_seq).map_err(Error::Ledger)?;
             if digest.as_deref() != Some(state.log_digest.as_str()) {
                 out.push(Reason {
                     code: ReasonCode::DigestMismatch,

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use remaind_ledger::{Kind, NewEvent};
 
 use crate::Error;
-use crate::conv::{ledger_err, open_ledger};
+use crate::conv::open_ledger;
 use crate::layout::ContextDir;
 use crate::thresholds::{BandEdges, Thresholds};
 
@@ -308,7 +308,7 @@ pub fn monitor(ctx: &ContextDir, used: Option<u64>, window: Option<u64>) -> Resu
             data: Some(data),
             ..NewEvent::default()
         };
-        event = Some(ledger.append_system(new).map_err(|e| ledger_err(ctx, e))?);
+        event = Some(ledger.append_system(new).map_err(Error::Ledger)?);
     }
     Ok(Reading {
         band,

@@ -34,7 +34,7 @@ use remaind_validate::State;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::conv::{atomic_err, ledger_err, open_ledger, open_store};
+use crate::conv::{open_ledger, open_store};
 use crate::gate::{Confidence, ConfidenceInputs, Gate, NextTool, Reason, ReasonCode};
 use crate::inputs::{Inputs, conflicts, join_ids, read_inputs};
 use crate::layout::{ContextDir, PACKET_FILE};
@@ -145,11 +145,7 @@ pub struct Resume {
     pub gate: Gate,
 }
 
-fn latest_instruction(
-    ctx: &ContextDir,
-    ledger: &Ledger,
-    inp: &Inputs,
-) -> Result<Option<LatestInstruction>, Error> {
+fn latest_instruction(ledger: &Ledger, inp: &Inputs) -> Result<Option<LatestInstruction>, Error> {
     if let Some(ev) = inp.tail.iter().rev().find(|e| e.kind == Kind::UserMessage) {
         return Ok(Some(LatestInstruction {
             event: ev.id,
@@ -167,9 +163,7 @@ fn latest_instruction(
     if named.event.seq() > inp.head {
         return Ok(None);
     }
-    let ev = ledger
-        .get(named.event.seq())
-        .map_err(|e| ledger_err(ctx, e))?;
+    let ev = ledger.get(named.event.seq()).map_err(Error::Ledger)?;
     Ok(ev
         .filter(|e| e.kind == Kind::UserMessage)
         .map(|e| LatestInstruction {
@@ -435,9 +429,9 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     let ledger = open_ledger(ctx)?;
     let inp = read_inputs(ctx, &ledger)?;
     let mut reasons = inp.reasons.clone();
-    reasons.extend(conflicts(ctx, &ledger, &inp)?);
+    reasons.extend(conflicts(&ledger, &inp)?);
     let conflict = reasons.iter().any(|r| r.code.is_conflict());
-    let instruction = latest_instruction(ctx, &ledger, &inp)?;
+    let instruction = latest_instruction(&ledger, &inp)?;
     let step = next_step(&inp);
     let tokenizer = thresholds.tokenizer;
     let budget_tokens = match budget {
@@ -692,11 +686,11 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
 pub fn resume(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     let built = build(ctx, budget)?;
     let store = open_store(ctx)?;
-    let current = store.read(PACKET_FILE).map_err(atomic_err)?;
+    let current = store.read(PACKET_FILE).map_err(Error::Atomic)?;
     if current.as_deref() != Some(built.packet.as_bytes()) {
         store
             .write(PACKET_FILE, built.packet.as_bytes())
-            .map_err(atomic_err)?;
+            .map_err(Error::Atomic)?;
     }
     Ok(built)
 }

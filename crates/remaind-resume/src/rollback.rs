@@ -6,7 +6,7 @@ use remaind_atomic::{HistoryPoint, Timestamp};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::conv::{atomic_err, open_store};
+use crate::conv::open_store;
 use crate::layout::{ContextDir, DERIVED_FILES};
 
 /// One history point of a derived file, for `rollback --list`.
@@ -65,7 +65,7 @@ pub fn parse_time(s: &str) -> Result<Timestamp, Error> {
 /// The history points of the derived files, oldest first.
 pub fn list(ctx: &ContextDir) -> Result<Vec<Point>, Error> {
     let store = open_store(ctx)?;
-    let points = store.list().map_err(atomic_err)?;
+    let points = store.list().map_err(Error::Atomic)?;
     Ok(points
         .iter()
         .filter(|p| DERIVED_FILES.contains(&p.file().as_str()))
@@ -78,7 +78,7 @@ pub fn list(ctx: &ContextDir) -> Result<Vec<Point>, Error> {
 /// with [`Rollback::undo_to`]. `logs/events.jsonl` is never touched.
 pub fn rollback_to(ctx: &ContextDir, to: Timestamp) -> Result<Rollback, Error> {
     let store = open_store(ctx)?;
-    let summary = store.restore_to(DERIVED_FILES, to).map_err(atomic_err)?;
+    let summary = store.restore_to(DERIVED_FILES, to).map_err(Error::Atomic)?;
     let changed = summary.changed.iter().map(|p| p.to_string()).collect();
     Ok(Rollback {
         to: remaind_atomic::format_time(to),

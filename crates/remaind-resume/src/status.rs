@@ -5,7 +5,7 @@ use remaind_ledger::{EventId, Kind};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use crate::conv::{ledger_err, open_ledger};
+use crate::conv::open_ledger;
 use crate::gate::Gate;
 use crate::layout::ContextDir;
 use crate::monitor::{Action, Band};
@@ -58,7 +58,7 @@ pub fn status(ctx: &ContextDir) -> Result<Status, Error> {
     let from = full.through_seq.unwrap_or(0) + 1;
     let last_compaction = ledger
         .range(from, usize::MAX)
-        .map_err(|e| ledger_err(ctx, e))?
+        .map_err(Error::Ledger)?
         .into_iter()
         .rev()
         .find(|e| e.kind == Kind::Compaction)
