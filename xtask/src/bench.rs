@@ -22,16 +22,32 @@ pub(crate) struct Measurement {
 }
 
 /// Runs every benchmark and writes the report.
-pub(crate) fn run_all(quick: bool) -> Result<(), String> {
-    let mut results: Vec<Measurement> = Vec::new();
+pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
     // Each layer's benchmarks register here.
-    results.extend(crate::bench_index::run(quick));
-    results.extend(crate::bench_atomic::run(quick));
-    results.extend(crate::bench_ledger::run(quick));
-    results.extend(crate::bench_resume::run(quick));
-    results.extend(crate::bench_compact::run(quick));
+    let layers: [(&str, fn(bool) -> Vec<Measurement>); 5] = [
+        ("index", crate::bench_index::run),
+        ("atomic", crate::bench_atomic::run),
+        ("ledger", crate::bench_ledger::run),
+        ("resume", crate::bench_resume::run),
+        ("compact", crate::bench_compact::run),
+    ];
+    if let Some(name) = only
+        && !layers.iter().any(|(layer, _)| *layer == name)
+    {
+        let names: Vec<&str> = layers.iter().map(|(layer, _)| *layer).collect();
+        return Err(format!(
+            "--only {name}: no such benchmark; use one of {}",
+            names.join(", ")
+        ));
+    }
+    let mut results: Vec<Measurement> = Vec::new();
+    for (layer, run) in layers {
+        if only.is_none_or(|name| name == layer) {
+            results.extend(run(quick));
+        }
+    }
     print_table(&results);
-    write_json(&results, quick)
+    write_json(&results, quick, only)
 }
 
 /// The median of `runs` timings of `f`.
@@ -74,7 +90,7 @@ fn print_table(results: &[Measurement]) {
     }
 }
 
-fn write_json(results: &[Measurement], quick: bool) -> Result<(), String> {
+fn write_json(results: &[Measurement], quick: bool, only: Option<&str>) -> Result<(), String> {
     let rows: Vec<serde_json::Value> = results
         .iter()
         .map(|m| {
@@ -92,7 +108,11 @@ fn write_json(results: &[Measurement], quick: bool) -> Result<(), String> {
     let doc = serde_json::json!({ "quick": quick, "results": rows });
     let dir = workspace_root().join("target").join("bench");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let path = dir.join("results.json");
+    // A partial run keeps the full run's report intact.
+    let path = dir.join(match only {
+        Some(layer) => format!("results-{layer}.json"),
+        None => "results.json".to_owned(),
+    });
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     println!("\nwrote {}", path.display());

@@ -25,8 +25,10 @@ commands:
   chaos [--kills N] [--seed S]
                      crash-consistency harness: N kills (default 300) of a failpoint build
                      of remaind; fails on a lost event or a torn derived file
-  bench [--quick]    the benchmarks, each against a baseline measured in the same run;
-                     table on stdout, JSON under target/bench/
+  bench [--quick] [--only LAYER]
+                     the benchmarks, each against a baseline measured in the same run;
+                     table on stdout, JSON under target/bench/; --only runs one of
+                     index, atomic, ledger, resume, compact
 ";
 
 fn main() -> ExitCode {
@@ -42,9 +44,12 @@ fn main() -> ExitCode {
             (Ok(kills), Ok(seed)) => chaos::run(kills.unwrap_or(300), seed),
             (Err(e), _) | (_, Err(e)) => Err(e),
         },
-        Some("bench") => run::bench(args.iter().any(|a| a == "--quick")),
+        Some("bench") => run::bench(&args[1..]),
         // Internal: the benchmarks themselves, run in a release build of xtask.
-        Some("bench-inner") => bench::run_all(args.iter().any(|a| a == "--quick")),
+        Some("bench-inner") => match string_arg(&args, "--only") {
+            Ok(only) => bench::run_all(args.iter().any(|a| a == "--quick"), only.as_deref()),
+            Err(e) => Err(e),
+        },
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -80,5 +85,18 @@ fn number_arg(args: &[String], name: &str) -> Result<Option<u64>, String> {
             .and_then(|n| n.parse().ok())
             .map(Some)
             .ok_or_else(|| format!("{name} takes a whole number, e.g. {name} 300")),
+    }
+}
+
+/// The value after `--name`, if given.
+fn string_arg(args: &[String], name: &str) -> Result<Option<String>, String> {
+    match args.iter().position(|a| a == name) {
+        None => Ok(None),
+        Some(i) => args
+            .get(i + 1)
+            .filter(|v| !v.starts_with("--"))
+            .cloned()
+            .map(Some)
+            .ok_or_else(|| format!("{name} takes a value, e.g. {name} compact")),
     }
 }

@@ -175,7 +175,7 @@ pub(crate) fn prop(cases: u32) -> Result<(), String> {
 
 /// `cargo xtask bench [--quick]`: builds the release binary, then runs the benchmarks in a
 /// release build of xtask so library code is measured optimized.
-pub(crate) fn bench(quick: bool) -> Result<(), String> {
+pub(crate) fn bench(args: &[String]) -> Result<(), String> {
     let mut build = cargo();
     build.args(["build", "--release", "-p", "remaind-cli"]);
     step("build release remaind", build)?;
@@ -189,8 +189,7 @@ pub(crate) fn bench(quick: bool) -> Result<(), String> {
         "--",
         "bench-inner",
     ]);
-    if quick {
-        inner.arg("--quick");
-    }
+    // Options pass through unchanged; bench-inner checks them.
+    inner.args(args);
     step("benchmarks", inner)
 }
