@@ -21,10 +21,13 @@ pub(crate) struct Measurement {
     pub(crate) note: String,
 }
 
+/// One layer's benchmarks: `quick` in, measurements out.
+type LayerBench = fn(bool) -> Vec<Measurement>;
+
 /// Runs every benchmark and writes the report.
 pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
     // Each layer's benchmarks register here.
-    let layers: [(&str, fn(bool) -> Vec<Measurement>); 5] = [
+    let layers: [(&str, LayerBench); 5] = [
         ("index", crate::bench_index::run),
         ("atomic", crate::bench_atomic::run),
         ("ledger", crate::bench_ledger::run),
