@@ -6,7 +6,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use jiff::Timestamp;
 use remaind_atomic::HistoryStore;
 use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent};
-use remaind_validate::{Check, EventIter, Failure, LedgerView, State, Verdict, ViewError};
+use remaind_validate::{Check, EventIter, Failure, LedgerView, Prior, State, Verdict, ViewError};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -66,8 +66,13 @@ pub struct Outcome {
     pub tail_events: usize,
 }
 
-/// Reads a [`Ledger`] for the validator.
-pub(crate) struct View<'a>(pub(crate) &'a Ledger);
+/// Reads a [`Ledger`] for the validator, serving the tail already read from memory.
+pub(crate) struct View<'a> {
+    pub(crate) ledger: &'a Ledger,
+    /// The events after `after`, in order, as read for the compactor.
+    pub(crate) tail: &'a [Event],
+    pub(crate) after: u64,
+}
 
 fn view_err(ledger: &Ledger, e: remaind_ledger::Error) -> ViewError {
     ViewError::read(ledger.log_path().to_string(), e)
@@ -75,30 +80,37 @@ fn view_err(ledger: &Ledger, e: remaind_ledger::Error) -> ViewError {
 
 impl LedgerView for View<'_> {
     fn head(&self) -> Result<u64, ViewError> {
-        self.0
+        self.ledger
             .head()
             .map(|(seq, _)| seq)
-            .map_err(|e| view_err(self.0, e))
+            .map_err(|e| view_err(self.ledger, e))
     }
 
     fn digest_at(&self, seq: u64) -> Result<Option<String>, ViewError> {
-        self.0.digest_at(seq).map_err(|e| view_err(self.0, e))
+        self.ledger
+            .digest_at(seq)
+            .map_err(|e| view_err(self.ledger, e))
     }
 
     fn event(&self, id: EventId) -> Result<Option<Event>, ViewError> {
-        self.0.get_id(id).map_err(|e| view_err(self.0, e))
+        self.ledger.get_id(id).map_err(|e| view_err(self.ledger, e))
     }
 
     fn events_in(&self, after_seq: u64, through_seq: u64) -> EventIter<'_> {
+        let tail_end = self.after + self.tail.len() as u64;
+        if after_seq == self.after && through_seq <= tail_end {
+            let n = usize::try_from(through_seq - after_seq).unwrap_or(usize::MAX);
+            return Box::new(self.tail.iter().take(n).cloned().map(Ok));
+        }
         let limit = usize::try_from(through_seq.saturating_sub(after_seq)).unwrap_or(usize::MAX);
-        match self.0.range(after_seq + 1, limit) {
+        match self.ledger.range(after_seq + 1, limit) {
             Ok(events) => Box::new(
                 events
                     .into_iter()
                     .filter(move |e| e.seq <= through_seq)
                     .map(Ok),
             ),
-            Err(e) => Box::new(std::iter::once(Err(view_err(self.0, e)))),
+            Err(e) => Box::new(std::iter::once(Err(view_err(self.ledger, e)))),
         }
     }
 }
@@ -126,18 +138,39 @@ fn store_err(
 
 /// Read the prior accepted state from `active/state.json` (`None` when absent).
 pub fn read_prior(store: &HistoryStore) -> Result<Option<State>> {
-    let Some(bytes) = store
+    Ok(read_prior_files(store)?.map(|files| files.state))
+}
+
+/// The prior accepted state, the bytes it was read from, and the handover stored beside it.
+struct PriorFiles {
+    state: State,
+    state_bytes: Vec<u8>,
+    handover: Option<String>,
+}
+
+fn read_prior_files(store: &HistoryStore) -> Result<Option<PriorFiles>> {
+    let Some(state_bytes) = store
         .read(STATE_FILE)
         .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?
     else {
         return Ok(None);
     };
-    serde_json::from_slice(&bytes)
-        .map(Some)
-        .map_err(|e| Error::CorruptState {
-            path: store.root().join(STATE_FILE),
-            reason: e.to_string(),
-        })
+    let state = serde_json::from_slice(&state_bytes).map_err(|e| Error::CorruptState {
+        path: store.root().join(STATE_FILE),
+        reason: e.to_string(),
+    })?;
+    // The handover only spares the validator reads (when bound to this state); an unreadable
+    // one is simply not used.
+    let handover = store
+        .read(HANDOVER_FILE)
+        .ok()
+        .flatten()
+        .and_then(|bytes| String::from_utf8(bytes).ok());
+    Ok(Some(PriorFiles {
+        state,
+        state_bytes,
+        handover,
+    }))
 }
 
 /// Propose a candidate from `source`, validate it against `ledger` and the prior accepted
@@ -164,11 +197,12 @@ pub fn compact(
     source: Source,
     opts: Options,
 ) -> Result<Outcome> {
-    let prior = read_prior(store)?;
+    let prior_files = read_prior_files(store)?;
+    let prior = prior_files.as_ref().map(|f| &f.state);
     let (head, _) = ledger
         .head()
         .map_err(|e| ledger_err(ledger, "cannot read the head", e))?;
-    let after = prior.as_ref().map_or(0, |p| p.through_seq);
+    let after = prior.map_or(0, |p| p.through_seq);
     let through = opts.through_seq.unwrap_or(head);
     if through > head {
         return Err(Error::InvalidInput {
@@ -206,7 +240,7 @@ pub fn compact(
         Source::Builtin => {
             let lookup = |id: EventId| ledger.get_id(id).ok().flatten();
             let cand = builtin::compact_builtin(
-                prior.as_ref(),
+                prior,
                 &tail,
                 lookup,
                 through,
@@ -218,7 +252,7 @@ pub fn compact(
         Source::Dir(dir) => (format!("candidate:{dir}"), external::from_dir(dir)),
         Source::Command { cmd, timeout } => {
             let (redacted, _) = ledger.redactor().redact_str(cmd);
-            let input = CompactorInput::new(prior.as_ref(), &tail, through, &log_digest);
+            let input = CompactorInput::new(prior, &tail, through, &log_digest);
             (
                 format!("command:{redacted}"),
                 external::from_command(cmd, &input, *timeout),
@@ -232,8 +266,17 @@ pub fn compact(
                 cand.state.compactor = label.clone();
                 cand.handover = handover::bind(&cand.state, &cand.handover);
             }
-            let verdict = remaind_validate::validate_state(
-                &View(ledger),
+            let prior = prior_files.as_ref().map(|f| match &f.handover {
+                Some(handover) => Prior::with_handover(&f.state, &f.state_bytes, handover),
+                None => Prior::new(&f.state),
+            });
+            let view = View {
+                ledger,
+                tail: &tail,
+                after,
+            };
+            let verdict = remaind_validate::validate_state_with(
+                &view,
                 prior.as_ref(),
                 &cand.state,
                 &cand.handover,

@@ -11,6 +11,7 @@
 //! the size of that state, never the length of the whole ledger.
 
 pub mod handover;
+mod prior;
 mod schema;
 pub mod state;
 mod validate;
@@ -21,8 +22,9 @@ pub use handover::{
     Binding, Handover, SECTION_TITLES, Section, citations, parse_binding, render_citations,
     render_instruction,
 };
+pub use prior::Prior;
 pub use schema::{STATE_SCHEMA, check_state_schema, state_schema};
 pub use state::{CURRENT_SECTIONS, Instruction, Item, Link, NextStep, State};
-pub use validate::{validate, validate_state};
+pub use validate::{validate, validate_state, validate_state_with, validate_with};
 pub use verdict::{Check, Failure, Verdict};
 pub use view::{EventIter, LedgerView, MemoryLedger, ViewError};

@@ -4,8 +4,9 @@
 //! Soundness of the incremental walk: the prior state was accepted, so everything the checks
 //! required up to its `through_seq` is cited by it, and its `superseded`/`resolved` lists are
 //! complete up to there. The required sets at the candidate's `through_seq` are therefore the
-//! prior's citations that are still required (each loaded by id) plus the qualifying events in
-//! the tail `(prior.through_seq, through_seq]`; nothing before the tail is scanned.
+//! prior's citations that are still required plus the qualifying events in the tail
+//! `(prior.through_seq, through_seq]`; nothing before the tail is scanned, and a prior
+//! citation is read by id only when the candidate does not keep it in place (prior.rs).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -13,18 +14,11 @@ use remaind_ledger::{EventId, Kind};
 use serde_json::Value;
 
 use crate::handover::{Handover, titles};
-use crate::schema::check_state_schema;
+use crate::prior::{Cites, Info, Prior, carry, has_own_list, may_be_required};
+use crate::schema::{check_state_schema, surely_valid};
 use crate::state::State;
 use crate::verdict::{Check, Failure, Verdict};
 use crate::view::{LedgerView, ViewError};
-
-/// What the checks need to know about an event that may be required.
-#[derive(Debug, Clone, Copy)]
-struct Info {
-    id: EventId,
-    kind: Kind,
-    importance: u8,
-}
 
 /// Links `event -> {by}` for superseded or resolved events.
 type Links = BTreeMap<EventId, BTreeSet<EventId>>;
@@ -40,12 +34,31 @@ type Links = BTreeMap<EventId, BTreeSet<EventId>>;
 ///
 /// `prior` must be the state the ledger's owner last accepted (or `None` for the first
 /// compaction): the walk is incremental and trusts it. Cost: the events after
-/// `prior.through_seq` plus one [`LedgerView::event`] per event the prior cites.
+/// `prior.through_seq`, plus a read of each event the prior cites that the candidate does not
+/// also cite, in the same sections and in a current handover section. [`validate_with`] also
+/// takes the prior's handover, which spares most of those reads.
 ///
 /// Errors only when the view cannot read the ledger; findings are never errors.
 pub fn validate(
     view: &dyn LedgerView,
     prior: Option<&State>,
+    candidate_state: &Value,
+    candidate_handover: &str,
+) -> Result<Verdict, ViewError> {
+    validate_with(
+        view,
+        prior.map(Prior::new).as_ref(),
+        candidate_state,
+        candidate_handover,
+    )
+}
+
+/// [`validate`] against a [`Prior`], which may carry the handover accepted with the prior
+/// state: then an older event the candidate keeps in every state section the prior cited it
+/// in needs no read unless the prior's handover cited it and the candidate's does not.
+pub fn validate_with(
+    view: &dyn LedgerView,
+    prior: Option<&Prior<'_>>,
     candidate_state: &Value,
     candidate_handover: &str,
 ) -> Result<Verdict, ViewError> {
@@ -68,13 +81,24 @@ pub fn validate(
         report.failures.extend(schema_failures);
         None
     };
+    finish(view, prior, state.as_ref(), candidate_handover, report)
+}
+
+/// The handover's well-formedness, then (with a schema-valid state) binding and the six checks.
+fn finish(
+    view: &dyn LedgerView,
+    prior: Option<&Prior<'_>>,
+    state: Option<&State>,
+    candidate_handover: &str,
+    mut report: Report,
+) -> Result<Verdict, ViewError> {
     let handover = Handover::parse(candidate_handover);
     for problem in &handover.problems {
         report.fail(Check::Schema, Vec::new(), format!("handover.md: {problem}"));
     }
     match state {
         Some(state) if report.failures.is_empty() => {
-            check_all(view, prior, &state, &handover, &mut report)?;
+            check_all(view, prior, state, &handover, &mut report)?;
         }
         _ => {}
     }
@@ -88,11 +112,39 @@ pub fn validate_state(
     candidate_state: &State,
     candidate_handover: &str,
 ) -> Result<Verdict, ViewError> {
+    validate_state_with(
+        view,
+        prior.map(Prior::new).as_ref(),
+        candidate_state,
+        candidate_handover,
+    )
+}
+
+/// [`validate_with`] for a candidate already deserialized into a [`State`].
+pub fn validate_state_with(
+    view: &dyn LedgerView,
+    prior: Option<&Prior<'_>>,
+    candidate_state: &State,
+    candidate_handover: &str,
+) -> Result<Verdict, ViewError> {
+    // A typed state usually needs no JSON tree: only one that may break a value rule goes
+    // through the schema, which then names each failing field.
+    if surely_valid(candidate_state) {
+        let mut report = Report::default();
+        report.checks_run.push(Check::Schema);
+        return finish(
+            view,
+            prior,
+            Some(candidate_state),
+            candidate_handover,
+            report,
+        );
+    }
     let value = serde_json::to_value(candidate_state).map_err(|e| ViewError::InvalidEvent {
         seq: candidate_state.through_seq,
         reason: format!("the candidate state does not serialize: {e}"),
     })?;
-    validate(view, prior, &value, candidate_handover)
+    validate_with(view, prior, &value, candidate_handover)
 }
 
 #[derive(Default)]
@@ -154,36 +206,19 @@ fn handover_owner(title: &str) -> Check {
     }
 }
 
-/// Kinds whose events check 1 or check 2 place in a specific list.
-fn has_own_list(kind: Kind) -> bool {
-    matches!(
-        kind,
-        Kind::Result
-            | Kind::FileChange
-            | Kind::Decision
-            | Kind::Correction
-            | Kind::Constraint
-            | Kind::Blocker
-    )
-}
-
-/// Whether an event may ever be required by a check (bookkeeping never is).
-fn may_be_required(kind: Kind, importance: u8) -> bool {
-    !kind.is_bookkeeping() && (has_own_list(kind) || kind == Kind::NextStep || importance >= 2)
-}
-
 fn check_all(
     view: &dyn LedgerView,
-    prior: Option<&State>,
+    prior: Option<&Prior<'_>>,
     state: &State,
     handover: &Handover,
     report: &mut Report,
 ) -> Result<(), ViewError> {
+    let prior_state = prior.map(Prior::state);
     // ---- Binding -------------------------------------------------------------------------
     report.checks_run.push(Check::Binding);
     let head = view.head()?;
     let through = state.through_seq;
-    let after = prior.map_or(0, |p| p.through_seq);
+    let after = prior_state.map_or(0, |p| p.through_seq);
     let mut out_of_range = false;
     if through > head {
         out_of_range = true;
@@ -223,7 +258,7 @@ fn check_all(
             ),
         );
     }
-    if let Some(p) = prior {
+    if let Some(p) = prior_state {
         let prior_digest = view.digest_at(p.through_seq)?;
         if prior_digest.as_deref() != Some(p.log_digest.as_str()) {
             report.fail(
@@ -241,7 +276,7 @@ fn check_all(
     // ---- Gather: the tail and the prior's obligations --------------------------------------
     let mut superseded: Links = Links::new();
     let mut resolved: Links = Links::new();
-    if let Some(p) = prior {
+    if let Some(p) = prior_state {
         for link in &p.superseded {
             superseded.entry(link.event).or_default().insert(link.by);
         }
@@ -273,38 +308,6 @@ fn check_all(
             );
         }
     }
-    let mut carried_completed: BTreeSet<EventId> = BTreeSet::new();
-    if let Some(p) = prior {
-        let cited: BTreeSet<EventId> = p
-            .current_citations()
-            .into_iter()
-            .map(|(_, id)| id)
-            .filter(|id| id.seq() <= after)
-            .collect();
-        for id in cited {
-            if let Some(event) = view.event(id)?
-                && may_be_required(event.kind, event.importance)
-            {
-                infos.insert(
-                    id,
-                    Info {
-                        id,
-                        kind: event.kind,
-                        importance: event.importance,
-                    },
-                );
-            }
-        }
-        for item in p.completed_work.iter().chain(&p.files_changed) {
-            carried_completed.extend(item.events.iter().filter(|id| id.seq() <= after));
-        }
-        if last_user.is_none()
-            && let Some(ins) = &p.latest_user_instruction
-            && let Some(event) = view.event(ins.event)?
-        {
-            last_user = Some((event.id, event.text.unwrap_or_default()));
-        }
-    }
     let is_superseded = |id: &EventId| superseded.contains_key(id);
     let is_resolved = |id: &EventId| resolved.contains_key(id);
     let is_current = |id: &EventId| !is_superseded(id) && !is_resolved(id);
@@ -319,6 +322,34 @@ fn check_all(
     let cited = |section: &str, id: &EventId| cited_in.get(section).is_some_and(|s| s.contains(id));
     let handover_current: HashSet<EventId> =
         handover.current_citations().map(|(_, id)| id).collect();
+
+    // ---- What older events still require (see prior.rs) -----------------------------------
+    let tail_has_step = infos
+        .values()
+        .any(|i| i.kind == Kind::NextStep && is_current(&i.id));
+    let mut prior_latest_step = None;
+    let mut carried_completed: BTreeSet<EventId> = BTreeSet::new();
+    if let Some(prior) = prior {
+        let p = prior.state();
+        let cites = Cites {
+            state: &cited_in,
+            handover: &handover_current,
+        };
+        let carried = carry(view, prior, &is_current, &cites, !tail_has_step)?;
+        for info in carried.infos {
+            infos.insert(info.id, info);
+        }
+        prior_latest_step = carried.latest_step;
+        for item in p.completed_work.iter().chain(&p.files_changed) {
+            carried_completed.extend(item.events.iter().filter(|id| id.seq() <= after));
+        }
+        if last_user.is_none()
+            && let Some(ins) = &p.latest_user_instruction
+            && let Some(event) = view.event(ins.event)?
+        {
+            last_user = Some((event.id, event.text.unwrap_or_default()));
+        }
+    }
 
     // Citations of events this state does not cover (missing from its prefix).
     // Keyed (check, 0 = state / 1 = handover, place) so state findings come first.
@@ -446,6 +477,7 @@ fn check_all(
         .values()
         .filter(|i| i.kind == Kind::NextStep && is_current(&i.id))
         .map(|i| i.id)
+        .chain(prior_latest_step)
         .max();
     match &state.next_step {
         None => {
@@ -643,19 +675,17 @@ fn check_all(
 
     // ---- 6. no superseded memory presented as current -------------------------------------
     type Stale = (BTreeSet<EventId>, BTreeSet<EventId>);
-    let mut as_current: BTreeMap<(u8, String), Stale> = BTreeMap::new();
+    // Keyed (0 = state / 1 = handover, section): state findings first.
+    let mut as_current: BTreeMap<(u8, &str), Stale> = BTreeMap::new();
     for (section, id) in &state_citations {
         if matches!(*section, "next_step" | "latest_user_instruction") {
             continue; // owned by checks 3 and 4
         }
         let history_ok = matches!(*section, "completed_work" | "files_changed");
-        let entry = as_current
-            .entry((0, format!("state `{section}`")))
-            .or_default();
         if is_superseded(id) {
-            entry.0.insert(*id);
+            as_current.entry((0, section)).or_default().0.insert(*id);
         } else if is_resolved(id) && !history_ok {
-            entry.1.insert(*id);
+            as_current.entry((0, section)).or_default().1.insert(*id);
         }
     }
     for (title, id) in handover.current_citations() {
@@ -663,16 +693,17 @@ fn check_all(
             continue; // owned by checks 3 and 4
         }
         let history_ok = title == titles::COMPLETED_WORK || title == titles::FILES_CHANGED;
-        let entry = as_current
-            .entry((1, format!("handover `{title}`")))
-            .or_default();
         if is_superseded(&id) {
-            entry.0.insert(id);
+            as_current.entry((1, title)).or_default().0.insert(id);
         } else if is_resolved(&id) && !history_ok {
-            entry.1.insert(id);
+            as_current.entry((1, title)).or_default().1.insert(id);
         }
     }
-    for ((_, place), (stale, done)) in as_current {
+    for ((side, section), (stale, done)) in as_current {
+        let place = match side {
+            0 => format!("state `{section}`"),
+            _ => format!("handover `{section}`"),
+        };
         if !stale.is_empty() {
             let ids: Vec<EventId> = stale.into_iter().collect();
             let reason = format!(

@@ -52,8 +52,9 @@ pub type EventIter<'a> = Box<dyn Iterator<Item = Result<Event, ViewError>> + 'a>
 /// Read access to a ledger, as much as the validator needs and no more.
 ///
 /// The validator is incremental: it calls [`LedgerView::events_in`] only for the events after
-/// the prior accepted state and [`LedgerView::event`] only for the events that state cites, so
-/// an implementation should make `event` random access (an offset index) and `events_in` a
+/// the prior accepted state, and [`LedgerView::event`] / [`LedgerView::events`] only for
+/// events that state cites whose obligations it cannot settle from the prior alone, so an
+/// implementation should make `event` random access (an offset index) and `events_in` a
 /// positional scan.
 pub trait LedgerView {
     /// The sequence number of the last event (0 for an empty ledger).
@@ -65,6 +66,13 @@ pub trait LedgerView {
 
     /// The event with this id, or `None` when there is none.
     fn event(&self, id: EventId) -> Result<Option<Event>, ViewError>;
+
+    /// The events with these ids (ascending, no repeats), each `None` when there is none. The
+    /// validator asks for several at once so that a view over a file can read them in one
+    /// forward pass; the default asks [`LedgerView::event`] for each.
+    fn events(&self, ids: &[EventId]) -> Result<Vec<Option<Event>>, ViewError> {
+        ids.iter().map(|id| self.event(*id)).collect()
+    }
 
     /// The events with `after_seq < seq <= through_seq`, in order. Positions past the head are
     /// simply absent.
@@ -80,6 +88,9 @@ impl<V: LedgerView + ?Sized> LedgerView for &V {
     }
     fn event(&self, id: EventId) -> Result<Option<Event>, ViewError> {
         (**self).event(id)
+    }
+    fn events(&self, ids: &[EventId]) -> Result<Vec<Option<Event>>, ViewError> {
+        (**self).events(ids)
     }
     fn events_in(&self, after_seq: u64, through_seq: u64) -> EventIter<'_> {
         (**self).events_in(after_seq, through_seq)

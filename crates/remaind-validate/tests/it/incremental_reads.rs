@@ -5,8 +5,8 @@ use std::cell::Cell;
 
 use remaind_ledger::{Event, EventId, Kind, NewEvent};
 use remaind_validate::{
-    EventIter, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, State, ViewError,
-    render_citations, render_instruction, validate_state,
+    Binding, EventIter, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior, State,
+    ViewError, render_citations, render_instruction, validate_state, validate_state_with,
 };
 
 use crate::common::ts;
@@ -164,4 +164,60 @@ fn reads_only_the_tail_and_the_prior_citations() {
     let again = validate_state(&full, None, &candidate, &handover(&candidate)).unwrap();
     assert_eq!(again, verdict);
     assert_eq!(full.scanned.get(), 20_000);
+}
+
+fn counting(l: &MemoryLedger) -> Counting<'_> {
+    Counting {
+        inner: l,
+        scanned: Cell::new(0),
+        by_id: Cell::new(0),
+        lowest_scanned: Cell::new(u64::MAX),
+    }
+}
+
+/// The handover bound to `s`, as the commit path stores it.
+fn bound(s: &State) -> String {
+    format!("{}\n{}", Binding::for_state(s), handover(s))
+}
+
+#[test]
+fn with_the_prior_handover_kept_citations_are_not_read() {
+    let l = ledger(20_000);
+    let prior = state(&l, 19_000);
+    let prior_bytes = prior.to_canonical_bytes();
+    let with = Prior::with_handover(&prior, &prior_bytes, &bound(&prior));
+    assert!(with.has_handover());
+    let candidate = state(&l, 20_000);
+
+    let view = counting(&l);
+    let verdict = validate_state_with(&view, Some(&with), &candidate, &bound(&candidate)).unwrap();
+    assert!(verdict.accepted, "{verdict:#?}");
+    assert_eq!(view.scanned.get(), 1_000, "only the tail is scanned");
+    // The candidate keeps every prior citation in place: no decision or result is read. The
+    // tail logs no user message and leaves no step active, so the prior's instruction and
+    // next step are read (check 4 needs the text, check 3 the kind): two reads.
+    assert_eq!(view.by_id.get(), 2, "reads by id");
+
+    // Dropping one prior decision costs a read of that one event, and is caught.
+    let mut dropped = candidate.clone();
+    let gone = dropped.decisions.remove(3).events[0];
+    let view = counting(&l);
+    let verdict = validate_state_with(&view, Some(&with), &dropped, &bound(&dropped)).unwrap();
+    assert!(!verdict.accepted);
+    assert!(
+        verdict.failures.iter().any(|f| f.events.contains(&gone)),
+        "{verdict:#?}"
+    );
+    assert_eq!(view.by_id.get(), 3, "reads by id");
+}
+
+#[test]
+fn a_handover_bound_to_another_state_is_not_trusted() {
+    let l = ledger(2_000);
+    let prior = state(&l, 1_000);
+    let other = state(&l, 900);
+    let prior_bytes = prior.to_canonical_bytes();
+    assert!(!Prior::with_handover(&prior, &prior_bytes, &bound(&other)).has_handover());
+    assert!(!Prior::with_handover(&prior, b"tampered", &bound(&prior)).has_handover());
+    assert!(!Prior::with_handover(&prior, &prior_bytes, &handover(&prior)).has_handover());
 }

@@ -1,7 +1,9 @@
 //! Law: for generated ledgers, a correct candidate (from the small reference builder below,
 //! independent of any compactor crate) is accepted, with or without a prior accepted state;
 //! every single-fact mutation of it is rejected by exactly the matching check; and the
-//! incremental walk (from a prior) agrees with the full walk (no prior) on which checks fail.
+//! incremental walk (from a prior, with or without the prior's bound handover, whose
+//! sections may leave out items that need not be shown) agrees with the full walk (no prior)
+//! on which checks fail.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -9,8 +11,8 @@ use proptest::prelude::*;
 use remaind_ledger::{Event, EventId, Kind, NewEvent};
 use remaind_validate::handover::titles;
 use remaind_validate::{
-    Check, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, State, Verdict,
-    render_citations, render_instruction, validate_state,
+    Binding, Check, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior, State,
+    Verdict, render_citations, render_instruction, validate_state, validate_state_with,
 };
 
 use crate::common::ts;
@@ -230,6 +232,32 @@ fn build_state(ledger: &MemoryLedger, through: u64) -> State {
 }
 
 fn render(state: &State) -> String {
+    render_masked(state, None)
+}
+
+/// The handover for `state`, bound to it, leaving out of the long sections each item whose
+/// bit is set in `mask` (bit = item index % 64) and that cites no importance-3 event: what a
+/// compactor that caps its handover writes. With `hide_vital`, items citing importance-3
+/// events are left out too (a handover check 5 rejects).
+fn render_capped(state: &State, ledger: &MemoryLedger, mask: u64, hide_vital: bool) -> String {
+    let body = render_masked(state, Some((ledger, mask, hide_vital)));
+    format!("{}\n{body}", Binding::for_state(state))
+}
+
+fn render_masked(state: &State, cap: Option<(&MemoryLedger, u64, bool)>) -> String {
+    let shown = |i: usize, it: &Item| match cap {
+        None => true,
+        Some((ledger, mask, hide_vital)) => {
+            mask & (1 << (i % 64)) == 0
+                || !hide_vital
+                    && it.events.iter().any(|id| {
+                        ledger
+                            .event(*id)
+                            .expect("memory")
+                            .is_some_and(|e| e.importance >= 3)
+                    })
+        }
+    };
     let mut out = String::from("# Handover\n\n");
     out.push_str(&format!("## {}\n", titles::LATEST_USER_INSTRUCTION));
     if let Some(ins) = &state.latest_user_instruction {
@@ -255,8 +283,10 @@ fn render(state: &State) -> String {
         (titles::GOAL, &state.goal),
     ] {
         out.push_str(&format!("## {title}\n"));
-        for it in items {
-            out.push_str(&format!("- {} {}\n", it.text, render_citations(&it.events)));
+        for (i, it) in items.iter().enumerate() {
+            if shown(i, it) {
+                out.push_str(&format!("- {} {}\n", it.text, render_citations(&it.events)));
+            }
         }
         out.push('\n');
     }
@@ -366,6 +396,25 @@ fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, 
             step.events.push(missing);
         }
     });
+    let has_active_step = events
+        .iter()
+        .any(|e| e.kind == Kind::NextStep && !sup.contains_key(&e.id) && !res.contains_key(&e.id));
+    if has_active_step {
+        with(
+            "next step grounded elsewhere",
+            Check::NextStepGrounded,
+            &|s| {
+                let ground = s.latest_user_instruction.as_ref().map(|i| i.event);
+                if let (Some(step), Some(ground)) = (s.next_step.as_mut(), ground) {
+                    let moved = std::mem::replace(&mut step.events, vec![ground]);
+                    s.open_loops.push(Item {
+                        text: "kept".into(),
+                        events: moved,
+                    });
+                }
+            },
+        );
+    }
     with("no next step", Check::NextStepGrounded, &|s| {
         let keep: Vec<Item> = s
             .next_step
@@ -389,11 +438,33 @@ fn check(ledger: &MemoryLedger, prior: Option<&State>, state: &State) -> Verdict
     validate_state(ledger, prior, state, &render(state)).expect("memory ledger never fails")
 }
 
+/// The incremental walk with the prior's bound (capped) handover, on a candidate whose
+/// handover is capped with the same mask (and `hide_vital`).
+fn check_with_handover(
+    ledger: &MemoryLedger,
+    prior: &State,
+    state: &State,
+    mask: u64,
+    hide_vital: bool,
+) -> Verdict {
+    let prior_bytes = prior.to_canonical_bytes();
+    let prior_handover = render_capped(prior, ledger, mask, false);
+    let with = Prior::with_handover(prior, &prior_bytes, &prior_handover);
+    assert!(
+        with.has_handover(),
+        "the prior handover is bound to the prior state"
+    );
+    let handover = render_capped(state, ledger, mask, hide_vital);
+    validate_state_with(ledger, Some(&with), state, &handover).expect("memory ledger never fails")
+}
+
 proptest! {
     #[test]
     fn prop_validator_mutations(
         ops in proptest::collection::vec((any::<u8>(), any::<u8>(), any::<u8>()), 1..60),
         cut in any::<u16>(),
+        mask in any::<u64>(),
+        hide_vital in any::<bool>(),
     ) {
         let ledger = build_ledger(&ops);
         let head = ledger.head().expect("memory");
@@ -419,6 +490,26 @@ proptest! {
                 incremental.failed_checks(), vec![expected],
                 "mutation `{}` with prior through {}: {:#?}", name, prior_through, incremental
             );
+            if let Some(p) = &prior {
+                let capped_full = validate_state(
+                    &ledger, None, &mutated, &render_capped(&mutated, &ledger, mask, hide_vital),
+                ).expect("memory ledger never fails");
+                let capped = check_with_handover(&ledger, p, &mutated, mask, hide_vital);
+                prop_assert_eq!(
+                    capped.failed_checks(), capped_full.failed_checks(),
+                    "mutation `{}` with prior through {} and capped handovers (mask {:x}): {:#?}",
+                    name, prior_through, mask, capped
+                );
+            }
+        }
+        if let Some(p) = &prior {
+            let v = check_with_handover(&ledger, p, &state, mask, false);
+            prop_assert!(v.accepted, "capped candidate rejected with the prior's handover: {v:#?}");
+            let full = validate_state(
+                &ledger, None, &state, &render_capped(&state, &ledger, mask, hide_vital),
+            ).expect("memory ledger never fails");
+            let v = check_with_handover(&ledger, p, &state, mask, hide_vital);
+            prop_assert_eq!(v.failed_checks(), full.failed_checks(), "capped candidate: {:#?}", v);
         }
     }
 }
