@@ -354,7 +354,22 @@ impl HistoryStore {
         let points = self.points()?;
         let point = self.next_point(points.last(), rel.clone(), current.is_some())?;
         let snapshot = current.as_deref().unwrap_or_default();
-        if let Err(e) = fsio::replace_file(&self.history, &point.entry_name(), snapshot) {
+        let entry = point.entry_name();
+        let recorded = match &current {
+            // Cheapest first: a link to the current version, which the change then leaves.
+            Some(bytes) => {
+                fsio::link_snapshot(&dir.join(name), &self.history, &entry, bytes.len() as u64)
+                    .and_then(|linked| {
+                        if linked {
+                            Ok(())
+                        } else {
+                            fsio::replace_file(&self.history, &entry, snapshot)
+                        }
+                    })
+            }
+            None => fsio::replace_file(&self.history, &entry, snapshot),
+        };
+        if let Err(e) = recorded {
             // The entry may be in place if only the folder fsync failed: drop it.
             let _ = fsio::remove_file(&self.history, &point.entry_name());
             return Err(e);

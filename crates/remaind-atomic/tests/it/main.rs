@@ -6,3 +6,4 @@ mod crash;
 mod ordering;
 mod prop;
 mod safety;
+mod snapshots;
