@@ -16,4 +16,4 @@ mod store;
 
 pub use error::Error;
 pub use sniff::{excerpts, sniff_media_type};
-pub use store::{ArtifactStore, StoredArtifact};
+pub use store::{ArtifactStore, Content, Staged, StoredArtifact};

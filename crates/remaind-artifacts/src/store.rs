@@ -27,6 +27,62 @@ pub struct StoredArtifact {
     pub media_type: String,
 }
 
+/// Bytes with their SHA-256, computed once here so that the hash a caller puts in a record and
+/// the name the store gives the file always agree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Content {
+    bytes: Vec<u8>,
+    sha256: String,
+}
+
+impl Content {
+    /// Hashes `bytes`.
+    pub fn new(bytes: Vec<u8>) -> Self {
+        let sha256 = sha256_hex(&bytes);
+        Self { bytes, sha256 }
+    }
+
+    /// The bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Their SHA-256, 64 lowercase hex digits.
+    pub fn sha256(&self) -> &str {
+        &self.sha256
+    }
+}
+
+/// An artifact written and synced under a temporary name in its fan-out folder, not yet
+/// visible under its own name: [`ArtifactStore::publish`] renames it into place. Dropped
+/// unpublished, its temp file is removed, so a failed batch leaves no artifact behind.
+#[derive(Debug)]
+pub struct Staged {
+    stored: StoredArtifact,
+    /// The fan-out folder.
+    dir: Utf8PathBuf,
+    /// Whether staging created the fan-out folder (its entry in `artifacts/` is not synced yet).
+    created_dir: bool,
+    /// The synced temp file, or `None` when identical content is already in place.
+    temp: Option<Utf8PathBuf>,
+}
+
+impl Staged {
+    /// The artifact as it will be once published.
+    pub fn stored(&self) -> &StoredArtifact {
+        &self.stored
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            // Best effort: the temp file holds nothing anyone relies on.
+            let _ = fs::remove_file(temp);
+        }
+    }
+}
+
 /// Content-addressed storage under `<context>/artifacts/`.
 ///
 /// An artifact lives at `artifacts/<h[0..2]>/<h>`, `h` being the SHA-256 of its content in
@@ -38,6 +94,8 @@ pub struct StoredArtifact {
 #[derive(Debug, Clone)]
 pub struct ArtifactStore {
     root: Utf8PathBuf,
+    /// Whether the allocation hint was given to the store's folder (once per store).
+    hinted: std::sync::Arc<std::sync::Once>,
 }
 
 fn io_error<'a>(action: &'static str, path: &'a Utf8Path) -> impl FnOnce(io::Error) -> Error + 'a {
@@ -66,22 +124,49 @@ fn check_dir(path: &Utf8Path) -> Result<bool, Error> {
 
 /// Makes sure `path` is a real folder, creating it 0700 (and syncing its parent) if missing.
 fn ensure_dir(path: &Utf8Path) -> Result<(), Error> {
+    if make_dir(path)?
+        && let Some(parent) = path.parent()
+    {
+        sync_dir(parent)?;
+    }
+    Ok(())
+}
+
+/// Makes sure `path` is a real folder, creating it 0700 if missing; returns whether it was
+/// created (its entry in the parent is then not synced yet).
+fn make_dir(path: &Utf8Path) -> Result<bool, Error> {
     if check_dir(path)? {
-        return Ok(());
+        return Ok(false);
     }
     match DirBuilder::new().mode(0o700).create(path) {
-        Ok(()) => {
-            if let Some(parent) = path.parent() {
-                sync_dir(parent)?;
-            }
-            Ok(())
-        }
+        Ok(()) => Ok(true),
         // Another writer made it first: it must still be a real folder.
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
             check_dir(path)?;
-            Ok(())
+            Ok(false)
         }
         Err(e) => Err(io_error("create", path)(e)),
+    }
+}
+
+/// Marks the store's folder as the top of unrelated subfolders (`FS_TOPDIR_FL`, `chattr +T`):
+/// on ext3/ext4 the Orlov allocator then spreads the fan-out folders, and the artifacts in
+/// them, over the disk's block groups instead of packing them into the group of the context
+/// folder, where every new inode would be searched for past the inodes freed recently there.
+/// A hint only: file systems without the flag, and every error, are ignored.
+fn hint_unrelated_subfolders(path: &Utf8Path) {
+    use rustix::fs::{IFlags, ioctl_getflags, ioctl_setflags};
+    let Ok(dir) = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+    else {
+        return;
+    };
+    if let Ok(flags) = ioctl_getflags(&dir)
+        && !flags.contains(IFlags::TOPDIR)
+    {
+        let _ = ioctl_setflags(&dir, flags | IFlags::TOPDIR);
     }
 }
 
@@ -160,7 +245,10 @@ impl ArtifactStore {
         }
         let root = context_dir.join(ARTIFACTS);
         ensure_dir(&root)?;
-        Ok(Self { root })
+        Ok(Self {
+            root,
+            hinted: std::sync::Arc::new(std::sync::Once::new()),
+        })
     }
 
     /// The store's folder, `<context>/artifacts`.
@@ -186,7 +274,30 @@ impl ArtifactStore {
     /// On a link or wrongly typed entry in the store, or on I/O failure; then no artifact file
     /// was created or changed (a temp file may remain only if removing it failed too).
     pub fn put(&self, bytes: &[u8], media_type: &str) -> Result<StoredArtifact, Error> {
-        let sha256 = sha256_hex(bytes);
+        let staged = self.stage_hashed(bytes, sha256_hex(bytes), media_type)?;
+        let stored = staged.stored.clone();
+        self.publish(vec![staged])?;
+        Ok(stored)
+    }
+
+    /// Writes `content` to a synced temp file next to where it belongs, without making it
+    /// visible: [`publish`](Self::publish) does. Many can be staged at once, from several
+    /// threads; only publishing needs to wait for them all.
+    ///
+    /// # Errors
+    ///
+    /// As [`put`](Self::put); then nothing was created but possibly the (empty) fan-out folder.
+    pub fn stage(&self, content: &Content, media_type: &str) -> Result<Staged, Error> {
+        self.stage_hashed(content.bytes(), content.sha256().to_owned(), media_type)
+    }
+
+    fn stage_hashed(
+        &self,
+        bytes: &[u8],
+        sha256: String,
+        media_type: &str,
+    ) -> Result<Staged, Error> {
+        validate(&sha256)?;
         let stored = StoredArtifact {
             rel_path: format!("{ARTIFACTS}/{}/{sha256}", &sha256[..2]),
             sha256,
@@ -200,27 +311,30 @@ impl ArtifactStore {
                 source: io::ErrorKind::NotFound.into(),
             });
         }
+        self.hinted
+            .call_once(|| hint_unrelated_subfolders(&self.root));
         let dir = self.root.join(&stored.sha256[..2]);
-        ensure_dir(&dir)?;
-        let path = dir.join(&stored.sha256);
-        if let Some(mut file) = open_no_follow(&path)? {
+        let created_dir = make_dir(&dir)?;
+        let mut staged = Staged {
+            stored,
+            dir,
+            created_dir,
+            temp: None,
+        };
+        let path = staged.dir.join(&staged.stored.sha256);
+        if !created_dir && let Some(mut file) = open_no_follow(&path)? {
             let mut existing = Vec::with_capacity(bytes.len());
             file.read_to_end(&mut existing)
                 .map_err(io_error("read", &path))?;
             if existing == bytes {
-                return Ok(stored);
+                return Ok(staged);
             }
         }
-        self.write_atomic(&dir, &path, bytes)?;
-        Ok(stored)
-    }
-
-    fn write_atomic(&self, dir: &Utf8Path, path: &Utf8Path, bytes: &[u8]) -> Result<(), Error> {
-        let temp = dir.join(format!(
+        let temp = staged.dir.join(format!(
             ".tmp-{}-{}-{}",
             std::process::id(),
             TEMP_COUNTER.fetch_add(1, Ordering::Relaxed),
-            path.file_name().unwrap_or_default()
+            staged.stored.sha256
         ));
         let result = (|| {
             let mut file = OpenOptions::new()
@@ -231,16 +345,44 @@ impl ArtifactStore {
                 .open(&temp)
                 .map_err(io_error("create", &temp))?;
             file.write_all(bytes).map_err(io_error("write", &temp))?;
-            file.sync_all().map_err(io_error("sync", &temp))?;
-            drop(file);
-            fs::rename(&temp, path).map_err(io_error("rename into place", path))?;
-            sync_dir(dir)
+            file.sync_all().map_err(io_error("sync", &temp))
         })();
-        if result.is_err() {
-            // Best effort: the temp file holds nothing the caller relies on.
-            let _ = fs::remove_file(&temp);
+        staged.temp = Some(temp);
+        // On error, dropping `staged` removes the temp file.
+        result.map(|()| staged)
+    }
+
+    /// Makes staged artifacts visible and durable: renames each into place, then syncs each
+    /// fan-out folder once (and the store's folder once if a fan-out folder is new). When this
+    /// returns, every one of them survives a crash.
+    ///
+    /// # Errors
+    ///
+    /// On I/O failure; artifacts renamed before it stay (they are complete), the others' temp
+    /// files are removed.
+    pub fn publish(&self, mut staged: Vec<Staged>) -> Result<(), Error> {
+        let mut dirs: Vec<Utf8PathBuf> = Vec::new();
+        let mut new_dir = false;
+        for s in &mut staged {
+            new_dir |= s.created_dir;
+            if let Some(temp) = s.temp.take() {
+                let path = s.dir.join(&s.stored.sha256);
+                if let Err(e) = fs::rename(&temp, &path) {
+                    s.temp = Some(temp);
+                    return Err(io_error("rename into place", &path)(e));
+                }
+                dirs.push(s.dir.clone());
+            }
         }
-        result
+        dirs.sort_unstable();
+        dirs.dedup();
+        for dir in &dirs {
+            sync_dir(dir)?;
+        }
+        if new_dir {
+            sync_dir(&self.root)?;
+        }
+        Ok(())
     }
 
     /// The content of the artifact with this hash. Use [`verify`](Self::verify) to check it

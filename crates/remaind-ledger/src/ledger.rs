@@ -16,7 +16,8 @@ use crate::error::{Error, Result};
 use crate::event::{Event, EventId, GENESIS_PREV, Kind, NewEvent};
 use crate::input::{self, AppendRequest};
 use crate::lines::{self, Snapshot};
-use crate::prepare::{self, PendingArtifact, Prepared, check_citations};
+use crate::prepare::{self, Prepared, check_citations};
+use crate::stage::Stager;
 use crate::status::{Status, Statuses};
 use crate::verify::{self, VerifyReport};
 
@@ -36,9 +37,6 @@ pub const REDACTION_PATH: &str = "schemas/redaction.json";
 /// Whole lines are written in chunks of at most this many bytes (a longer line gets a
 /// `write` of its own); a line is never split across two writes.
 const WRITE_CHUNK: usize = 1 << 20;
-
-/// Threads that write a batch's artifacts at once.
-const PUT_THREADS: usize = 8;
 
 /// Which events a positional read returns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -90,6 +88,18 @@ impl std::fmt::Debug for Ledger {
             .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
+}
+
+/// The lines of an append, chained and ready to write.
+struct Chained {
+    /// The lines, each with its newline.
+    out: Vec<u8>,
+    /// The end offset of each line in `out`.
+    ends: Vec<usize>,
+    /// Their ids.
+    ids: Vec<EventId>,
+    /// The hash of the last line (or the previous head's when there is none).
+    prev: String,
 }
 
 /// Exclusive access to the log: the in-process mutex plus the file lock.
@@ -361,15 +371,47 @@ impl Ledger {
     }
 
     /// Check, assign and serialize every line (preparing each as it comes, so a large batch
-    /// is never held as parsed values), then store artifacts, write and sync once. Nothing is
-    /// written unless every line passed.
+    /// is never held as parsed values), staging artifacts meanwhile, then publish the
+    /// artifacts, write and sync once. Nothing is written unless every line passed.
     fn write_locked<I>(
         &self,
         locked: &Locked<'_>,
         head: u64,
-        mut prev: String,
+        prev: String,
         items: I,
     ) -> Result<(Vec<EventId>, String)>
+    where
+        I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
+    {
+        std::thread::scope(|scope| {
+            let mut stager = Stager::new(scope, &self.artifacts);
+            let Chained {
+                out,
+                ends,
+                ids,
+                prev,
+            } = self.chain(head, prev, items, &mut stager)?;
+            let staged = stager.finish()?;
+            // Every artifact is in place and synced before a line citing it is written.
+            self.artifacts
+                .publish(staged)
+                .map_err(|e| Error::artifact("cannot store artifacts", e))?;
+            if !ids.is_empty() {
+                self.write_synced(locked, &out, &ends)?;
+            }
+            Ok((ids, prev))
+        })
+    }
+
+    /// Check each item as it arrives (items may still be being prepared on other threads),
+    /// give it its header and chain it, in order; hand its artifacts to `stager`.
+    fn chain<I>(
+        &self,
+        head: u64,
+        mut prev: String,
+        items: I,
+        stager: &mut Stager<'_, '_>,
+    ) -> Result<Chained>
     where
         I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
     {
@@ -379,9 +421,6 @@ impl Ledger {
         let mut out = Vec::new();
         let mut ends = Vec::new();
         let mut ids = Vec::new();
-        let mut pending = Vec::new();
-        // Items may still be being prepared on other threads: each is checked, given its
-        // header and chained as soon as it arrives, in order.
         for (i, (n, p)) in items.into_iter().enumerate() {
             let at = |e: Error| match n {
                 Some(n) => e.at_line(n),
@@ -408,12 +447,21 @@ impl Ledger {
             out.push(b'\n');
             ends.push(out.len());
             ids.push(EventId(seq));
-            pending.extend(p.artifacts);
+            for a in p.artifacts {
+                stager.stage(a);
+            }
         }
-        self.store_artifacts(&pending)?;
-        if ids.is_empty() {
-            return Ok((ids, prev));
-        }
+        Ok(Chained {
+            out,
+            ends,
+            ids,
+            prev,
+        })
+    }
+
+    /// Append whole lines (`ends` are their end offsets in `out`) and sync; on failure cut
+    /// the log back to where it was.
+    fn write_synced(&self, locked: &Locked<'_>, out: &[u8], ends: &[usize]) -> Result<()> {
         let mut file: &File = &locked.0;
         let base = file
             .metadata()
@@ -422,7 +470,7 @@ impl Ledger {
         let appended = (|| -> Result<()> {
             let mut written = 0;
             let mut chunk_start = 0;
-            for &end in &ends {
+            for &end in ends {
                 if end - chunk_start > WRITE_CHUNK && written > chunk_start {
                     file.write_all(&out[chunk_start..written])
                         .map_err(|e| Error::io(&self.log_path, "cannot append", e))?;
@@ -444,48 +492,7 @@ impl Ledger {
             let _ = file.set_len(base).and_then(|()| file.sync_all());
             return Err(e);
         }
-        Ok((ids, prev))
-    }
-
-    /// Store the routed contents of a batch. Each store write is synced, so several are
-    /// written at once by a few threads; every one must succeed before a line is written.
-    fn store_artifacts(&self, pending: &[PendingArtifact]) -> Result<()> {
-        let put = |a: &PendingArtifact| -> Result<()> {
-            let stored = self
-                .artifacts
-                .put(&a.bytes, &a.media_type)
-                .map_err(|e| Error::artifact(format!("cannot store artifact {}", a.sha256), e))?;
-            let expected = format!("{ARTIFACTS_DIR}/{}/{}", &a.sha256[..2], a.sha256);
-            if stored.sha256 != a.sha256 || stored.rel_path != expected {
-                return Err(Error::corrupt(
-                    self.dir.join(ARTIFACTS_DIR),
-                    format!(
-                        "the store put {} at {}, expected {expected}",
-                        stored.sha256, stored.rel_path
-                    ),
-                ));
-            }
-            Ok(())
-        };
-        if pending.len() < 2 {
-            return pending.iter().try_for_each(put);
-        }
-        let workers = pending.len().min(PUT_THREADS);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..workers)
-                .map(|w| {
-                    scope.spawn(move || pending.iter().skip(w).step_by(workers).try_for_each(put))
-                })
-                .collect();
-            handles.into_iter().try_for_each(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Error::corrupt(
-                        self.dir.join(ARTIFACTS_DIR),
-                        "an artifact writer panicked",
-                    ))
-                })
-            })
-        })
+        Ok(())
     }
 
     /// Read the end of the log (under the lock).

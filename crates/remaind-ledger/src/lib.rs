@@ -41,6 +41,7 @@ mod ledger;
 mod lines;
 mod prepare;
 mod schema;
+mod stage;
 mod status;
 mod verify;
 

@@ -4,9 +4,9 @@
 
 use std::borrow::Cow;
 
+use remaind_artifacts::Content;
 use remaind_redact::{Applied, Redactor};
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
@@ -17,9 +17,8 @@ use crate::schema;
 /// Content routed out of an event, not yet written to the store.
 #[derive(Debug)]
 pub(crate) struct PendingArtifact {
-    pub(crate) bytes: Vec<u8>,
+    pub(crate) content: Content,
     pub(crate) media_type: String,
-    pub(crate) sha256: String,
 }
 
 /// An event ready for its seq, id, ts and prev: checked against the schema with placeholder
@@ -219,25 +218,25 @@ impl Work<'_> {
 
     /// Route already-redacted bytes to an artifact; returns the marker for the line.
     fn route(&mut self, field: &str, bytes: Vec<u8>, media_type: &str) -> String {
-        let sha256 = hex::encode(Sha256::digest(&bytes));
-        let (head, tail) = remaind_artifacts::excerpts(&bytes, self.limits.excerpt_bytes);
+        let content = Content::new(bytes);
+        let sha256 = content.sha256().to_owned();
+        let (head, tail) = remaind_artifacts::excerpts(content.bytes(), self.limits.excerpt_bytes);
         let head = self.str(&head);
         let tail = self.str(&tail);
         self.records.push(ArtifactRecord {
             field: field.to_owned(),
             path: format!("artifacts/{}/{}", &sha256[..2], sha256),
             sha256: sha256.clone(),
-            bytes: bytes.len() as u64,
+            bytes: content.bytes().len() as u64,
             media_type: media_type.to_owned(),
             head,
             tail,
         });
         let m = marker(&sha256);
-        if !self.pending.iter().any(|p| p.sha256 == sha256) {
+        if !self.pending.iter().any(|p| p.content.sha256() == sha256) {
             self.pending.push(PendingArtifact {
-                bytes,
+                content,
                 media_type: media_type.to_owned(),
-                sha256,
             });
         }
         m
@@ -359,66 +358,47 @@ pub(crate) fn prepare(
                 w.json(&mut output);
                 w.route_value("tool.output", &mut output);
             }
-            let mut obj = Map::new();
-            obj.insert("name".to_owned(), Value::String(name));
-            if !input.is_null() {
-                obj.insert("input".to_owned(), input);
-            }
-            if !output.is_null() {
-                obj.insert("output".to_owned(), output);
-            }
-            Some(Value::Object(obj))
+            Some(ToolParts {
+                name,
+                input,
+                output,
+            })
         }
     };
 
-    // The stored line, in the field order of `Event` (assigned fields are placeholders).
-    let ids = |ids: &[EventId]| {
-        Value::Array(ids.iter().map(|id| Value::String(id.to_string())).collect())
+    let line = Line {
+        kind,
+        importance,
+        actor,
+        text,
+        data,
+        refs: &ev.refs,
+        supersedes: &ev.supersedes,
+        resolves: &ev.resolves,
+        tool,
+        artifact: &w.records,
+        redactions: &w.applied,
     };
-    let mut line = Map::with_capacity(16);
-    line.insert("v".to_owned(), Value::from(1));
-    line.insert("seq".to_owned(), Value::from(1));
-    line.insert("id".to_owned(), Value::from("e1"));
-    line.insert("ts".to_owned(), Value::from(PLACEHOLDER_TS));
-    line.insert("prev".to_owned(), Value::from(GENESIS_PREV));
-    line.insert("kind".to_owned(), Value::from(kind.as_str()));
-    line.insert("importance".to_owned(), Value::from(importance));
-    if let Some(a) = actor {
-        line.insert("actor".to_owned(), Value::String(a));
-    }
-    if let Some(t) = text {
-        line.insert("text".to_owned(), Value::String(t));
-    }
-    if let Some(d) = data {
-        line.insert("data".to_owned(), d);
-    }
-    for (key, list) in [
-        ("refs", &ev.refs),
-        ("supersedes", &ev.supersedes),
-        ("resolves", &ev.resolves),
-    ] {
-        if !list.is_empty() {
-            line.insert(key.to_owned(), ids(list));
+    let body = if line.surely_valid() {
+        let body = line.body()?;
+        #[cfg(debug_assertions)]
+        {
+            // Tests hold the fast path to the schema and to the generic serialization.
+            let value = line.to_value()?;
+            assert_eq!(
+                schema::check(&value),
+                Ok(()),
+                "surely_valid accepted {value}"
+            );
+            assert_eq!(serialize_body(&value)?, body, "body() differs for {value}");
         }
-    }
-    if let Some(t) = tool {
-        line.insert("tool".to_owned(), t);
-    }
-    if !w.records.is_empty() {
-        let records = serde_json::to_value(&w.records).map_err(|e| {
-            Error::invalid("artifact", format!("cannot be represented as JSON: {e}"))
-        })?;
-        line.insert("artifact".to_owned(), records);
-    }
-    if !w.applied.is_empty() {
-        let applied = serde_json::to_value(&w.applied).map_err(|e| {
-            Error::invalid("redactions", format!("cannot be represented as JSON: {e}"))
-        })?;
-        line.insert("redactions".to_owned(), applied);
-    }
-    let value = Value::Object(line);
-    schema::check(&value).map_err(|(field, reason)| Error::invalid(field, reason))?;
-    let body = serialize_body(&value)?;
+        body
+    } else {
+        let value = line.to_value()?;
+        schema::check(&value).map_err(|(field, reason)| Error::invalid(field, reason))?;
+        serialize_body(&value)?
+    };
+    drop(line);
     Ok(Prepared {
         body,
         refs: ev.refs,
@@ -428,12 +408,205 @@ pub(crate) fn prepare(
     })
 }
 
-/// Serialize a checked placeholder line and cut off its header.
-///
-/// The placeholder header is the serialized line's prefix (the fields come in `Event` order,
-/// and `kind` always follows `prev`); it is written anew under the lock. The line is
-/// serialized into a per-thread buffer that keeps its capacity, then copied out at its size.
-fn serialize_body(value: &Value) -> Result<Vec<u8>> {
+/// A redacted and routed tool invocation.
+struct ToolParts {
+    name: String,
+    input: Value,
+    output: Value,
+}
+
+/// A stored line without its assigned fields, ready to be checked and serialized.
+struct Line<'a> {
+    kind: Kind,
+    importance: u8,
+    actor: Option<String>,
+    text: Option<String>,
+    data: Option<Value>,
+    refs: &'a [EventId],
+    supersedes: &'a [EventId],
+    resolves: &'a [EventId],
+    tool: Option<ToolParts>,
+    artifact: &'a [ArtifactRecord],
+    redactions: &'a [RedactionRecord],
+}
+
+/// The length of `s` as JSON Schema counts it (in characters) is within `1..=MAX_NAME_CHARS`.
+fn name_fits(s: &str) -> bool {
+    !s.is_empty() && (s.len() <= MAX_NAME_CHARS || s.chars().count() <= MAX_NAME_CHARS)
+}
+
+impl Line<'_> {
+    /// True only when the line (with valid assigned fields) is valid against the event
+    /// schema; false when it may not be, and then the schema decides (and names the error).
+    ///
+    /// The line is built from checked parts: its kind comes from [`Kind`], [`check_typed`]
+    /// bounded the importance by the kind's minimum (which is the schema's `if`/`then` rules),
+    /// required a `correction` to supersede something and refused repeated ids; the assigned
+    /// fields are placeholders of the right form, `data` is an object, the artifact paths and
+    /// hashes are lowercase hex SHA-256 digests, and only the schema's properties are written.
+    /// What is left to check are the values redaction may have changed or a program may have
+    /// given: the lengths of `actor` and `tool.name` after redaction, ids `e0`, and empty
+    /// media types, rule names and placeholders.
+    fn surely_valid(&self) -> bool {
+        let ids_ok = |ids: &[EventId]| ids.iter().all(|id| id.seq() >= 1);
+        self.importance <= 3
+            && self.importance >= self.kind.min_importance()
+            && (self.kind != Kind::Correction || !self.supersedes.is_empty())
+            && self.actor.as_deref().is_none_or(name_fits)
+            && self.tool.as_ref().is_none_or(|t| name_fits(&t.name))
+            && self.data.as_ref().is_none_or(Value::is_object)
+            && ids_ok(self.refs)
+            && ids_ok(self.supersedes)
+            && ids_ok(self.resolves)
+            && self.artifact.iter().all(|a| {
+                !a.field.is_empty()
+                    && !a.media_type.is_empty()
+                    && is_sha256(&a.sha256)
+                    && a.path.len() == "artifacts/".len() + 3 + 64
+                    && a.path.starts_with("artifacts/")
+                    && a.path[10..12] == a.sha256[..2]
+                    && a.path.as_bytes()[12] == b'/'
+                    && a.path[13..] == a.sha256
+            })
+            && self
+                .redactions
+                .iter()
+                .all(|r| !r.rule.is_empty() && !r.placeholder.is_empty())
+    }
+
+    /// The line as a generic JSON value with placeholder assigned fields, in the field order
+    /// of `Event`.
+    fn to_value(&self) -> Result<Value> {
+        let ids = |ids: &[EventId]| {
+            Value::Array(ids.iter().map(|id| Value::String(id.to_string())).collect())
+        };
+        let mut line = Map::with_capacity(16);
+        line.insert("v".to_owned(), Value::from(1));
+        line.insert("seq".to_owned(), Value::from(1));
+        line.insert("id".to_owned(), Value::from("e1"));
+        line.insert("ts".to_owned(), Value::from(PLACEHOLDER_TS));
+        line.insert("prev".to_owned(), Value::from(GENESIS_PREV));
+        line.insert("kind".to_owned(), Value::from(self.kind.as_str()));
+        line.insert("importance".to_owned(), Value::from(self.importance));
+        if let Some(a) = &self.actor {
+            line.insert("actor".to_owned(), Value::String(a.clone()));
+        }
+        if let Some(t) = &self.text {
+            line.insert("text".to_owned(), Value::String(t.clone()));
+        }
+        if let Some(d) = &self.data {
+            line.insert("data".to_owned(), d.clone());
+        }
+        for (key, list) in [
+            ("refs", self.refs),
+            ("supersedes", self.supersedes),
+            ("resolves", self.resolves),
+        ] {
+            if !list.is_empty() {
+                line.insert(key.to_owned(), ids(list));
+            }
+        }
+        if let Some(t) = &self.tool {
+            let mut obj = Map::new();
+            obj.insert("name".to_owned(), Value::String(t.name.clone()));
+            if !t.input.is_null() {
+                obj.insert("input".to_owned(), t.input.clone());
+            }
+            if !t.output.is_null() {
+                obj.insert("output".to_owned(), t.output.clone());
+            }
+            line.insert("tool".to_owned(), Value::Object(obj));
+        }
+        if !self.artifact.is_empty() {
+            let records = serde_json::to_value(self.artifact).map_err(|e| {
+                Error::invalid("artifact", format!("cannot be represented as JSON: {e}"))
+            })?;
+            line.insert("artifact".to_owned(), records);
+        }
+        if !self.redactions.is_empty() {
+            let applied = serde_json::to_value(self.redactions).map_err(|e| {
+                Error::invalid("redactions", format!("cannot be represented as JSON: {e}"))
+            })?;
+            line.insert("redactions".to_owned(), applied);
+        }
+        Ok(Value::Object(line))
+    }
+
+    /// The serialized line after its header, written straight from the parts: the same bytes
+    /// as serializing [`to_value`](Self::to_value) and cutting off the placeholder header.
+    fn body(&self) -> Result<Vec<u8>> {
+        fn json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) -> Result<()> {
+            serde_json::to_writer(out, v)
+                .map_err(|e| Error::invalid("line", format!("cannot be serialized: {e}")))
+        }
+        with_buffer(|out| {
+            out.extend_from_slice(br#""kind":""#);
+            out.extend_from_slice(self.kind.as_str().as_bytes());
+            out.extend_from_slice(br#"","importance":"#);
+            json(out, &self.importance)?;
+            if let Some(a) = &self.actor {
+                out.extend_from_slice(br#","actor":"#);
+                json(out, a)?;
+            }
+            if let Some(t) = &self.text {
+                out.extend_from_slice(br#","text":"#);
+                json(out, t)?;
+            }
+            if let Some(d) = &self.data {
+                out.extend_from_slice(br#","data":"#);
+                json(out, d)?;
+            }
+            for (key, list) in [
+                (&br#","refs":["#[..], self.refs),
+                (br#","supersedes":["#, self.supersedes),
+                (br#","resolves":["#, self.resolves),
+            ] {
+                if !list.is_empty() {
+                    out.extend_from_slice(key);
+                    for (i, id) in list.iter().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        out.extend_from_slice(b"\"e");
+                        json(out, &id.seq())?;
+                        out.push(b'"');
+                    }
+                    out.push(b']');
+                }
+            }
+            if let Some(t) = &self.tool {
+                out.extend_from_slice(br#","tool":{"name":"#);
+                json(out, &t.name)?;
+                if !t.input.is_null() {
+                    out.extend_from_slice(br#","input":"#);
+                    json(out, &t.input)?;
+                }
+                if !t.output.is_null() {
+                    out.extend_from_slice(br#","output":"#);
+                    json(out, &t.output)?;
+                }
+                out.push(b'}');
+            }
+            if !self.artifact.is_empty() {
+                out.extend_from_slice(br#","artifact":"#);
+                json(out, self.artifact)?;
+            }
+            if !self.redactions.is_empty() {
+                out.extend_from_slice(br#","redactions":"#);
+                json(out, self.redactions)?;
+            }
+            out.push(b'}');
+            Ok(())
+        })
+    }
+}
+
+fn is_sha256(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Run `write` on a per-thread buffer that keeps its capacity, and copy out what it wrote.
+fn with_buffer(write: impl FnOnce(&mut Vec<u8>) -> Result<()>) -> Result<Vec<u8>> {
     thread_local! {
         static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
@@ -442,22 +615,32 @@ fn serialize_body(value: &Value) -> Result<Vec<u8>> {
             .try_borrow_mut()
             .map_err(|_| Error::invalid("line", "cannot be serialized (serializer busy)"))?;
         buf.clear();
-        serde_json::to_writer(&mut *buf, value)
-            .map_err(|e| Error::invalid("line", format!("cannot be serialized: {e}")))?;
-        let header = placeholder_header();
-        if header.is_empty() || !buf.starts_with(header.as_bytes()) {
-            return Err(Error::invalid(
-                "line",
-                "cannot be serialized in the stored field order",
-            ));
-        }
-        let body = buf[header.len()..].to_vec();
+        write(&mut buf)?;
+        let out = buf.to_vec();
         // Do not keep a huge buffer alive for the rest of the thread's life.
         if buf.capacity() > 1 << 20 {
             *buf = Vec::new();
         }
-        Ok(body)
+        Ok(out)
     })
+}
+
+/// Serialize a checked placeholder line and cut off its header.
+///
+/// The placeholder header is the serialized line's prefix (the fields come in `Event` order,
+/// and `kind` always follows `prev`); it is written anew under the lock.
+fn serialize_body(value: &Value) -> Result<Vec<u8>> {
+    let mut line = Vec::new();
+    serde_json::to_writer(&mut line, value)
+        .map_err(|e| Error::invalid("line", format!("cannot be serialized: {e}")))?;
+    let header = placeholder_header();
+    match line.strip_prefix(header.as_bytes()) {
+        Some(body) if !header.is_empty() => Ok(body.to_vec()),
+        _ => Err(Error::invalid(
+            "line",
+            "cannot be serialized in the stored field order",
+        )),
+    }
 }
 
 /// The serialized assigned fields of a line, up to and including the comma before `kind`.
@@ -511,5 +694,23 @@ fn json_len_bound(v: &Value) -> usize {
                 .map(|(k, x)| k.len() * 6 + 4 + json_len_bound(x))
                 .sum::<usize>()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sha2::{Digest, Sha256};
+
+    /// [`super::Line::surely_valid`] restates the event schema for the lines `prepare` builds;
+    /// a changed schema needs it reviewed (debug builds also check every line it accepts
+    /// against the schema).
+    #[test]
+    fn surely_valid_is_written_for_this_event_schema() {
+        assert_eq!(
+            hex::encode(Sha256::digest(crate::schema::EVENT_SCHEMA)),
+            "1b257ab539470113410929f54c8e6e2f0e92788a5222c734391d7c117639f904",
+            "schemas/event.schema.json changed: review Line::surely_valid in prepare.rs, \
+             then update this hash"
+        );
     }
 }

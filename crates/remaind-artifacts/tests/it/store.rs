@@ -4,7 +4,7 @@ use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use remaind_artifacts::{ArtifactStore, Error};
+use remaind_artifacts::{ArtifactStore, Content, Error};
 use sha2::{Digest, Sha256};
 
 fn context() -> (tempfile::TempDir, Utf8PathBuf) {
@@ -230,4 +230,64 @@ fn list_skips_foreign_names() {
     fs::create_dir(ctx.join("artifacts").join("zz")).expect("dir");
     fs::write(ctx.join("artifacts").join("notes.txt"), b"x").expect("write");
     assert_eq!(store.list().expect("lists"), vec![stored.sha256]);
+}
+
+/// Every file under the store's folder, relative to it, sorted.
+fn files(root: &Utf8Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in fs::read_dir(root).expect("lists") {
+        let dir = dir.expect("entry").path();
+        for f in fs::read_dir(&dir).expect("lists") {
+            let f = f.expect("entry").path();
+            out.push(
+                f.strip_prefix(root)
+                    .expect("inside")
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn staged_artifacts_appear_only_when_published() {
+    let (_tmp, ctx) = context();
+    let store = ArtifactStore::open(&ctx).expect("opens");
+    let a = Content::new(b"first artifact".to_vec());
+    let b = Content::new(b"second artifact".to_vec());
+    assert_eq!(a.sha256(), hex::encode(Sha256::digest(b"first artifact")));
+    let staged = vec![
+        store.stage(&a, "text/plain").expect("stages"),
+        store.stage(&b, "text/plain").expect("stages"),
+    ];
+    assert_eq!(staged[0].stored().sha256, a.sha256());
+    // Staged but not published: only temp files, which listing skips.
+    assert!(store.list().expect("lists").is_empty());
+    store.publish(staged).expect("publishes");
+    let mut expected = vec![a.sha256().to_owned(), b.sha256().to_owned()];
+    expected.sort();
+    assert_eq!(store.list().expect("lists"), expected);
+    assert_eq!(store.get(a.sha256()).expect("get"), b"first artifact");
+    // No temp file is left behind.
+    let all = files(&ctx.join("artifacts"));
+    assert!(all.iter().all(|f| !f.contains(".tmp-")), "{all:?}");
+    // Staging what is already stored writes nothing and publishes nothing new.
+    let again = store.stage(&a, "text/plain").expect("stages");
+    store.publish(vec![again]).expect("publishes");
+    assert_eq!(files(&ctx.join("artifacts")), all);
+}
+
+#[test]
+fn staged_artifacts_dropped_unpublished_leave_no_file() {
+    let (_tmp, ctx) = context();
+    let store = ArtifactStore::open(&ctx).expect("opens");
+    let staged = store
+        .stage(&Content::new(b"never published".to_vec()), "text/plain")
+        .expect("stages");
+    assert_eq!(files(&ctx.join("artifacts")).len(), 1, "the temp file");
+    drop(staged);
+    assert!(files(&ctx.join("artifacts")).is_empty());
+    assert!(store.list().expect("lists").is_empty());
 }
