@@ -4,7 +4,6 @@
 //! lock) are sequential, and they consume the prepared lines in order as they arrive.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -12,7 +11,6 @@ use remaind_redact::Redactor;
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
-use crate::event::NewEvent;
 use crate::input;
 use crate::prepare::{self, Prepared};
 
@@ -23,9 +21,6 @@ const MAX_THREADS: usize = 8;
 
 /// One line to append: its 1-based line number and its preparation.
 pub(crate) type Item = (Option<usize>, Result<Prepared>);
-
-/// Parsed lines with their 1-based numbers.
-type Parsed = Vec<(usize, NewEvent)>;
 
 /// The non-blank lines of `input` with their 1-based numbers (a trailing `\r` dropped).
 fn numbered_lines(input: &[u8]) -> Vec<(usize, &[u8])> {
@@ -50,65 +45,26 @@ fn threads_for(blocks: usize) -> usize {
         .map_or(1, usize::from)
         .min(MAX_THREADS)
         .min(blocks)
+        .max(1)
 }
 
-/// Parse every line, in blocks on several threads. The first malformed line (lowest
-/// number) is the error, as if the lines were parsed one by one.
-fn parse_blocks(lines: &[(usize, &[u8])]) -> Result<Vec<Parsed>> {
-    let parse = |chunk: &[(usize, &[u8])]| -> Result<Parsed> {
-        chunk
-            .iter()
-            .map(|&(n, line)| {
-                input::parse_line(line)
-                    .map(|ev| (n, ev))
-                    .map_err(|e| e.at_line(n))
-            })
-            .collect()
-    };
-    let blocks = lines.len().div_ceil(BLOCK_LINES);
-    let threads = threads_for(blocks);
-    if threads <= 1 {
-        return lines.chunks(BLOCK_LINES).map(parse).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let done = Mutex::new(Vec::with_capacity(blocks));
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                let mut mine = Vec::new();
-                loop {
-                    let b = next.fetch_add(1, Ordering::Relaxed);
-                    if b >= blocks {
-                        break;
-                    }
-                    let end = lines.len().min((b + 1) * BLOCK_LINES);
-                    mine.push((b, parse(&lines[b * BLOCK_LINES..end])));
-                }
-                done.lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .extend(mine);
-            });
-        }
-    });
-    let mut done = done
-        .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if done.len() != blocks {
-        return Err(Error::invalid(
-            "line",
-            "a batch worker stopped before parsing its lines",
-        ));
-    }
-    done.sort_unstable_by_key(|(b, _)| *b);
-    done.into_iter().map(|(_, r)| r).collect()
+/// What a worker made of one block of lines.
+struct Block {
+    /// The prepared lines, in order, up to the first that failed its checks, the first
+    /// malformed one, or the first one nobody needs prepared any more.
+    items: Vec<Item>,
+    /// The block's first malformed line (a parse error, with its line number).
+    malformed: Option<Error>,
 }
 
 /// Parse and prepare the lines of a JSON Lines batch and hand them, in order, to `commit`.
 ///
-/// Errors are those of parsing every line first and then preparing them one by one: a
-/// malformed line (the first one) fails the batch before `commit` is called; otherwise
-/// `commit` receives each line's preparation in order while later lines are still being
-/// prepared on other threads (it may stop early at a failed line).
+/// Errors are those of parsing every line first and then preparing them one by one: the first
+/// malformed line anywhere in the batch is the error, even after an earlier line failed its
+/// checks; otherwise the first line to fail its checks (or to be refused by `commit`) is.
+/// Each line is parsed and prepared in one go on a worker thread, block by block, while
+/// `commit` receives the prepared lines in order; it writes nothing unless all of them passed
+/// (and, when one is malformed, it receives that line's error and writes nothing).
 pub(crate) fn append_json_lines<T>(
     input: &[u8],
     redactor: &Redactor,
@@ -116,48 +72,56 @@ pub(crate) fn append_json_lines<T>(
     commit: impl FnOnce(&mut dyn Iterator<Item = Item>) -> Result<T>,
 ) -> Result<T> {
     let lines = numbered_lines(input);
-    let blocks = parse_blocks(&lines)?;
-    drop(lines);
-    let prepare = |(n, ev): (usize, NewEvent)| -> Item {
-        (
-            Some(n),
-            prepare::prepare(ev.into(), false, redactor, limits),
-        )
-    };
-    let threads = threads_for(blocks.len());
-    if threads <= 1 {
-        let mut items = blocks.into_iter().flatten().map(prepare);
-        return commit(&mut items);
-    }
-    let count = blocks.len();
-    let work: Vec<Mutex<Option<Parsed>>> =
-        blocks.into_iter().map(|b| Mutex::new(Some(b))).collect();
+    let count = lines.len().div_ceil(BLOCK_LINES);
+    let threads = threads_for(count);
     let next = AtomicUsize::new(0);
+    // Blocks at or after this one need no preparing: an earlier line failed, or `commit`
+    // stopped. Their lines are still parsed, since a malformed line anywhere wins.
+    let parse_only_from = AtomicUsize::new(usize::MAX);
+    let work = |b: usize| -> Block {
+        let end = lines.len().min((b + 1) * BLOCK_LINES);
+        let mut items = Vec::with_capacity(end - b * BLOCK_LINES);
+        let mut prepare_lines = b < parse_only_from.load(Ordering::Relaxed);
+        for &(n, line) in &lines[b * BLOCK_LINES..end] {
+            let ev = match input::parse_line(line) {
+                Ok(ev) => ev,
+                Err(e) => {
+                    return Block {
+                        items,
+                        malformed: Some(e.at_line(n)),
+                    };
+                }
+            };
+            if prepare_lines {
+                let item = (
+                    Some(n),
+                    prepare::prepare(ev.into(), false, redactor, limits),
+                );
+                if item.1.is_err() {
+                    prepare_lines = false;
+                    parse_only_from.fetch_min(b + 1, Ordering::Relaxed);
+                }
+                items.push(item);
+            }
+        }
+        Block {
+            items,
+            malformed: None,
+        }
+    };
     std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<(usize, Vec<Item>)>();
+        let (tx, rx) = mpsc::channel::<(usize, Block)>();
         for _ in 0..threads {
             let tx = tx.clone();
             let (work, next) = (&work, &next);
             scope.spawn(move || {
                 loop {
                     let b = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(slot) = work.get(b) else { break };
-                    let block = slot
-                        .lock()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .take()
-                        .unwrap_or_default();
-                    let mut out = Vec::with_capacity(block.len());
-                    for item in block {
-                        let item = prepare(item);
-                        let failed = item.1.is_err();
-                        out.push(item);
-                        if failed {
-                            break;
-                        }
+                    if b >= count {
+                        break;
                     }
-                    // The consumer has stopped (it failed early): nothing more to do.
-                    if tx.send((b, out)).is_err() {
+                    // The receiver is gone only if the caller panicked.
+                    if tx.send((b, work(b))).is_err() {
                         break;
                     }
                 }
@@ -170,22 +134,54 @@ pub(crate) fn append_json_lines<T>(
             next: 0,
             count,
             current: Vec::new().into_iter(),
+            malformed: None,
         };
         let result = commit(&mut items);
-        // Stop the workers: further blocks are not needed.
-        next.store(count, Ordering::Relaxed);
-        drop(items);
-        result
+        if result.is_ok() {
+            // Every block was handed over whole, so none had a malformed line.
+            return result;
+        }
+        // Prepare nothing more, but parse every line: the first malformed one is the error.
+        parse_only_from.store(0, Ordering::Relaxed);
+        items.drain();
+        match items.malformed {
+            Some((_, e)) => Err(e),
+            None => result,
+        }
     })
 }
 
-/// The prepared blocks, in block order, flattened.
+/// The prepared blocks, in block order, flattened; a block's malformed line comes after the
+/// lines before it as an error item.
 struct InOrder {
-    rx: mpsc::Receiver<(usize, Vec<Item>)>,
-    waiting: BTreeMap<usize, Vec<Item>>,
+    rx: mpsc::Receiver<(usize, Block)>,
+    waiting: BTreeMap<usize, Block>,
     next: usize,
     count: usize,
     current: std::vec::IntoIter<Item>,
+    /// The error of the first malformed line in the blocks received so far, with its block.
+    malformed: Option<(usize, Error)>,
+}
+
+impl InOrder {
+    fn note(&mut self, b: usize, block: &mut Block) {
+        if let Some(e) = block.malformed.take()
+            && self.malformed.as_ref().is_none_or(|(at, _)| b < *at)
+        {
+            self.malformed = Some((b, e));
+        }
+    }
+
+    /// Receive every remaining block (noting malformed lines) until the workers are done.
+    fn drain(&mut self) {
+        let mut waiting = std::mem::take(&mut self.waiting);
+        for (b, block) in &mut waiting {
+            self.note(*b, block);
+        }
+        while let Ok((b, mut block)) = self.rx.recv() {
+            self.note(b, &mut block);
+        }
+    }
 }
 
 impl Iterator for InOrder {
@@ -199,10 +195,10 @@ impl Iterator for InOrder {
             if self.next >= self.count {
                 return None;
             }
-            let block = match self.waiting.remove(&self.next) {
-                Some(block) => block,
+            let (b, mut block) = match self.waiting.remove(&self.next) {
+                Some(block) => (self.next, block),
                 None => match self.rx.recv() {
-                    Ok((b, block)) if b == self.next => block,
+                    Ok((b, block)) if b == self.next => (b, block),
                     Ok((b, block)) => {
                         self.waiting.insert(b, block);
                         continue;
@@ -222,7 +218,16 @@ impl Iterator for InOrder {
                 },
             };
             self.next += 1;
-            self.current = block.into_iter();
+            let malformed = block.malformed.as_ref().map(Error::line);
+            self.note(b, &mut block);
+            let mut items = block.items;
+            if let Some(n) = malformed {
+                // A stand-in for the malformed line: `commit` stops here, and the error of
+                // the first malformed line of the batch is reported instead.
+                self.next = self.count;
+                items.push((n, Err(Error::invalid("line", "is malformed"))));
+            }
+            self.current = items.into_iter();
         }
     }
 }
@@ -292,5 +297,60 @@ mod tests {
             .expect_err("rejected");
         assert_eq!(line_of(&err), Some(2500), "{err}");
         assert_eq!(ledger.head().expect("head").0, 0);
+    }
+
+    /// Files (not folders) under `dir`, recursively.
+    fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).expect("lists") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                out.extend(files_under(&p));
+            } else {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_failed_batch_leaves_no_artifact_and_a_good_one_stores_every_artifact() {
+        let (_tmp, ledger) = ledger();
+        let big = |i: usize| {
+            format!(
+                r#"{{"kind":"tool_result","tool":{{"name":"bash","output":"{i} {}"}}}}"#,
+                "output line\\n".repeat(4000)
+            )
+        };
+        let mut input = Vec::new();
+        for i in 1..=2000 {
+            let line = match i {
+                _ if i % 150 == 3 => big(i),
+                1900 => r#"{"kind":"correction","text":"no target"}"#.to_owned(),
+                _ => format!(r#"{{"kind":"note","text":"line {i}"}}"#),
+            };
+            input.extend_from_slice(line.as_bytes());
+            input.push(b'\n');
+        }
+        let artifacts = ledger.context_dir().join("artifacts");
+        let err = ledger.append_json_lines(&input).expect_err("rejected");
+        assert_eq!(line_of(&err), Some(1900), "{err}");
+        assert_eq!(
+            files_under(artifacts.as_std_path()),
+            Vec::<std::path::PathBuf>::new()
+        );
+        assert_eq!(ledger.head().expect("head").0, 0);
+
+        let good = String::from_utf8(input).expect("utf-8").replace(
+            r#"{"kind":"correction","text":"no target"}"#,
+            r#"{"kind":"note","text":"fixed"}"#,
+        );
+        let ids = ledger.append_json_lines(good.as_bytes()).expect("batch");
+        assert_eq!(ids.len(), 2000);
+        let stored = files_under(artifacts.as_std_path());
+        assert_eq!(stored.len(), 2000usize.div_ceil(150), "{stored:?}");
+        let report = ledger.verify().expect("verify");
+        assert!(report.problems.is_empty(), "{:?}", report.problems);
+        assert_eq!(report.artifacts_checked, stored.len() as u64);
     }
 }
