@@ -339,6 +339,13 @@ impl<'s, 't> Fold<'s, 't> {
         ] {
             section.sort_by_key(first_event);
         }
+        for (section, rollup) in [
+            (&mut st.completed_work, &ROLLUPS[0]),
+            (&mut st.files_changed, &ROLLUPS[1]),
+            (&mut st.decisions, &ROLLUPS[2]),
+        ] {
+            condense(section, rollup);
+        }
     }
 
     /// The latest active `next_step` event among the open loops, taken out of them.
@@ -405,6 +412,89 @@ impl<'s, 't> Fold<'s, 't> {
         }
         prior.filter(|s| !s.events.is_empty() && s.events.iter().all(|e| !self.gone.contains(e)))
     }
+}
+
+/// How many of the newest items a long section keeps word for word; older ones are condensed
+/// into the section's first item, which cites them all. The handover shows the newest 20.
+pub const KEEP_VERBATIM: usize = 100;
+
+/// The condensed first item of a long section.
+pub(crate) struct Rollup {
+    /// Its text starts with this (how a later compaction recognizes it).
+    pub(crate) prefix: &'static str,
+    /// What the cited events are, in the plural.
+    pub(crate) what: &'static str,
+    /// The `remaind events` filter that lists them.
+    pub(crate) kinds: &'static str,
+}
+
+pub(crate) const ROLLUPS: [Rollup; 3] = [
+    Rollup {
+        prefix: "Earlier completed work, condensed:",
+        what: "results",
+        kinds: "result",
+    },
+    Rollup {
+        prefix: "Earlier file changes, condensed:",
+        what: "file changes",
+        kinds: "file_change",
+    },
+    Rollup {
+        prefix: "Earlier decisions, condensed:",
+        what: "decisions and corrections",
+        kinds: "decision,correction",
+    },
+];
+
+/// Keep the newest [`KEEP_VERBATIM`] items of `section` (sorted by first event) and fold the
+/// older ones into one first item citing every event they cited, so state.json grows by an id
+/// per old event instead of a sentence. Every citation stays in the same section, which is
+/// what checks 1 and 2 ask of it.
+fn condense(section: &mut Vec<Item>, rollup: &Rollup) {
+    let has_rollup = section
+        .first()
+        .is_some_and(|i| i.text.starts_with(rollup.prefix));
+    let verbatim = section.len() - usize::from(has_rollup);
+    if verbatim <= KEEP_VERBATIM {
+        if let Some(first) = section.first_mut().filter(|_| has_rollup) {
+            first.text = rollup_text(rollup, &first.events);
+        }
+        return;
+    }
+    let fold = verbatim - KEEP_VERBATIM;
+    let start = usize::from(has_rollup);
+    let mut events: Vec<EventId> = if has_rollup {
+        std::mem::take(&mut section[0].events)
+    } else {
+        Vec::new()
+    };
+    for item in section.drain(start..start + fold) {
+        events.extend(item.events);
+    }
+    events.sort_unstable();
+    events.dedup();
+    let item = Item {
+        text: rollup_text(rollup, &events),
+        events,
+    };
+    if has_rollup {
+        section[0] = item;
+    } else {
+        section.insert(0, item);
+    }
+}
+
+fn rollup_text(rollup: &Rollup, events: &[EventId]) -> String {
+    let (Some(first), Some(last)) = (events.first(), events.last()) else {
+        return rollup.prefix.to_owned();
+    };
+    format!(
+        "{} {} earlier {} ({first} to {last}); `remaind events --kind {}` shows each",
+        rollup.prefix,
+        events.len(),
+        rollup.what,
+        rollup.kinds
+    )
 }
 
 fn first_event(item: &Item) -> EventId {

@@ -279,8 +279,20 @@ fn render_event(ev: &Event) -> String {
     s
 }
 
+/// Citations as `[e1][e2]`; a long list (a condensed item cites thousands) shows its ends and
+/// its length, so one item cannot eat the budget.
 fn cite(ids: &[EventId]) -> String {
-    ids.iter().map(|i| format!("[{i}]")).collect::<String>()
+    const ENDS: usize = 3;
+    let all = |ids: &[EventId]| ids.iter().map(|i| format!("[{i}]")).collect::<String>();
+    if ids.len() <= 3 * ENDS {
+        return all(ids);
+    }
+    format!(
+        "{} … {} ({} events)",
+        all(&ids[..ENDS]),
+        all(&ids[ids.len() - ENDS..]),
+        ids.len()
+    )
 }
 
 fn render_state(state: &State) -> String {
@@ -693,4 +705,20 @@ pub fn resume(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
             .map_err(Error::Atomic)?;
     }
     Ok(built)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_citation_list_shows_its_ends_and_its_length() {
+        let ids = |n: u64| (1..=n).map(EventId).collect::<Vec<_>>();
+        assert_eq!(cite(&ids(2)), "[e1][e2]");
+        assert_eq!(cite(&ids(9)).matches('[').count(), 9);
+        assert_eq!(
+            cite(&ids(4000)),
+            "[e1][e2][e3] … [e3998][e3999][e4000] (4000 events)"
+        );
+    }
 }

@@ -219,8 +219,12 @@ fn handover_carries_the_latest_instruction_verbatim_and_is_short() {
     assert!(pos("## Latest user instruction") < pos("## Next step"));
     assert!(pos("## Next step") < pos("## Must remember"));
     assert!(pos("## Goal") < pos("## Superseded"));
-    // All 200 results stay in the state.
-    assert_eq!(cand.state.completed_work.len(), 200);
+    // All 200 results stay cited in the state: the newest word for word, the rest condensed.
+    assert_eq!(cited(&cand.state.completed_work).len(), 200);
+    assert_eq!(
+        cand.state.completed_work.len(),
+        remaind_compact::KEEP_VERBATIM + 1
+    );
 }
 
 #[test]
@@ -301,4 +305,79 @@ fn compacting_again_with_no_new_events_is_stable() {
     let again = compact(&l, Some(&first.state), 2);
     assert!(verdict(&l, Some(&first.state), &again).accepted);
     assert_eq!(again, first);
+}
+
+/// Long sections keep their newest items word for word and condense the rest into one first
+/// item that cites every older event, across several incremental compactions; a correction
+/// of a condensed decision takes it out of the rollup, and every step is accepted.
+#[test]
+fn long_sections_condense_old_items_and_stay_accepted() {
+    use remaind_compact::KEEP_VERBATIM;
+
+    let mut events = vec![ev(Kind::UserMessage, "Import every part")];
+    for n in 0..(KEEP_VERBATIM as u64 + 60) {
+        events.push(ev(Kind::Decision, &format!("Decision {n}: stream rows")));
+        events.push(ev(Kind::Result, &format!("Part {n} imported")));
+        events.push(ev(Kind::FileChange, &format!("src/part_{n}.rs")));
+        events.push(ev(Kind::ToolCall, &format!("cargo test part_{n}")));
+    }
+    // Seq 2 is the first decision: it will sit in the rollup, then be corrected.
+    let l = ledger(events.clone());
+    let first = accepted(&l);
+    for section in [
+        &first.state.decisions,
+        &first.state.completed_work,
+        &first.state.files_changed,
+    ] {
+        assert_eq!(section.len(), KEEP_VERBATIM + 1, "one rollup + the newest");
+        assert!(
+            section[0].text.contains("condensed: 60 earlier"),
+            "{}",
+            section[0].text
+        );
+        assert_eq!(section[0].events.len(), 60);
+        assert!(section[1..].iter().all(|i| i.events.len() == 1));
+    }
+    assert!(first.state.decisions[0].events.contains(&id(2)));
+
+    // Incrementally: more work, and a correction of the oldest (condensed) decision.
+    let mut more = events;
+    more.push(sup(
+        ev(Kind::Correction, "Batch rows by 1,000 instead"),
+        &[2],
+    ));
+    for n in 0..40u64 {
+        more.push(ev(Kind::Result, &format!("Late part {n} imported")));
+    }
+    let l2 = ledger(more);
+    let head = remaind_validate::LedgerView::head(&l2).expect("memory");
+    let next = compact(&l2, Some(&first.state), head);
+    let v = verdict(&l2, Some(&first.state), &next);
+    assert!(v.accepted, "{:#?}", v.failures);
+    let rollup = &next.state.decisions[0];
+    assert!(
+        !rollup.events.contains(&id(2)),
+        "the corrected decision left the rollup"
+    );
+    assert!(
+        rollup.text.contains("condensed: 60 earlier"),
+        "{}",
+        rollup.text
+    );
+    let done = &next.state.completed_work;
+    assert_eq!(done.len(), KEEP_VERBATIM + 1);
+    assert_eq!(
+        done[0].events.len(),
+        100,
+        "60 condensed before + 40 pushed out now"
+    );
+    // Every result is still cited in completed_work, each exactly once.
+    let mut all = cited(done);
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), KEEP_VERBATIM + 60 + 40);
+    // The handover shows the newest items, not the rollup, and parses cleanly.
+    let h = Handover::parse(&next.handover);
+    assert!(h.problems.is_empty(), "{:?}", h.problems);
+    assert!(!next.handover.contains("condensed:"));
 }
