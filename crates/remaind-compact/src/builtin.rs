@@ -48,6 +48,27 @@ const FALLBACK_LATEST: &str = "No next step is logged: continue from the newest 
 pub fn compact_builtin<L>(
     prior: Option<&State>,
     tail: &[Event],
+    lookup: L,
+    through_seq: u64,
+    log_digest: &str,
+    now: Timestamp,
+) -> Candidate
+where
+    L: FnMut(EventId) -> Option<Event>,
+{
+    let unbound = fold_and_render(prior, tail, lookup, through_seq, log_digest, now);
+    let handover = handover::bind(&unbound.state, &unbound.handover);
+    Candidate {
+        state: unbound.state,
+        handover,
+    }
+}
+
+/// [`compact_builtin`] without the binding line (the commit path binds the handover with the
+/// state bytes it writes, computed once).
+pub(crate) fn fold_and_render<L>(
+    prior: Option<&State>,
+    tail: &[Event],
     mut lookup: L,
     through_seq: u64,
     log_digest: &str,
@@ -74,8 +95,7 @@ where
     state.log_digest = log_digest.to_owned();
     state.generated_at = now.strftime("%Y-%m-%dT%H:%M:%S%.6fZ").to_string();
     state.compactor = BUILTIN_LABEL.to_owned();
-    let body = handover::render(&state, &mut lookup);
-    let handover = handover::bind(&state, &body);
+    let handover = handover::render(&state, &mut lookup);
     Candidate { state, handover }
 }
 

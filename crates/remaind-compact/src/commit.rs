@@ -6,7 +6,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use jiff::Timestamp;
 use remaind_atomic::HistoryStore;
 use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent};
-use remaind_validate::{Check, EventIter, Failure, LedgerView, Prior, State, Verdict, ViewError};
+use remaind_validate::{
+    Binding, Check, EventIter, Failure, LedgerView, Prior, State, Verdict, ViewError,
+};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -239,7 +241,7 @@ pub fn compact(
     let (label, proposed) = match &source {
         Source::Builtin => {
             let lookup = |id: EventId| ledger.get_id(id).ok().flatten();
-            let cand = builtin::compact_builtin(
+            let cand = builtin::fold_and_render(
                 prior,
                 &tail,
                 lookup,
@@ -260,12 +262,20 @@ pub fn compact(
         }
     };
 
+    let mut state_bytes: Option<(Vec<u8>, String)> = None;
     let (verdict, candidate) = match proposed {
         Ok(mut cand) => {
             if !matches!(source, Source::Builtin) {
                 cand.state.compactor = label.clone();
-                cand.handover = handover::bind(&cand.state, &cand.handover);
             }
+            // The bytes written on acceptance, serialized and hashed once.
+            let bytes = cand.state.to_canonical_bytes();
+            let binding = Binding {
+                state_sha256: sha256_hex(&bytes),
+                through_seq: cand.state.through_seq,
+            };
+            cand.handover = handover::bind_to(&binding, &cand.handover);
+            state_bytes = Some((bytes, binding.state_sha256));
             let prior = prior_files.as_ref().map(|f| match &f.handover {
                 Some(handover) => Prior::with_handover(&f.state, &f.state_bytes, handover),
                 None => Prior::new(&f.state),
@@ -304,9 +314,8 @@ pub fn compact(
     if opts.dry_run {
         return Ok(outcome);
     }
-    match (&outcome.candidate, outcome.verdict.accepted) {
-        (Some(cand), true) => {
-            let state_bytes = cand.state.to_canonical_bytes();
+    match (&outcome.candidate, outcome.verdict.accepted, state_bytes) {
+        (Some(cand), true, Some((state_bytes, state_sha256))) => {
             store
                 .write(STATE_FILE, &state_bytes)
                 .map_err(|e| store_err(store, STATE_FILE, "cannot write", e))?;
@@ -314,7 +323,7 @@ pub fn compact(
                 .write(HANDOVER_FILE, cand.handover.as_bytes())
                 .map_err(|e| store_err(store, HANDOVER_FILE, "cannot write", e))?;
             outcome.written = true;
-            let event = compaction_event(&cand.state, &state_bytes, &cand.handover, tail.len());
+            let event = compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
             outcome.event_id = Some(
                 ledger
                     .append_system(event)
@@ -359,7 +368,7 @@ fn object(value: Value) -> Option<Map<String, Value>> {
 
 fn compaction_event(
     state: &State,
-    state_bytes: &[u8],
+    state_sha256: &str,
     handover: &str,
     tail_events: usize,
 ) -> NewEvent {
@@ -384,7 +393,7 @@ fn compaction_event(
         actor: Some("remaind".to_owned()),
         data: object(json!({
             "through_seq": state.through_seq,
-            "state_sha256": sha256_hex(state_bytes),
+            "state_sha256": state_sha256,
             "handover_sha256": sha256_hex(handover.as_bytes()),
             "compactor": state.compactor,
             "tail_events": tail_events,

@@ -53,8 +53,13 @@ pub fn strip_binding(body: &str) -> &str {
 /// The handover to store with `state`: the correct binding line, then `body` with any
 /// binding line it had removed.
 pub fn bind(state: &State, body: &str) -> String {
+    bind_to(&Binding::for_state(state), body)
+}
+
+/// [`bind`] with the state's binding already computed (from its canonical bytes).
+pub(crate) fn bind_to(binding: &Binding, body: &str) -> String {
     let body = strip_binding(body);
-    let mut out = binding_line(state);
+    let mut out = binding.to_string();
     out.push('\n');
     out.push_str(body);
     if !out.ends_with('\n') {

@@ -11,7 +11,7 @@
 //! the latest active one is the prior's own (its `next_step` cites it) unless the tail closed
 //! it, and only then is the prior's next older citation searched, newest first.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::HashMap;
 
 use remaind_ledger::{EventId, Kind};
 use sha2::{Digest, Sha256};
@@ -26,7 +26,7 @@ use crate::view::{LedgerView, ViewError};
 pub struct Prior<'a> {
     state: &'a State,
     /// The current citations of the handover bound to `state`.
-    handover_current: Option<HashSet<EventId>>,
+    handover_current: Option<IdSet>,
 }
 
 impl<'a> Prior<'a> {
@@ -96,12 +96,51 @@ pub(crate) fn may_be_required(kind: Kind, importance: u8) -> bool {
     !kind.is_bookkeeping() && (has_own_list(kind) || kind == Kind::NextStep || importance >= 2)
 }
 
+/// A set of event ids (foldhash: ids are small integers, hashed by the million).
+pub(crate) type IdSet = foldhash::HashSet<EventId>;
+
+/// The places a state cites an event, one bit per section name of
+/// [`State::current_citations`].
+pub(crate) type Places = u16;
+
+/// The bit of a section name of [`State::current_citations`].
+pub(crate) fn place_bit(section: &str) -> Places {
+    const NAMES: [&str; 10] = [
+        "goal",
+        "completed_work",
+        "decisions",
+        "constraints",
+        "blockers",
+        "remember",
+        "files_changed",
+        "open_loops",
+        "next_step",
+        "latest_user_instruction",
+    ];
+    NAMES
+        .iter()
+        .position(|n| *n == section)
+        .map_or(1 << 15, |i| 1 << i)
+}
+
+/// Every event a state cites, with the places it cites it (ids up to `through` only).
+pub(crate) fn places_of(state: &State, through: u64) -> foldhash::HashMap<EventId, Places> {
+    let citations = state.current_citations();
+    let mut out = foldhash::HashMap::with_capacity_and_hasher(citations.len(), Default::default());
+    for (section, id) in citations {
+        if id.seq() <= through {
+            *out.entry(id).or_default() |= place_bit(section);
+        }
+    }
+    out
+}
+
 /// What the candidate cites, as the carry-over needs it.
 pub(crate) struct Cites<'c> {
-    /// State section → ids cited there.
-    pub(crate) state: &'c HashMap<&'c str, HashSet<EventId>>,
+    /// Each cited id and the state sections citing it.
+    pub(crate) state: &'c foldhash::HashMap<EventId, Places>,
     /// Ids cited in current handover sections.
-    pub(crate) handover: &'c HashSet<EventId>,
+    pub(crate) handover: &'c IdSet,
 }
 
 /// What the walk carries over from events at or before the prior's `through_seq`.
@@ -125,12 +164,7 @@ pub(crate) fn carry(
     need_step: bool,
 ) -> Result<Carried, ViewError> {
     let after = prior.state.through_seq;
-    let mut places: BTreeMap<EventId, Vec<&'static str>> = BTreeMap::new();
-    for (section, id) in prior.state.current_citations() {
-        if id.seq() <= after {
-            places.entry(id).or_default().push(section);
-        }
-    }
+    let places = places_of(prior.state, after);
     let in_handover_if_needed = |id: &EventId| {
         !is_current(id)
             || cites.handover.contains(id)
@@ -139,15 +173,13 @@ pub(crate) fn carry(
                 .as_ref()
                 .is_some_and(|h| !h.contains(id))
     };
-    let kept = |id: &EventId, sections: &[&str]| {
-        sections
-            .iter()
-            .all(|s| cites.state.get(s).is_some_and(|ids| ids.contains(id)))
-            && in_handover_if_needed(id)
+    let kept = |id: &EventId, prior_places: Places| {
+        let now = cites.state.get(id).copied().unwrap_or(0);
+        prior_places & !now == 0 && in_handover_if_needed(id)
     };
-    let mut read: BTreeSet<EventId> = places
+    let mut read: Vec<EventId> = places
         .iter()
-        .filter(|(id, sections)| !kept(id, sections))
+        .filter(|(id, prior_places)| !kept(id, **prior_places))
         .map(|(id, _)| *id)
         .collect();
     let prior_steps: Vec<EventId> = prior
@@ -160,10 +192,11 @@ pub(crate) fn carry(
     if need_step {
         read.extend(&prior_steps);
     }
+    read.sort_unstable();
+    read.dedup();
     let mut kinds: HashMap<EventId, Kind> = HashMap::new();
     let mut infos = Vec::new();
-    let ids: Vec<EventId> = read.into_iter().collect();
-    for (id, event) in ids.iter().zip(view.events(&ids)?) {
+    for (id, event) in read.iter().zip(view.events(&read)?) {
         let Some(event) = event else { continue };
         kinds.insert(*id, event.kind);
         if places.contains_key(id) && may_be_required(event.kind, event.importance) {
@@ -187,12 +220,12 @@ pub(crate) fn carry(
             None => None,
             Some(step) if is_current(&step) => Some(step),
             Some(step) => {
-                let older: Vec<EventId> = places
+                let mut older: Vec<EventId> = places
                     .keys()
-                    .rev()
                     .copied()
                     .filter(|id| *id < step && is_current(id))
                     .collect();
+                older.sort_unstable_by(|a, b| b.cmp(a));
                 newest_step(view, &older, &mut kinds)?
             }
         };

@@ -8,13 +8,15 @@
 //! `(prior.through_seq, through_seq]`; nothing before the tail is scanned, and a prior
 //! citation is read by id only when the candidate does not keep it in place (prior.rs).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use remaind_ledger::{EventId, Kind};
 use serde_json::Value;
 
 use crate::handover::{Handover, titles};
-use crate::prior::{Cites, Info, Prior, carry, has_own_list, may_be_required};
+use crate::prior::{
+    Cites, IdSet, Info, Prior, carry, has_own_list, may_be_required, place_bit, places_of,
+};
 use crate::schema::{check_state_schema, surely_valid};
 use crate::state::State;
 use crate::verdict::{Check, Failure, Verdict};
@@ -314,14 +316,14 @@ fn check_all(
 
     // ---- What the candidate cites ---------------------------------------------------------
     let state_citations = state.current_citations();
-    let cited_anywhere: HashSet<EventId> = state_citations.iter().map(|(_, id)| *id).collect();
-    let mut cited_in: HashMap<&str, HashSet<EventId>> = HashMap::new();
-    for (section, id) in &state_citations {
-        cited_in.entry(section).or_default().insert(*id);
-    }
-    let cited = |section: &str, id: &EventId| cited_in.get(section).is_some_and(|s| s.contains(id));
-    let handover_current: HashSet<EventId> =
-        handover.current_citations().map(|(_, id)| id).collect();
+    let cited_places = places_of(state, u64::MAX);
+    let cited_anywhere = |id: &EventId| cited_places.contains_key(id);
+    let cited = |section: &str, id: &EventId| {
+        cited_places
+            .get(id)
+            .is_some_and(|p| p & place_bit(section) != 0)
+    };
+    let handover_current: IdSet = handover.current_citations().map(|(_, id)| id).collect();
 
     // ---- What older events still require (see prior.rs) -----------------------------------
     let tail_has_step = infos
@@ -332,7 +334,7 @@ fn check_all(
     if let Some(prior) = prior {
         let p = prior.state();
         let cites = Cites {
-            state: &cited_in,
+            state: &cited_places,
             handover: &handover_current,
         };
         let carried = carry(view, prior, &is_current, &cites, !tail_has_step)?;
@@ -459,7 +461,7 @@ fn check_all(
             i.importance == 2
                 && !has_own_list(i.kind)
                 && is_current(&i.id)
-                && !cited_anywhere.contains(&i.id)
+                && !cited_anywhere(&i.id)
         })
         .map(|i| i.id)
         .collect();
@@ -648,7 +650,7 @@ fn check_all(
     let not_in_state: Vec<EventId> = vital
         .iter()
         .copied()
-        .filter(|id| !cited_anywhere.contains(id))
+        .filter(|id| !cited_anywhere(id))
         .collect();
     if !not_in_state.is_empty() {
         let reason = format!(
