@@ -247,6 +247,18 @@ impl Redactor {
         applied
     }
 
+    /// Whether no string of the JSON text `json` (no key or value, once decoded) holds
+    /// anything a rule would redact, found in one pass over the text: there are no user
+    /// rules, the text has no `\u` escape (which could spell a rule's literal), and no
+    /// built-in rule's literal occurs in it. Every other escape decodes to a character no
+    /// literal contains, so a literal in a decoded string is verbatim in the text. `false`
+    /// means "redact each string": the text may or may not hold a secret.
+    pub fn json_text_is_clean(&self, json: &[u8]) -> bool {
+        self.inner.user.is_empty()
+            && !memchr::memchr_iter(b'\\', json).any(|i| json.get(i + 1) == Some(&b'u'))
+            && BUILTIN.candidates(json) == 0
+    }
+
     /// Whether `b` holds anything a rule would redact.
     pub fn contains_secret(&self, b: &[u8]) -> bool {
         !self.spans(b).is_empty()
@@ -429,5 +441,32 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn json_text_is_clean_only_when_no_decoded_string_can_hold_a_secret() {
+        let r = Redactor::new(&[7; 32], &[]).expect("redactor");
+        let clean = r#"{"kind":"note","text":"build passes\non line 3","data":{"k":[1,"x"]}}"#;
+        assert!(r.json_text_is_clean(clean.as_bytes()));
+        let key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789";
+        for dirty in [
+            format!(r#"{{"kind":"note","text":"key {key}"}}"#),
+            format!(r#"{{"kind":"note","data":{{"{key}":1}}}}"#),
+            // An escape can spell a literal's byte.
+            r#"{"kind":"note","text":"key sk\u002dproj-abcdefghijklmnopqrstuvwxyz0123456789"}"#
+                .to_owned(),
+            r#"{"kind":"note","text":"Authorization: token"}"#.to_owned(),
+        ] {
+            assert!(!r.json_text_is_clean(dirty.as_bytes()), "{dirty}");
+        }
+        let user = Redactor::new(
+            &[7; 32],
+            &[UserRule {
+                name: "build".to_owned(),
+                pattern: "build".to_owned(),
+            }],
+        )
+        .expect("redactor");
+        assert!(!user.json_text_is_clean(clean.as_bytes()));
     }
 }

@@ -124,4 +124,41 @@ proptest! {
         prop_assert_eq!(s.as_bytes(), &b[..]);
         prop_assert_eq!(applied_s, applied_b);
     }
+
+    /// A JSON text the one-pass check calls clean holds no string (key or value) that
+    /// redaction would change, and one holding a planted key is never called clean.
+    #[test]
+    fn prop_clean_json_text_needs_no_redaction(
+        filler in filler(),
+        random in random_part(),
+        rule in 0..10usize,
+        form in 0..3usize,
+        at in any::<usize>(),
+        sep in (any::<usize>(), any::<usize>()),
+        plant_it in any::<bool>(),
+        escape_all in any::<bool>(),
+    ) {
+        let sample = samples(&random).swap_remove(rule);
+        let text = if plant_it { plant(&filler, &sample, form, at, sep) } else { filler.clone() };
+        let value = serde_json::json!({ "text": text, "data": { text.clone(): [text.clone(), 1] } });
+        let mut raw = serde_json::to_string(&value).expect("serializes");
+        if escape_all {
+            // Letters and digits escaped as \uXXXX: never clean (an escape may spell a literal).
+            raw = raw
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { format!("\\u{:04x}", c as u32) } else { c.to_string() })
+                .collect();
+        }
+        let r = redactor();
+        if r.json_text_is_clean(raw.as_bytes()) {
+            let mut parsed: serde_json::Value = match serde_json::from_str(&raw) {
+                Ok(v) => v,
+                Err(_) => return Ok(()),
+            };
+            let before = parsed.clone();
+            prop_assert!(r.redact_json(&mut parsed).is_empty(), "{}", raw);
+            prop_assert_eq!(before, parsed);
+            prop_assert!(!plant_it || escape_all, "a planted key passed as clean: {}", raw);
+        }
+    }
 }
