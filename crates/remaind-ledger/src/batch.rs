@@ -93,9 +93,11 @@ pub(crate) fn append_json_lines<T>(
                 }
             };
             if prepare_lines {
+                // One pass over the line tells whether any of its strings needs redacting.
+                let clean = redactor.json_text_is_clean(line);
                 let item = (
                     Some(n),
-                    prepare::prepare(ev.into(), false, redactor, limits),
+                    prepare::prepare(ev.into(), false, clean, redactor, limits),
                 );
                 if item.1.is_err() {
                     prepare_lines = false;

@@ -336,7 +336,7 @@ impl Ledger {
         let items = batch.map(|(n, req)| {
             (
                 Some(n),
-                prepare::prepare(req, false, &self.redactor, &self.limits),
+                prepare::prepare(req, false, false, &self.redactor, &self.limits),
             )
         });
         self.commit(items)
@@ -352,7 +352,7 @@ impl Ledger {
     fn append_one(&self, req: AppendRequest, system: bool) -> Result<EventId> {
         let item = (
             None,
-            prepare::prepare(req, system, &self.redactor, &self.limits),
+            prepare::prepare(req, system, false, &self.redactor, &self.limits),
         );
         let ids = self.commit(std::iter::once(item))?;
         ids.first()
@@ -610,7 +610,7 @@ impl Ledger {
             ])),
             ..NewEvent::default()
         };
-        let prepared = prepare::prepare(event.into(), true, &self.redactor, &self.limits)?;
+        let prepared = prepare::prepare(event.into(), true, false, &self.redactor, &self.limits)?;
         let (ids, hash) = self.write_locked(locked, head, prev, [(None, Ok(prepared))])?;
         Ok((ids[0].seq(), hash))
     }

@@ -167,6 +167,8 @@ pub(crate) fn check_citations(p: &Prepared, own_seq: u64) -> Result<()> {
 struct Work<'a> {
     redactor: &'a Redactor,
     limits: &'a Limits,
+    /// The event's strings are known to need no redaction (see [`prepare`]).
+    clean: bool,
     applied: Vec<RedactionRecord>,
     records: Vec<ArtifactRecord>,
     pending: Vec<PendingArtifact>,
@@ -198,6 +200,9 @@ impl Work<'_> {
 
     /// Redact an owned string, reusing it when nothing was found.
     fn string(&mut self, s: String) -> String {
+        if self.clean {
+            return s;
+        }
         let (out, applied) = self.redactor.redact_str(&s);
         if applied.is_empty() {
             if let Cow::Borrowed(_) = out {
@@ -210,13 +215,18 @@ impl Work<'_> {
     }
 
     fn json(&mut self, v: &mut Value) {
+        if self.clean {
+            return;
+        }
         let applied = self.redactor.redact_json(v);
         if !applied.is_empty() {
             self.note(applied);
         }
     }
 
-    /// Route already-redacted bytes to an artifact; returns the marker for the line.
+    /// Route already-redacted bytes to an artifact; returns the marker for the line. The
+    /// excerpts are always redacted: cut out of serialized JSON, they may hold what no
+    /// string of the event did.
     fn route(&mut self, field: &str, bytes: Vec<u8>, media_type: &str) -> String {
         let content = Content::new(bytes);
         let sha256 = content.sha256().to_owned();
@@ -267,10 +277,13 @@ impl Work<'_> {
     }
 }
 
-/// Check, redact and route one event. `system` allows the bookkeeping kinds.
+/// Check, redact and route one event. `system` allows the bookkeeping kinds. `clean` says
+/// that no string of the event needs redacting (the caller checked the JSON text it was
+/// parsed from with [`Redactor::json_text_is_clean`]), so its strings are not scanned again.
 pub(crate) fn prepare(
     req: AppendRequest,
     system: bool,
+    clean: bool,
     redactor: &Redactor,
     limits: &Limits,
 ) -> Result<Prepared> {
@@ -299,6 +312,7 @@ pub(crate) fn prepare(
     let mut w = Work {
         redactor,
         limits,
+        clean,
         applied: Vec::new(),
         records: Vec::new(),
         pending: Vec::new(),
