@@ -183,16 +183,46 @@ impl FromStr for EventId {
     }
 }
 
+impl EventId {
+    /// `e<seq>` written into `buf` (ids are serialized by the ten thousand in a state file, so
+    /// without the formatting machinery or an allocation).
+    fn write_into(self, buf: &mut [u8; 21]) -> &str {
+        let mut i = buf.len();
+        let mut n = self.0;
+        loop {
+            i -= 1;
+            buf[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        i -= 1;
+        buf[i] = b'e';
+        // Only ASCII digits and `e` were written.
+        std::str::from_utf8(&buf[i..]).unwrap_or_default()
+    }
+}
+
 impl Serialize for EventId {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(self.write_into(&mut [0; 21]))
     }
 }
 
 impl<'de> Deserialize<'de> for EventId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
+        struct IdVisitor;
+        impl serde::de::Visitor<'_> for IdVisitor {
+            type Value = EventId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an event id like `e42`")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<EventId, E> {
+                s.parse().map_err(E::custom)
+            }
+        }
+        d.deserialize_str(IdVisitor)
     }
 }
 
@@ -320,4 +350,24 @@ pub struct Event {
     /// Redactions applied.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redactions: Vec<RedactionRecord>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EventId;
+
+    #[test]
+    fn event_ids_round_trip_through_json_at_every_width() {
+        for seq in [1, 9, 10, 42, 1_000_000, u64::MAX] {
+            let id = EventId(seq);
+            let json = serde_json::to_string(&id).expect("serialize");
+            assert_eq!(json, format!("\"e{seq}\""));
+            assert_eq!(serde_json::from_str::<EventId>(&json).expect("parse"), id);
+        }
+        for bad in [
+            "\"e0\"", "\"e01\"", "\"42\"", "\"e\"", "\"e1x\"", "42", "null",
+        ] {
+            assert!(serde_json::from_str::<EventId>(bad).is_err(), "{bad}");
+        }
+    }
 }

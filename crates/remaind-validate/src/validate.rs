@@ -310,8 +310,11 @@ fn check_all(
             );
         }
     }
-    let is_superseded = |id: &EventId| superseded.contains_key(id);
-    let is_resolved = |id: &EventId| resolved.contains_key(id);
+    // Hash sets for the per-citation questions; the ordered maps stay for the messages.
+    let superseded_ids: IdSet = superseded.keys().copied().collect();
+    let resolved_ids: IdSet = resolved.keys().copied().collect();
+    let is_superseded = |id: &EventId| superseded_ids.contains(id);
+    let is_resolved = |id: &EventId| resolved_ids.contains(id);
     let is_current = |id: &EventId| !is_superseded(id) && !is_resolved(id);
 
     // ---- What the candidate cites ---------------------------------------------------------
@@ -330,7 +333,7 @@ fn check_all(
         .values()
         .any(|i| i.kind == Kind::NextStep && is_current(&i.id));
     let mut prior_latest_step = None;
-    let mut carried_completed: BTreeSet<EventId> = BTreeSet::new();
+    let mut carried_completed: Vec<EventId> = Vec::new();
     if let Some(prior) = prior {
         let p = prior.state();
         let cites = Cites {
@@ -343,7 +346,10 @@ fn check_all(
         }
         prior_latest_step = carried.latest_step;
         for item in p.completed_work.iter().chain(&p.files_changed) {
-            carried_completed.extend(item.events.iter().filter(|id| id.seq() <= after));
+            // Only the ones the candidate no longer cites as completed can be dropped.
+            carried_completed.extend(item.events.iter().filter(|id| {
+                id.seq() <= after && !cited("completed_work", id) && !cited("files_changed", id)
+            }));
         }
         if last_user.is_none()
             && let Some(ins) = &p.latest_user_instruction
@@ -417,6 +423,8 @@ fn check_all(
         );
         report.fail(Check::CompletedWorkPreserved, missing.clone(), reason);
     }
+    carried_completed.sort_unstable();
+    carried_completed.dedup();
     let dropped: Vec<EventId> = carried_completed
         .iter()
         .filter(|id| !is_superseded(id) && !in_completed(id) && !missing.contains(id))
