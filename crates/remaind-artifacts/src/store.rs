@@ -179,6 +179,43 @@ fn sync_dir(path: &Utf8Path) -> Result<(), Error> {
     dir.sync_all().map_err(io_error("sync", path))
 }
 
+/// Folders synced at once by [`sync_dirs`]: each sync mostly waits for the disk.
+const SYNC_THREADS: usize = 16;
+
+/// Syncs every folder of `dirs`, several at once.
+fn sync_dirs(dirs: &[Utf8PathBuf]) -> Result<(), Error> {
+    if dirs.len() < 2 {
+        return dirs.iter().try_for_each(|d| sync_dir(d));
+    }
+    let threads = dirs.len().min(SYNC_THREADS);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    dirs.iter()
+                        .skip(t)
+                        .step_by(threads)
+                        .try_for_each(|d| sync_dir(d))
+                })
+            })
+            .collect();
+        let mut result = Ok(());
+        for (t, worker) in workers.into_iter().enumerate() {
+            let done = worker.join().unwrap_or_else(|_| {
+                Err(Error::Io {
+                    action: "sync",
+                    path: dirs[t].clone(),
+                    source: io::Error::other("the syncing thread panicked"),
+                })
+            });
+            if result.is_ok() {
+                result = done;
+            }
+        }
+        result
+    })
+}
+
 /// Opens an existing file for reading without following a link; `Ok(None)` if it is missing.
 fn open_no_follow(path: &Utf8Path) -> Result<Option<File>, Error> {
     let file = match OpenOptions::new()
@@ -376,13 +413,10 @@ impl ArtifactStore {
         }
         dirs.sort_unstable();
         dirs.dedup();
-        for dir in &dirs {
-            sync_dir(dir)?;
-        }
         if new_dir {
-            sync_dir(&self.root)?;
+            dirs.push(self.root.clone());
         }
-        Ok(())
+        sync_dirs(&dirs)
     }
 
     /// The content of the artifact with this hash. Use [`verify`](Self::verify) to check it

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::prepare::PendingArtifact;
 
 /// Threads that stage a batch's artifacts at once; each mostly waits for its sync.
-const STAGE_THREADS: usize = 4;
+const STAGE_THREADS: usize = 16;
 
 type Worker<'scope> = ScopedJoinHandle<'scope, Result<Vec<Staged>>>;
 

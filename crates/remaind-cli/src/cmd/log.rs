@@ -149,6 +149,18 @@ fn print_ids(ids: &[EventId], json: bool) -> Result<(), CliError> {
         .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))
 }
 
+/// The size of stdin when it is a regular file.
+fn stdin_file_len() -> Option<usize> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let meta = std::fs::File::from(fd).metadata().ok()?;
+    if meta.is_file() {
+        usize::try_from(meta.len()).ok()
+    } else {
+        None
+    }
+}
+
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     // Check and read all input before opening (and possibly recovering) the ledger.
     let output_bytes = match &args.output_file {
@@ -160,6 +172,11 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     };
     if args.stdin {
         let mut input = Vec::new();
+        // From a file, read it at its size at once rather than growing (and copying) the
+        // buffer along the way; from a pipe, grow as needed.
+        if let Some(len) = stdin_file_len() {
+            input.reserve_exact(len.saturating_add(1));
+        }
         std::io::stdin()
             .lock()
             .read_to_end(&mut input)
