@@ -12,9 +12,14 @@
 //! [`HistoryStore::write`] and [`HistoryStore::remove`] take an exclusive lock on
 //! `<root>/history/.lock` (so writers in different processes take turns), then:
 //!
-//! 1. record the current version of the file as a new history point: a temp file in
-//!    `history/`, fsynced, renamed to its entry name, folder fsynced (an empty entry marked
-//!    absent if the file did not exist);
+//! 1. record the current version of the file as a new history point: a hard link of the
+//!    file under its entry name (after an fsync of the file), folder fsynced. Step 2 renames
+//!    a new file over the target, so the old inode is then reachable only from history and is
+//!    never written again: the link is a copy that costs no bytes. It is used only when the
+//!    file is private (no group/other bits) and linked nowhere else; otherwise, and when the
+//!    file system refuses links, the bytes are copied (a temp file in `history/`, fsynced,
+//!    renamed to its entry name, folder fsynced). An empty entry marks a file that did not
+//!    exist;
 //! 2. write the new bytes to a temp file in the target's own folder, fsync it, rename it over
 //!    the target and fsync the folder (or, for a removal, unlink the target and fsync the
 //!    folder).
