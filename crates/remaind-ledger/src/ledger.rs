@@ -324,8 +324,9 @@ impl Ledger {
     /// one batch; errors name the physical 1-based line.
     pub fn append_json_lines(&self, input: &[u8]) -> Result<Vec<EventId>> {
         // Parsed, then prepared on every core while the lines are chained in order.
+        // The lines take about as many bytes as the input: reserve them once.
         batch::append_json_lines(input, &self.redactor, &self.limits, |items| {
-            self.commit(items)
+            self.commit(items, input.len())
         })
     }
 
@@ -339,7 +340,7 @@ impl Ledger {
                 prepare::prepare(req, false, false, &self.redactor, &self.limits),
             )
         });
-        self.commit(items)
+        self.commit(items, 0)
     }
 
     /// Append an event written by Remaind itself. Unlike [`Ledger::append`] this accepts the
@@ -354,20 +355,21 @@ impl Ledger {
             None,
             prepare::prepare(req, system, false, &self.redactor, &self.limits),
         );
-        let ids = self.commit(std::iter::once(item))?;
+        let ids = self.commit(std::iter::once(item), 0)?;
         ids.first()
             .copied()
             .ok_or_else(|| Error::corrupt(&self.log_path, "an append wrote no line"))
     }
 
-    /// Lock, recover a torn tail, then check, assign and write the items.
-    fn commit<I>(&self, items: I) -> Result<Vec<EventId>>
+    /// Lock, recover a torn tail, then check, assign and write the items. `bytes` is the
+    /// expected size of the lines, if known (0 otherwise).
+    fn commit<I>(&self, items: I, bytes: usize) -> Result<Vec<EventId>>
     where
         I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
     {
         let locked = self.lock()?;
         let (head, prev) = self.recover_locked(&locked)?;
-        Ok(self.write_locked(&locked, head, prev, items)?.0)
+        Ok(self.write_locked(&locked, head, prev, items, bytes)?.0)
     }
 
     /// Check, assign and serialize every line (preparing each as it comes, so a large batch
@@ -379,6 +381,7 @@ impl Ledger {
         head: u64,
         prev: String,
         items: I,
+        bytes: usize,
     ) -> Result<(Vec<EventId>, String)>
     where
         I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
@@ -390,7 +393,7 @@ impl Ledger {
                 ends,
                 ids,
                 prev,
-            } = self.chain(head, prev, items, &mut stager)?;
+            } = self.chain(head, prev, items, bytes, &mut stager)?;
             let staged = stager.finish()?;
             // Every artifact is in place and synced before a line citing it is written.
             self.artifacts
@@ -410,6 +413,7 @@ impl Ledger {
         head: u64,
         mut prev: String,
         items: I,
+        bytes: usize,
         stager: &mut Stager<'_, '_>,
     ) -> Result<Chained>
     where
@@ -418,7 +422,7 @@ impl Ledger {
         // One time for the whole append: a batch is appended at one moment.
         let ts_json = serde_json::to_string(&now_rfc3339())
             .map_err(|e| Error::invalid("ts", format!("cannot be serialized: {e}")))?;
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(bytes);
         let mut ends = Vec::new();
         let mut ids = Vec::new();
         for (i, (n, p)) in items.into_iter().enumerate() {
@@ -611,7 +615,7 @@ impl Ledger {
             ..NewEvent::default()
         };
         let prepared = prepare::prepare(event.into(), true, false, &self.redactor, &self.limits)?;
-        let (ids, hash) = self.write_locked(locked, head, prev, [(None, Ok(prepared))])?;
+        let (ids, hash) = self.write_locked(locked, head, prev, [(None, Ok(prepared))], 0)?;
         Ok((ids[0].seq(), hash))
     }
 

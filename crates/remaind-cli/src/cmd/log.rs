@@ -149,16 +149,54 @@ fn print_ids(ids: &[EventId], json: bool) -> Result<(), CliError> {
         .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))
 }
 
-/// The size of stdin when it is a regular file.
-fn stdin_file_len() -> Option<usize> {
+/// Stdin read to its end. A regular file is read at its size at once, in parts by a few
+/// threads (copying and faulting in the pages of a large input are the slow part), instead
+/// of growing the buffer along the way; a pipe grows it as needed.
+fn read_stdin() -> std::io::Result<Vec<u8>> {
+    use std::io::{Seek, SeekFrom};
     use std::os::fd::AsFd;
-    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
-    let meta = std::fs::File::from(fd).metadata().ok()?;
-    if meta.is_file() {
-        usize::try_from(meta.len()).ok()
-    } else {
-        None
+    use std::os::unix::fs::FileExt;
+    /// Below this, one thread reads.
+    const PARALLEL_MIN: usize = 8 << 20;
+    const PARTS: usize = 4;
+    let file = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from);
+    let mut input = Vec::new();
+    if let Ok(mut file) = file
+        && let Ok(meta) = file.metadata()
+        && meta.is_file()
+    {
+        // The clone shares stdin's offset: read from it, and leave it at the end.
+        let start = file.stream_position()?;
+        let len = usize::try_from(meta.len().saturating_sub(start)).unwrap_or(0);
+        if len >= PARALLEL_MIN {
+            input = vec![0; len];
+            let part = len.div_ceil(PARTS);
+            std::thread::scope(|scope| {
+                let readers: Vec<_> = input
+                    .chunks_mut(part)
+                    .enumerate()
+                    .map(|(i, chunk)| {
+                        let file = &file;
+                        scope.spawn(move || file.read_exact_at(chunk, start + (i * part) as u64))
+                    })
+                    .collect();
+                readers.into_iter().try_for_each(|r| {
+                    r.join()
+                        .unwrap_or_else(|_| Err(std::io::Error::other("a reader panicked")))
+                })
+            })?;
+            file.seek(SeekFrom::Start(start + len as u64))?;
+            // Whatever was appended meanwhile.
+            file.read_to_end(&mut input)?;
+            return Ok(input);
+        }
+        input.reserve_exact(len.saturating_add(1));
     }
+    std::io::stdin().lock().read_to_end(&mut input)?;
+    Ok(input)
 }
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
@@ -171,16 +209,8 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         None => None,
     };
     if args.stdin {
-        let mut input = Vec::new();
-        // From a file, read it at its size at once rather than growing (and copying) the
-        // buffer along the way; from a pipe, grow as needed.
-        if let Some(len) = stdin_file_len() {
-            input.reserve_exact(len.saturating_add(1));
-        }
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut input)
-            .map_err(|e| CliError::runtime(format!("cannot read stdin: {e}")))?;
+        let input =
+            read_stdin().map_err(|e| CliError::runtime(format!("cannot read stdin: {e}")))?;
         if input.iter().all(u8::is_ascii_whitespace) {
             return Err(CliError::invalid(
                 "--stdin: no events on stdin (expected JSON Lines)",
