@@ -227,13 +227,192 @@ pub(crate) fn parse_json_lines_numbered(input: &[u8]) -> Result<Vec<(usize, NewE
 }
 
 /// Parse one line of JSON Lines input (errors without a line number).
+///
+/// The line is first read straight into the typed shape [`Wire`], which accepts a subset of
+/// what [`new_event_from_value`] accepts and gives the same event for it; anything else (an
+/// unknown, assigned or repeated field, a wrong type, an out-of-range importance, malformed
+/// JSON) is read again through a generic value, whose errors name the field and the fix.
 pub(crate) fn parse_line(line: &[u8]) -> Result<NewEvent> {
+    if let Ok(wire) = serde_json::from_slice::<Wire>(line)
+        && let Some(ev) = wire.into_event()
+    {
+        return Ok(ev);
+    }
     let value: Value = serde_json::from_slice(line)
         .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
     new_event_from_value(value)
 }
 
+/// A caller's event as the common case writes it. Serde refuses unknown and repeated fields
+/// and every type [`new_event_from_value`] refuses (a null `refs` or `tool` included); the
+/// importance range is checked by [`Wire::into_event`].
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Wire {
+    /// A string (a `Kind` would also take serde's `{"note":null}` enum form).
+    kind: String,
+    #[serde(default)]
+    text: Option<String>,
+    #[serde(default)]
+    actor: Option<String>,
+    #[serde(default)]
+    importance: Option<u64>,
+    #[serde(default)]
+    data: Option<Map<String, Value>>,
+    #[serde(default)]
+    refs: Vec<EventId>,
+    #[serde(default)]
+    supersedes: Vec<EventId>,
+    #[serde(default)]
+    resolves: Vec<EventId>,
+    #[serde(default, deserialize_with = "present_tool")]
+    tool: Option<WireTool>,
+}
+
+/// `tool` as [`parse_tool`] accepts it.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireTool {
+    name: String,
+    #[serde(default)]
+    input: Value,
+    #[serde(default)]
+    output: Value,
+}
+
+/// A `tool` that is present must be an object (`null` is refused, as by [`parse_tool`]).
+fn present_tool<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<WireTool>, D::Error> {
+    <WireTool as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+impl Wire {
+    /// The event, or `None` when [`new_event_from_value`] must decide.
+    fn into_event(self) -> Option<NewEvent> {
+        let importance = match self.importance {
+            None => None,
+            Some(i) if i <= 3 => Some(i as u8),
+            Some(_) => return None,
+        };
+        Some(NewEvent {
+            kind: Some(self.kind.parse().ok()?),
+            text: self.text,
+            actor: self.actor,
+            importance,
+            data: self.data,
+            refs: self.refs,
+            supersedes: self.supersedes,
+            resolves: self.resolves,
+            tool: self.tool.map(|t| Tool {
+                name: t.name,
+                input: t.input,
+                output: t.output,
+            }),
+        })
+    }
+}
+
 /// Build a [`Map`] from pairs; a small helper for bookkeeping events.
 pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
     pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// What the generic path alone makes of a line.
+    fn generic(line: &[u8]) -> Result<NewEvent> {
+        let value: Value = serde_json::from_slice(line)
+            .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
+        new_event_from_value(value)
+    }
+
+    fn same(line: &[u8]) {
+        let fast = parse_line(line).map_err(|e| e.to_string());
+        let slow = generic(line).map_err(|e| e.to_string());
+        assert_eq!(fast, slow, "{}", String::from_utf8_lossy(line));
+    }
+
+    #[test]
+    fn the_typed_path_agrees_with_the_generic_one_on_edge_cases() {
+        for line in [
+            r#"{"kind":"note","text":"a"}"#,
+            r#"{"kind":"note","text":null,"actor":null,"importance":null,"data":null}"#,
+            r#"{"kind":"note","refs":null}"#,
+            r#"{"kind":"note","tool":null}"#,
+            r#"{"kind":"note","tool":{"name":"x","input":null,"output":[1,{"a":null}]}}"#,
+            r#"{"kind":"note","tool":{"name":"x","extra":1}}"#,
+            r#"{"kind":"note","tool":{"input":1}}"#,
+            r#"{"kind":"note","text":"a","text":"b"}"#,
+            r#"{"kind":"note","data":{"k":1,"k":2,"j":3}}"#,
+            r#"{"kind":"note","importance":3}"#,
+            r#"{"kind":"note","importance":7}"#,
+            r#"{"kind":"note","importance":2.0}"#,
+            r#"{"kind":"note","importance":-1}"#,
+            r#"{"kind":"note","importance":"2"}"#,
+            r#"{"kind":"bogus"}"#,
+            r#"{"kind":null}"#,
+            r#"{"kind":{"note":null}}"#,
+            r#"{"kind":"note","tool":{"name":{"x":null}}}"#,
+            r#"{"text":"no kind"}"#,
+            r#"{"kind":"note","seq":3}"#,
+            r#"{"kind":"note","colour":"red"}"#,
+            r#"{"kind":"correction","supersedes":["e1","e2"],"refs":["e0"]}"#,
+            r#"{"kind":"note","refs":["e1",2]}"#,
+            r#"["kind","note"]"#,
+            r#"{"kind":"note""#,
+            r#"{"kind":"note","text":"\u00e9\n"}"#,
+        ] {
+            same(line.as_bytes());
+        }
+    }
+
+    fn any_value() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            Just(json!(true)),
+            (-2i64..6).prop_map(|n| json!(n)),
+            Just(json!(2.0)),
+            "[a-z ]{0,6}".prop_map(Value::String),
+            prop::sample::select(vec!["note", "decision", "remember", "bogus", "e1", "e0"])
+                .prop_map(|s| json!(s)),
+            Just(json!({"note": null})),
+            Just(json!(["e1", "e2"])),
+            Just(json!(["e1", "e1"])),
+            Just(json!({"name": "bash", "output": "x"})),
+            Just(json!({"name": "bash", "input": null, "extra": 1})),
+            Just(json!({"k": [1, null]})),
+        ]
+    }
+
+    proptest! {
+        /// Any object of caller (and other) fields: the typed path and the generic one give
+        /// the same event or the same error.
+        #[test]
+        fn prop_typed_and_generic_parsing_agree(
+            fields in prop::collection::vec(
+                (
+                    prop::sample::select(vec![
+                        "kind", "text", "actor", "importance", "data", "refs", "supersedes",
+                        "resolves", "tool", "seq", "other",
+                    ]),
+                    any_value(),
+                ),
+                0..7,
+            )
+        ) {
+            let mut line = String::from("{");
+            for (i, (k, v)) in fields.iter().enumerate() {
+                if i > 0 {
+                    line.push(',');
+                }
+                line.push_str(&format!("{}:{v}", json!(k)));
+            }
+            line.push('}');
+            same(line.as_bytes());
+        }
+    }
 }
