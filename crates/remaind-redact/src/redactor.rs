@@ -255,7 +255,7 @@ impl Redactor {
     /// means "redact each string": the text may or may not hold a secret.
     pub fn json_text_is_clean(&self, json: &[u8]) -> bool {
         self.inner.user.is_empty()
-            && !memchr::memchr_iter(b'\\', json).any(|i| json.get(i + 1) == Some(&b'u'))
+            && memchr::memmem::find(json, b"\\u").is_none()
             && BUILTIN.candidates(json) == 0
     }
 
