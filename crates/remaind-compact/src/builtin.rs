@@ -290,7 +290,9 @@ impl<'s, 't> Fold<'s, 't> {
                 }
             }
         }
-        if ev.importance >= 3 && !matches!(ev.kind, Kind::Remember | Kind::NextStep) {
+        // Importance-3 events must stay in the handover (check 5), whose long sections show
+        // only their newest items: "Must remember" carries them all.
+        if ev.importance >= 3 && ev.kind != Kind::Remember {
             push_unique(&mut self.state.remember, item.clone());
         }
         if is_goal_flagged(ev) {

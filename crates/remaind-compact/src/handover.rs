@@ -28,7 +28,8 @@ const BINDING_PREFIX: &str = "<!-- remaind:handover ";
 const TITLES: [&str; 11] = SECTION_TITLES;
 
 /// At most this many of the newest items are shown in the long sections (completed work,
-/// files changed, decisions); state.json lists all of them.
+/// files changed, decisions, open loops); state.json lists all of them. Importance-3 events
+/// are also in "Must remember", which is shown whole.
 const LONG_SECTION_CAP: usize = 20;
 /// At most this many of the newest history links are shown in "Superseded".
 const HISTORY_CAP: usize = 20;
@@ -159,7 +160,7 @@ where
     section(&mut out, TITLES[6]);
     items(&mut out, &state.blockers, None);
     section(&mut out, TITLES[7]);
-    items(&mut out, &state.open_loops, None);
+    items(&mut out, &state.open_loops, Some(LONG_SECTION_CAP));
     section(&mut out, TITLES[8]);
     items(&mut out, &state.files_changed, Some(LONG_SECTION_CAP));
     section(&mut out, TITLES[9]);

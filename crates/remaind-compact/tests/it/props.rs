@@ -269,3 +269,80 @@ proptest! {
         }
     }
 }
+
+/// Long ledgers, weighted so completed work, decisions, file changes and open loops outgrow
+/// the handover's caps and state.json's word-for-word limit: what is cited where no longer
+/// depends on the split, though older items may be grouped differently.
+fn long_ledger_strategy() -> impl Strategy<Value = (Vec<Spec>, Vec<u16>)> {
+    // Indexes into KINDS: Result 10, Decision 7, FileChange 9, NextStep 14, Correction 12,
+    // UserMessage 0, ToolResult 4, Remember 13.
+    let kind = prop_oneof![
+        6 => Just(10usize),
+        5 => Just(7usize),
+        4 => Just(9usize),
+        3 => Just(14usize),
+        1 => Just(12usize),
+        1 => Just(0usize),
+        2 => Just(4usize),
+        1 => Just(13usize),
+    ];
+    let spec = (
+        kind,
+        0u8..4,
+        proptest::option::weighted(0.05, any::<u16>()),
+        proptest::option::weighted(0.1, any::<u16>()),
+        Just(false),
+        0u8..2,
+    );
+    (
+        proptest::collection::vec(spec, 480..600),
+        proptest::collection::vec(any::<u16>(), 1..4),
+    )
+}
+
+/// Every (section, id) the state cites.
+fn citations(
+    state: &remaind_validate::State,
+) -> std::collections::BTreeSet<(&'static str, EventId)> {
+    state.current_citations().into_iter().collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn prop_builtin_long_ledgers_accepted((specs, splits) in long_ledger_strategy()) {
+        let l = ledger(to_events(&specs));
+        let n = l.head().expect("in memory");
+        let scratch = compact(&l, None, n);
+        let v = verdict(&l, None, &scratch);
+        prop_assert!(v.accepted, "from scratch: {:#?}", v.failures);
+        for section in [&scratch.state.completed_work, &scratch.state.decisions] {
+            prop_assert!(section.len() <= remaind_compact::KEEP_VERBATIM + 1);
+        }
+        // The weights make completed work outgrow the word-for-word limit.
+        prop_assert!(
+            scratch.state.completed_work[0].text.starts_with("Earlier completed work"),
+            "{} results", scratch.state.completed_work.len()
+        );
+
+        // Compact in several steps, each validated against the prior it builds on.
+        let mut cuts: Vec<u64> = splits.iter().map(|s| 1 + u64::from(*s) % n).collect();
+        cuts.sort_unstable();
+        cuts.push(n);
+        let mut prior: Option<remaind_compact::Candidate> = None;
+        for cut in cuts {
+            let from = prior.as_ref().map_or(0, |p| p.state.through_seq);
+            if cut < from {
+                continue;
+            }
+            let next = compact(&l, prior.as_ref().map(|p| &p.state), cut);
+            let v = verdict(&l, prior.as_ref().map(|p| &p.state), &next);
+            prop_assert!(v.accepted, "step to {}: {:#?}", cut, v.failures);
+            prior = Some(next);
+        }
+        let last = prior.expect("at least the last step");
+        prop_assert_eq!(citations(&last.state), citations(&scratch.state));
+        prop_assert_eq!(&last.state.superseded, &scratch.state.superseded);
+    }
+}
