@@ -32,6 +32,7 @@ use crate::run::workspace_root;
 
 /// Every failpoint in the code, and so every one the harness must hit.
 const FAILPOINTS: &[&str] = &[
+    "atomic.after-link",
     "atomic.after-snapshot",
     "atomic.after-temp-write",
     "atomic.after-fsync",
@@ -42,6 +43,7 @@ const FAILPOINTS: &[&str] = &[
 ];
 
 const ATOMIC: &[&str] = &[
+    "atomic.after-link",
     "atomic.after-snapshot",
     "atomic.after-temp-write",
     "atomic.after-fsync",

@@ -160,6 +160,7 @@ pub(crate) fn link_snapshot(src: &Utf8Path, dir: &Utf8Path, name: &str, len: u64
         let _ = fs::remove_file(&entry);
         return Ok(false);
     }
+    fail::fail_point!("atomic.after-link", |a| injected(a, "fsync folder", dir));
     sync_dir(dir)?;
     Ok(true)
 }

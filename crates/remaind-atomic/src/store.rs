@@ -56,6 +56,15 @@ impl RestoreSummary {
 }
 
 /// A held store lock; released when dropped (the file is closed).
+/// A change made, with what it takes to undo it.
+struct Done {
+    dir: Utf8PathBuf,
+    name: String,
+    /// The bytes before the change (`None`: the file did not exist).
+    prior: Option<Vec<u8>>,
+    point: HistoryPoint,
+}
+
 struct Lock {
     _file: File,
 }
@@ -123,6 +132,33 @@ impl HistoryStore {
             path: self.history.clone(),
             reason: "write recorded no history point".to_owned(),
         })
+    }
+
+    /// Writes several files as [`HistoryStore::write`] does, in order, under one lock, and all
+    /// or nothing on an error: if writing one fails, the ones already written get their prior
+    /// bytes back and their history points are dropped, so the store is as it was. (A crash
+    /// part-way still leaves each file old or new; callers that bind files together detect a
+    /// mixed pair, as `verify` does for state.json and handover.md.)
+    pub fn write_all<P: AsRef<Utf8Path>>(&self, files: &[(P, &[u8])]) -> Result<Vec<HistoryPoint>> {
+        let rels = files
+            .iter()
+            .map(|(rel, _)| RelPath::new(rel.as_ref()))
+            .collect::<Result<Vec<_>>>()?;
+        let lock = self.lock(true)?;
+        let mut done: Vec<Done> = Vec::with_capacity(files.len());
+        for (rel, (_, bytes)) in rels.iter().zip(files) {
+            match self.change_undoable(&lock, rel, Some(bytes)) {
+                Ok(Some(step)) => done.push(step),
+                Ok(None) => {}
+                Err(e) => {
+                    for step in done.iter().rev() {
+                        self.undo(&step.dir, &step.name, step.prior.as_deref(), &step.point);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(done.into_iter().map(|step| step.point).collect())
     }
 
     /// Removes `rel`, first recording its current version as a history point, which is
@@ -336,10 +372,20 @@ impl HistoryStore {
     /// that does not exist.
     fn change(
         &self,
-        _lock: &Lock,
+        lock: &Lock,
         rel: &RelPath,
         new: Option<&[u8]>,
     ) -> Result<Option<HistoryPoint>> {
+        Ok(self.change_undoable(lock, rel, new)?.map(|step| step.point))
+    }
+
+    /// [`Self::change`], returning what [`Self::undo`] needs to take it back.
+    fn change_undoable(
+        &self,
+        _lock: &Lock,
+        rel: &RelPath,
+        new: Option<&[u8]>,
+    ) -> Result<Option<Done>> {
         let dir = match self.parent_dir(rel, new.is_some())? {
             Some(dir) => dir,
             None => return Ok(None),
@@ -396,7 +442,12 @@ impl HistoryStore {
             self.undo(&dir, name, current.as_deref(), &point);
             return Err(e);
         }
-        Ok(Some(point))
+        Ok(Some(Done {
+            name: name.to_owned(),
+            dir,
+            prior: current,
+            point,
+        }))
     }
 
     /// After a failed change: best effort, put the prior version back if the target already

@@ -186,10 +186,11 @@ fn read_prior_files(store: &HistoryStore) -> Result<Option<PriorFiles>> {
 ///   and reason).
 /// - Dry run: nothing is written or appended either way.
 ///
-/// The two writes are ordered state first, handover second. A crash between them leaves a
-/// new state with the old handover, whose binding line names the old state's SHA-256: verify
-/// and the resume gate report the mismatch, and running `compact` again (which then reads
-/// the new state as its prior) renders and writes a handover bound to it.
+/// The two writes are ordered state first, handover second, and all or nothing on an I/O
+/// error (the state gets its prior bytes back). A crash between them leaves a new state with
+/// the old handover, whose binding line names the old state's SHA-256: verify and the resume
+/// gate report the mismatch, and running `compact` again (which then reads the new state as
+/// its prior) renders and writes a handover bound to it.
 ///
 /// Errors are for usage problems (`through_seq` past the head or behind the prior state) and
 /// I/O; a bad candidate of any kind is a rejected verdict.
@@ -317,11 +318,15 @@ pub fn compact(
     match (&outcome.candidate, outcome.verdict.accepted, state_bytes) {
         (Some(cand), true, Some((state_bytes, state_sha256))) => {
             store
-                .write(STATE_FILE, &state_bytes)
-                .map_err(|e| store_err(store, STATE_FILE, "cannot write", e))?;
-            store
-                .write(HANDOVER_FILE, cand.handover.as_bytes())
-                .map_err(|e| store_err(store, HANDOVER_FILE, "cannot write", e))?;
+                .write_all(&[
+                    (STATE_FILE, &state_bytes[..]),
+                    (HANDOVER_FILE, cand.handover.as_bytes()),
+                ])
+                .map_err(|e| Error::Store {
+                    path: store.root().to_owned(),
+                    action: "cannot write state.json and handover.md in",
+                    source: Box::new(e),
+                })?;
             outcome.written = true;
             let event = compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
             outcome.event_id = Some(

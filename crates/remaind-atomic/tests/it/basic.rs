@@ -188,3 +188,26 @@ fn display_and_errors_name_the_file() {
     assert!(err.to_string().contains("/etc/passwd"), "{err}");
     assert_eq!(err.path(), Utf8Path::new("/etc/passwd"));
 }
+
+#[test]
+fn write_all_writes_every_file_or_none() {
+    let (_tmp, store) = store();
+    store.write("a", b"a1").expect("a1");
+    let points = store
+        .write_all(&[("a", &b"a2"[..]), ("b", &b"b1"[..])])
+        .expect("write both");
+    assert_eq!(points.len(), 2);
+    assert_eq!(store.read("a").expect("read"), Some(b"a2".to_vec()));
+    assert_eq!(store.read("b").expect("read"), Some(b"b1".to_vec()));
+
+    // The second target cannot be written (a folder sits there): the first is put back and
+    // no history point of this call remains.
+    std::fs::create_dir(store.root().join("c")).expect("folder in the way");
+    let before = store.list().expect("list");
+    let err = store
+        .write_all(&[("a", &b"a3"[..]), ("c", &b"c1"[..])])
+        .expect_err("c is a folder");
+    assert!(err.to_string().contains('c'), "{err}");
+    assert_eq!(store.read("a").expect("read"), Some(b"a2".to_vec()));
+    assert_eq!(store.list().expect("list"), before);
+}

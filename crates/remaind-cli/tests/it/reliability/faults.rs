@@ -1,13 +1,15 @@
-//! Fault injection (feature `failpoints`): an I/O error (EIO, ENOSPC) injected at each step
-//! of an atomic write or an append makes the command exit 1 with a message naming the file,
-//! never a panic, and leaves the store byte for byte as it was. A failed fsync is fatal:
-//! the action fires once (`1*return`), so a retry would have succeeded and exited 0.
+//! Fault injection (feature `failpoints`): an I/O error (EIO, ENOSPC) injected at each hit of
+//! each step of an atomic write or an append makes the command exit 1 with a message naming
+//! the file, never a panic, and leaves the store byte for byte as it was (a compaction's two
+//! files included). A failed fsync is fatal: the action fires once (`1*return`), so a retry
+//! would have succeeded and exited 0.
 
 use std::path::Path;
 
 use super::{ok, project, remaind_env, store, text};
 
 const ATOMIC: &[&str] = &[
+    "atomic.after-link",
     "atomic.after-snapshot",
     "atomic.after-temp-write",
     "atomic.after-fsync",
@@ -15,10 +17,16 @@ const ATOMIC: &[&str] = &[
 ];
 const APPEND: &[&str] = &["ledger.after-write", "ledger.after-fsync"];
 
-fn check(ctx: &Path, args: &[&str], spec: &str) {
+/// Runs `args` with `spec` injected. `None` when the run got through without reaching the
+/// fault (exit 0); otherwise asserts it failed cleanly: exit 1, no panic, a message naming a
+/// file, the store byte for byte as before, and `verify` still happy.
+fn run_with_fault(ctx: &Path, args: &[&str], spec: &str) -> Option<()> {
     let before = store(ctx);
     let r = remaind_env(ctx, args, None, &[("FAILPOINTS", spec)]);
     let msg = text(&r);
+    if r.status.code() == Some(0) {
+        return None;
+    }
     assert_eq!(
         r.status.code(),
         Some(1),
@@ -49,6 +57,33 @@ fn check(ctx: &Path, args: &[&str], spec: &str) {
         args[0]
     );
     ok(&remaind_env(ctx, &["verify"], None, &[]));
+    Some(())
+}
+
+fn check(ctx: &Path, args: &[&str], spec: &str) {
+    assert!(
+        run_with_fault(ctx, args, spec).is_some(),
+        "`{}` with {spec} never reached the fault",
+        args[0]
+    );
+}
+
+/// Injects `err` at each hit of `fp` in turn (`k*off->1*return(err)`: the first `k` pass)
+/// until the command gets through without reaching it, running `prepare` before each try.
+/// Every injected run must fail cleanly (see [`run_with_fault`]). Returns how many hits the
+/// command has.
+fn check_every_hit(ctx: &Path, args: &[&str], fp: &str, err: &str, prepare: &dyn Fn()) -> usize {
+    for k in 0..16 {
+        prepare();
+        let spec = match k {
+            0 => format!("{fp}=1*return({err})"),
+            _ => format!("{fp}={k}*off->1*return({err})"),
+        };
+        if run_with_fault(ctx, args, &spec).is_none() {
+            return k;
+        }
+    }
+    panic!("`{}` hits {fp} more than 16 times", args[0]);
 }
 
 #[test]
@@ -67,20 +102,34 @@ fn append_errors_leave_the_log_unchanged() {
 
 #[test]
 fn atomic_write_errors_leave_the_store_unchanged() {
-    let (_t, ctx) = project();
-    for fp in ATOMIC {
-        // Pass 1: the history snapshot; pass 2: the target itself.
-        let passes: &[&str] = if *fp == "atomic.after-snapshot" {
-            &[""]
-        } else {
-            &["", "1*off->"]
+    let (t, ctx) = project();
+    let framing = ctx.join("active/framing.json");
+    let elsewhere = t.0.join("framing-linked-elsewhere.json");
+    // The snapshot of the replaced version is a hard link when the file is private and linked
+    // nowhere else, and a copy otherwise: both paths, every step, every hit.
+    for linked_elsewhere in [false, true] {
+        let prepare = || {
+            let _ = std::fs::remove_file(&elsewhere);
+            if linked_elsewhere {
+                std::fs::hard_link(&framing, &elsewhere).expect("link elsewhere");
+            }
         };
-        for pass in passes {
+        for fp in ATOMIC {
             for err in ["eio", "enospc"] {
-                check(
-                    &ctx,
-                    &["frame", "--model", "changed"],
-                    &format!("{fp}={pass}1*return({err})"),
+                let hits =
+                    check_every_hit(&ctx, &["frame", "--model", "changed"], fp, err, &prepare);
+                let expected = match (*fp, linked_elsewhere) {
+                    ("atomic.after-link", true) => 0,
+                    // The copy goes through the same temp-fsync-rename steps.
+                    (
+                        "atomic.after-temp-write" | "atomic.after-fsync" | "atomic.after-rename",
+                        true,
+                    ) => 2,
+                    _ => 1,
+                };
+                assert_eq!(
+                    hits, expected,
+                    "{fp} (linked elsewhere: {linked_elsewhere})"
                 );
             }
         }
@@ -90,24 +139,23 @@ fn atomic_write_errors_leave_the_store_unchanged() {
 #[test]
 fn compaction_errors_at_the_state_write_leave_the_store_unchanged() {
     let (_t, ctx) = project();
-    ok(&remaind_env(
-        &ctx,
-        &["log", "--kind", "result", "--text", "more done"],
-        None,
-        &[],
-    ));
+    let more_work = || {
+        ok(&remaind_env(
+            &ctx,
+            &["log", "--kind", "result", "--text", "more done"],
+            None,
+            &[],
+        ));
+    };
+    // Two files (state, then handover), so each step is hit twice; a fault at any hit leaves
+    // both as they were.
     for fp in ATOMIC {
-        let passes: &[&str] = if *fp == "atomic.after-snapshot" {
-            &[""]
-        } else {
-            &["", "1*off->"]
-        };
-        for pass in passes {
-            check(&ctx, &["compact"], &format!("{fp}={pass}1*return(eio)"));
-        }
+        let hits = check_every_hit(&ctx, &["compact"], fp, "eio", &more_work);
+        assert_eq!(hits, 2, "{fp}");
     }
     for fp in APPEND {
         // The compaction event after both files: its append fails after they were written.
+        more_work();
         let r = remaind_env(
             &ctx,
             &["compact"],
