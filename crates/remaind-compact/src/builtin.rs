@@ -291,8 +291,9 @@ impl<'s, 't> Fold<'s, 't> {
             }
         }
         // Importance-3 events must stay in the handover (check 5), whose long sections show
-        // only their newest items: "Must remember" carries them all.
-        if ev.importance >= 3 && ev.kind != Kind::Remember {
+        // only their newest items: "Must remember" carries them (steps stay in the next step
+        // or the open loops, whose older items the handover cites on one line).
+        if ev.importance >= 3 && !matches!(ev.kind, Kind::Remember | Kind::NextStep) {
             push_unique(&mut self.state.remember, item.clone());
         }
         if is_goal_flagged(ev) {

@@ -29,7 +29,8 @@ const TITLES: [&str; 11] = SECTION_TITLES;
 
 /// At most this many of the newest items are shown in the long sections (completed work,
 /// files changed, decisions, open loops); state.json lists all of them. Importance-3 events
-/// are also in "Must remember", which is shown whole.
+/// of those kinds are also in "Must remember", which is shown whole; older open loops (steps,
+/// importance 3 by default) are cited on one line.
 const LONG_SECTION_CAP: usize = 20;
 /// At most this many of the newest history links are shown in "Superseded".
 const HISTORY_CAP: usize = 20;
@@ -105,16 +106,44 @@ fn section(out: &mut String, title: &str) {
     out.push('\n');
 }
 
-fn items(out: &mut String, list: &[Item], cap: Option<usize>) {
+/// How a section shows its items.
+#[derive(Clone, Copy)]
+enum Show {
+    /// Every item.
+    All,
+    /// The newest items, then a line counting the rest (they are in state.json).
+    Newest(usize),
+    /// The newest items, then one line citing the rest: they may be importance-3 events
+    /// (steps default to 3), which the handover must cite (check 5).
+    NewestCitingRest(usize),
+}
+
+fn items(out: &mut String, list: &[Item], show: Show) {
     if list.is_empty() {
         out.push_str("- (none)\n");
         return;
     }
-    let skip = cap.map_or(0, |c| list.len().saturating_sub(c));
+    let cap = match show {
+        Show::All => list.len(),
+        Show::Newest(n) | Show::NewestCitingRest(n) => n,
+    };
+    let skip = list.len().saturating_sub(cap);
     if skip > 0 {
-        out.push_str(&format!(
-            "- ({skip} earlier items are listed in state.json)\n"
-        ));
+        match show {
+            Show::NewestCitingRest(_) => {
+                let rest: Vec<EventId> = list[..skip]
+                    .iter()
+                    .flat_map(|i| i.events.iter().copied())
+                    .collect();
+                out.push_str(&format!(
+                    "- {skip} earlier items, listed in state.json: {}\n",
+                    cite(&rest)
+                ));
+            }
+            _ => out.push_str(&format!(
+                "- ({skip} earlier items are listed in state.json)\n"
+            )),
+        }
     }
     for item in &list[skip..] {
         out.push_str(&format!("- {} {}\n", claim(&item.text), cite(&item.events)));
@@ -150,21 +179,33 @@ where
         None => out.push_str("- (none)\n"),
     }
     section(&mut out, TITLES[2]);
-    items(&mut out, &state.remember, None);
+    items(&mut out, &state.remember, Show::All);
     section(&mut out, TITLES[3]);
-    items(&mut out, &state.decisions, Some(LONG_SECTION_CAP));
+    items(&mut out, &state.decisions, Show::Newest(LONG_SECTION_CAP));
     section(&mut out, TITLES[4]);
-    items(&mut out, &state.completed_work, Some(LONG_SECTION_CAP));
+    items(
+        &mut out,
+        &state.completed_work,
+        Show::Newest(LONG_SECTION_CAP),
+    );
     section(&mut out, TITLES[5]);
-    items(&mut out, &state.constraints, None);
+    items(&mut out, &state.constraints, Show::All);
     section(&mut out, TITLES[6]);
-    items(&mut out, &state.blockers, None);
+    items(&mut out, &state.blockers, Show::All);
     section(&mut out, TITLES[7]);
-    items(&mut out, &state.open_loops, Some(LONG_SECTION_CAP));
+    items(
+        &mut out,
+        &state.open_loops,
+        Show::NewestCitingRest(LONG_SECTION_CAP),
+    );
     section(&mut out, TITLES[8]);
-    items(&mut out, &state.files_changed, Some(LONG_SECTION_CAP));
+    items(
+        &mut out,
+        &state.files_changed,
+        Show::Newest(LONG_SECTION_CAP),
+    );
     section(&mut out, TITLES[9]);
-    items(&mut out, &state.goal, None);
+    items(&mut out, &state.goal, Show::All);
     section(&mut out, TITLES[10]);
     let mut links: Vec<(EventId, EventId, &str)> = state
         .superseded
