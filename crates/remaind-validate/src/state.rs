@@ -136,11 +136,135 @@ impl State {
         out
     }
 
-    /// The canonical bytes of this state as stored in `state.json`: pretty JSON and a newline.
-    /// The handover's binding line hashes exactly these bytes.
+    /// The canonical bytes of this state as stored in `state.json`: JSON laid out one field
+    /// of the state and one item (or link) per line, then a newline. The handover's binding
+    /// line hashes exactly these bytes.
+    ///
+    /// ```text
+    /// {
+    ///   "through_seq": 42,
+    ///   "completed_work": [
+    ///     {"text": "Importer streams rows", "events": ["e12", "e15"]}
+    ///   ],
+    ///   "next_step": {
+    ///     "text": "Write the header parser",
+    ///     "events": ["e40"]
+    ///   },
+    /// ```
+    ///
+    /// A long session's state cites ten thousand events; one line per item instead of one per
+    /// id keeps it easy to read and half the size to parse, hash and write.
     pub fn to_canonical_bytes(&self) -> Vec<u8> {
-        let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
+        let mut bytes = Vec::with_capacity(4096);
+        let mut ser = serde_json::Serializer::with_formatter(&mut bytes, ItemPerLine::default());
+        // Serializing plain structs and strings into a Vec cannot fail.
+        let _ = self.serialize(&mut ser);
         bytes.push(b'\n');
         bytes
+    }
+}
+
+/// The layout of [`State::to_canonical_bytes`]: containers at the first two levels (the state
+/// and its sections) are pretty-printed with two-space indents; deeper ones (items, links, id
+/// lists) are written on one line with `, ` and `: ` separators.
+#[derive(Default)]
+struct ItemPerLine {
+    /// Containers open, the one being written included.
+    depth: usize,
+    has_value: bool,
+}
+
+impl ItemPerLine {
+    /// Containers at this depth or less are pretty-printed.
+    const PRETTY_DEPTH: usize = 2;
+
+    fn pretty(&self) -> bool {
+        self.depth <= Self::PRETTY_DEPTH
+    }
+
+    fn newline<W: ?Sized + std::io::Write>(&self, w: &mut W, depth: usize) -> std::io::Result<()> {
+        w.write_all(b"\n")?;
+        for _ in 0..depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    fn separate<W: ?Sized + std::io::Write>(&self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if self.pretty() {
+            if !first {
+                w.write_all(b",")?;
+            }
+            self.newline(w, self.depth)
+        } else if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
+    }
+
+    fn close<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        bracket: &[u8],
+    ) -> std::io::Result<()> {
+        let was_pretty = self.pretty();
+        self.depth -= 1;
+        if was_pretty && self.has_value {
+            self.newline(w, self.depth)?;
+        }
+        w.write_all(bracket)
+    }
+}
+
+impl serde_json::ser::Formatter for ItemPerLine {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.separate(w, first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.separate(w, first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! Integration tests of remaind-validate: golden fixtures, parser and schema units, and the
 //! mutation property test.
 
+mod canonical_bytes;
 mod common;
 mod golden_validate;
 mod handover_parse;
