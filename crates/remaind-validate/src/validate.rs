@@ -8,7 +8,7 @@
 //! `(prior.through_seq, through_seq]`; nothing before the tail is scanned, and a prior
 //! citation is read by id only when the candidate does not keep it in place (prior.rs).
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use remaind_ledger::{EventId, Kind};
 use serde_json::Value;
@@ -22,8 +22,15 @@ use crate::state::State;
 use crate::verdict::{Check, Failure, Verdict};
 use crate::view::{LedgerView, ViewError};
 
-/// Links `event -> {by}` for superseded or resolved events.
-type Links = BTreeMap<EventId, BTreeSet<EventId>>;
+/// Links `event -> [by]` for superseded or resolved events.
+type Links = foldhash::HashMap<EventId, Vec<EventId>>;
+
+fn link(links: &mut Links, event: EventId, by: EventId) {
+    let bys = links.entry(event).or_default();
+    if !bys.contains(&by) {
+        bys.push(by);
+    }
+}
 
 /// Validate a candidate `{state, handover}` against the ledger and the prior accepted state.
 ///
@@ -276,14 +283,14 @@ fn check_all(
     report.checks_run.extend(Check::SIX);
 
     // ---- Gather: the tail and the prior's obligations --------------------------------------
-    let mut superseded: Links = Links::new();
-    let mut resolved: Links = Links::new();
+    let mut superseded: Links = Links::default();
+    let mut resolved: Links = Links::default();
     if let Some(p) = prior_state {
-        for link in &p.superseded {
-            superseded.entry(link.event).or_default().insert(link.by);
+        for l in &p.superseded {
+            link(&mut superseded, l.event, l.by);
         }
-        for link in &p.resolved {
-            resolved.entry(link.event).or_default().insert(link.by);
+        for l in &p.resolved {
+            link(&mut resolved, l.event, l.by);
         }
     }
     let mut infos: BTreeMap<EventId, Info> = BTreeMap::new();
@@ -291,10 +298,10 @@ fn check_all(
     for event in view.events_in(after, through) {
         let event = event?;
         for target in &event.supersedes {
-            superseded.entry(*target).or_default().insert(event.id);
+            link(&mut superseded, *target, event.id);
         }
         for target in &event.resolves {
-            resolved.entry(*target).or_default().insert(event.id);
+            link(&mut resolved, *target, event.id);
         }
         if event.kind == Kind::UserMessage {
             last_user = Some((event.id, event.text.clone().unwrap_or_default()));
@@ -310,11 +317,8 @@ fn check_all(
             );
         }
     }
-    // Hash sets for the per-citation questions; the ordered maps stay for the messages.
-    let superseded_ids: IdSet = superseded.keys().copied().collect();
-    let resolved_ids: IdSet = resolved.keys().copied().collect();
-    let is_superseded = |id: &EventId| superseded_ids.contains(id);
-    let is_resolved = |id: &EventId| resolved_ids.contains(id);
+    let is_superseded = |id: &EventId| superseded.contains_key(id);
+    let is_resolved = |id: &EventId| resolved.contains_key(id);
     let is_current = |id: &EventId| !is_superseded(id) && !is_resolved(id);
 
     // ---- What the candidate cites ---------------------------------------------------------
@@ -736,12 +740,13 @@ fn check_all(
         ("superseded", &superseded, &state.superseded),
         ("resolved", &resolved, &state.resolved),
     ] {
-        let listed_events: HashSet<EventId> = listed.iter().map(|l| l.event).collect();
-        let unlisted: Vec<EventId> = truth
+        let listed_events: IdSet = listed.iter().map(|l| l.event).collect();
+        let mut unlisted: Vec<EventId> = truth
             .keys()
             .copied()
             .filter(|id| id.seq() <= through && !listed_events.contains(id))
             .collect();
+        unlisted.sort_unstable();
         if !unlisted.is_empty() {
             let reason = format!(
                 "`{name}` does not list {}: add an {{event, by}} link for each",
