@@ -7,7 +7,8 @@
 //! reads older events only through `lookup`, a bounded number of times (the kinds of a few
 //! next-step candidates and the texts of the newest history lines in the handover).
 
-use std::collections::{HashMap, HashSet};
+// foldhash: ids are small integers and a long session's state holds thousands of links.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use jiff::Timestamp;
 use remaind_ledger::{Event, EventId, Kind};

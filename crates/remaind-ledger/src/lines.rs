@@ -17,7 +17,7 @@ const CHUNK: usize = 64 * 1024;
 const PROBE: usize = 2 * 1024;
 
 /// Below this many bytes, [`Snapshot::find_seq`] reads the rest of its range at once.
-const WINDOW: u64 = 16 * 1024;
+const WINDOW: u64 = 4 * 1024;
 
 /// Hex SHA-256 of a line's bytes (without its newline).
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
