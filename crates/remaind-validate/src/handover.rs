@@ -120,6 +120,8 @@ pub fn parse_binding(handover: &str) -> Option<Binding> {
 pub fn citations(text: &str) -> Vec<EventId> {
     let bytes = text.as_bytes();
     let mut out: Vec<EventId> = Vec::new();
+    // A section may cite hundreds of events (older open loops on one line): dedup by set.
+    let mut seen = crate::prior::IdSet::default();
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'[' && bytes.get(i + 1) == Some(&b'e') {
@@ -131,7 +133,7 @@ pub fn citations(text: &str) -> Vec<EventId> {
             if end > start && bytes[start] != b'0' && bytes.get(end) == Some(&b']') {
                 let n = text[start..end].parse::<u64>().unwrap_or(u64::MAX);
                 let id = EventId(n);
-                if !out.contains(&id) {
+                if seen.insert(id) {
                     out.push(id);
                 }
                 i = end + 1;

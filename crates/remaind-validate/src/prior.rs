@@ -17,7 +17,7 @@ use remaind_ledger::{EventId, Kind};
 use sha2::{Digest, Sha256};
 
 use crate::handover::{Handover, parse_binding};
-use crate::state::State;
+use crate::state::{CURRENT_SECTIONS, State};
 use crate::view::{LedgerView, ViewError};
 
 /// The prior accepted compaction as the validator trusts it: its state and, when known to be
@@ -125,12 +125,25 @@ pub(crate) fn place_bit(section: &str) -> Places {
 
 /// Every event a state cites, with the places it cites it (ids up to `through` only).
 pub(crate) fn places_of(state: &State, through: u64) -> foldhash::HashMap<EventId, Places> {
-    let citations = state.current_citations();
-    let mut out = foldhash::HashMap::with_capacity_and_hasher(citations.len(), Default::default());
-    for (section, id) in citations {
-        if id.seq() <= through {
-            *out.entry(id).or_default() |= place_bit(section);
+    let mut out: foldhash::HashMap<EventId, Places> = foldhash::HashMap::default();
+    let mut add = |bit: Places, ids: &[EventId]| {
+        for id in ids.iter().filter(|id| id.seq() <= through) {
+            *out.entry(*id).or_default() |= bit;
         }
+    };
+    for name in CURRENT_SECTIONS {
+        if let Some(items) = state.section(name) {
+            let bit = place_bit(name);
+            for item in items {
+                add(bit, &item.events);
+            }
+        }
+    }
+    if let Some(step) = &state.next_step {
+        add(place_bit("next_step"), &step.events);
+    }
+    if let Some(ins) = &state.latest_user_instruction {
+        add(place_bit("latest_user_instruction"), &[ins.event]);
     }
     out
 }

@@ -325,6 +325,12 @@ fn check_all(
     let state_citations = state.current_citations();
     let cited_places = places_of(state, u64::MAX);
     let cited_anywhere = |id: &EventId| cited_places.contains_key(id);
+    let completed_places = place_bit("completed_work") | place_bit("files_changed");
+    let in_completed = |id: &EventId| {
+        cited_places
+            .get(id)
+            .is_some_and(|p| p & completed_places != 0)
+    };
     let cited = |section: &str, id: &EventId| {
         cited_places
             .get(id)
@@ -351,9 +357,11 @@ fn check_all(
         prior_latest_step = carried.latest_step;
         for item in p.completed_work.iter().chain(&p.files_changed) {
             // Only the ones the candidate no longer cites as completed can be dropped.
-            carried_completed.extend(item.events.iter().filter(|id| {
-                id.seq() <= after && !cited("completed_work", id) && !cited("files_changed", id)
-            }));
+            carried_completed.extend(
+                item.events
+                    .iter()
+                    .filter(|id| id.seq() <= after && !in_completed(id)),
+            );
         }
         if last_user.is_none()
             && let Some(ins) = &p.latest_user_instruction
@@ -412,7 +420,6 @@ fn check_all(
     }
 
     // ---- 1. completed_work preserved ------------------------------------------------------
-    let in_completed = |id: &EventId| cited("completed_work", id) || cited("files_changed", id);
     let missing: Vec<EventId> = infos
         .values()
         .filter(|i| matches!(i.kind, Kind::Result | Kind::FileChange))
