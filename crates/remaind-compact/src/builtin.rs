@@ -367,6 +367,7 @@ impl<'s, 't> Fold<'s, 't> {
             (&mut st.completed_work, &ROLLUPS[0]),
             (&mut st.files_changed, &ROLLUPS[1]),
             (&mut st.decisions, &ROLLUPS[2]),
+            (&mut st.open_loops, LOOPS_ROLLUP),
         ] {
             condense(section, rollup);
         }
@@ -398,11 +399,29 @@ impl<'s, 't> Fold<'s, 't> {
                 }
             }
             let Some(id) = chosen else { continue };
-            let item = self.state.open_loops.remove(idx);
-            let tool = self
-                .event_of(id, lookup)
-                .and_then(|e| e.tool.map(|t| t.name))
+            let event = self.event_of(id, lookup);
+            let tool = event
+                .as_ref()
+                .and_then(|e| e.tool.as_ref().map(|t| t.name.clone()))
                 .filter(|n| !n.is_empty());
+            let loops = &mut self.state.open_loops;
+            if loops[idx].text.starts_with(LOOPS_ROLLUP.prefix) {
+                // Out of the condensed item comes that one step, with its own text.
+                loops[idx].events.retain(|e| *e != id);
+                if loops[idx].events.is_empty() {
+                    loops.remove(idx);
+                }
+                let text = event
+                    .as_ref()
+                    .map(item_text)
+                    .unwrap_or_else(|| format!("{} {id}", Kind::NextStep));
+                return Some(NextStep {
+                    text,
+                    events: vec![id],
+                    tool,
+                });
+            }
+            let item = loops.remove(idx);
             return Some(NextStep {
                 text: item.text,
                 events: item.events,
@@ -438,8 +457,9 @@ impl<'s, 't> Fold<'s, 't> {
     }
 }
 
-/// How many of the newest items a long section keeps word for word; older ones are condensed
-/// into the section's first item, which cites them all. The handover shows the newest 20.
+/// How many of the newest items a long section (completed work, files changed, decisions,
+/// open loops) keeps word for word; older ones are condensed into the section's first item,
+/// which cites them all. The handover shows the newest 20.
 pub const KEEP_VERBATIM: usize = 100;
 
 /// The condensed first item of a long section.
@@ -448,27 +468,35 @@ pub(crate) struct Rollup {
     pub(crate) prefix: &'static str,
     /// What the cited events are, in the plural.
     pub(crate) what: &'static str,
-    /// The `remaind events` filter that lists them.
-    pub(crate) kinds: &'static str,
+    /// The command that lists them.
+    pub(crate) show: &'static str,
 }
 
-pub(crate) const ROLLUPS: [Rollup; 3] = [
+pub(crate) const ROLLUPS: [Rollup; 4] = [
     Rollup {
         prefix: "Earlier completed work, condensed:",
         what: "results",
-        kinds: "result",
+        show: "remaind events --kind result",
     },
     Rollup {
         prefix: "Earlier file changes, condensed:",
         what: "file changes",
-        kinds: "file_change",
+        show: "remaind events --kind file_change",
     },
     Rollup {
         prefix: "Earlier decisions, condensed:",
         what: "decisions and corrections",
-        kinds: "decision,correction",
+        show: "remaind events --kind decision,correction",
+    },
+    Rollup {
+        prefix: "Earlier open loops, condensed:",
+        what: "open steps and notes",
+        show: "remaind events --min-importance 2",
     },
 ];
+
+/// The condensed item of the open loops.
+const LOOPS_ROLLUP: &Rollup = &ROLLUPS[3];
 
 /// Keep the newest [`KEEP_VERBATIM`] items of `section` (sorted by first event) and fold the
 /// older ones into one first item citing every event they cited, so state.json grows by an id
@@ -513,11 +541,11 @@ fn rollup_text(rollup: &Rollup, events: &[EventId]) -> String {
         return rollup.prefix.to_owned();
     };
     format!(
-        "{} {} earlier {} ({first} to {last}); `remaind events --kind {}` shows each",
+        "{} {} earlier {} ({first} to {last}); `{}` shows each",
         rollup.prefix,
         events.len(),
         rollup.what,
-        rollup.kinds
+        rollup.show
     )
 }
 

@@ -381,3 +381,48 @@ fn long_sections_condense_old_items_and_stay_accepted() {
     assert!(h.problems.is_empty(), "{:?}", h.problems);
     assert!(!next.handover.contains("condensed:"));
 }
+
+/// Steps replaced before they were done pile up as open loops and the oldest are condensed;
+/// when every newer step is closed, the newest open step comes out of the condensed item as
+/// the next step, with its own text, and the compaction is accepted.
+#[test]
+fn the_next_step_can_come_out_of_condensed_open_loops() {
+    use remaind_compact::KEEP_VERBATIM;
+
+    let steps = KEEP_VERBATIM as u64 + 60;
+    let mut events = vec![ev(Kind::UserMessage, "Plan the migration")];
+    for n in 0..steps {
+        events.push(ev(Kind::NextStep, &format!("Step {n}")));
+    }
+    let l = ledger(events.clone());
+    let first = accepted(&l);
+    let loops = &first.state.open_loops;
+    assert_eq!(loops.len(), KEEP_VERBATIM + 1);
+    assert!(
+        loops[0].text.starts_with("Earlier open loops, condensed:"),
+        "{}",
+        loops[0].text
+    );
+    assert_eq!(
+        loops[0].events.len() as u64,
+        steps - 1 - KEEP_VERBATIM as u64
+    );
+
+    // Close every step that is not condensed (the verbatim loops and the current step).
+    let newest_condensed = *loops[0].events.last().expect("condensed ids");
+    let closed: Vec<u64> = (newest_condensed.seq() + 1..=steps + 1).collect();
+    events.push(res(ev(Kind::Note, "Those steps are done"), &closed));
+    let l2 = ledger(events);
+    let head = remaind_validate::LedgerView::head(&l2).expect("memory");
+    let next = compact(&l2, Some(&first.state), head);
+    let v = verdict(&l2, Some(&first.state), &next);
+    assert!(v.accepted, "{:#?}", v.failures);
+    let step = next.state.next_step.as_ref().expect("a next step");
+    assert_eq!(step.events, vec![newest_condensed]);
+    assert_eq!(step.text, format!("Step {}", newest_condensed.seq() - 2));
+    let rollup = &next.state.open_loops[0];
+    assert!(!rollup.events.contains(&newest_condensed));
+    // From scratch, the same step is chosen.
+    let scratch = accepted(&l2);
+    assert_eq!(scratch.state.next_step, next.state.next_step);
+}
