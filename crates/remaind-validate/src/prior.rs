@@ -178,13 +178,14 @@ pub(crate) fn carry(
 ) -> Result<Carried, ViewError> {
     let after = prior.state.through_seq;
     let places = places_of(prior.state, after);
+    // Cheapest question first: most older events were not in the prior's (capped) handover.
     let in_handover_if_needed = |id: &EventId| {
-        !is_current(id)
+        prior
+            .handover_current
+            .as_ref()
+            .is_some_and(|h| !h.contains(id))
             || cites.handover.contains(id)
-            || prior
-                .handover_current
-                .as_ref()
-                .is_some_and(|h| !h.contains(id))
+            || !is_current(id)
     };
     let kept = |id: &EventId, prior_places: Places| {
         let now = cites.state.get(id).copied().unwrap_or(0);

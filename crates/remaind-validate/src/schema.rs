@@ -1,6 +1,5 @@
 //! The embedded state schema, compiled once per process.
 
-use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use remaind_ledger::EventId;
@@ -83,8 +82,10 @@ fn all_distinct(ids: &[EventId]) -> bool {
     match ids {
         [] | [_] => true,
         [a, b] => a != b,
+        // Long lists (a condensed item's) are usually ascending, which settles it in one pass.
+        _ if ids.windows(2).all(|w| w[0] < w[1]) => true,
         _ => {
-            let mut seen = HashSet::with_capacity(ids.len());
+            let mut seen = crate::prior::IdSet::default();
             ids.iter().all(|id| seen.insert(*id))
         }
     }

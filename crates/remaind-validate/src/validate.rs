@@ -22,13 +22,39 @@ use crate::state::State;
 use crate::verdict::{Check, Failure, Verdict};
 use crate::view::{LedgerView, ViewError};
 
-/// Links `event -> [by]` for superseded or resolved events.
-type Links = foldhash::HashMap<EventId, Vec<EventId>>;
+/// Links `event -> by` for superseded or resolved events: the first `by` of each event in a
+/// map (no allocation per link), any further ones aside (rare: two events superseding one).
+#[derive(Default)]
+struct Links {
+    first: foldhash::HashMap<EventId, EventId>,
+    more: Vec<(EventId, EventId)>,
+}
 
-fn link(links: &mut Links, event: EventId, by: EventId) {
-    let bys = links.entry(event).or_default();
-    if !bys.contains(&by) {
-        bys.push(by);
+impl Links {
+    fn add(&mut self, event: EventId, by: EventId) {
+        match self.first.get(&event) {
+            None => {
+                self.first.insert(event, by);
+            }
+            Some(b) if *b == by => {}
+            Some(_) => {
+                if !self.more.contains(&(event, by)) {
+                    self.more.push((event, by));
+                }
+            }
+        }
+    }
+
+    fn contains_key(&self, event: &EventId) -> bool {
+        self.first.contains_key(event)
+    }
+
+    fn has(&self, event: EventId, by: EventId) -> bool {
+        self.first.get(&event) == Some(&by) || self.more.contains(&(event, by))
+    }
+
+    fn events(&self) -> impl Iterator<Item = EventId> + '_ {
+        self.first.keys().copied()
     }
 }
 
@@ -287,10 +313,10 @@ fn check_all(
     let mut resolved: Links = Links::default();
     if let Some(p) = prior_state {
         for l in &p.superseded {
-            link(&mut superseded, l.event, l.by);
+            superseded.add(l.event, l.by);
         }
         for l in &p.resolved {
-            link(&mut resolved, l.event, l.by);
+            resolved.add(l.event, l.by);
         }
     }
     let mut infos: BTreeMap<EventId, Info> = BTreeMap::new();
@@ -298,10 +324,10 @@ fn check_all(
     for event in view.events_in(after, through) {
         let event = event?;
         for target in &event.supersedes {
-            link(&mut superseded, *target, event.id);
+            superseded.add(*target, event.id);
         }
         for target in &event.resolves {
-            link(&mut resolved, *target, event.id);
+            resolved.add(*target, event.id);
         }
         if event.kind == Kind::UserMessage {
             last_user = Some((event.id, event.text.clone().unwrap_or_default()));
@@ -749,8 +775,7 @@ fn check_all(
     ] {
         let listed_events: IdSet = listed.iter().map(|l| l.event).collect();
         let mut unlisted: Vec<EventId> = truth
-            .keys()
-            .copied()
+            .events()
             .filter(|id| id.seq() <= through && !listed_events.contains(id))
             .collect();
         unlisted.sort_unstable();
@@ -764,7 +789,7 @@ fn check_all(
         let bogus: Vec<EventId> = listed
             .iter()
             .filter(|l| l.event.seq() <= through && l.by.seq() <= through)
-            .filter(|l| !truth.get(&l.event).is_some_and(|by| by.contains(&l.by)))
+            .filter(|l| !truth.has(l.event, l.by))
             .flat_map(|l| [l.event, l.by])
             .collect();
         if !bogus.is_empty() {
