@@ -269,34 +269,44 @@ pub fn compact(
             if !matches!(source, Source::Builtin) {
                 cand.state.compactor = label.clone();
             }
-            // The bytes written on acceptance, serialized and hashed once.
-            let bytes = cand.state.to_canonical_bytes();
-            let binding = Binding {
-                state_sha256: sha256_hex(&bytes),
-                through_seq: cand.state.through_seq,
-            };
-            cand.handover = handover::bind_to(&binding, &cand.handover);
-            state_bytes = Some((bytes, binding.state_sha256));
-            let prior = prior_files.as_ref().map(|f| match &f.handover {
-                Some(handover) => Prior::with_handover(&f.state, &f.state_bytes, handover),
-                None => Prior::new(&f.state),
+            // The checks ignore the binding line, so the handover body is validated while the
+            // state bytes written on acceptance are serialized and hashed (once) beside it.
+            let body = handover::body_after_binding(&cand.handover);
+            let state = &cand.state;
+            let (serialized, verdict) = std::thread::scope(|scope| {
+                let serializing = scope.spawn(|| {
+                    let bytes = state.to_canonical_bytes();
+                    let sha = sha256_hex(&bytes);
+                    (bytes, sha)
+                });
+                let prior = prior_files.as_ref().map(|f| match &f.handover {
+                    Some(handover) => Prior::with_handover(&f.state, &f.state_bytes, handover),
+                    None => Prior::new(&f.state),
+                });
+                let view = View {
+                    ledger,
+                    tail: &tail,
+                    after,
+                };
+                let verdict =
+                    remaind_validate::validate_state_with(&view, prior.as_ref(), state, &body);
+                let serialized = serializing
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (serialized, verdict)
             });
-            let view = View {
-                ledger,
-                tail: &tail,
-                after,
-            };
-            let verdict = remaind_validate::validate_state_with(
-                &view,
-                prior.as_ref(),
-                &cand.state,
-                &cand.handover,
-            )
-            .map_err(|e| Error::Ledger {
+            let verdict = verdict.map_err(|e| Error::Ledger {
                 path: ledger.log_path().to_owned(),
                 action: "cannot validate",
                 source: Box::new(e),
             })?;
+            let (bytes, state_sha256) = serialized;
+            let binding = Binding {
+                state_sha256,
+                through_seq: cand.state.through_seq,
+            };
+            cand.handover = handover::bind_to(&binding, &body);
+            state_bytes = Some((bytes, binding.state_sha256));
             (verdict, Some(cand))
         }
         Err(rejection) => (unreadable(&rejection), None),

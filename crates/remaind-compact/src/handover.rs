@@ -60,11 +60,15 @@ pub fn bind(state: &State, body: &str) -> String {
 
 /// [`bind`] with the state's binding already computed (from its canonical bytes).
 pub(crate) fn bind_to(binding: &Binding, body: &str) -> String {
-    let body = strip_binding(body);
-    let mut out = binding.to_string();
-    out.push('\n');
-    out.push_str(body);
-    if !out.ends_with('\n') {
+    format!("{binding}\n{}", body_after_binding(body))
+}
+
+/// What follows the binding line in the stored handover: `body` without a binding line of its
+/// own, ending with a newline unless empty. The checks read exactly this (they ignore the
+/// binding line), so it can be validated while the state is still being serialized.
+pub(crate) fn body_after_binding(body: &str) -> String {
+    let mut out = strip_binding(body).to_owned();
+    if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
     }
     out
