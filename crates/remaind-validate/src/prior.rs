@@ -103,24 +103,14 @@ pub(crate) type IdSet = foldhash::HashSet<EventId>;
 /// [`State::current_citations`].
 pub(crate) type Places = u16;
 
-/// The bit of a section name of [`State::current_citations`].
+/// The bit of a section name of [`State::current_citations`]: the current sections (next step
+/// included) in their order, then the latest user instruction.
 pub(crate) fn place_bit(section: &str) -> Places {
-    const NAMES: [&str; 10] = [
-        "goal",
-        "completed_work",
-        "decisions",
-        "constraints",
-        "blockers",
-        "remember",
-        "files_changed",
-        "open_loops",
-        "next_step",
-        "latest_user_instruction",
-    ];
-    NAMES
-        .iter()
-        .position(|n| *n == section)
-        .map_or(1 << 15, |i| 1 << i)
+    match CURRENT_SECTIONS.iter().position(|n| *n == section) {
+        Some(i) => 1 << i,
+        None if section == "latest_user_instruction" => 1 << CURRENT_SECTIONS.len(),
+        None => 1 << 15,
+    }
 }
 
 /// Every event a state cites, with the places it cites it (ids up to `through` only).
