@@ -12,6 +12,7 @@ use remaind_index::{CatchUp, Index};
 use remaind_ledger::Ledger;
 
 use crate::bench::{Measurement, median_time};
+use crate::rng::Rng;
 use crate::run::workspace_root;
 
 /// Lines per `append_json_lines` call while generating the big ledger.
@@ -412,21 +413,8 @@ const QUERIES: [&str; 20] = [
     "zstd",
 ];
 
-/// A small deterministic generator.
-pub(crate) struct Rng(pub(crate) u64);
-
+/// The index workload's shaping of the shared generator.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
     fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
         items[self.below(items.len())]
     }

@@ -14,6 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::bench::Measurement;
+use crate::rng::Rng;
 use crate::run::workspace_root;
 
 /// Default `artifact_threshold_bytes`; large outputs are made bigger than this.
@@ -79,21 +80,8 @@ fn binary() -> PathBuf {
         .join("remaind")
 }
 
-/// A small deterministic generator.
-struct Rng(u64);
-
+/// The ledger workload's shaping of the shared generator.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
     fn range(&mut self, lo: usize, hi: usize) -> usize {
         lo + self.below(hi - lo + 1)
     }

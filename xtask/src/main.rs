@@ -10,6 +10,7 @@ mod bench_index;
 mod bench_ledger;
 mod bench_resume;
 mod chaos;
+mod rng;
 mod run;
 
 use std::process::ExitCode;

@@ -3,56 +3,9 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::process::Output;
 
-/// A fresh temporary folder (removed on drop).
-struct Tmp(PathBuf);
-
-impl Drop for Tmp {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn tmp() -> Tmp {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let base = if Path::new("/dev/shm").is_dir() {
-        PathBuf::from("/dev/shm")
-    } else {
-        std::env::temp_dir()
-    };
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let dir = base.join(format!(
-        "remaind-cli-ledger-{}-{}-{nanos}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    Tmp(dir)
-}
-
-fn remaind(ctx: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_remaind"));
-    cmd.arg("--dir")
-        .arg(ctx)
-        .args(args)
-        .env_remove("REMAIND_DIR");
-    cmd.stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    });
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn remaind");
-    if let Some(bytes) = stdin {
-        let mut si = child.stdin.take().expect("stdin");
-        si.write_all(bytes).expect("write stdin");
-    }
-    child.wait_with_output().expect("wait remaind")
-}
+use crate::common::{Tmp, remaind, tmp};
 
 fn init() -> (Tmp, PathBuf) {
     let t = tmp();

@@ -1,5 +1,6 @@
 //! Integration tests of the `remaind` binary.
 
+mod common;
 mod everyday;
 mod index_cli;
 mod init_cli;

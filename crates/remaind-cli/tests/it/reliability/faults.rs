@@ -6,7 +6,8 @@
 
 use std::path::Path;
 
-use super::{ok, project, remaind_env, store, text};
+use super::{ok, project, store, text};
+use crate::common::remaind_env;
 
 const ATOMIC: &[&str] = &[
     "atomic.after-link",

@@ -1,0 +1,88 @@
+//! Helpers shared by the CLI test modules: temporary folders and running the binary.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// A fresh temporary folder (removed on drop).
+pub(crate) struct Tmp(pub(crate) PathBuf);
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub(crate) fn tmp() -> Tmp {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let base = if Path::new("/dev/shm").is_dir() {
+        PathBuf::from("/dev/shm")
+    } else {
+        std::env::temp_dir()
+    };
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let dir = base.join(format!(
+        "remaind-cli-test-{}-{}-{nanos}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    Tmp(dir)
+}
+
+/// Runs `remaind --dir CTX ARGS` with `env` set (FAILPOINTS unset unless given).
+pub(crate) fn remaind_env(
+    ctx: &Path,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+    env: &[(&str, &str)],
+) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_remaind"));
+    cmd.arg("--dir")
+        .arg(ctx)
+        .args(args)
+        .env_remove("REMAIND_DIR")
+        .env_remove("FAILPOINTS");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn remaind");
+    if let Some(bytes) = stdin {
+        let mut si = child.stdin.take().expect("stdin");
+        si.write_all(bytes).expect("write stdin");
+    }
+    child.wait_with_output().expect("wait remaind")
+}
+
+pub(crate) fn remaind(ctx: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    remaind_env(ctx, args, stdin, &[])
+}
+
+pub(crate) fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "remaind failed: {:?}\nstdout: {}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub(crate) fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
