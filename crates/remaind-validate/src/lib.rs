@@ -16,15 +16,14 @@ mod schema;
 pub mod state;
 mod validate;
 pub mod verdict;
-mod view;
 
 pub use handover::{
     Binding, Handover, SECTION_TITLES, Section, citations, parse_binding, render_citations,
     render_instruction,
 };
 pub use prior::Prior;
+pub use remaind_events::{EventIter, LedgerView, MemoryLedger, ViewError};
 pub use schema::{STATE_SCHEMA, check_state_schema, state_schema};
 pub use state::{CURRENT_SECTIONS, Instruction, Item, Link, NextStep, State};
 pub use validate::{validate, validate_state, validate_state_with, validate_with};
 pub use verdict::{Check, Failure, Verdict};
-pub use view::{EventIter, LedgerView, MemoryLedger, ViewError};

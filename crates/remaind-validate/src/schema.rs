@@ -2,7 +2,7 @@
 
 use std::sync::LazyLock;
 
-use remaind_ledger::EventId;
+use remaind_events::EventId;
 use serde_json::Value;
 
 use crate::state::{CURRENT_SECTIONS, Item, Link, State};

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use remaind_ledger::{EventId, Kind};
+use remaind_events::{EventId, Kind};
 use serde_json::Value;
 
 use crate::handover::{Handover, titles};
@@ -20,7 +20,7 @@ use crate::prior::{
 use crate::schema::{check_state_schema, surely_valid};
 use crate::state::State;
 use crate::verdict::{Check, Failure, Verdict};
-use crate::view::{LedgerView, ViewError};
+use remaind_events::{LedgerView, ViewError};
 
 /// Links `event -> by` for superseded or resolved events: the first `by` of each event in a
 /// map (no allocation per link), any further ones aside (rare: two events superseding one).
