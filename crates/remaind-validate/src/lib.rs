@@ -25,6 +25,6 @@ pub use handover::{
 pub use prior::Prior;
 pub use schema::{STATE_SCHEMA, check_state_schema, state_schema};
 pub use state::{CURRENT_SECTIONS, Instruction, Item, Link, NextStep, State};
-pub use validate::{validate, validate_state, validate_state_with, validate_with};
+pub use validate::{validate, validate_typed};
 pub use verdict::{Check, Failure, Verdict};
 pub use view::{EventIter, LedgerView, MemoryLedger, ViewError};
