@@ -382,11 +382,7 @@ pub(crate) fn surely_valid(state: &State) -> bool {
     };
     let links_ok = |links: &[Link]| links.iter().all(|l| id_ok(&l.event) && id_ok(&l.by));
     state.v == 1
-        && state.log_digest.len() == 64
-        && state
-            .log_digest
-            .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        && is_sha256(&state.log_digest)
         && !state.compactor.is_empty()
         && CURRENT_SECTIONS
             .iter()
