@@ -269,7 +269,7 @@ pub fn compact(
                     after,
                 };
                 let verdict =
-                    remaind_validate::validate_state_with(&view, prior.as_ref(), state, &body);
+                    remaind_validate::validate_typed(&view, prior.as_ref(), state, &body);
                 let serialized = serializing
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

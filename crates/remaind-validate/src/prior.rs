@@ -69,6 +69,12 @@ impl<'a> Prior<'a> {
     }
 }
 
+impl<'a> From<&'a State> for Prior<'a> {
+    fn from(state: &'a State) -> Self {
+        Prior::new(state)
+    }
+}
+
 /// What the checks need to know about an event that may be required.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Info {
