@@ -215,3 +215,82 @@ fn tidy_checks_catch_what_they_claim() {
     let sideways = vec![("dev-dependencies".to_owned(), "remaind-atomic".to_owned())];
     assert!(edge_problems("remaind-ledger", &sideways, &layer_of).is_empty());
 }
+
+// One owner for file primitives: remaind-fs. A second folder-sync, temp-file, rename-into-place
+// or hashing helper elsewhere is how the old copies drifted (only one of five opened its
+// folder with O_NOFOLLOW), so their fingerprints are refused outside it.
+
+/// What gives a file-primitive implementation away, and what to call instead.
+const PRIMITIVE_FINGERPRINTS: &[(&str, &str)] = &[
+    ("fn sync_dir", "remaind_fs::sync_dir"),
+    ("fn fsync_dir", "remaind_fs::sync_dir"),
+    ("O_DIRECTORY", "remaind_fs::open_dir / remaind_fs::sync_dir"),
+    (
+        "fs::rename(",
+        "remaind_fs::replace_file or create_temp + persist",
+    ),
+    ("tempfile::Builder", "remaind_fs::create_temp"),
+    ("NamedTempFile::new", "remaind_fs::create_temp"),
+    ("fn replace_file", "remaind_fs::replace_file"),
+    ("fn sha256_hex", "remaind_fs::sha256_hex"),
+    ("Sha256::digest", "remaind_fs::sha256_hex"),
+];
+
+/// Lines of `text` that implement a file primitive themselves.
+fn primitive_problems(text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for (fingerprint, instead) in PRIMITIVE_FINGERPRINTS {
+            if code.contains(fingerprint) {
+                problems.push(format!(
+                    "line {}: `{fingerprint}` outside remaind-fs; call {instead}",
+                    n + 1
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable folder") {
+        let path = entry.expect("readable entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn tidy_file_primitives_live_only_in_remaind_fs() {
+    let mut problems = Vec::new();
+    for dir in member_dirs() {
+        let src = dir.join("src");
+        if dir.ends_with("remaind-fs") || dir.ends_with("xtask") || !src.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("readable source");
+            // Unit tests may build fixtures however they like.
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for p in primitive_problems(code) {
+                problems.push(format!("{}: {p}", file.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn tidy_primitive_check_catches_a_second_helper() {
+    let copy = "fn sync_dir(p: &Path) -> io::Result<()> {\n    File::open(p)?.sync_all()\n}\n";
+    assert_eq!(primitive_problems(copy).len(), 1);
+    let temp = "let t = tempfile::Builder::new().tempfile_in(dir)?;\nfs::rename(&a, &b)?;\n";
+    assert_eq!(primitive_problems(temp).len(), 2);
+    assert!(primitive_problems("remaind_fs::sync_dir(dir)?; // not fs::rename(\n").is_empty());
+}
