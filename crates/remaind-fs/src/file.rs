@@ -21,8 +21,15 @@ pub const FILE_MODE: u32 = 0o600;
 /// Mode of every folder Remaind creates.
 pub const DIR_MODE: u32 = 0o700;
 
-fn is_eloop(e: &io::Error) -> bool {
-    e.raw_os_error() == Some(libc::ELOOP)
+/// An open of `path` with `O_NOFOLLOW` failed: ELOOP means a symlink was in its place.
+fn no_follow_error(action: &'static str, path: &Utf8Path, e: io::Error) -> Error {
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        Error::Symlink {
+            path: path.to_owned(),
+        }
+    } else {
+        Error::io(action, path, e)
+    }
 }
 
 /// What sits at a path, looked at without following a symlink there.
@@ -96,15 +103,7 @@ pub fn open_dir(dir: &Utf8Path) -> Result<File> {
         .read(true)
         .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(dir)
-        .map_err(|e| {
-            if is_eloop(&e) {
-                Error::Symlink {
-                    path: dir.to_owned(),
-                }
-            } else {
-                Error::io("open folder", dir, e)
-            }
-        })
+        .map_err(|e| no_follow_error("open folder", dir, e))
 }
 
 /// How [`open_file`] and [`open_beneath`] open a file.
@@ -364,14 +363,6 @@ pub fn open_lock_file(path: &Utf8Path) -> Result<File> {
         .mode(FILE_MODE)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)
-        .map_err(|e| {
-            if is_eloop(&e) {
-                Error::Symlink {
-                    path: path.to_owned(),
-                }
-            } else {
-                Error::io("open lock file", path, e)
-            }
-        })?;
+        .map_err(|e| no_follow_error("open lock file", path, e))?;
     regular(file, path)
 }
