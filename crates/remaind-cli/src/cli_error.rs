@@ -1,4 +1,4 @@
-//! The binary's error: a message and the exit code SPEC.md section 9 assigns.
+//! The binary's error: a message and the exit code docs/contract.md#cli-and-exit-codes assigns.
 
 use std::process::ExitCode;
 

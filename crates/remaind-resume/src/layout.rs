@@ -1,4 +1,4 @@
-//! Where everything lives inside `.context/` (SPEC.md section 1), and how the folder is found.
+//! Where everything lives inside `.context/` (docs/contract.md#the-folder), and how it is found.
 
 use camino::{Utf8Path, Utf8PathBuf};
 
