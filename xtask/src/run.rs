@@ -176,9 +176,16 @@ pub(crate) fn prop(cases: u32) -> Result<(), String> {
 /// `cargo xtask bench [--quick] [--only LAYER]`: builds the release binary, then runs the
 /// benchmarks in a release build of remaind-bench so library code is measured optimized.
 pub(crate) fn bench(args: &[String]) -> Result<(), String> {
-    let mut build = cargo();
-    build.args(["build", "--release", "-p", "remaind-cli"]);
-    step("build release remaind", build)?;
+    // Only these layers time the `remaind` binary; the others measure library calls in process.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1));
+    if only.is_none_or(|layer| ["index", "ledger", "resume"].contains(&layer.as_str())) {
+        let mut build = cargo();
+        build.args(["build", "--release", "-p", "remaind-cli"]);
+        step("build release remaind", build)?;
+    }
     let mut inner = cargo();
     inner.args([
         "run",
