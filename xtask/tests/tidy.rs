@@ -1,6 +1,6 @@
 //! Tidy checks over the workspace's own files: every library documents its layer, member
-//! manifests pin nothing themselves, and no dependency edge breaks the layer order written in
-//! docs/ARCHITECTURE.md.
+//! manifests pin nothing themselves, no dependency edge breaks the layer order written in
+//! docs/ARCHITECTURE.md, and xtask itself stays dependency-free.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +12,9 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The tooling packages, outside the layers: they may use any crate.
+const TOOLING: &[&str] = &["xtask", "remaind-bench"];
+
 fn member_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
         .expect("crates/ exists")
@@ -19,6 +22,7 @@ fn member_dirs() -> Vec<PathBuf> {
         .filter(|p| p.join("Cargo.toml").is_file())
         .collect();
     dirs.push(root().join("xtask"));
+    dirs.push(root().join("xtask/bench"));
     dirs.sort();
     dirs
 }
@@ -186,11 +190,33 @@ fn tidy_dependency_edges_follow_the_layer_order() {
     for dir in member_dirs() {
         let text = std::fs::read_to_string(dir.join("Cargo.toml")).expect("readable manifest");
         let name = package_name(&text);
-        if name == "xtask" {
+        if TOOLING.contains(&name.as_str()) {
             continue;
         }
         problems.extend(edge_problems(&name, &deps(&text), &layer_of));
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Normal dependencies of xtask: it must have none, so `cargo xtask fmt`/`ci` start without
+/// compiling the remaind crates and the bundled SQLite first.
+fn xtask_dependency_problems(manifest: &str) -> Vec<String> {
+    deps(manifest)
+        .into_iter()
+        .filter(|(section, _)| section == "dependencies")
+        .map(|(_, dep)| {
+            format!(
+                "xtask depends on {dep}; xtask stays standard-library only, put code that \
+                 needs {dep} in remaind-bench (xtask/bench) and run it through cargo"
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn tidy_xtask_has_no_dependencies() {
+    let text = std::fs::read_to_string(root().join("xtask/Cargo.toml")).expect("readable manifest");
+    let problems = xtask_dependency_problems(&text);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -214,6 +240,11 @@ fn tidy_checks_catch_what_they_claim() {
     assert!(edge_problems("remaind-cli", &clap, &layer_of).is_empty());
     let sideways = vec![("dev-dependencies".to_owned(), "remaind-atomic".to_owned())];
     assert!(edge_problems("remaind-ledger", &sideways, &layer_of).is_empty());
+
+    let heavy = "[package]\nname = \"xtask\"\n[dependencies]\nremaind-index.workspace = true\n\
+                 [dev-dependencies]\ntempfile.workspace = true\n";
+    assert_eq!(xtask_dependency_problems(heavy).len(), 1);
+    assert!(xtask_dependency_problems("[package]\nname = \"xtask\"\n[dependencies]\n").is_empty());
 }
 
 // One owner for file primitives: remaind-fs. A second folder-sync, temp-file, rename-into-place
