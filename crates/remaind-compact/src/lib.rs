@@ -14,15 +14,17 @@ mod commit;
 mod error;
 mod external;
 mod handover;
+pub mod process;
 
 pub use builtin::{BUILTIN_LABEL, KEEP_VERBATIM, compact_builtin};
 pub use commit::{
-    DEFAULT_TIMEOUT, HANDOVER_FILE, Options, Outcome, STATE_FILE, Source, compact, open_store,
-    read_prior,
+    DEFAULT_TIMEOUT, HANDOVER_FILE, Options, Outcome, Proposal, STATE_FILE, Source, compact,
+    compact_with, open_store, read_prior,
 };
 pub use error::{Error, Result};
 pub use external::{
-    CompactorInput, HANDOVER_FORMAT, PROTOCOL_VERSION, Rejection, from_command, from_dir,
+    CompactorInput, HANDOVER_FORMAT, PROTOCOL_VERSION, Rejection, candidate_from_value,
+    from_command, from_dir,
 };
 pub use handover::{bind, binding_line, strip_binding};
 
