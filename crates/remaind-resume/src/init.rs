@@ -9,7 +9,7 @@ use camino::Utf8PathBuf;
 use crate::{ContextDir, Error};
 
 /// The files `init` writes, relative to `.context/`, with their embedded contents.
-pub const DEFAULT_FILES: [(&str, &str); 6] = [
+pub const DEFAULT_FILES: [(&str, &str); 8] = [
     ("CONTRACT.md", include_str!("../assets/CONTRACT.md")),
     (
         "schemas/event.schema.json",
@@ -30,6 +30,12 @@ pub const DEFAULT_FILES: [(&str, &str); 6] = [
     (
         "schemas/tools.yaml",
         include_str!("../../../schemas/tools.yaml"),
+    ),
+    // The LLM compactor presets (remaind-llm reads them; the same defaults when absent).
+    ("schemas/llm.json", include_str!("../../../schemas/llm.json")),
+    (
+        "schemas/llm.schema.json",
+        include_str!("../../../schemas/llm.schema.json"),
     ),
 ];
 
