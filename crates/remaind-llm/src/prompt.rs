@@ -87,7 +87,7 @@ pub fn build_repair(input: &CompactorInput, rejected: &Value, failures: &[Failur
 }
 
 /// The input as compact JSON, one event per line so a model (and a reviewer) can scan it.
-/// Events are as stored minus `v` and `prev`.
+/// Events are as stored minus `v` and `prev`, with long tool and data strings cut.
 fn input_json(input: &CompactorInput) -> String {
     let mut out = String::from("{\n");
     out.push_str(&format!("\"protocol\": {},\n", input.protocol));
@@ -100,6 +100,11 @@ fn input_json(input: &CompactorInput) -> String {
         if let Some(fields) = value.as_object_mut() {
             fields.remove("v");
             fields.remove("prev");
+            for key in ["tool", "data"] {
+                if let Some(v) = fields.get_mut(key) {
+                    shorten(v, event.seq);
+                }
+            }
         }
         out.push_str(&json(&value));
         out.push_str(if i + 1 < input.events.len() {
@@ -113,6 +118,26 @@ fn input_json(input: &CompactorInput) -> String {
     out.push_str(&format!("\"log_digest\": {}\n", json(&input.log_digest)));
     out.push('}');
     out
+}
+
+/// Longest string of a tool call or an event's data shown to the model, in characters. The
+/// gist is what a summary needs; texts (the latest instruction above all) are never cut.
+pub const MAX_FIELD_CHARS: usize = 1500;
+
+/// Cut every string in `value` longer than [`MAX_FIELD_CHARS`], saying where the rest is.
+fn shorten(value: &mut Value, seq: u64) {
+    match value {
+        Value::String(s) if s.chars().count() > MAX_FIELD_CHARS => {
+            let total = s.len();
+            let cut: String = s.chars().take(MAX_FIELD_CHARS).collect();
+            *s = format!(
+                "{cut}… [cut: {total} bytes in all; `remaind events --from {seq} --limit 1 --json`]"
+            );
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| shorten(v, seq)),
+        Value::Object(map) => map.values_mut().for_each(|v| shorten(v, seq)),
+        _ => {}
+    }
 }
 
 /// Plain data (states, events, strings) as JSON; serializing them cannot fail.

@@ -63,3 +63,33 @@ fn the_recorded_good_answer_passes_the_validator() {
     let verdict = validate_state(&ledger, None, &cand.state, &cand.handover).expect("in memory");
     assert!(verdict.accepted, "{:#?}", verdict.failures);
 }
+
+#[test]
+fn long_tool_output_is_cut_but_the_latest_instruction_never_is() {
+    let long_output = "x".repeat(10_000);
+    let long_instruction = format!("Keep all of this: {}", "y".repeat(5_000));
+    let mut ledger = MemoryLedger::new();
+    let tool: NewEvent = serde_json::from_value(serde_json::json!({
+        "kind": "tool_result", "text": "cat big.log",
+        "tool": {"name": "Bash", "input": {"command": "cat big.log"}, "output": long_output}
+    }))
+    .expect("event");
+    ledger.append(tool, "2026-11-23T10:00:01Z").expect("append");
+    let user: NewEvent = serde_json::from_value(serde_json::json!({
+        "kind": "user_message", "text": long_instruction
+    }))
+    .expect("event");
+    ledger.append(user, "2026-11-23T10:00:02Z").expect("append");
+    let events: Vec<_> = ledger
+        .events_in(0, 2)
+        .map(|e| e.expect("in memory"))
+        .collect();
+    let digest = ledger.digest_at(2).expect("in memory").expect("head");
+    let text = prompt::build(&CompactorInput::new(None, &events, 2, &digest));
+    assert!(!text.contains(&long_output));
+    assert!(text.contains(&format!(
+        "{}… [cut: 10000 bytes in all; `remaind events --from 1 --limit 1 --json`]",
+        "x".repeat(prompt::MAX_FIELD_CHARS)
+    )));
+    assert!(text.contains(&long_instruction));
+}
