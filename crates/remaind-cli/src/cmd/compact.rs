@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use camino::Utf8PathBuf;
+use remaind_atomic::HistoryStore;
 use remaind_compact::{DEFAULT_TIMEOUT, Options, Outcome, Source};
 use remaind_ledger::Ledger;
 use remaind_llm::{Config, LlmOptions, LlmOutcome, Preset};
@@ -63,6 +64,19 @@ pub(crate) struct Args {
     json: bool,
 }
 
+/// The ledger and the derived-file store of `ctx`.
+fn open(ctx: &remaind_resume::ContextDir) -> Result<(Ledger, HistoryStore), CliError> {
+    let ledger = Ledger::open(ctx.root()).map_err(|e| {
+        let invalid = e.is_invalid_input();
+        failure(e, invalid)
+    })?;
+    let store = remaind_compact::open_store(ctx.root()).map_err(|e| {
+        let invalid = e.is_invalid_input();
+        failure(e, invalid)
+    })?;
+    Ok((ledger, store))
+}
+
 fn failure(err: impl std::fmt::Display, invalid: bool) -> CliError {
     if invalid {
         CliError::invalid(err.to_string())
@@ -93,14 +107,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         (None, None) => Source::Builtin,
     };
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root()).map_err(|e| {
-        let invalid = e.is_invalid_input();
-        failure(e, invalid)
-    })?;
-    let store = remaind_compact::open_store(ctx.root()).map_err(|e| {
-        let invalid = e.is_invalid_input();
-        failure(e, invalid)
-    })?;
+    let (ledger, store) = open(&ctx)?;
     let opts = Options {
         dry_run: args.dry_run,
         through_seq: None,
@@ -172,14 +179,7 @@ fn run_llm(global: &Global, name: &str, args: &Args) -> Result<ExitCode, CliErro
     if let Some(model) = &args.model {
         config.set_model(preset, model.clone());
     }
-    let ledger = Ledger::open(ctx.root()).map_err(|e| {
-        let invalid = e.is_invalid_input();
-        failure(e, invalid)
-    })?;
-    let store = remaind_compact::open_store(ctx.root()).map_err(|e| {
-        let invalid = e.is_invalid_input();
-        failure(e, invalid)
-    })?;
+    let (ledger, store) = open(&ctx)?;
     let options = LlmOptions {
         preset,
         dry_run: args.dry_run,

@@ -339,29 +339,29 @@ fn a_good_candidate_is_accepted_with_each_preset() {
 
 #[test]
 fn the_cli_presets_run_their_runtime_in_print_mode() {
-    let s = setup();
-    let (out, _) = run_preset(&s, "claude", &[answer(&s, "good.json")]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let args = saved(&s, "args-1.txt");
-    assert_eq!(
-        args.lines().collect::<Vec<_>>(),
-        ["-p", "--output-format", "json", "--model", "haiku"]
-    );
-    let s = setup();
-    let (out, _) = run_preset(&s, "codex", &[answer(&s, "good.json")]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let args = saved(&s, "args-1.txt");
-    assert_eq!(
-        args.lines().collect::<Vec<_>>(),
-        [
-            "exec",
-            "--json",
-            "--skip-git-repo-check",
-            "--sandbox",
-            "read-only",
-            "-"
-        ]
-    );
+    for (preset, want) in [
+        (
+            "claude",
+            &["-p", "--output-format", "json", "--model", "haiku"][..],
+        ),
+        (
+            "codex",
+            &[
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "--sandbox",
+                "read-only",
+                "-",
+            ][..],
+        ),
+    ] {
+        let s = setup();
+        let (out, _) = run_preset(&s, preset, &[answer(&s, "good.json")]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let args = saved(&s, "args-1.txt");
+        assert_eq!(args.lines().collect::<Vec<_>>(), want, "{preset}");
+    }
 }
 
 #[test]
