@@ -18,8 +18,8 @@ pub mod process;
 
 pub use builtin::{BUILTIN_LABEL, KEEP_VERBATIM, compact_builtin};
 pub use commit::{
-    DEFAULT_TIMEOUT, HANDOVER_FILE, Options, Outcome, Proposal, STATE_FILE, Source, compact,
-    compact_with, open_store, read_prior,
+    DEFAULT_TIMEOUT, Options, Outcome, Proposal, Source, compact, compact_with, open_store,
+    read_prior,
 };
 pub use error::{Error, Result};
 pub use external::{
@@ -27,6 +27,7 @@ pub use external::{
     from_command, from_dir,
 };
 pub use handover::{bind, binding_line, strip_binding};
+pub use remaind_fs::layout::{HANDOVER_FILE, STATE_FILE};
 
 use remaind_validate::State;
 

@@ -4,12 +4,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use camino::Utf8PathBuf;
-use remaind_atomic::HistoryStore;
 use remaind_compact::{DEFAULT_TIMEOUT, Options, Outcome, Source};
 use remaind_ledger::Ledger;
 use remaind_llm::{Config, LlmOptions, LlmOutcome, Preset};
 
-use crate::cli_error::{CliError, EXIT_REJECTED};
+use crate::cli_error::{CliError, EXIT_REJECTED, EXIT_RUNTIME};
 use crate::global::Global;
 
 /// Fold the events since the last accepted compaction into a new state.json and handover.md.
@@ -64,27 +63,6 @@ pub(crate) struct Args {
     json: bool,
 }
 
-/// The ledger and the derived-file store of `ctx`.
-fn open(ctx: &remaind_resume::ContextDir) -> Result<(Ledger, HistoryStore), CliError> {
-    let ledger = Ledger::open(ctx.root()).map_err(|e| {
-        let invalid = e.is_invalid_input();
-        failure(e, invalid)
-    })?;
-    let store = remaind_compact::open_store(ctx.root()).map_err(|e| {
-        let invalid = e.is_invalid_input();
-        failure(e, invalid)
-    })?;
-    Ok((ledger, store))
-}
-
-fn failure(err: impl std::fmt::Display, invalid: bool) -> CliError {
-    if invalid {
-        CliError::invalid(err.to_string())
-    } else {
-        CliError::runtime(err.to_string())
-    }
-}
-
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     if args
         .compactor
@@ -107,15 +85,13 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         (None, None) => Source::Builtin,
     };
     let ctx = global.context()?;
-    let (ledger, store) = open(&ctx)?;
+    let ledger = Ledger::open(ctx.root())?;
+    let store = remaind_compact::open_store(ctx.root())?;
     let opts = Options {
         dry_run: args.dry_run,
         through_seq: None,
     };
-    let outcome = remaind_compact::compact(&ledger, &store, source, opts).map_err(|e| {
-        let invalid = e.is_invalid_input();
-        failure(e, invalid)
-    })?;
+    let outcome = remaind_compact::compact(&ledger, &store, source, opts)?;
     if args.json {
         let line = serde_json::to_string(&outcome.verdict)
             .map_err(|e| CliError::runtime(e.to_string()))?;
@@ -179,7 +155,8 @@ fn run_llm(global: &Global, name: &str, args: &Args) -> Result<ExitCode, CliErro
     if let Some(model) = &args.model {
         config.set_model(preset, model.clone());
     }
-    let (ledger, store) = open(&ctx)?;
+    let ledger = Ledger::open(ctx.root())?;
+    let store = remaind_compact::open_store(ctx.root())?;
     let options = LlmOptions {
         preset,
         dry_run: args.dry_run,
@@ -208,20 +185,14 @@ fn run_llm(global: &Global, name: &str, args: &Args) -> Result<ExitCode, CliErro
     })
 }
 
-/// An LLM compaction's error, its causes joined, with the CLI's exit code.
+/// An LLM compaction's error with the CLI's exit code; a failed model call says that
+/// nothing was written.
 pub(crate) fn llm_failure(err: remaind_llm::Error) -> CliError {
-    let mut message = err.to_string();
-    let mut source = std::error::Error::source(&err);
-    while let Some(cause) = source {
-        message.push_str(": ");
-        message.push_str(&cause.to_string());
-        source = cause.source();
+    let mut failure = CliError::from(err);
+    if failure.code == EXIT_RUNTIME && failure.causes.is_empty() {
+        failure.message.push_str("; nothing was written");
     }
-    if err.is_invalid_input() {
-        CliError::invalid(message)
-    } else {
-        CliError::runtime(format!("{message}; nothing was written"))
-    }
+    failure
 }
 
 fn print_rounds(done: &LlmOutcome) {

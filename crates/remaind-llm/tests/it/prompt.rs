@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use remaind_compact::{CompactorInput, candidate_from_value};
 use remaind_ledger::NewEvent;
 use remaind_llm::prompt;
-use remaind_validate::{LedgerView, MemoryLedger, validate_state};
+use remaind_validate::{LedgerView, MemoryLedger, validate_typed};
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
@@ -48,7 +48,7 @@ fn golden_prompt_repair_round() {
     let (ledger, input) = session();
     let answer = recorded("drops_decision.json", &input.log_digest);
     let cand = candidate_from_value(answer.clone()).expect("a readable candidate");
-    let verdict = validate_state(&ledger, None, &cand.state, &cand.handover).expect("in memory");
+    let verdict = validate_typed(&ledger, None, &cand.state, &cand.handover).expect("in memory");
     assert!(!verdict.accepted);
     let repair = prompt::build_repair(&input, &answer, &verdict.failures);
     // Round two starts with round one's prompt, then the rejected answer and its failures.
@@ -60,7 +60,7 @@ fn golden_prompt_repair_round() {
 fn the_recorded_good_answer_passes_the_validator() {
     let (ledger, input) = session();
     let cand = candidate_from_value(recorded("good.json", &input.log_digest)).expect("readable");
-    let verdict = validate_state(&ledger, None, &cand.state, &cand.handover).expect("in memory");
+    let verdict = validate_typed(&ledger, None, &cand.state, &cand.handover).expect("in memory");
     assert!(verdict.accepted, "{:#?}", verdict.failures);
 }
 
