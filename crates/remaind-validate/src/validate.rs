@@ -1,4 +1,4 @@
-//! `validate`: the structural checks, then SPEC.md's six checks, incrementally from the
+//! `validate`: the structural checks, then docs/contract.md's six checks, incrementally from the
 //! prior accepted state.
 //!
 //! Soundness of the incremental walk: the prior state was accepted, so everything the checks
@@ -66,7 +66,7 @@ impl Links {
 /// [`Check::Binding`] (`through_seq` within the ledger and not behind the prior; `log_digest`
 /// is the chain hash at `through_seq`). A schema failure, or a `through_seq` out of range,
 /// stops there, since the content checks would be meaningless; otherwise all six checks of
-/// SPEC.md section 5 run and every failure is listed, each with the offending event ids.
+/// docs/contract.md run and every failure is listed, each with the offending event ids.
 ///
 /// `prior` must be the compaction the ledger's owner last accepted (or `None` for the first
 /// one): the walk is incremental and trusts it. Cost: the events after `prior.through_seq`,
