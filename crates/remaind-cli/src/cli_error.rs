@@ -1,10 +1,6 @@
-<<<<<<< HEAD
 //! The binary's error: a message, the chain of causes behind it, and the exit code the
 //! contract assigns (docs/contract.md, "Exit codes"). The one place that decides invalid input
 //! (exit 2) from runtime failure (exit 1) for every library error.
-=======
-//! The binary's error: a message and the exit code docs/contract.md#cli-and-exit-codes assigns.
->>>>>>> issue-12b
 
 use std::error::Error as StdError;
 use std::process::ExitCode;

@@ -6,11 +6,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-<<<<<<< HEAD:crates/remaind-events/src/event.rs
 /// Every kind of event the ledger accepts (docs/contract.md, "Events").
-=======
-/// Every kind of event the ledger accepts (docs/contract.md#kinds-and-importance).
->>>>>>> issue-12b:crates/remaind-ledger/src/event.rs
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -53,11 +49,7 @@ pub enum Kind {
 }
 
 impl Kind {
-<<<<<<< HEAD:crates/remaind-events/src/event.rs
     /// All kinds, in the order of the contract's kinds table.
-=======
-    /// All kinds, in the order of docs/contract.md's kinds table.
->>>>>>> issue-12b:crates/remaind-ledger/src/event.rs
     pub const ALL: [Kind; 18] = [
         Kind::UserMessage,
         Kind::AssistantMessage,

@@ -1,8 +1,4 @@
-<<<<<<< HEAD
 //! How the `.context/` folder is found (its layout is `remaind_fs::layout`'s).
-=======
-//! Where everything lives inside `.context/` (docs/contract.md#the-folder), and how it is found.
->>>>>>> issue-12b
 
 use camino::Utf8Path;
 
