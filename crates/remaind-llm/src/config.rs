@@ -12,7 +12,7 @@ pub const DEFAULT_CONFIG: &str = include_str!("../../../schemas/llm.json");
 /// The JSON Schema of `llm.json`.
 pub const CONFIG_SCHEMA: &str = include_str!("../../../schemas/llm.schema.json");
 /// Where the settings live, relative to `.context/`.
-pub const CONFIG_PATH: &str = "schemas/llm.json";
+pub const CONFIG_PATH: &str = remaind_fs::layout::LLM_CONFIG_PATH;
 
 /// A way to reach a model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -188,9 +188,17 @@ impl Config {
     /// Read `CONTEXT/schemas/llm.json`; a missing file gives the shipped defaults.
     pub fn load(context_dir: &Utf8Path) -> Result<Config> {
         let path = context_dir.join(CONFIG_PATH);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => DEFAULT_CONFIG.to_owned(),
+        // No-follow, regular files only: a symlink planted in `.context/` is refused.
+        let text = match remaind_fs::read_file(&path) {
+            Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|e| Error::Config {
+                path: path.clone(),
+                field: String::new(),
+                reason: format!(
+                    "not UTF-8 (invalid byte at offset {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            })?,
+            Ok(None) => DEFAULT_CONFIG.to_owned(),
             Err(e) => {
                 return Err(Error::Config {
                     path: path.clone(),

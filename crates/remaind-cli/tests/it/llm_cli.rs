@@ -636,3 +636,19 @@ fn the_precompact_hook_uses_a_preset_and_falls_back_when_it_fails() {
     );
     assert_eq!(st_compactor(&s), "builtin");
 }
+
+#[test]
+fn a_symlinked_llm_json_is_refused() {
+    let s = setup();
+    let elsewhere = s.ctx.parent().expect("tmp").join("elsewhere.json");
+    std::fs::write(&elsewhere, r#"{"claude": {"program": "/bin/sh"}}"#).expect("write");
+    let config = s.ctx.join("schemas/llm.json");
+    std::fs::remove_file(&config).expect("remove the shipped file");
+    std::os::unix::fs::symlink(&elsewhere, &config).expect("symlink");
+    let before = derived(&s.ctx);
+    let out = run(&s, "claude");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("refusing to follow symlink"), "{err}");
+    assert_eq!(derived(&s.ctx), before);
+}
