@@ -1,6 +1,6 @@
-//! The binary's error: a message, the chain of causes behind it, and the exit code the
-//! contract assigns (docs/contract.md, "Exit codes"). The one place that decides invalid input
-//! (exit 2) from runtime failure (exit 1) for every library error.
+//! The binary's error: a message, the chain of causes behind it, and the exit code
+//! docs/contract.md#cli-and-exit-codes assigns. The one place that tells invalid input (exit 2)
+//! from runtime failure (exit 1) for every library error.
 
 use std::error::Error as StdError;
 use std::process::ExitCode;
