@@ -209,7 +209,9 @@ fn print_rounds(done: &LlmOutcome) {
             println!("  recorded as {id}; the failures go back to the model");
         }
     }
-    if done.fell_back {
+    if done.fell_back && done.rounds.is_empty() {
+        println!("too little of --time-limit left for a model round: using the built-in compactor");
+    } else if done.fell_back {
         println!(
             "{} gave no accepted candidate in {} round(s): using the built-in compactor",
             done.label,

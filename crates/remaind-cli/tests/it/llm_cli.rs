@@ -652,3 +652,22 @@ fn a_symlinked_llm_json_is_refused() {
     assert!(err.contains("refusing to follow symlink"), "{err}");
     assert_eq!(derived(&s.ctx), before);
 }
+
+#[test]
+fn a_time_limit_too_short_for_a_round_goes_straight_to_the_builtin_compactor() {
+    let s = setup();
+    install(&s, "claude", &[claude_reply(&answer(&s, "good.json"))]);
+    let out = remaind_env(
+        &s.ctx,
+        &["compact", "--llm", "claude", "--time-limit", "5", "--json"],
+        None,
+        &[("PATH", &path_with(&s))],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("--json prints JSON");
+    assert_eq!(report["fell_back"], true);
+    assert_eq!(report["rounds"], json!([]));
+    assert_eq!(report["written"], true);
+    assert_eq!(st_compactor(&s), "builtin");
+    assert!(!s.standin.join("count").exists(), "the model was asked");
+}
