@@ -30,6 +30,14 @@ pub enum Source {
     Builtin,
     /// A candidate folder holding `state.json` and `handover.md`.
     Dir(Utf8PathBuf),
+    /// A candidate given in memory (e.g. by an MCP client): a `state.json` document and the
+    /// handover text. A state that does not parse is a rejected verdict, as from a folder.
+    Given {
+        /// The proposed state, as JSON.
+        state: serde_json::Value,
+        /// The proposed handover.
+        handover: String,
+    },
     /// An external command speaking the compactor protocol (docs/compactor-protocol.md).
     Command {
         /// Run as `sh -c CMD`.
@@ -253,6 +261,10 @@ pub fn compact(
             (builtin::BUILTIN_LABEL.to_owned(), Ok(cand))
         }
         Source::Dir(dir) => (format!("candidate:{dir}"), external::from_dir(dir)),
+        Source::Given { state, handover } => (
+            "candidate:given".to_owned(),
+            external::from_value(state.clone(), handover.clone()),
+        ),
         Source::Command { cmd, timeout } => {
             let (redacted, _) = ledger.redactor().redact_str(cmd);
             let input = CompactorInput::new(prior, &tail, through, &log_digest);

@@ -23,6 +23,7 @@ pub use commit::{
 pub use error::{Error, Result};
 pub use external::{
     CompactorInput, HANDOVER_FORMAT, PROTOCOL_VERSION, Rejection, from_command, from_dir,
+    from_value,
 };
 pub use handover::{bind, binding_line, strip_binding};
 
