@@ -58,15 +58,25 @@ pub fn serve_stdio(locator: Locator) -> Result<(), Error> {
         .map_err(Error::Runtime)?;
     runtime.block_on(async move {
         let (stdin, stdout) = rmcp::transport::stdio_pipes();
-        let running = Server::new(locator)
-            .serve((stdin, stdout))
-            .await
-            .map_err(|e| Error::Session {
-                reason: e.to_string(),
-            })?;
-        running.waiting().await.map_err(|e| Error::Session {
+        serve(locator, stdin, stdout).await
+    })
+}
+
+/// Serve MCP on any byte stream pair (newline-delimited JSON-RPC) until `read` ends: what
+/// [`serve_stdio`] runs, usable in-process (tests, embedding) on a tokio runtime.
+pub async fn serve<R, W>(locator: Locator, read: R, write: W) -> Result<(), Error>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let running = Server::new(locator)
+        .serve((read, write))
+        .await
+        .map_err(|e| Error::Session {
             reason: e.to_string(),
         })?;
-        Ok(())
-    })
+    running.waiting().await.map_err(|e| Error::Session {
+        reason: e.to_string(),
+    })?;
+    Ok(())
 }

@@ -6,4 +6,5 @@ mod index_cli;
 mod init_cli;
 mod ledger_cli;
 mod lifecycle_cli;
+mod mcp_cli;
 mod reliability;

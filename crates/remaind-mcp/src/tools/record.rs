@@ -14,7 +14,7 @@ use crate::session::Session;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum RecordKind {
-    /// A choice that must survive every compaction (importance 3 by default).
+    /// A choice later work depends on; it survives every compaction.
     Decision,
     /// Replaces earlier events: give `supersedes`.
     Correction,
