@@ -187,7 +187,15 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
         })?);
         via_log.push(timed(|| {
             let st = Command::new(binary())
-                .args(["--dir", dir.as_str(), "log", "--kind", "decision", "--text", &text])
+                .args([
+                    "--dir",
+                    dir.as_str(),
+                    "log",
+                    "--kind",
+                    "decision",
+                    "--text",
+                    &text,
+                ])
                 .env_remove("REMAIND_DIR")
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -256,7 +264,11 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
             unit: "ms".to_owned(),
             note: format!(
                 "{size_note}; 20 queries x {rounds}; index fresh before each (catch-up per call){}",
-                if label == "p50" { "; target p50 < 20 ms" } else { "" }
+                if label == "p50" {
+                    "; target p50 < 20 ms"
+                } else {
+                    ""
+                }
             ),
         });
     }

@@ -152,7 +152,10 @@ fn reliability(tally: &mut Tally) -> Result<(), String> {
 pub(crate) fn mcp_interop() -> Result<(), String> {
     let mut tally = Tally::default();
     let outcome = crate::interop::run(&mut tally);
-    println!("mcp-interop: {} passed, {} failed", tally.passed, tally.failed);
+    println!(
+        "mcp-interop: {} passed, {} failed",
+        tally.passed, tally.failed
+    );
     outcome
 }
 

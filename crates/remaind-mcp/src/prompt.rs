@@ -4,8 +4,7 @@
 pub const PROMPT_NAME: &str = "remaind-usage";
 
 /// What the prompt is for (shown in `prompts/list`).
-pub(crate) const PROMPT_DESCRIPTION: &str =
-    "How to use Remaind's tools in this session: when to record what, and how to read context back.";
+pub(crate) const PROMPT_DESCRIPTION: &str = "How to use Remaind's tools in this session: when to record what, and how to read context back.";
 
 /// The prompt's text, also the server's `instructions`.
 pub const USAGE: &str = "\

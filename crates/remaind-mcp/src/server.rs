@@ -7,8 +7,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
     GetPromptResult, Implementation, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role,
-    ServerCapabilities, ServerConfig, Tool,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -140,9 +140,7 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let uri = request.uri;
-        let contents = self
-            .blocking(move |s| resources::read(s, &uri))
-            .await??;
+        let contents = self.blocking(move |s| resources::read(s, &uri)).await??;
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
 

@@ -63,7 +63,10 @@ impl Mcp {
     /// The next message the server prints, checked to be JSON-RPC 2.0.
     fn read(&mut self) -> Value {
         let mut line = String::new();
-        let n = self.stdout.read_line(&mut line).expect("read from the server");
+        let n = self
+            .stdout
+            .read_line(&mut line)
+            .expect("read from the server");
         assert!(n > 0, "the server closed stdout");
         let msg: Value = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {line:?}"));
@@ -114,10 +117,14 @@ fn init(dir: &Path) -> std::path::PathBuf {
 }
 
 fn events(ctx: &Path) -> Vec<Value> {
-    ok(&remaind(ctx, &["events", "--limit", "100000", "--json"], None))
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("event json"))
-        .collect()
+    ok(&remaind(
+        ctx,
+        &["events", "--limit", "100000", "--json"],
+        None,
+    ))
+    .lines()
+    .map(|l| serde_json::from_str(l).expect("event json"))
+    .collect()
 }
 
 #[test]
@@ -147,7 +154,8 @@ fn mcp_record_and_log_processes_interleaved_leave_a_gapless_chain() {
                         // A process per event, as a prompt rule shelling out would do.
                         for i in 0..EACH {
                             let text = format!("log writer {w} note {i}");
-                            let out = remaind(ctx, &["log", "--kind", "note", "--text", &text], None);
+                            let out =
+                                remaind(ctx, &["log", "--kind", "note", "--text", &text], None);
                             ids.push((ok(&out).trim().to_owned(), text));
                         }
                     }
@@ -155,7 +163,10 @@ fn mcp_record_and_log_processes_interleaved_leave_a_gapless_chain() {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("writer")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("writer"))
+            .collect()
     });
     ok(&remaind(&ctx, &["verify"], None));
     let all = events(&ctx);
@@ -167,7 +178,11 @@ fn mcp_record_and_log_processes_interleaved_leave_a_gapless_chain() {
     for (id, text) in recorded.iter().flatten() {
         assert!(seen.insert(id.clone()), "id {id} acknowledged twice");
         let seq: usize = id[1..].parse().expect("seq");
-        assert_eq!(all[seq - 1]["text"], json!(text), "{id} holds another event");
+        assert_eq!(
+            all[seq - 1]["text"],
+            json!(text),
+            "{id} holds another event"
+        );
     }
 }
 
@@ -177,7 +192,15 @@ fn a_decision_recorded_via_mcp_survives_compact_and_appears_in_resume() {
     let ctx = init(&dir.0);
     ok(&remaind(
         &ctx,
-        &["log", "--kind", "user_message", "--actor", "user", "--text", "Build the importer"],
+        &[
+            "log",
+            "--kind",
+            "user_message",
+            "--actor",
+            "user",
+            "--text",
+            "Build the importer",
+        ],
         None,
     ));
     let mut mcp = Mcp::start(&ctx);
@@ -196,7 +219,10 @@ fn a_decision_recorded_via_mcp_survives_compact_and_appears_in_resume() {
     assert_eq!(verdict["written"], true);
     // The state cites it, and a resume (CLI or MCP) shows it.
     let state = std::fs::read_to_string(ctx.join("active/state.json")).expect("state");
-    assert!(state.contains(&format!("\"{id}\"")), "state does not cite {id}: {state}");
+    assert!(
+        state.contains(&format!("\"{id}\"")),
+        "state does not cite {id}: {state}"
+    );
     let resumed: Value =
         serde_json::from_str(&ok(&remaind(&ctx, &["resume", "--json"], None))).expect("json");
     let packet = resumed["packet"].as_str().expect("packet");
@@ -210,7 +236,9 @@ fn a_decision_recorded_via_mcp_survives_compact_and_appears_in_resume() {
     );
     assert_eq!(via_mcp["gate"]["proceed"], true, "{via_mcp}");
     let handover = mcp.request("resources/read", json!({"uri": "remaind://handover"}));
-    let text = handover["result"]["contents"][0]["text"].as_str().expect("text");
+    let text = handover["result"]["contents"][0]["text"]
+        .as_str()
+        .expect("text");
     assert!(text.contains(&format!("[{id}]")), "{text}");
 }
 
@@ -232,20 +260,34 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
     // An unknown tool: Invalid params naming the tools.
     let resp = mcp.request("tools/call", json!({"name": "nope", "arguments": {}}));
     assert_eq!(resp["error"]["code"], -32602, "{resp}");
-    assert!(resp["error"]["message"].as_str().expect("msg").contains("record"));
+    assert!(
+        resp["error"]["message"]
+            .as_str()
+            .expect("msg")
+            .contains("record")
+    );
     // Invalid tool input: a tool error naming the field, and nothing written.
     for (args, field) in [
         (json!({"kind": "decison", "text": "x"}), "kind"),
-        (json!({"kind": "note", "text": "x", "importance": 7}), "importance"),
+        (
+            json!({"kind": "note", "text": "x", "importance": 7}),
+            "importance",
+        ),
         (json!({"kind": "correction", "text": "x"}), "supersedes"),
-        (json!({"kind": "note", "text": "x", "refs": ["e99"]}), "refs"),
+        (
+            json!({"kind": "note", "text": "x", "refs": ["e99"]}),
+            "refs",
+        ),
         (json!({"kind": "note", "txt": "x"}), "txt"),
         (json!({"text": "x"}), "kind"),
     ] {
         let result = mcp.call("record", args.clone());
         assert_eq!(result["isError"], true, "{args} was accepted: {result}");
         let msg = result["content"][0]["text"].as_str().expect("text");
-        assert!(msg.contains(field), "{args}: the error does not name `{field}`: {msg}");
+        assert!(
+            msg.contains(field),
+            "{args}: the error does not name `{field}`: {msg}"
+        );
     }
     assert!(events(&ctx).is_empty(), "invalid input wrote something");
     // Still serving.

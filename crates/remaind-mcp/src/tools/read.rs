@@ -413,20 +413,25 @@ pub(crate) struct GetEvents {
 
 fn get_events(session: &Session, args: GetEventsArgs) -> Result<GetEvents, ToolError> {
     let sliced = args.from.is_some() || args.before.is_some();
-    if !args.ids.is_empty() && (sliced || !args.kinds.is_empty() || args.min_importance.is_some())
-    {
+    if !args.ids.is_empty() && (sliced || !args.kinds.is_empty() || args.min_importance.is_some()) {
         return Err(ToolError::invalid(
             "ids",
             "give either `ids` or a slice (`from`/`before`/`kinds`/`min_importance`), not both",
         ));
     }
     if args.from.is_some() && args.before.is_some() {
-        return Err(ToolError::invalid("before", "give `from` or `before`, not both"));
+        return Err(ToolError::invalid(
+            "before",
+            "give `from` or `before`, not both",
+        ));
     }
     if args.ids.len() > MAX_LIMIT {
         return Err(ToolError::invalid(
             "ids",
-            format!("{} ids; ask for at most {MAX_LIMIT} at once", args.ids.len()),
+            format!(
+                "{} ids; ask for at most {MAX_LIMIT} at once",
+                args.ids.len()
+            ),
         ));
     }
     let limit = check_limit(args.limit)?;

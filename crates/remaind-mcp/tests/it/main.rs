@@ -79,8 +79,7 @@ impl Client {
 fn context() -> (tempfile::TempDir, Utf8PathBuf) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("utf-8");
-    remaind_resume::init::init(&remaind_resume::ContextDir::new(dir.clone()), false)
-        .expect("init");
+    remaind_resume::init::init(&remaind_resume::ContextDir::new(dir.clone()), false).expect("init");
     (tmp, dir)
 }
 
@@ -114,7 +113,10 @@ fn every_tool_declares_object_schemas_and_record_lists_the_kinds_a_model_records
         "note",
         "file_change",
     ] {
-        assert!(schema.contains(&format!("\"{kind}\"")), "{kind} missing: {schema}");
+        assert!(
+            schema.contains(&format!("\"{kind}\"")),
+            "{kind} missing: {schema}"
+        );
     }
     assert!(!schema.contains("\"user_message\""), "{schema}");
 }
@@ -124,17 +126,23 @@ async fn record_redacts_with_rules_added_while_the_server_runs() {
     let (_tmp, dir) = context();
     let mut c = Client::connect(&dir).await;
     let first = c
-        .call("record", json!({"kind": "note", "text": "ticket intk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA1 filed"}))
+        .call(
+            "record",
+            json!({"kind": "note", "text": "ticket intk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA1 filed"}),
+        )
         .await;
     assert_eq!(first["structuredContent"]["redactions"], 1, "{first}");
     // A new rule, written while the session is open, applies to the next call.
     std::fs::write(
-        dir.join("redaction.json"),
+        dir.join(remaind_ledger::REDACTION_PATH),
         r#"{"rules": [{"name": "project_code", "pattern": "\\bPRJ-[0-9]{6}\\b"}]}"#,
     )
     .expect("write rules");
     let second = c
-        .call("record", json!({"kind": "note", "text": "code PRJ-123456 is secret"}))
+        .call(
+            "record",
+            json!({"kind": "note", "text": "code PRJ-123456 is secret"}),
+        )
         .await;
     assert_eq!(second["structuredContent"]["redactions"], 1, "{second}");
     let ledger = Ledger::open(&dir).expect("open");
@@ -154,13 +162,19 @@ async fn reads_see_events_other_processes_appended_after_the_last_call() {
         .append_json_lines(b"{\"kind\":\"decision\",\"text\":\"Feed the otter at noon\"}\n")
         .expect("append")[0];
     let hits = c.call("search", json!({"query": "otter"})).await;
-    assert_eq!(hits["structuredContent"]["hits"][0]["id"], id.to_string(), "{hits}");
+    assert_eq!(
+        hits["structuredContent"]["hits"][0]["id"],
+        id.to_string(),
+        "{hits}"
+    );
     let tail = c.call("get_events", json!({"limit": 1})).await;
     assert_eq!(tail["structuredContent"]["events"][0]["id"], id.to_string());
     let status = c.call("status", json!({})).await;
     assert_eq!(status["structuredContent"]["head_seq"], 1);
     // And the server's own append chains after it.
-    let next = c.call("record", json!({"kind": "note", "text": "after"})).await;
+    let next = c
+        .call("record", json!({"kind": "note", "text": "after"}))
+        .await;
     assert_eq!(next["structuredContent"]["id"], "e2");
     assert!(other.verify().expect("verify").problems.is_empty());
 }
@@ -171,7 +185,10 @@ async fn a_tool_error_names_the_nested_field_and_writes_nothing() {
     let mut c = Client::connect(&dir).await;
     for (args, field) in [
         (json!({"kind": "note", "tool": {"input": 1}}), "tool"),
-        (json!({"kind": "note", "tool": {"name": "x", "colour": 1}}), "colour"),
+        (
+            json!({"kind": "note", "tool": {"name": "x", "colour": 1}}),
+            "colour",
+        ),
         (json!({"kind": "note", "importance": "high"}), "importance"),
         (json!({"kind": "note", "refs": "e1"}), "refs"),
     ] {
