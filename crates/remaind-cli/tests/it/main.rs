@@ -8,3 +8,6 @@ mod ledger_cli;
 mod lifecycle_cli;
 mod mcp_cli;
 mod reliability;
+
+#[path = "../../src/demo_secrets.rs"]
+mod demo_secrets;

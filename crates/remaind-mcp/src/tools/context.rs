@@ -2,8 +2,7 @@
 //! same library calls as the commands of the same names.
 
 use remaind_compact::{Options, Source};
-use remaind_resume::gate::Gate;
-use remaind_resume::packet::{self, Budget, LatestInstruction, PlannedStep};
+use remaind_resume::{Budget, Gate, LatestInstruction, PlannedStep};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -152,7 +151,7 @@ fn resume(session: &Session, args: ResumeArgs) -> Result<Resumed, ToolError> {
         return Err(ToolError::invalid("budget", "must be at least 1 token"));
     }
     let ctx = session.context()?;
-    let r = packet::resume(&ctx, args.budget.map_or(Budget::Configured, Budget::Tokens))?;
+    let r = remaind_resume::resume(&ctx, args.budget.map_or(Budget::Configured, Budget::Tokens))?;
     Ok(Resumed {
         tokens: r.tokens,
         budget: r.budget,
@@ -236,7 +235,7 @@ pub(crate) struct StatusOut {
 
 fn status(session: &Session, _: NoArgs) -> Result<StatusOut, ToolError> {
     let ctx = session.context()?;
-    let s = remaind_resume::status::status(&ctx)?;
+    let s = remaind_resume::status(&ctx)?;
     let index = session.ledger().ok().and_then(|(ctx, ledger)| {
         let index = remaind_index::Index::open(ctx.root(), &ledger).ok()?;
         index.freshness().ok()
@@ -319,7 +318,7 @@ fn monitor(session: &Session, args: MonitorArgs) -> Result<MonitorOut, ToolError
         return Err(ToolError::invalid("window", "must be at least 1 token"));
     }
     let ctx = session.context()?;
-    let r = remaind_resume::monitor::monitor(&ctx, args.used, args.window)?;
+    let r = remaind_resume::monitor(&ctx, args.used, args.window)?;
     Ok(MonitorOut {
         band: r.band.as_str().to_owned(),
         tokens: r.tokens,

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::bench::Measurement;
 use crate::bench_index::{QUERIES, Vocab, json_lines};
 use crate::rng::Rng;
-use crate::run::workspace_root;
+use crate::workspace_root;
 
 /// Lines per `append_json_lines` call while generating the big ledger.
 const CHUNK: usize = 250_000;
