@@ -23,7 +23,9 @@
 
 mod config;
 mod error;
+mod judge;
 mod key;
+mod prefilter;
 mod redactor;
 mod rules;
 

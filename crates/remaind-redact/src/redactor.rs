@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::error::Error;
-use crate::rules::{BUILTIN, NAMES};
+use crate::judge::{ValueKind, is_credential};
+use crate::prefilter::BUILTIN;
+use crate::rules::{GENERIC, NAMES};
 
 /// One replacement made by a [`Redactor`]: which rule fired and what replaced the secret.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -213,6 +215,10 @@ impl Redactor {
     /// Redacts every string in a JSON value in place: object keys and values, nested to any
     /// depth. Returns what was applied, in document order (an object's keys before its values).
     ///
+    /// A string value under a key that names a secret (`"password"`, `"client_secret"`,
+    /// `"apiKey"`) is replaced whole when it looks like a credential (see `generic_secret` in
+    /// `docs/redaction.md`), since the key and the value are separate strings here.
+    ///
     /// If a redacted key equals another key of the same object, the later entry wins, as in
     /// any JSON object with a repeated key.
     pub fn redact_json(&self, v: &mut serde_json::Value) -> Vec<Applied> {
@@ -239,6 +245,13 @@ impl Redactor {
                             map.insert(k.into_owned(), v);
                         }
                     }
+                    for (k, v) in map.iter_mut() {
+                        if let Value::String(s) = v
+                            && let Some(a) = self.redact_by_key_name(k, s)
+                        {
+                            applied.push(a);
+                        }
+                    }
                     stack.extend(map.values_mut().rev());
                 }
                 Value::Null | Value::Bool(_) | Value::Number(_) => {}
@@ -247,15 +260,37 @@ impl Redactor {
         applied
     }
 
+    /// A string under a key that names a secret (`"password"`, `"client_secret"`, `"apiKey"`)
+    /// is replaced whole when it is judged a credential and no rule finds a secret in it by
+    /// itself (those are left to the ordinary scan, which names them better).
+    fn redact_by_key_name(&self, key: &str, value: &mut String) -> Option<Applied> {
+        let caps = BUILTIN.secret_key_name.captures(key.as_bytes())?;
+        let kind = if caps.name("pw").is_some() {
+            ValueKind::Password
+        } else {
+            ValueKind::Token
+        };
+        if !is_credential(value.as_bytes(), kind) || self.contains_secret(value.as_bytes()) {
+            return None;
+        }
+        let placeholder = self.placeholder(GENERIC, value.as_bytes());
+        *value = placeholder.clone();
+        Some(Applied {
+            rule: GENERIC.to_owned(),
+            placeholder,
+        })
+    }
+
     /// Whether no string of the JSON text `json` (no key or value, once decoded) holds
     /// anything a rule would redact, found in one pass over the text: there are no user
-    /// rules, the text has no `\u` escape (which could spell a rule's literal), and no
+    /// rules, the text has no `\u` or `\/` escape (which could spell a rule's literal), and no
     /// built-in rule's literal occurs in it. Every other escape decodes to a character no
     /// literal contains, so a literal in a decoded string is verbatim in the text. `false`
     /// means "redact each string": the text may or may not hold a secret.
     pub fn json_text_is_clean(&self, json: &[u8]) -> bool {
         self.inner.user.is_empty()
             && memchr::memmem::find(json, b"\\u").is_none()
+            && memchr::memmem::find(json, b"\\/").is_none()
             && BUILTIN.candidates(json) == 0
     }
 
@@ -285,24 +320,24 @@ impl Redactor {
         let mut candidates = Vec::new();
         // One pass over the input tells which built-in rules can match at all.
         let admitted = builtin.candidates(b);
-        for (index, (rule, regex)) in builtin.rules.iter().enumerate() {
+        for (index, (rule, regex, groups)) in builtin.rules.iter().enumerate() {
             if admitted & (1 << index) == 0 {
                 continue;
             }
             for caps in regex.captures_iter(b) {
-                let Some(m) = caps
-                    .name("s")
-                    .or_else(|| caps.name("t"))
+                let Some(m) = groups
+                    .iter()
+                    .find_map(|&g| caps.get(g))
                     .or_else(|| caps.get(0))
                 else {
                     continue;
                 };
-                if let Some((start, end)) = rule.check.accept(m.as_bytes())
+                if let Some((start, end)) = rule.check.accept(&caps, m)
                     && end > start
                 {
                     candidates.push(Span {
-                        start: m.start() + start,
-                        end: m.start() + end,
+                        start,
+                        end,
                         rule: index,
                     });
                 }

@@ -58,7 +58,7 @@ proptest! {
     fn prop_redaction_removes_planted_keys(
         filler in filler(),
         random in random_part(),
-        rule in 0..10usize,
+        rule in 0..remaind_redact::BUILTIN_RULES.len(),
         form in 0..3usize,
         at in any::<usize>(),
         sep in (any::<usize>(), any::<usize>()),
@@ -84,7 +84,7 @@ proptest! {
     fn prop_redact_is_idempotent(
         filler in filler(),
         random in random_part(),
-        rule in 0..10usize,
+        rule in 0..remaind_redact::BUILTIN_RULES.len(),
         form in 0..3usize,
         at in any::<usize>(),
         sep in (any::<usize>(), any::<usize>()),
@@ -113,7 +113,7 @@ proptest! {
     fn prop_str_and_bytes_agree(
         filler in filler(),
         random in random_part(),
-        rule in 0..10usize,
+        rule in 0..remaind_redact::BUILTIN_RULES.len(),
         at in any::<usize>(),
     ) {
         let sample = samples(&random).swap_remove(rule);
@@ -131,7 +131,7 @@ proptest! {
     fn prop_clean_json_text_needs_no_redaction(
         filler in filler(),
         random in random_part(),
-        rule in 0..10usize,
+        rule in 0..remaind_redact::BUILTIN_RULES.len(),
         form in 0..3usize,
         at in any::<usize>(),
         sep in (any::<usize>(), any::<usize>()),
