@@ -23,15 +23,29 @@
 
 mod config;
 mod error;
+mod gitleaks;
 mod judge;
 mod key;
 mod prefilter;
 mod redactor;
 mod rules;
+mod user;
 
 pub use error::Error;
 pub use key::{generate_key, try_generate_key};
 pub use redactor::{Applied, Redactor, UserRule};
+
+/// The gitleaks rule files a `redaction.json` lists under `gitleaks` (one path or an array),
+/// as written; the caller resolves and reads them and passes their text to
+/// [`Redactor::from_sources`].
+///
+/// # Errors
+///
+/// [`Error::Config`] when the document is not a JSON object or `gitleaks` is not a path or an
+/// array of paths.
+pub fn gitleaks_files(redaction_json: &str) -> Result<Vec<String>, Error> {
+    config::rule_files(redaction_json)
+}
 
 /// Names of the built-in rules, most specific first (the order that breaks ties):
 ///

@@ -3,6 +3,7 @@
 mod config;
 mod contexts;
 mod determinism;
+mod gitleaks;
 mod negative;
 mod prop_fuzz_redactor;
 mod props;
