@@ -55,7 +55,7 @@ pub use input::{
 };
 pub use ledger::{
     ARTIFACTS_DIR, Events, Filter, KEY_PATH, LOG_PATH, Ledger, QUARANTINE_DIR, REDACTION_PATH,
-    THRESHOLDS_PATH,
+    REDACTION_TOML_PATH, THRESHOLDS_PATH,
 };
 pub use schema::EVENT_SCHEMA;
 pub use status::{Status, Statuses};

@@ -24,8 +24,6 @@ const PLACEHOLDER_PARTS: &[&[u8]] = &[
     b"replace_me",
     b"replaceme",
     b"insert_",
-    b"<",
-    b">",
 ];
 
 /// Whole values (compared ASCII case-insensitively) that are defaults or type names.

@@ -65,6 +65,7 @@ const LITERALS: &[(&str, Case, &[&str])] = &[
     ("rizat", Case::Any, &[AUTHORIZATION]),
     ("://", Case::Any, &[URL_CREDENTIALS]),
     ("-u ", Case::Any, &[COMMAND_LINE]),
+    ("-u%20", Case::Any, &[COMMAND_LINE]),
     ("-user", Case::Any, &[COMMAND_LINE]),
     ("mysql", Case::Any, &[COMMAND_LINE]),
     // Key-name words.

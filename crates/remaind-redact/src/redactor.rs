@@ -358,22 +358,26 @@ impl Redactor {
             if admitted & (1 << index) == 0 {
                 continue;
             }
-            for caps in regex.captures_iter(b) {
-                let Some(m) = groups
-                    .iter()
-                    .find_map(|&g| caps.get(g))
-                    .or_else(|| caps.get(0))
-                else {
-                    continue;
+            // A rejected candidate may hide one that starts inside it (`X="password: hunter2"`
+            // first offers `password:` as the value of `X`): search again from its secret.
+            let mut at = 0;
+            while at <= b.len() {
+                let Some(caps) = regex.captures_at(b, at) else {
+                    break;
                 };
-                if let Some((start, end)) = rule.check.accept(&caps, m)
-                    && end > start
-                {
-                    candidates.push(Span {
-                        start,
-                        end,
-                        rule: index,
-                    });
+                let Some(whole) = caps.get(0) else { break };
+                let m = groups.iter().find_map(|&g| caps.get(g)).unwrap_or(whole);
+                match rule.check.accept(&caps, m) {
+                    Some((start, end)) if end > start => {
+                        candidates.push(Span {
+                            start,
+                            end,
+                            rule: index,
+                        });
+                        at = whole.end().max(at + 1);
+                    }
+                    _ if m.start() > at && m.start() > whole.start() => at = m.start(),
+                    _ => at = whole.start().max(at) + 1,
                 }
             }
         }

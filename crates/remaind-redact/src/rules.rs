@@ -13,19 +13,20 @@ use regex::bytes::Captures;
 use crate::judge::{ValueKind, is_credential, is_placeholder, is_placeholder_token, looks_random};
 
 /// A start-of-token boundary: `\b`, or right after an escape of JSON text (`\n`, `\t`,
-/// `\u0041`), so that a token right after an escaped newline inside serialized JSON is still
+/// `\u0041`) or of a URL (`%20`), so that a token right after an escaped newline inside serialized JSON is still
 /// found. The escape is consumed, which is why every rule using it puts the secret in the `s`
 /// group. Being zero-width in the common case keeps the rule's literal visible to the regex
 /// engine's prefilter.
-const B: &str = r"(?:\b|\\[nrtbf]|\\u[0-9A-Fa-f]{4})";
+const B: &str = r"(?:\b|\\[nrtbf]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2})";
 
 /// Separator between a key name and its value: optional (escaped) closing quote, then `:`, `=`,
-/// `=>` or whitespace, then an optional (escaped) opening quote.
-const SEP: &str = r#"(?:\\*["'])?[ \t]*(?:=>|[:=]|[ \t])[ \t]*(?:\\*["'])?"#;
+/// `=>` or whitespace, then an optional (escaped) opening quote; each also URL-encoded.
+const SEP: &str = r#"(?:\\*["']|%2[27])?(?:[ \t]|%20)*(?:=>|[:=]|%3[AaDd]|[ \t]|%20)(?:[ \t]|%20)*(?:\\*["']|%2[27])?"#;
 
 /// Like [`SEP`] but without the bare-whitespace form: `Authorization` is a common word in prose,
 /// `Authorization:` or `authorization=` is a header or a field. Also takes Go's `:=`.
-const SEP_STRICT: &str = r#"(?:\\*["'])?[ \t]*(?:=>|:=|[:=])[ \t]*(?:\\*["'])?"#;
+const SEP_STRICT: &str =
+    r#"(?:\\*["']|%2[27])?(?:[ \t]|%20)*(?:=>|:=|[:=]|%3[AaDd])(?:[ \t]|%20)*(?:\\*["']|%2[27])?"#;
 
 /// The bytes a bare (unquoted) value may hold: anything up to whitespace, a quote, a
 /// backslash (an escape in JSON text), a list or parameter separator, or a bracket (which
@@ -480,7 +481,7 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         (
             // `curl -u user:pass`, `--password=…`/`--token …` and friends, `mysql -pSECRET`.
             COMMAND_LINE,
-            r#"(?-u)(?:(?m:^)|[ \t'"])(?:-u[ ]+|--(?:proxy-)?user(?:[ ]+|=))['"]?(?P<user>[^\s:'"\\&;|]+):(?P<s>[^\s'"\\&;|]+)|[ \t]--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:[ ]+|=)['"]?(?P<t>[^\s'"\\&;|]+)|(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?[ \t]-p(?P<v>[^\s'"\\&;|]+)"#
+            r#"(?-u)(?:(?m:^)|[ \t'"]|%20)(?:-u(?:[ ]|%20)+|--(?:proxy-)?user(?:(?:[ ]|%20)+|=))['"]?(?P<user>[^\s:'"\\&;|%]+):(?P<s>[^\s'"\\&;|%]+)|(?:[ \t]|%20)--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:(?:[ ]|%20)+|=)['"]?(?P<t>[^\s'"\\&;|%]+)|(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?(?:[ \t]|%20)-p(?P<v>[^\s'"\\&;|%]+)"#
                 .to_owned(),
             Check::CommandLine,
         ),

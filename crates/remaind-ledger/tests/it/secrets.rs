@@ -55,7 +55,12 @@ fn planted(rule: usize, random: &str) -> (String, String) {
             let (body, _) = fixed("", 43);
             return (format!("SG.{id}.{body}"), id);
         }
-        20 => return (format!("TWILIO_AUTH_TOKEN={}", &hex[..32]), hex[..32].to_owned()),
+        20 => {
+            return (
+                format!("TWILIO_AUTH_TOKEN={}", &hex[..32]),
+                hex[..32].to_owned(),
+            );
+        }
         21 => format!("hvs.{r}"),
         22 => return (format!("dop_v1_{hex}"), hex),
         23 => return (format!("dapi{}", &hex[..32]), hex[..32].to_owned()),
@@ -147,4 +152,50 @@ proptest! {
         }
         assert_no_window(&dir, &secret);
     }
+}
+
+/// Rule files a team already keeps: `schemas/redaction.toml` and gitleaks files listed in
+/// `redaction.json` are applied to every event; a bad one stops the ledger from opening with an
+/// error that names the file and the rule, before anything is written.
+#[test]
+fn gitleaks_rule_files_apply_and_bad_ones_are_named() {
+    let (tmp, dir) = common::context();
+    let rule = |id: &str, prefix: &str| {
+        format!(
+            "[[rules]]\nid = \"{id}\"\nregex = '''{prefix}_[a-z0-9]{{20}}'''\nkeywords = [\"{prefix}_\"]\n"
+        )
+    };
+    std::fs::write(dir.join("schemas/redaction.toml"), rule("acme-key", "acme")).expect("write");
+    std::fs::write(tmp.path().join("team.toml"), rule("corp-key", "corp")).expect("write");
+    std::fs::write(
+        dir.join("schemas/redaction.json"),
+        r#"{"rules": [], "gitleaks": ["team.toml"]}"#,
+    )
+    .expect("write");
+    let ledger = remaind_ledger::Ledger::open(&dir).expect("open");
+    let id = ledger
+        .append(common::event(
+            Kind::Note,
+            "keys acme_0123456789abcdefghij and corp_abcdefghij0123456789",
+        ))
+        .expect("append");
+    let stored = ledger.get(id.seq()).expect("read").expect("event");
+    let rules: Vec<&str> = stored.redactions.iter().map(|r| r.rule.as_str()).collect();
+    assert_eq!(rules, ["acme_key", "corp_key"]);
+    assert_no_window(&dir, "0123456789abcdefghij");
+    assert_no_window(&dir, "abcdefghij0123456789");
+    drop(ledger);
+
+    std::fs::write(
+        dir.join("schemas/redaction.toml"),
+        "[[rules]]\nid = \"slow\"\nregex = '''(?s).{0,3000}zzz.{0,3000}'''\n",
+    )
+    .expect("write");
+    let before = common::files(&dir);
+    let err = remaind_ledger::Ledger::open(&dir)
+        .expect_err("refused")
+        .to_string();
+    assert!(err.contains("schemas/redaction.toml"), "{err}");
+    assert!(err.contains("rule `slow`"), "{err}");
+    assert_eq!(common::files(&dir), before, "nothing written");
 }

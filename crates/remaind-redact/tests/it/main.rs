@@ -2,6 +2,7 @@
 
 mod config;
 mod contexts;
+mod corpus;
 mod determinism;
 mod gitleaks;
 mod negative;

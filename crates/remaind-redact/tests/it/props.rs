@@ -23,9 +23,19 @@ fn filler() -> impl Strategy<Value = String> {
     .prop_map(|parts| parts.concat())
 }
 
-/// The random part of a key: alphanumeric with at least one digit.
+/// The random part of a key: alphanumeric with at least one digit, and as varied as random
+/// text is (a body of two or three repeated characters is a placeholder, `ghp_aaaa…`).
 fn random_part() -> impl Strategy<Value = String> {
-    ("[A-Za-z0-9]{99,140}", 0..10u8).prop_map(|(r, d)| format!("{r}{d}"))
+    ("[A-Za-z0-9]{99,140}", 0..10u8)
+        .prop_map(|(r, d)| format!("{r}{d}"))
+        .prop_filter("random-looking", |r| {
+            let prefix = &r.as_bytes()[..16];
+            prefix
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len()
+                >= 10
+        })
 }
 
 const SEPARATORS: &[&str] = &[
