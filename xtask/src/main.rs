@@ -8,8 +8,10 @@ mod bench_atomic;
 mod bench_compact;
 mod bench_index;
 mod bench_ledger;
+mod bench_redact;
 mod bench_resume;
 mod chaos;
+mod frozen_redact;
 mod rng;
 mod run;
 
@@ -29,7 +31,7 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, atomic, ledger, resume, compact
+                     index, atomic, redact, ledger, resume, compact
 ";
 
 fn main() -> ExitCode {

@@ -160,6 +160,7 @@ proptest! {
 #[test]
 fn gitleaks_rule_files_apply_and_bad_ones_are_named() {
     let (tmp, dir) = common::context();
+    std::fs::create_dir_all(dir.join("schemas")).expect("mkdir schemas");
     let rule = |id: &str, prefix: &str| {
         format!(
             "[[rules]]\nid = \"{id}\"\nregex = '''{prefix}_[a-z0-9]{{20}}'''\nkeywords = [\"{prefix}_\"]\n"
