@@ -193,9 +193,15 @@ fn gitleaks_rule_files_apply_and_bad_ones_are_named() {
     )
     .expect("write");
     let before = common::files(&dir);
-    let err = remaind_ledger::Ledger::open(&dir)
-        .expect_err("refused")
-        .to_string();
+    let err = remaind_ledger::Ledger::open(&dir).expect_err("refused");
+    // The message with its causes, as the CLI prints it.
+    let mut chain = err.to_string();
+    let mut cause = std::error::Error::source(&err);
+    while let Some(c) = cause {
+        chain.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    let err = chain;
     assert!(err.contains("schemas/redaction.toml"), "{err}");
     assert!(err.contains("rule `slow`"), "{err}");
     assert_eq!(common::files(&dir), before, "nothing written");

@@ -13,7 +13,7 @@ use remaind_redact::Redactor;
 
 use crate::bench::{Measurement, median_time};
 use crate::frozen_redact;
-use crate::run::workspace_root;
+use crate::workspace_root;
 
 const KEY: &[u8] = b"bench key: not a secret, 32 byte";
 
