@@ -358,6 +358,11 @@ impl Redactor {
             if admitted & (1 << index) == 0 {
                 continue;
             }
+            // Most admitted rules do not match at all: the cheapest question first, with no
+            // capture slots to allocate.
+            if !regex.is_match(b) {
+                continue;
+            }
             // A rejected candidate may hide one that starts inside it (`X="password: hunter2"`
             // first offers `password:` as the value of `X`): search again from its secret.
             let mut at = 0;
@@ -385,7 +390,7 @@ impl Redactor {
         if !user.is_empty() {
             let admitted = user.admitted(b);
             for (offset, rule) in user.rules.iter().enumerate() {
-                if !admitted[offset] {
+                if !admitted[offset] || !rule.regex.is_match(b) {
                     continue;
                 }
                 let index = NAMES.len() + offset;
