@@ -99,6 +99,7 @@ library_errors! {
     remaind_ledger::Error => remaind_ledger::Error::is_invalid_input,
     remaind_index::Error => remaind_index::Error::is_invalid_input,
     remaind_compact::Error => remaind_compact::Error::is_invalid_input,
+    remaind_llm::Error => remaind_llm::Error::is_invalid_input,
     remaind_resume::Error => remaind_resume::Error::is_invalid_input,
 }
 
