@@ -4,7 +4,7 @@
 /// The secrets planted in the session. None of their bytes may reach any file under
 /// `.context/`.
 pub(crate) const PLANTED_SECRETS: [&str; 3] = [
-    "AKIAIOSFODNN7EXAMPLE",
-    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "AKIAQ7VLM2XK9PZR4TYW",
+    "wJa1rXUtnFEMI/K7MDENG/bPxRfiCY7q3Vk2MZLE",
     "sk-proj-RemaindDemoPlantedKey0123456789abcdefXYZ",
 ];

@@ -32,6 +32,8 @@ pub const STATE_SCHEMA_PATH: &str = "schemas/state.schema.json";
 pub const THRESHOLDS_PATH: &str = "schemas/thresholds.json";
 /// `schemas/redaction.json`: user redaction rules.
 pub const REDACTION_PATH: &str = "schemas/redaction.json";
+/// `schemas/redaction.toml`: optional user redaction rules in the gitleaks TOML format.
+pub const REDACTION_TOML_PATH: &str = "schemas/redaction.toml";
 /// `schemas/tools.yaml`: the tools the packet names.
 pub const TOOLS_PATH: &str = "schemas/tools.yaml";
 /// The LLM compactor presets (`remaind compact --llm`), relative to the folder.

@@ -21,7 +21,8 @@ use crate::status::{Status, Statuses};
 use crate::verify::{self, VerifyReport};
 use remaind_events::{Event, EventId, GENESIS_PREV, Kind, NewEvent, line_digest};
 use remaind_fs::layout::{
-    ARTIFACTS_DIR, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH, THRESHOLDS_PATH,
+    ARTIFACTS_DIR, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH, REDACTION_TOML_PATH,
+    THRESHOLDS_PATH,
 };
 
 /// Whole lines are written in chunks of at most this many bytes (a longer line gets a
@@ -130,6 +131,56 @@ fn injected<T>(arg: Option<String>, path: &Utf8Path) -> Result<T> {
     ))
 }
 
+/// The text of `path`, or `None` when there is no such file.
+fn read_optional(path: &Utf8Path) -> Result<Option<String>> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path, "cannot read", e)),
+    }
+}
+
+/// The project's redactor: built-in rules, `redaction.json` rules, `redaction.toml` and the
+/// gitleaks files `redaction.json` lists (relative paths are from the project folder, the one
+/// holding `.context/`).
+fn load_redactor(dir: &Utf8Path, key: &[u8]) -> Result<Redactor> {
+    let json_path = dir.join(REDACTION_PATH);
+    let json = read_optional(&json_path)?;
+    let unusable = |path: &Utf8Path, e: remaind_redact::Error| Error::Config {
+        path: path.to_owned(),
+        reason: "unusable redaction rules".to_owned(),
+        source: Some(Box::new(e)),
+    };
+    let mut files: Vec<(Utf8PathBuf, String)> = Vec::new();
+    let toml_path = dir.join(REDACTION_TOML_PATH);
+    if let Some(text) = read_optional(&toml_path)? {
+        files.push((toml_path, text));
+    }
+    if let Some(json) = &json {
+        let root = dir.parent().unwrap_or(dir);
+        for listed in remaind_redact::gitleaks_files(json).map_err(|e| unusable(&json_path, e))? {
+            let path = root.join(&listed);
+            let text = fs::read_to_string(&path).map_err(|e| Error::Config {
+                path: json_path.clone(),
+                reason: format!("the gitleaks rule file `{listed}` ({path}) cannot be read"),
+                source: Some(Box::new(e)),
+            })?;
+            files.push((path, text));
+        }
+    }
+    let sources: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(path, text)| (path.as_str(), text.as_str()))
+        .collect();
+    Redactor::from_sources(key, json.as_deref(), &sources).map_err(|e| {
+        let path = match &e {
+            remaind_redact::Error::RuleFile { file, .. } => Utf8PathBuf::from(file),
+            _ => json_path.clone(),
+        };
+        unusable(&path, e)
+    })
+}
+
 fn now_rfc3339() -> String {
     jiff::Timestamp::now()
         .strftime("%Y-%m-%dT%H:%M:%S%.6fZ")
@@ -186,17 +237,7 @@ impl Ledger {
                 format!("the redaction key must be 32 bytes, found {}", key.len()),
             ));
         }
-        let rules_path = dir.join(REDACTION_PATH);
-        let redactor = match fs::read_to_string(&rules_path) {
-            Ok(json) => Redactor::from_config_json(&key, &json),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Redactor::new(&key, &[]),
-            Err(e) => return Err(Error::io(&rules_path, "cannot read", e)),
-        }
-        .map_err(|e| Error::Config {
-            path: rules_path.clone(),
-            reason: "unusable redaction rules".to_owned(),
-            source: Some(Box::new(e)),
-        })?;
+        let redactor = load_redactor(&dir, &key)?;
         let limits = Limits::load(&dir.join(THRESHOLDS_PATH))?;
         let artifacts =
             ArtifactStore::open(&dir).map_err(|e| Error::artifact("cannot open artifacts/", e))?;

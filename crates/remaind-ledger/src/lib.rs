@@ -69,7 +69,8 @@ pub use remaind_events::{
     Tool, build_event, line_digest,
 };
 pub use remaind_fs::layout::{
-    ARTIFACTS_DIR, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH, THRESHOLDS_PATH,
+    ARTIFACTS_DIR, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH, REDACTION_TOML_PATH,
+    THRESHOLDS_PATH,
 };
 pub use schema::EVENT_SCHEMA;
 pub use status::{Status, Statuses};

@@ -37,6 +37,16 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A gitleaks TOML rule file is malformed, or one of its rules is unusable.
+    #[error("rule file {file}: rule `{rule}`: {message}")]
+    RuleFile {
+        /// The file, as the caller named it.
+        file: String,
+        /// The rule's `id` (`rules[3]` when it has none, `-` for the file as a whole).
+        rule: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
     /// The operating system's random number generator failed.
     #[error("the operating system's random number generator failed")]
     Random(#[source] getrandom::Error),

@@ -1,7 +1,7 @@
 //! Secret detection and deterministic placeholders.
 //!
-//! This layer owns the built-in secret rules, user rules from `redaction.json`, and the keyed
-//! placeholder scheme. It knows nothing about files, events or the ledger: it turns text or
+//! This layer owns the built-in secret rules, user rules from `redaction.json` and gitleaks
+//! TOML rule files, and the keyed placeholder scheme. It knows nothing about files, events or the ledger: it turns text or
 //! bytes into redacted text or bytes plus a list of what it replaced. No secret byte survives
 //! in its output and no placeholder contains one.
 //!
@@ -9,8 +9,9 @@
 //! HMAC-SHA256(project key, secret): equal secrets get equal placeholders within a project.
 //! Placeholders never match a rule, so redaction is idempotent. Matching is linear-time
 //! (`regex::bytes`, ASCII classes); the built-in rules are compiled once per process and a
-//! single Aho-Corasick pass over literals every match must contain decides which of them need a
-//! closer look, so clean text costs one fast scan.
+//! single SIMD pass over literals every match must contain decides which of them need a closer
+//! look, so clean text costs one fast scan. User rules must compile under a size bound, so no
+//! rule can make a long line slow.
 //!
 //! ```
 //! use remaind_redact::Redactor;
@@ -23,26 +24,39 @@
 
 mod config;
 mod error;
+mod gitleaks;
+mod judge;
 mod key;
+mod prefilter;
 mod redactor;
 mod rules;
+mod user;
 
 pub use error::Error;
 pub use key::{generate_key, try_generate_key};
 pub use redactor::{Applied, Redactor, UserRule};
 
-/// Names of the built-in rules, most specific first (the order that breaks ties):
+/// The gitleaks rule files a `redaction.json` lists under `gitleaks` (one path or an array),
+/// as written; the caller resolves and reads them and passes their text to
+/// [`Redactor::from_sources`].
 ///
-/// | name | finds |
-/// | --- | --- |
-/// | `private_key` | PEM private key blocks of every type (`-----BEGIN … PRIVATE KEY-----`), also with literal `\n` escapes and truncated ones with no END line |
-/// | `anthropic_api_key` | `sk-ant-api03-…`, `sk-ant-admin01-…` |
-/// | `openai_api_key` | `sk-…`, `sk-proj-…`, `sk-svcacct-…`, `sk-admin-…` |
-/// | `github_token` | `ghp_`/`gho_`/`ghu_`/`ghs_`/`ghr_` + 36, `github_pat_…` |
-/// | `slack_token` | `xoxb-`/`xoxp-`/`xoxa-`/`xoxr-`/`xoxs-`/`xoxe-`/`xoxo-` tokens, `xapp-` app tokens |
-/// | `aws_access_key_id` | `AKIA`/`ASIA`/`ABIA`/`ACCA` + 16 |
-/// | `jwt` | three base64url segments, the header starting `eyJ` |
-/// | `aws_secret_access_key` | a 40+ character base64 value after `aws_secret_access_key`, `SecretAccessKey`, … and `=`, `:` or whitespace |
-/// | `bearer_token` | the token after `Bearer ` (16+ bytes that look random) |
-/// | `authorization_header` | the value of an `Authorization:` header or `"authorization"` field (a leading scheme such as `Basic` stays) |
+/// # Errors
+///
+/// [`Error::Config`] when the document is not a JSON object or `gitleaks` is not a path or an
+/// array of paths.
+pub fn gitleaks_files(redaction_json: &str) -> Result<Vec<String>, Error> {
+    config::rule_files(redaction_json)
+}
+
+/// Names of the built-in rules, most specific first (the order that breaks ties). What each
+/// catches and deliberately leaves, with example shapes: `docs/redaction.md`.
+///
+/// Vendor tokens (`private_key` PEM blocks, Anthropic, OpenRouter, OpenAI, GitHub, GitLab,
+/// Slack tokens and webhooks, Stripe, Google, npm, PyPI, Hugging Face, SendGrid, Twilio, Vault,
+/// DigitalOcean, Databricks, Sentry, Shopify, Linear, Azure keys and SAS signatures, AWS key
+/// ids, session tokens, Bedrock keys, JWTs) are found by shape, unless they are placeholders
+/// (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`). Context rules find AWS secret keys, `Bearer` and
+/// `Authorization` credentials, API-key headers, passwords in URLs and command lines, and
+/// key-named assignments (`generic_secret`) whose value is judged by entropy and placeholder
+/// shape.
 pub const BUILTIN_RULES: &[&str] = rules::NAMES;

@@ -5,12 +5,14 @@ use std::fmt;
 use std::sync::Arc;
 
 use hmac::{Hmac, Mac};
-use regex::bytes::Regex;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::error::Error;
-use crate::rules::{BUILTIN, NAMES};
+use crate::judge::{ValueKind, is_credential};
+use crate::prefilter::BUILTIN;
+use crate::rules::{GENERIC, NAMES};
+use crate::user::{self, UserRules};
 
 /// One replacement made by a [`Redactor`]: which rule fired and what replaced the secret.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -34,18 +36,10 @@ pub struct UserRule {
     pub pattern: String,
 }
 
-/// A compiled user rule.
-struct UserCompiled {
-    name: String,
-    regex: Regex,
-    /// Index of the `secret` group, if the pattern has one.
-    secret_group: Option<usize>,
-}
-
 struct Inner {
     /// HMAC-SHA256 keyed with the project key, cloned for each placeholder.
     mac: Hmac<Sha256>,
-    user: Vec<UserCompiled>,
+    user: UserRules,
 }
 
 /// Finds secrets and replaces them with deterministic, keyed placeholders.
@@ -77,7 +71,13 @@ impl fmt::Debug for Redactor {
         f.debug_struct("Redactor")
             .field(
                 "user_rules",
-                &self.inner.user.iter().map(|r| &r.name).collect::<Vec<_>>(),
+                &self
+                    .inner
+                    .user
+                    .rules
+                    .iter()
+                    .map(|r| &r.name)
+                    .collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
     }
@@ -99,13 +99,53 @@ impl Redactor {
     /// [`Error::EmptyKey`] for an empty key; [`Error::InvalidRuleName`],
     /// [`Error::DuplicateRuleName`] or [`Error::InvalidPattern`] for a bad user rule (naming it).
     pub fn new(key: &[u8], user_rules: &[UserRule]) -> Result<Self, Error> {
+        let keywords = vec![Vec::new(); user_rules.len()];
+        Self::build(key, user_rules, keywords, Vec::new())
+    }
+
+    /// Builds a redactor from a project's rule sources: the text of `schemas/redaction.json`
+    /// (if there is one) and gitleaks TOML rule files as `(name, text)` pairs, the name being
+    /// what errors call the file (its path). User rules apply after the built-in ones: JSON
+    /// rules first, then each file's rules in order.
+    ///
+    /// # Errors
+    ///
+    /// Everything [`Redactor::from_config_json`] reports, and [`Error::RuleFile`] naming the
+    /// file and the rule for a malformed rule file, a bad regex, a `secretGroup` the regex does
+    /// not have, or a regex whose compiled size could make matching slow.
+    pub fn from_sources(
+        key: &[u8],
+        redaction_json: Option<&str>,
+        rule_files: &[(&str, &str)],
+    ) -> Result<Self, Error> {
+        let (json_rules, keywords) = match redaction_json {
+            Some(text) => (
+                crate::config::parse_rules(text)?,
+                crate::config::keywords(text)?,
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        let mut toml = Vec::new();
+        for (file, text) in rule_files {
+            toml.extend(crate::gitleaks::parse(file, text)?);
+        }
+        Self::build(key, &json_rules, keywords, toml)
+    }
+
+    fn build(
+        key: &[u8],
+        user_rules: &[UserRule],
+        mut keywords: Vec<Vec<String>>,
+        toml: Vec<user::Compiled>,
+    ) -> Result<Self, Error> {
         if key.is_empty() {
             return Err(Error::EmptyKey);
         }
         let mac = <Hmac<Sha256> as Mac>::new_from_slice(key).map_err(|_| Error::EmptyKey)?;
         let mut names: Vec<&str> = NAMES.to_vec();
-        let mut user = Vec::with_capacity(user_rules.len());
-        for rule in user_rules {
+        let mut user = Vec::with_capacity(user_rules.len() + toml.len());
+        keywords.resize(user_rules.len(), Vec::new());
+        for (rule, keywords) in user_rules.iter().zip(keywords) {
             let valid = !rule.name.is_empty()
                 && rule
                     .name
@@ -122,19 +162,15 @@ impl Redactor {
                 });
             }
             names.push(&rule.name);
-            let regex = Regex::new(&rule.pattern).map_err(|e| Error::InvalidPattern {
-                name: rule.name.clone(),
-                message: e.to_string(),
-            })?;
-            let secret_group = regex
-                .capture_names()
-                .position(|name| name == Some("secret"));
-            user.push(UserCompiled {
-                name: rule.name.clone(),
-                regex,
-                secret_group,
-            });
+            user.push(crate::config::compile(rule, keywords)?);
         }
+        // gitleaks ids may repeat a built-in's name (`jwt`, `private_key`): the placeholder
+        // then names the family either way.
+        user.extend(toml);
+        let user = UserRules::new(user).map_err(|message| Error::Config {
+            field: "rules".to_owned(),
+            message,
+        })?;
         Ok(Self {
             inner: Arc::new(Inner { mac, user }),
         })
@@ -148,8 +184,7 @@ impl Redactor {
     /// [`Error::Config`] naming the offending field (`rules`, `rules[2].pattern`, …) when the
     /// document is not of that shape, then everything [`Redactor::new`] reports.
     pub fn from_config_json(key: &[u8], redaction_json: &str) -> Result<Self, Error> {
-        let rules = crate::config::parse_rules(redaction_json)?;
-        Self::new(key, &rules)
+        Self::from_sources(key, Some(redaction_json), &[])
     }
 
     /// Redacts a string.
@@ -213,6 +248,10 @@ impl Redactor {
     /// Redacts every string in a JSON value in place: object keys and values, nested to any
     /// depth. Returns what was applied, in document order (an object's keys before its values).
     ///
+    /// A string value under a key that names a secret (`"password"`, `"client_secret"`,
+    /// `"apiKey"`) is replaced whole when it looks like a credential (see `generic_secret` in
+    /// `docs/redaction.md`), since the key and the value are separate strings here.
+    ///
     /// If a redacted key equals another key of the same object, the later entry wins, as in
     /// any JSON object with a repeated key.
     pub fn redact_json(&self, v: &mut serde_json::Value) -> Vec<Applied> {
@@ -239,6 +278,13 @@ impl Redactor {
                             map.insert(k.into_owned(), v);
                         }
                     }
+                    for (k, v) in map.iter_mut() {
+                        if let Value::String(s) = v
+                            && let Some(a) = self.redact_by_key_name(k, s)
+                        {
+                            applied.push(a);
+                        }
+                    }
                     stack.extend(map.values_mut().rev());
                 }
                 Value::Null | Value::Bool(_) | Value::Number(_) => {}
@@ -247,15 +293,38 @@ impl Redactor {
         applied
     }
 
+    /// A string under a key that names a secret (`"password"`, `"client_secret"`, `"apiKey"`)
+    /// is replaced whole when it is judged a credential and no rule finds a secret in it by
+    /// itself (those are left to the ordinary scan, which names them better).
+    fn redact_by_key_name(&self, key: &str, value: &mut String) -> Option<Applied> {
+        let caps = BUILTIN.secret_key_name.captures(key.as_bytes())?;
+        let kind = if caps.name("pw").is_some() {
+            ValueKind::Password
+        } else {
+            ValueKind::Token
+        };
+        if !is_credential(value.as_bytes(), kind) || self.contains_secret(value.as_bytes()) {
+            return None;
+        }
+        let placeholder = self.placeholder(GENERIC, value.as_bytes());
+        *value = placeholder.clone();
+        Some(Applied {
+            rule: GENERIC.to_owned(),
+            placeholder,
+        })
+    }
+
     /// Whether no string of the JSON text `json` (no key or value, once decoded) holds
     /// anything a rule would redact, found in one pass over the text: there are no user
-    /// rules, the text has no `\u` escape (which could spell a rule's literal), and no
+    /// rules, the text has no `\u` or `\/` escape (which could spell a rule's literal), and no
     /// built-in rule's literal occurs in it. Every other escape decodes to a character no
     /// literal contains, so a literal in a decoded string is verbatim in the text. `false`
     /// means "redact each string": the text may or may not hold a secret.
     pub fn json_text_is_clean(&self, json: &[u8]) -> bool {
-        self.inner.user.is_empty()
+        let user = &self.inner.user;
+        (user.is_empty() || (user.keyword_gated && !user.any_keyword(json)))
             && memchr::memmem::find(json, b"\\u").is_none()
+            && memchr::memmem::find(json, b"\\/").is_none()
             && BUILTIN.candidates(json) == 0
     }
 
@@ -275,7 +344,7 @@ impl Redactor {
     fn rule_name(&self, index: usize) -> &str {
         match NAMES.get(index) {
             Some(name) => name,
-            None => &self.inner.user[index - NAMES.len()].name,
+            None => &self.inner.user.rules[index - NAMES.len()].name,
         }
     }
 
@@ -285,52 +354,53 @@ impl Redactor {
         let mut candidates = Vec::new();
         // One pass over the input tells which built-in rules can match at all.
         let admitted = builtin.candidates(b);
-        for (index, (rule, regex)) in builtin.rules.iter().enumerate() {
+        for (index, (rule, regex, groups)) in builtin.rules.iter().enumerate() {
             if admitted & (1 << index) == 0 {
                 continue;
             }
-            for caps in regex.captures_iter(b) {
-                let Some(m) = caps
-                    .name("s")
-                    .or_else(|| caps.name("t"))
-                    .or_else(|| caps.get(0))
-                else {
-                    continue;
+            // Most admitted rules do not match at all: the cheapest question first, with no
+            // capture slots to allocate.
+            if !regex.is_match(b) {
+                continue;
+            }
+            // A rejected candidate may hide one that starts inside it (`X="password: hunter2"`
+            // first offers `password:` as the value of `X`): search again from its secret.
+            let mut at = 0;
+            while at <= b.len() {
+                let Some(caps) = regex.captures_at(b, at) else {
+                    break;
                 };
-                if let Some((start, end)) = rule.check.accept(m.as_bytes())
-                    && end > start
-                {
-                    candidates.push(Span {
-                        start: m.start() + start,
-                        end: m.start() + end,
-                        rule: index,
-                    });
+                let Some(whole) = caps.get(0) else { break };
+                let m = groups.iter().find_map(|&g| caps.get(g)).unwrap_or(whole);
+                match rule.check.accept(&caps, m) {
+                    Some((start, end)) if end > start => {
+                        candidates.push(Span {
+                            start,
+                            end,
+                            rule: index,
+                        });
+                        at = whole.end().max(at + 1);
+                    }
+                    _ if m.start() > at && m.start() > whole.start() => at = m.start(),
+                    _ => at = whole.start().max(at) + 1,
                 }
             }
         }
-        for (offset, rule) in self.inner.user.iter().enumerate() {
-            let index = NAMES.len() + offset;
-            let mut push = |start: usize, end: usize| {
-                if end > start {
+        let user = &self.inner.user;
+        if !user.is_empty() {
+            let admitted = user.admitted(b);
+            for (offset, rule) in user.rules.iter().enumerate() {
+                if !admitted[offset] || !rule.regex.is_match(b) {
+                    continue;
+                }
+                let index = NAMES.len() + offset;
+                user.spans(rule, b, |start, end| {
                     candidates.push(Span {
                         start,
                         end,
                         rule: index,
                     });
-                }
-            };
-            match rule.secret_group {
-                None => rule
-                    .regex
-                    .find_iter(b)
-                    .for_each(|m| push(m.start(), m.end())),
-                Some(group) => {
-                    for caps in rule.regex.captures_iter(b) {
-                        if let Some(m) = caps.get(group) {
-                            push(m.start(), m.end());
-                        }
-                    }
-                }
+                });
             }
         }
         if candidates.is_empty() {

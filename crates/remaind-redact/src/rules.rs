@@ -1,71 +1,131 @@
-//! The built-in rules: names, patterns and the order of specificity.
+//! The built-in rules: names, patterns, post-match checks and the order of specificity.
 //!
 //! Every pattern is ASCII-only (`(?-u)`) and is compiled once per process. A pattern either
-//! matches the secret itself, or has a group named `s` (or `t`) holding the secret inside a larger
-//! context (a key name, a header name, a boundary byte), in which case only the group is replaced.
+//! matches the secret itself, or has a group named `s`, `t` or `v` holding the secret inside a
+//! larger context (a key name, a header name, a boundary byte), in which case only that group
+//! is replaced. Other named groups (`w`, `pw`, `user`) feed the rule's [`Check`].
+//!
+//! Each rule is admitted by at least one literal of [`LITERALS`](crate::prefilter) that every
+//! one of its matches contains; `prefilter.rs` checks that with a test per rule.
 
-use std::cell::RefCell;
-use std::sync::LazyLock;
+use regex::bytes::Captures;
 
-use aho_corasick::{AhoCorasick, Input, Span, packed};
-use regex::bytes::Regex;
+use crate::judge::{ValueKind, is_credential, is_placeholder, is_placeholder_token, looks_random};
 
 /// A start-of-token boundary: `\b`, or right after an escape of JSON text (`\n`, `\t`,
-/// `\u0041`), so that a token right after an escaped newline inside serialized JSON is still
+/// `\u0041`) or of a URL (`%20`), so that a token right after an escaped newline inside serialized JSON is still
 /// found. The escape is consumed, which is why every rule using it puts the secret in the `s`
 /// group. Being zero-width in the common case keeps the rule's literal visible to the regex
 /// engine's prefilter.
-const B: &str = r"(?:\b|\\[nrtbf]|\\u[0-9A-Fa-f]{4})";
+const B: &str = r"(?:\b|\\[nrtbf]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2})";
 
 /// Separator between a key name and its value: optional (escaped) closing quote, then `:`, `=`,
-/// `=>` or whitespace, then an optional (escaped) opening quote.
-const SEP: &str = r#"(?:\\*["'])?[ \t]*(?:=>|[:=]|[ \t])[ \t]*(?:\\*["'])?"#;
+/// `=>` or whitespace, then an optional (escaped) opening quote; each also URL-encoded.
+const SEP: &str = r#"(?:\\*["']|%2[27])?(?:[ \t]|%20)*(?:=>|[:=]|%3[AaDd]|[ \t]|%20)(?:[ \t]|%20)*(?:\\*["']|%2[27])?"#;
 
 /// Like [`SEP`] but without the bare-whitespace form: `Authorization` is a common word in prose,
-/// `Authorization:` or `authorization=` is a header or a field.
-const SEP_STRICT: &str = r#"(?:\\*["'])?[ \t]*(?:=>|[:=])[ \t]*(?:\\*["'])?"#;
+/// `Authorization:` or `authorization=` is a header or a field. Also takes Go's `:=`.
+const SEP_STRICT: &str =
+    r#"(?:\\*["']|%2[27])?(?:[ \t]|%20)*(?:=>|:=|[:=]|%3[AaDd])(?:[ \t]|%20)*(?:\\*["']|%2[27])?"#;
 
-/// One built-in rule: its contract name, its pattern, and an optional check on the secret span.
+/// The bytes a bare (unquoted) value may hold: anything up to whitespace, a quote, a
+/// backslash (an escape in JSON text), a list or parameter separator, or a bracket (which
+/// would start a call, a placeholder or markup: what precedes `getenv(` is judged alone).
+const VALUE: &str = r#"[^\s'"`\\,;&<>()\[\]|]"#;
+
+/// One built-in rule: its contract name, its pattern, and its check on the candidate.
 pub(crate) struct BuiltinRule {
     pub(crate) name: &'static str,
     pub(crate) pattern: String,
     pub(crate) check: Check,
 }
 
-/// A post-match check on the secret span: returns the accepted sub-range (start, end) of the
-/// span, or `None` to reject the candidate.
+/// A post-match check: returns the accepted byte range (absolute, in the haystack) of the
+/// secret, or `None` to reject the candidate.
 #[derive(Clone, Copy)]
 pub(crate) enum Check {
     /// Accept as matched.
     None,
-    /// The span must hold an ASCII digit.
+    /// The span must hold an ASCII digit and not be a placeholder.
     HasDigit,
-    /// Standalone `Bearer <token>`: the token must look random (see [`looks_random`]).
+    /// The span must not be a placeholder (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`).
+    NotPlaceholder,
+    /// Standalone `Bearer <token>`: the token must look random ([`looks_random`]).
     BearerToken,
-    /// An `Authorization` value running to the end of the line or quoted string: see
-    /// [`authorization_value`].
+    /// An `Authorization` value: see [`authorization`].
     Authorization,
+    /// An API-key header value (`X-API-Key: …`): a credential-looking token.
+    Header,
+    /// A `key = value` assignment: [`is_credential`], a password when the key says so.
+    Assignment,
+    /// `scheme://user:password@`: the password is no placeholder and differs from the user.
+    UrlPassword,
+    /// A command-line credential (`curl -u`, `--password`, `mysql -p…`).
+    CommandLine,
 }
 
 impl Check {
-    pub(crate) fn accept(self, secret: &[u8]) -> Option<(usize, usize)> {
-        match self {
-            Check::None => Some((0, secret.len())),
-            Check::HasDigit => secret
-                .iter()
-                .any(u8::is_ascii_digit)
-                .then_some((0, secret.len())),
+    /// Applies the check to one match of the rule (`secret` being its secret group).
+    pub(crate) fn accept(
+        self,
+        caps: &Captures<'_>,
+        secret: regex::bytes::Match<'_>,
+    ) -> Option<(usize, usize)> {
+        let bytes = secret.as_bytes();
+        let whole = Some((secret.start(), secret.end()));
+        let ok = match self {
+            Check::None => true,
+            Check::HasDigit => bytes.iter().any(u8::is_ascii_digit) && !is_placeholder_token(bytes),
+            Check::NotPlaceholder => !is_placeholder_token(bytes),
             Check::BearerToken => {
                 // `.` and `~` are legal in a token but end sentences far more often than tokens.
-                let mut len = secret.len();
-                while len > 0 && matches!(secret[len - 1], b'.' | b'~') {
-                    len -= 1;
-                }
-                looks_random(&secret[..len]).then_some((0, len))
+                let len = trim_end(bytes, |b| matches!(b, b'.' | b'~'));
+                return looks_random(&bytes[..len])
+                    .then_some((secret.start(), secret.start() + len));
             }
-            Check::Authorization => authorization_value(secret),
-        }
+            Check::Authorization => return authorization(caps, secret),
+            Check::Header => header_value(bytes),
+            Check::Assignment => {
+                let kind = if caps.name("pw").is_some() {
+                    ValueKind::Password
+                } else {
+                    ValueKind::Token
+                };
+                is_credential(bytes, kind)
+            }
+            Check::UrlPassword => {
+                let user = caps.name("user").map_or(&b""[..], |m| m.as_bytes());
+                password_differs(bytes, user)
+            }
+            Check::CommandLine => match caps.name("user") {
+                Some(user) => password_differs(bytes, user.as_bytes()),
+                None if caps.name("pw").is_some() || caps.name("v").is_some() => {
+                    is_credential(bytes, ValueKind::Password)
+                }
+                None => is_credential(bytes, ValueKind::Token),
+            },
+        };
+        if ok { whole } else { None }
     }
+}
+
+/// The length of `v` without its trailing bytes that satisfy `drop`.
+fn trim_end(v: &[u8], drop: impl Fn(u8) -> bool) -> usize {
+    v.len() - v.iter().rev().take_while(|&&b| drop(b)).count()
+}
+
+/// A header value such as `X-API-Key: …` or `PRIVATE-TOKEN: …`: a token, or at least
+/// random-looking (prose after `Token:` is not).
+fn header_value(v: &[u8]) -> bool {
+    is_credential(v, ValueKind::Token) || looks_random(v)
+}
+
+/// A password in `user:password` form: not a placeholder, not the user name again (`postgres:
+/// postgres`), not a number a port or group id would be (`-u 1000:1000`).
+fn password_differs(password: &[u8], user: &[u8]) -> bool {
+    !is_placeholder(password)
+        && password != user
+        && !(password.len() <= 5 && password.iter().all(u8::is_ascii_digit))
 }
 
 /// Schemes whose credential is a single token.
@@ -81,83 +141,167 @@ const LIST_SCHEMES: &[&[u8]] = &[
     b"vapid",
 ];
 
-/// Checks the credential of an `Authorization` value. The regex keeps a leading `Bearer`,
-/// `Basic`, `Token` or `ApiKey` out of the span and takes one token; for `Digest`,
-/// `AWS4-HMAC-SHA256` and other parameter-list schemes the span is the rest of the value. A span
-/// that is only a scheme word (its credential was cut off or is already a placeholder) is
-/// rejected, and trailing separators are trimmed.
-fn authorization_value(value: &[u8]) -> Option<(usize, usize)> {
-    let is_sep = |b: &u8| matches!(b, b' ' | b'\t' | b',' | b';');
-    let len = value.len() - value.iter().rev().take_while(|b| is_sep(b)).count();
+/// Checks the credential of an `Authorization` value.
+///
+/// - Parameter-list schemes (`Digest`, `AWS4-HMAC-SHA256`, …, group `t`): the rest of the value.
+/// - After a known single-token scheme (`Bearer`, `Basic`, `Token`, `ApiKey`) or none (group
+///   `s`): the token, unless it is only a scheme word or a placeholder (`$API_KEY`, `<token>`).
+/// - After an unknown scheme word (group `w`, `Api-Token X`): the token if it looks like a
+///   credential, else the word itself if that does, else nothing (prose such as
+///   `Authorization: required header`).
+fn authorization(caps: &Captures<'_>, secret: regex::bytes::Match<'_>) -> Option<(usize, usize)> {
+    let is_sep = |b: u8| matches!(b, b' ' | b'\t' | b',' | b';');
+    let value = secret.as_bytes();
+    let len = trim_end(value, is_sep);
     let value = &value[..len];
-    let word_len = value
-        .iter()
-        .position(|b| *b == b' ' || *b == b'\t')
-        .unwrap_or(value.len());
-    let word = value[..word_len].to_ascii_lowercase();
-    if TOKEN_SCHEMES.contains(&word.as_slice()) && word_len == value.len() {
-        return None;
-    }
-    if LIST_SCHEMES.contains(&word.as_slice()) {
+    let start = secret.start();
+    if caps.name("t").is_some() {
+        let word_len = value
+            .iter()
+            .position(|b| *b == b' ' || *b == b'\t')
+            .unwrap_or(value.len());
         let rest = value[word_len..].trim_ascii_start();
         if rest.is_empty() || rest.starts_with(b"[") {
             return None;
         }
-        return Some((value.len() - rest.len(), value.len()));
+        return Some((start + value.len() - rest.len(), start + value.len()));
     }
-    (len > 0).then_some((0, len))
+    if let Some(word) = caps.name("w") {
+        if header_value(value) {
+            return Some((start, start + len));
+        }
+        return header_value(word.as_bytes()).then_some((word.start(), word.end()));
+    }
+    let lower = value.to_ascii_lowercase();
+    let scheme_only =
+        TOKEN_SCHEMES.contains(&lower.as_slice()) || LIST_SCHEMES.contains(&lower.as_slice());
+    (len > 0 && !scheme_only && !is_placeholder(value)).then_some((start, start + len))
 }
 
-/// A token after a bare `Bearer ` is taken as a credential when it is at least 16 bytes long and
-/// holds a digit, a symbol, or both upper- and lower-case letters after its first byte: random
-/// tokens almost always do, while the English words that follow "bearer" in prose do not.
-fn looks_random(token: &[u8]) -> bool {
-    if token.len() < 16 {
-        return false;
-    }
-    let rest = &token[1..];
-    let digit_or_symbol = token.iter().any(|b| !b.is_ascii_alphabetic());
-    let upper = rest.iter().any(u8::is_ascii_uppercase);
-    let lower = rest.iter().any(u8::is_ascii_lowercase);
-    digit_or_symbol || (upper && lower)
+macro_rules! names {
+    ($($(#[$doc:meta])* $id:ident = $name:literal;)*) => {
+        $($(#[$doc])* pub(crate) const $id: &str = $name;)*
+    };
 }
 
-/// Name of the PEM private key rule.
-pub(crate) const PRIVATE_KEY: &str = "private_key";
-/// Name of the Anthropic key rule.
-pub(crate) const ANTHROPIC: &str = "anthropic_api_key";
-/// Name of the OpenAI key rule.
-pub(crate) const OPENAI: &str = "openai_api_key";
-/// Name of the GitHub token rule.
-pub(crate) const GITHUB: &str = "github_token";
-/// Name of the Slack token rule.
-pub(crate) const SLACK: &str = "slack_token";
-/// Name of the AWS access key id rule.
-pub(crate) const AWS_ACCESS_KEY_ID: &str = "aws_access_key_id";
-/// Name of the JWT rule.
-pub(crate) const JWT: &str = "jwt";
-/// Name of the AWS secret access key rule.
-pub(crate) const AWS_SECRET_ACCESS_KEY: &str = "aws_secret_access_key";
-/// Name of the bare `Bearer <token>` rule.
-pub(crate) const BEARER: &str = "bearer_token";
-/// Name of the `Authorization` header rule.
-pub(crate) const AUTHORIZATION: &str = "authorization_header";
+names! {
+    /// PEM private key blocks.
+    PRIVATE_KEY = "private_key";
+    /// Anthropic API keys.
+    ANTHROPIC = "anthropic_api_key";
+    /// OpenRouter API keys (`sk-or-`), before the OpenAI rule that would also take them.
+    OPENROUTER = "openrouter_api_key";
+    /// OpenAI API keys.
+    OPENAI = "openai_api_key";
+    /// GitHub tokens.
+    GITHUB = "github_token";
+    /// GitLab tokens.
+    GITLAB = "gitlab_token";
+    /// Slack tokens.
+    SLACK = "slack_token";
+    /// Slack incoming-webhook URLs.
+    SLACK_WEBHOOK = "slack_webhook";
+    /// Stripe secret and restricted keys, webhook secrets.
+    STRIPE = "stripe_key";
+    /// Google API keys.
+    GOOGLE = "google_api_key";
+    /// npm access tokens.
+    NPM = "npm_token";
+    /// PyPI upload tokens.
+    PYPI = "pypi_token";
+    /// Hugging Face tokens.
+    HUGGINGFACE = "huggingface_token";
+    /// SendGrid API keys.
+    SENDGRID = "sendgrid_api_key";
+    /// Twilio API keys and auth tokens under a Twilio key name.
+    TWILIO = "twilio_credential";
+    /// HashiCorp Vault tokens.
+    VAULT = "vault_token";
+    /// DigitalOcean tokens.
+    DIGITALOCEAN = "digitalocean_token";
+    /// Databricks personal access tokens.
+    DATABRICKS = "databricks_token";
+    /// Sentry auth tokens.
+    SENTRY = "sentry_token";
+    /// Shopify access tokens and shared secrets.
+    SHOPIFY = "shopify_token";
+    /// Linear API keys.
+    LINEAR = "linear_api_key";
+    /// Azure storage account and shared access keys.
+    AZURE_KEY = "azure_storage_key";
+    /// Azure shared access signatures.
+    AZURE_SAS = "azure_sas_signature";
+    /// AWS access key ids.
+    AWS_ACCESS_KEY_ID = "aws_access_key_id";
+    /// AWS session tokens.
+    AWS_SESSION_TOKEN = "aws_session_token";
+    /// Amazon Bedrock API keys.
+    AWS_BEDROCK = "aws_bedrock_api_key";
+    /// JSON Web Tokens.
+    JWT = "jwt";
+    /// AWS secret access keys.
+    AWS_SECRET_ACCESS_KEY = "aws_secret_access_key";
+    /// Bare `Bearer <token>`.
+    BEARER = "bearer_token";
+    /// `Authorization` headers.
+    AUTHORIZATION = "authorization_header";
+    /// API-key headers (`X-API-Key`, `PRIVATE-TOKEN`, …).
+    API_KEY_HEADER = "api_key_header";
+    /// Passwords in URLs.
+    URL_CREDENTIALS = "url_credentials";
+    /// Credentials on command lines.
+    COMMAND_LINE = "command_line_credential";
+    /// Key-named assignments with a credential-looking value.
+    GENERIC = "generic_secret";
+}
 
 /// Rule names, most specific first. This order breaks ties between matches of equal span.
 pub(crate) const NAMES: &[&str] = &[
     PRIVATE_KEY,
     ANTHROPIC,
+    OPENROUTER,
     OPENAI,
     GITHUB,
+    GITLAB,
     SLACK,
+    SLACK_WEBHOOK,
+    STRIPE,
+    GOOGLE,
+    NPM,
+    PYPI,
+    HUGGINGFACE,
+    SENDGRID,
+    TWILIO,
+    VAULT,
+    DIGITALOCEAN,
+    DATABRICKS,
+    SENTRY,
+    SHOPIFY,
+    LINEAR,
+    AZURE_KEY,
+    AZURE_SAS,
     AWS_ACCESS_KEY_ID,
+    AWS_SESSION_TOKEN,
+    AWS_BEDROCK,
     JWT,
     AWS_SECRET_ACCESS_KEY,
     BEARER,
     AUTHORIZATION,
+    API_KEY_HEADER,
+    URL_CREDENTIALS,
+    COMMAND_LINE,
+    GENERIC,
 ];
 
-fn builtin_rules() -> Vec<BuiltinRule> {
+/// Key-name words that announce a secret value in an assignment (`pw`: a password).
+const SECRET_KEY_WORDS: &str = r"(?i:(?P<pw>passw(?:or)?d|passwd|_pass|pwd)|secret|token|credentials?|api[_.-]?key|apikey|[_-]key)";
+
+/// What may follow the secret word in a key name: up to two segments, separated or
+/// camel-cased (`_KEY_BASE`, `_access_key`, `Secret` in `tokenSecret`), never a plain
+/// continuation (`tokenizer`, `max_tokens`).
+const KEY_SUFFIX: &str = r"(?:[_.-][A-Za-z0-9]+|[A-Z][A-Za-z0-9]*){0,2}";
+
+pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
     // PEM: a complete block (lazily up to the first END line), or a truncated block running to
     // the end of its base64 body. The body admits base64, whitespace, backslashes (literal `\n`
     // escapes, JSON-escaped `\/`) and RFC 1421 header lines such as `Proc-Type: 4,ENCRYPTED`.
@@ -169,13 +313,12 @@ fn builtin_rules() -> Vec<BuiltinRule> {
     let pem_header = r"[A-Za-z][A-Za-z0-9-]*:[^\r\n\\]*";
     let pem_body = format!(r"(?:[A-Za-z0-9+/=%\s\\]|{pem_header})*");
     let pem = format!(r"(?-u){pem_begin}(?:{pem_body}?{pem_end}|{pem_body})");
+    let token = |body: &str| format!("(?-u)(?P<s>{body})");
+    let bounded = |body: &str| format!(r"(?-u){B}(?P<s>{body})\b");
     let rules = [
         (PRIVATE_KEY, pem, Check::None),
-        (
-            ANTHROPIC,
-            r"(?-u)(?P<s>sk-ant-[A-Za-z0-9_-]{20,})".to_owned(),
-            Check::None,
-        ),
+        (ANTHROPIC, token(r"sk-ant-[A-Za-z0-9_-]{20,}"), Check::NotPlaceholder),
+        (OPENROUTER, token(r"sk-or-[A-Za-z0-9_-]{20,}"), Check::NotPlaceholder),
         (
             // Legacy `sk-` + 48, `sk-proj-`, `sk-svcacct-`, `sk-admin-`: at least 20 bytes after
             // `sk-` and a digit somewhere, so hyphenated words after "sk-" never qualify.
@@ -184,24 +327,117 @@ fn builtin_rules() -> Vec<BuiltinRule> {
             Check::HasDigit,
         ),
         (
+            // `_` is legal inside the body of every `gh*_` token.
             GITHUB,
-            r"(?-u)(?P<s>gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})".to_owned(),
-            Check::None,
+            token(r"gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{40,}"),
+            Check::NotPlaceholder,
         ),
         (
+            GITLAB,
+            token(r"gl(?:pat|ptt|dt|rt|oas)-[A-Za-z0-9_-]{20,}"),
+            Check::NotPlaceholder,
+        ),
+        (
+            // A numeric team or workspace segment first: `xoxb-123-456-abc…`. Words such as
+            // `xoxo-indieweb-1` in an image name have none.
             SLACK,
-            r"(?-u)(?P<s>(?:xoxe\.)?xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-[0-9]+-[A-Za-z0-9-]{10,})"
+            token(
+                r"(?:xoxe\.)?xox[abeprs]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]+-[A-Za-z0-9-]{10,}",
+            ),
+            Check::NotPlaceholder,
+        ),
+        (
+            SLACK_WEBHOOK,
+            r"(?-u)hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,})"
                 .to_owned(),
-            Check::None,
+            Check::NotPlaceholder,
+        ),
+        (
+            STRIPE,
+            token(r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9+/=]{24,}"),
+            Check::NotPlaceholder,
+        ),
+        (GOOGLE, token(r"AIza[0-9A-Za-z_-]{35}"), Check::NotPlaceholder),
+        (NPM, bounded(r"npm_[A-Za-z0-9]{36}"), Check::NotPlaceholder),
+        (
+            PYPI,
+            token(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+            Check::NotPlaceholder,
+        ),
+        (HUGGINGFACE, bounded(r"hf_[A-Za-z0-9]{30,}"), Check::BearerToken),
+        (
+            SENDGRID,
+            token(r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
+            Check::NotPlaceholder,
+        ),
+        (
+            TWILIO,
+            format!(
+                r"(?-u)(?i:twilio)[A-Za-z0-9_.-]{{0,40}}{SEP_STRICT}(?P<s>SK[0-9a-fA-F]{{32}}|[0-9a-f]{{32}})\b"
+            ),
+            Check::NotPlaceholder,
+        ),
+        (VAULT, bounded(r"hv[sb]\.[A-Za-z0-9_-]{24,}"), Check::NotPlaceholder),
+        (
+            DIGITALOCEAN,
+            token(r"do[opr]_v1_[a-f0-9]{64}"),
+            Check::NotPlaceholder,
+        ),
+        (
+            DATABRICKS,
+            bounded(r"dapi[a-f0-9]{32}(?:-[0-9]+)?"),
+            Check::NotPlaceholder,
+        ),
+        (
+            SENTRY,
+            token(r"sntry[su]_[A-Za-z0-9+/=_-]{20,}"),
+            Check::NotPlaceholder,
+        ),
+        (
+            SHOPIFY,
+            token(r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+            Check::NotPlaceholder,
+        ),
+        (
+            LINEAR,
+            token(r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
+            Check::NotPlaceholder,
+        ),
+        (
+            AZURE_KEY,
+            r"(?-u)(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned(),
+            Check::NotPlaceholder,
+        ),
+        (
+            AZURE_SAS,
+            r"(?-u)(?i:sig)=(?P<s>[A-Za-z0-9%+/]{30,}(?:=|%3[Dd]){0,2})".to_owned(),
+            Check::NotPlaceholder,
         ),
         (
             AWS_ACCESS_KEY_ID,
-            format!(r"(?-u){B}(?P<s>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})"),
-            Check::None,
+            format!(r"(?-u){B}(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})"),
+            Check::NotPlaceholder,
         ),
         (
+            // STS tokens by their fixed base64 prefix anywhere, or any long value under a
+            // session-token key name.
+            AWS_SESSION_TOKEN,
+            format!(
+                r"(?-u)(?P<s>(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9/+=]{{100,}})|(?i:aws[_.-]?session[_.-]?token|aws[_.-]?security[_.-]?token|x-amz-security-token|sessiontoken){SEP}(?P<t>[A-Za-z0-9/+=%]{{100,}})"
+            ),
+            Check::NotPlaceholder,
+        ),
+        (
+            AWS_BEDROCK,
+            token(r"ABSK[A-Za-z0-9+/]{100,}={0,2}|bedrock-api-key-[A-Za-z0-9+/]{40,}={0,2}"),
+            Check::NotPlaceholder,
+        ),
+        (
+            // Three base64url segments, or two (an unsigned token) when the second is JSON too.
             JWT,
-            r"(?-u)(?P<s>eyJ[A-Za-z0-9_-]{7,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)".to_owned(),
+            token(
+                r"eyJ[A-Za-z0-9_-]{7,}\.(?:[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|eyJ[A-Za-z0-9_-]{4,})",
+            ),
             Check::None,
         ),
         (
@@ -209,9 +445,9 @@ fn builtin_rules() -> Vec<BuiltinRule> {
             // `AWS_SECRET_ACCESS_KEY=…`, `"SecretAccessKey": "…"`, `aws-secret-key: …`.
             AWS_SECRET_ACCESS_KEY,
             format!(
-                r"(?-u)(?i:aws[_.-]?secret(?:[_.-]?access)?[_.-]?key|secret[_.-]?access[_.-]?key){SEP}(?P<s>[A-Za-z0-9/+=%]{{40,}})"
+                r"(?-u)(?i:aws[_.-]?secret(?:[_.-]?access)?(?:[_.-]?key)?|secret[_.-]?access[_.-]?key){SEP}(?P<s>[A-Za-z0-9/+=%]{{40,}})"
             ),
-            Check::None,
+            Check::NotPlaceholder,
         ),
         (
             BEARER,
@@ -221,13 +457,42 @@ fn builtin_rules() -> Vec<BuiltinRule> {
             Check::BearerToken,
         ),
         (
-            // One token after an optional single-token scheme (`s`), or, for parameter-list
-            // schemes such as Digest whose values hold quotes, the rest of the line (`t`).
+            // One token after optional single-token schemes and an optional unknown scheme
+            // word (`w`), or, for parameter-list schemes such as Digest whose values hold
+            // quotes, the rest of the line (`t`).
             AUTHORIZATION,
             format!(
-                r"(?-u){B}(?i:(?:proxy[_-])?authorization){SEP_STRICT}(?:(?P<t>(?i:digest|negotiate|ntlm|aws4-hmac-sha256|hoba|mutual|vapid)[ \t]+(?:[^\r\n\\]|\\[^nr])*)|(?:(?i:bearer|basic|token|apikey)[ \t]+)*(?P<s>[^\s'\x22\\\[&,;]+))"
+                r"(?-u){B}(?i:(?:proxy[_-])?authorization){SEP_STRICT}(?:(?P<t>(?i:digest|negotiate|ntlm|aws4-hmac-sha256|hoba|mutual|vapid)[ \t]+(?:[^\r\n\\]|\\[^nr])*)|(?:(?i:bearer|basic|token|apikey)[ \t]+)*(?:(?P<w>[A-Za-z][A-Za-z0-9_-]*)[ \t]+)?(?P<s>[^\s'\x22\\\[&,;]+))"
             ),
             Check::Authorization,
+        ),
+        (
+            API_KEY_HEADER,
+            format!(
+                r#"(?-u){B}(?i:x-api-key|x-goog-api-key|x-auth-token|x-access-token|x-vault-token|x-api-token|private-token|api-key|apikey|token|ocp-apim-subscription-key)(?:\\*["'])?[ \t]*:[ \t]*(?:\\*["'])?(?P<s>{VALUE}+)"#
+            ),
+            Check::Header,
+        ),
+        (
+            URL_CREDENTIALS,
+            r#"(?-u)://(?P<user>[^:/?#@\s'"`\\<>\[\]]*):(?P<s>[^@/?#\s'"`\\<>\[\]]+)@"#.to_owned(),
+            Check::UrlPassword,
+        ),
+        (
+            // `curl -u user:pass`, `--password=…`/`--token …` and friends, `mysql -pSECRET`.
+            COMMAND_LINE,
+            r#"(?-u)(?:(?m:^)|[ \t'"]|%20)(?:-u(?:[ ]|%20)+|--(?:proxy-)?user(?:(?:[ ]|%20)+|=))['"]?(?P<user>[^\s:'"\\&;|%]+):(?P<s>[^\s'"\\&;|%]+)|(?:[ \t]|%20)--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:(?:[ ]|%20)+|=)['"]?(?P<t>[^\s'"\\&;|%]+)|(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?(?:[ \t]|%20)-p(?P<v>[^\s'"\\&;|%]+)"#
+                .to_owned(),
+            Check::CommandLine,
+        ),
+        (
+            // `API_KEY=…`, `DB_PASSWORD: …`, `"client_secret": "…"`, `token := "…"`: a key name
+            // holding a secret word, then a value judged by `Check::Assignment`.
+            GENERIC,
+            format!(
+                r#"(?-u){SECRET_KEY_WORDS}{KEY_SUFFIX}{SEP_STRICT}(?P<s>{VALUE}+)"#
+            ),
+            Check::Assignment,
         ),
     ];
     rules
@@ -240,236 +505,8 @@ fn builtin_rules() -> Vec<BuiltinRule> {
         .collect()
 }
 
-/// Literals at least one of which occurs (ASCII case-insensitively) in every match of a rule,
-/// with the rules they admit. Text holding none of them is clean as far as built-ins go.
-///
-/// The middle column is the part of each literal, in lower case, that the SIMD searcher looks
-/// for: every occurrence of a literal holds its part, so text without any part holds no
-/// literal. Parts start with bytes that are rare in prose and code (`asi`, `acc`, `sec`, `aut`
-/// start common words), which keeps the searcher's false candidates few.
-const LITERALS: &[(&str, &str, &[&str])] = &[
-    ("-----BEGIN", "-begin", &[PRIVATE_KEY]),
-    ("sk-", "sk-", &[ANTHROPIC, OPENAI]),
-    ("ghp_", "ghp_", &[GITHUB]),
-    ("gho_", "gho_", &[GITHUB]),
-    ("ghu_", "ghu_", &[GITHUB]),
-    ("ghs_", "ghs_", &[GITHUB]),
-    ("ghr_", "ghr_", &[GITHUB]),
-    ("github_pat_", "b_pat_", &[GITHUB]),
-    ("xox", "xox", &[SLACK]),
-    ("xapp-", "xapp-", &[SLACK]),
-    ("AKIA", "kia", &[AWS_ACCESS_KEY_ID]),
-    ("ASIA", "sia", &[AWS_ACCESS_KEY_ID]),
-    ("ABIA", "bia", &[AWS_ACCESS_KEY_ID]),
-    ("ACCA", "cca", &[AWS_ACCESS_KEY_ID]),
-    ("eyJ", "eyj", &[JWT]),
-    ("secret", "ecret", &[AWS_SECRET_ACCESS_KEY]),
-    ("bearer", "bearer", &[BEARER]),
-    ("authorization", "rizat", &[AUTHORIZATION]),
-];
-
-/// Bytes of input lower-cased and searched at once by [`Compiled::candidates`].
-const FOLD_CHUNK: usize = 8192;
-
-/// The built-in rules compiled once per process, with a literal prefilter.
-pub(crate) struct Compiled {
-    pub(crate) rules: Vec<(BuiltinRule, Regex)>,
-    /// Finds [`LITERALS`], lower-cased, in lower-cased text (a SIMD searcher where the CPU
-    /// has one); `None` where it cannot be built, and then `prefilter` is used.
-    pub(crate) folded: Option<packed::Searcher>,
-    /// The length of the longest literal.
-    pub(crate) longest: usize,
-    /// Finds [`LITERALS`] ASCII case-insensitively in one pass.
-    pub(crate) prefilter: AhoCorasick,
-    /// For each literal, the bit set (by index in [`NAMES`]) of the rules it admits.
-    pub(crate) literal_rules: Vec<u32>,
-    pub(crate) placeholder: Regex,
-}
-
-impl Compiled {
-    /// The bit set of the rules that can match somewhere in `b`.
-    ///
-    /// Literals only share a start when one is a prefix of another (`sk-`, `sk-ant-`), and those
-    /// admit the same rules, so restarting one byte after each hit sees every rule's literal
-    /// while the automaton's own prefilter skips through clean text.
-    pub(crate) fn candidates(&self, b: &[u8]) -> u32 {
-        let all = (1u32 << self.rules.len()) - 1;
-        let Some(folded) = &self.folded else {
-            return self.candidates_unfolded(b, all);
-        };
-        // The text is lower-cased a chunk at a time into a buffer and searched for the
-        // lower-cased literals: the same occurrences as an ASCII case-insensitive search, at
-        // the speed of a case-sensitive one. Consecutive chunks overlap by one byte less than
-        // the longest literal, so an occurrence across a chunk boundary is whole in the next.
-        thread_local! {
-            static BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-        }
-        BUF.with(|buf| {
-            let Ok(mut buf) = buf.try_borrow_mut() else {
-                return self.candidates_unfolded(b, all);
-            };
-            let mut found = 0;
-            let mut start = 0;
-            loop {
-                let end = b.len().min(start + FOLD_CHUNK);
-                buf.clear();
-                // Branch-free, so that it vectorizes.
-                buf.extend(
-                    b[start..end]
-                        .iter()
-                        .map(|&c| c | (u8::from(c.wrapping_sub(b'A') < 26) << 5)),
-                );
-                let chunk = buf.as_slice();
-                let mut at = 0;
-                while let Some(m) = folded.find_in(chunk, Span::from(at..chunk.len())) {
-                    found |= self.literal_rules[m.pattern().as_usize()];
-                    if found == all {
-                        return found;
-                    }
-                    at = m.start() + 1;
-                }
-                if end == b.len() {
-                    return found;
-                }
-                start = end - (self.longest - 1);
-            }
-        })
-    }
-
-    /// [`candidates`](Self::candidates) with the case-insensitive automaton.
-    fn candidates_unfolded(&self, b: &[u8], all: u32) -> u32 {
-        let mut found = 0;
-        let mut at = 0;
-        while at < b.len() {
-            let Some(m) = self.prefilter.find(Input::new(b).range(at..)) else {
-                break;
-            };
-            found |= self.literal_rules[m.pattern().as_usize()];
-            if found == all {
-                break;
-            }
-            at = m.start() + 1;
-        }
-        found
-    }
-}
-
-pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
-    // The patterns are constants of this crate and the test suite compiles every one.
-    #[allow(clippy::expect_used)]
-    let rules: Vec<(BuiltinRule, Regex)> = builtin_rules()
-        .into_iter()
-        .map(|rule| {
-            let regex = Regex::new(&rule.pattern).expect("built-in redaction rule compiles");
-            (rule, regex)
-        })
-        .collect();
-    #[allow(clippy::expect_used)]
-    let prefilter = AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .build(LITERALS.iter().map(|(literal, _, _)| literal))
-        .expect("redaction prefilter builds");
-    let lower = || LITERALS.iter().map(|(_, part, _)| *part);
-    let folded = packed::Config::new()
-        .match_kind(packed::MatchKind::LeftmostFirst)
-        .builder()
-        .extend(lower())
-        .build();
-    let longest = lower().map(|l| l.len()).max().unwrap_or(1);
-    let literal_rules = LITERALS
-        .iter()
-        .map(|(_, _, names)| {
-            names
-                .iter()
-                .filter_map(|name| NAMES.iter().position(|n| n == name))
-                .fold(0u32, |set, i| set | (1 << i))
-        })
-        .collect();
-    #[allow(clippy::expect_used)]
-    let placeholder = Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
-        .expect("placeholder pattern compiles");
-    debug_assert!(rules.iter().map(|(r, _)| r.name).eq(NAMES.iter().copied()));
-    Compiled {
-        rules,
-        folded,
-        longest,
-        prefilter,
-        literal_rules,
-        placeholder,
-    }
-});
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_searched_part_is_in_its_literal() {
-        for (literal, part, _) in LITERALS {
-            assert!(
-                literal.to_ascii_lowercase().contains(part) && *part == part.to_ascii_lowercase(),
-                "{part} is not a lower-case part of {literal}"
-            );
-        }
-    }
-
-    /// The lower-cased chunked search admits every rule the case-insensitive automaton does,
-    /// whatever the case and wherever a literal falls relative to chunk boundaries.
-    #[test]
-    fn folded_prefilter_admits_what_the_case_insensitive_automaton_does() {
-        let c = &*BUILTIN;
-        assert!(c.folded.is_some(), "the folded searcher builds");
-        let all = (1u32 << c.rules.len()) - 1;
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        for (literal, _, _) in LITERALS {
-            for len in [
-                0usize,
-                1,
-                5,
-                100,
-                FOLD_CHUNK - 20,
-                FOLD_CHUNK + 30,
-                3 * FOLD_CHUNK,
-            ] {
-                for _ in 0..6 {
-                    let mut text: Vec<u8> = (0..len)
-                        .map(|_| b"the ledger Index, config\n\x00\xc3\xa9-_"[next() as usize % 30])
-                        .collect();
-                    let at = if len == 0 {
-                        0
-                    } else {
-                        next() as usize % (len + 1)
-                    };
-                    // Around chunk boundaries, too.
-                    let at = match next() % 3 {
-                        0 if len > FOLD_CHUNK => FOLD_CHUNK - 1 - (next() as usize % literal.len()),
-                        1 if len > 2 * FOLD_CHUNK => 2 * FOLD_CHUNK - 12 - (next() as usize % 3),
-                        _ => at,
-                    };
-                    let cased: Vec<u8> = literal
-                        .bytes()
-                        .map(|b| {
-                            if next() % 2 == 0 {
-                                b.to_ascii_uppercase()
-                            } else {
-                                b.to_ascii_lowercase()
-                            }
-                        })
-                        .collect();
-                    let at = at.min(text.len());
-                    text.splice(at..at, cased);
-                    let got = c.candidates(&text);
-                    let want = c.candidates_unfolded(&text, all);
-                    assert_eq!(got & want, want, "{literal} at {at} of {len}");
-                    assert_ne!(got, 0, "{literal} at {at} of {len}");
-                }
-            }
-        }
-    }
+/// A JSON object key that announces a secret value (`"client_secret"`, `"password"`,
+/// `"apiKey"`): the whole key is a secret word with at most two segments around it.
+pub(crate) fn secret_key_name_pattern() -> String {
+    format!(r"(?-u)^(?:[A-Za-z0-9]+[_.-]?){{0,3}}{SECRET_KEY_WORDS}{KEY_SUFFIX}$")
 }

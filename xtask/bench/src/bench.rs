@@ -30,6 +30,7 @@ pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
     let layers: [(&str, LayerBench); 6] = [
         ("index", crate::bench_index::run),
         ("atomic", crate::bench_atomic::run),
+        ("redact", crate::bench_redact::run),
         ("ledger", crate::bench_ledger::run),
         ("resume", crate::bench_resume::run),
         ("compact", crate::bench_compact::run),

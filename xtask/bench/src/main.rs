@@ -11,8 +11,10 @@ mod bench_compact;
 mod bench_index;
 mod bench_ledger;
 mod bench_mcp;
+mod bench_redact;
 mod bench_resume;
 mod chaos;
+mod frozen_redact;
 mod rng;
 
 use std::path::PathBuf;
@@ -25,7 +27,7 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, atomic, ledger, resume, compact, mcp. Expects a release build of
+                     index, atomic, redact, ledger, resume, compact, mcp. Expects a release build of
                      remaind in target/release (cargo xtask bench builds it first)
   chaos [--kills N] [--seed S]
                      crash-consistency harness: N kills (default 300) of a failpoint build

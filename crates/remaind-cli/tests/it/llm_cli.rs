@@ -579,7 +579,7 @@ fn a_bad_llm_json_names_the_field_and_exits_2() {
 #[test]
 fn a_secret_in_the_answer_is_redacted_before_it_is_written() {
     let s = setup();
-    let secret = "AKIAIOSFODNN7EXAMPLE";
+    let secret = "AKIAQ7VLM2XK9PZR4TYW";
     let leaky = answer(&s, "good.json").replace(
         "Row parser written and tested\"",
         &format!("Row parser written and tested with key {secret}\""),

@@ -39,11 +39,41 @@ fn check(sample: &Sample, text: &str, keep: &[&str]) {
     );
 }
 
+/// Every look-alike of `sample`'s family, placed by `wrap`, is left byte for byte.
+#[track_caller]
+fn check_negatives(sample: &Sample, wrap: impl Fn(&str) -> String) {
+    let r = redactor();
+    for negative in &sample.negatives {
+        let text = wrap(negative);
+        let (out, applied) = r.redact_str(&text);
+        assert!(
+            applied.is_empty(),
+            "{}: {text:?} -> {applied:?}",
+            sample.rule
+        );
+        assert_eq!(out, text);
+    }
+}
+
+#[test]
+fn every_family_has_negatives() {
+    for sample in samples(R) {
+        assert!(
+            !sample.negatives.is_empty(),
+            "{} has no negatives",
+            sample.rule
+        );
+    }
+}
+
 #[test]
 fn plain_text() {
     for sample in samples(R) {
         let text = format!("Here is the value: {} (do not share).", sample.text);
         check(&sample, &text, &["Here is the value: ", "(do not share)."]);
+        check_negatives(&sample, |n| {
+            format!("Here is the value: {n} (do not share).")
+        });
     }
 }
 
@@ -65,6 +95,13 @@ fn json_string_scanned_raw() {
         let parsed: serde_json::Value =
             serde_json::from_slice(&out).expect("redacted JSON text stays valid JSON");
         assert_eq!(parsed["tool"], "shell");
+        check_negatives(&sample, |n| {
+            serde_json::to_string(&json!({
+                "tool": "shell",
+                "output": format!("line one\n\t{n}\n\"quoted\" end"),
+            }))
+            .expect("serializes")
+        });
     }
 }
 
@@ -97,6 +134,15 @@ fn json_value_redacted_in_place() {
         let before = value.clone();
         assert!(redactor().redact_json(&mut value).is_empty());
         assert_eq!(value, before);
+        for negative in &sample.negatives {
+            let mut value = json!({
+                "data": { "output": format!("line one\n\t{negative}\n"), "nested": [[{ "deep": negative }]] },
+                *negative: "as a key",
+            });
+            let before = value.clone();
+            assert!(redactor().redact_json(&mut value).is_empty(), "{negative}");
+            assert_eq!(value, before);
+        }
     }
 }
 
@@ -112,6 +158,9 @@ fn url_query() {
             &text,
             &["https://api.example.com/v1/items?", "&x=1 HTTP/1.1"],
         );
+        check_negatives(&sample, |n| {
+            format!("GET https://api.example.com/v1/items?q={n}&x=1 HTTP/1.1")
+        });
     }
 }
 
@@ -127,6 +176,9 @@ fn env_file_line() {
             &text,
             &["# local settings\nDEBUG=1\n", "\nPORT=8080\n"],
         );
+        check_negatives(&sample, |n| {
+            format!("# local settings\nDEBUG=1\n{n}\nPORT=8080\n")
+        });
     }
 }
 
@@ -145,6 +197,11 @@ fn multi_line_tool_output() {
                 "error[E0433]: failed to resolve\n  --> src/main.rs:3:5\n",
             ],
         );
+        check_negatives(&sample, |n| {
+            format!(
+                "$ ./deploy.sh --verbose\n   Compiling deploy v0.1.0\nconfig loaded:\n{n}\nerror[E0433]: failed to resolve\n"
+            )
+        });
     }
 }
 

@@ -2,7 +2,9 @@
 
 mod config;
 mod contexts;
+mod corpus;
 mod determinism;
+mod gitleaks;
 mod negative;
 mod prop_fuzz_redactor;
 mod props;

@@ -16,14 +16,38 @@ fn builtin_rule_names_are_the_contract() {
         &[
             "private_key",
             "anthropic_api_key",
+            "openrouter_api_key",
             "openai_api_key",
             "github_token",
+            "gitlab_token",
             "slack_token",
+            "slack_webhook",
+            "stripe_key",
+            "google_api_key",
+            "npm_token",
+            "pypi_token",
+            "huggingface_token",
+            "sendgrid_api_key",
+            "twilio_credential",
+            "vault_token",
+            "digitalocean_token",
+            "databricks_token",
+            "sentry_token",
+            "shopify_token",
+            "linear_api_key",
+            "azure_storage_key",
+            "azure_sas_signature",
             "aws_access_key_id",
+            "aws_session_token",
+            "aws_bedrock_api_key",
             "jwt",
             "aws_secret_access_key",
             "bearer_token",
             "authorization_header",
+            "api_key_header",
+            "url_credentials",
+            "command_line_credential",
+            "generic_secret",
         ]
     );
     let sampled: Vec<&str> = samples(R).iter().map(|s| s.rule).collect();
@@ -162,8 +186,10 @@ fn token_shapes_of_github_slack_aws() {
         ),
         (format!("xoxp-1234567890-{}", &R[..30]), "slack_token"),
         (format!("xoxa-2-{}", &R[..30]), "slack_token"),
-        (format!("xoxr-{}", &R[..30]), "slack_token"),
-        (format!("xoxs-{}", &R[..30]), "slack_token"),
+        (format!("xoxr-1-{}", &R[..30]), "slack_token"),
+        (format!("xoxs-2718-{}", &R[..30]), "slack_token"),
+        (format!("xoxe.xoxp-1-{}", &R[..30]), "slack_token"),
+        (format!("ghp_{}_{}", &R[..20], &R[20..36]), "github_token"),
         (format!("xapp-1-A0123456789-{}", &R[..30]), "slack_token"),
         ("ASIAY34FZKBOKMUTVV7A".to_owned(), "aws_access_key_id"),
         ("ABIAY34FZKBOKMUTVV7A".to_owned(), "aws_access_key_id"),
@@ -180,7 +206,7 @@ fn token_shapes_of_github_slack_aws() {
 
 #[test]
 fn aws_secret_needs_an_assignment_context() {
-    let secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    let secret = "wJa1rXUtnFEMI/K7MDENG/bPxRfiCY7q3Vk2MZLE";
     for text in [
         format!("aws_secret_access_key = {secret}"),
         format!("AWS_SECRET_ACCESS_KEY={secret}"),
@@ -244,7 +270,7 @@ fn authorization_values() {
     assert!(!out.contains("6629fae4"), "{out}");
     assert!(out.ends_with("\nnext"), "{out}");
     // A JWT bearer credential is named by the more specific rule.
-    let jwt = &crate::support::samples(R)[6].text;
+    let jwt = &crate::support::samples(R)[26].text;
     let out = redact(&format!("Authorization: Bearer {jwt}"));
     assert!(
         out.starts_with("Authorization: Bearer [REDACTED:jwt:"),

@@ -22,6 +22,26 @@ pub(crate) struct Sample {
     pub(crate) env_line: String,
     /// Distinctive secret parts: no 8-byte window of any of them may remain.
     pub(crate) pieces: Vec<String>,
+    /// Look-alikes of this family that must be left alone (placeholders, examples, prose).
+    pub(crate) negatives: Vec<&'static str>,
+}
+
+impl Sample {
+    fn with(mut self, negatives: &[&'static str]) -> Self {
+        self.negatives = negatives.to_vec();
+        self
+    }
+}
+
+/// `n` lower-case hex digits derived from `r`.
+fn hex(r: &str, n: usize) -> String {
+    // Mixed with the position, so that hex from a plain `r` still looks random.
+    r.bytes()
+        .cycle()
+        .enumerate()
+        .map(|(i, b)| char::from(b"0123456789abcdef"[(usize::from(b) + i * 7) % 16]))
+        .take(n)
+        .collect()
 }
 
 fn simple(rule: &'static str, secret: String) -> Sample {
@@ -31,6 +51,7 @@ fn simple(rule: &'static str, secret: String) -> Sample {
         env_line: format!("API_KEY={secret}"),
         pieces: vec![secret.clone()],
         text: secret,
+        negatives: Vec::new(),
     }
 }
 
@@ -64,6 +85,11 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
     let aws_secret = format!("{}/{}+{}", &r[..20], &r[20..30], &r[30..39]);
     let bearer = format!("{}-{}.{}", &r[..20], &r[20..30], &r[30..40]);
     let basic = format!("{}==", &r[..30]);
+    let pw = r[..14].to_owned();
+    let header_value = format!("{}-{}", &r[..16], &r[16..32]);
+    let azure_key = format!("{}==", &r[..86]);
+    let sas = format!("{}%2B{}%3D", &r[..20], &r[20..43]);
+    let twilio = format!("SK{}", hex(r, 32));
     vec![
         Sample {
             rule: "private_key",
@@ -78,24 +104,149 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             env_line: format!("PRIVATE_KEY=\"{}\"", pem_text.replace('\n', "\\n")),
             pieces: pem_lines(&pem_body),
             text: pem_text,
-        },
+            negatives: Vec::new(),
+        }
+        .with(&[
+            "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1L\n-----END PUBLIC KEY-----",
+            "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUexample\n-----END CERTIFICATE-----",
+        ]),
         simple(
             "anthropic_api_key",
             format!("sk-ant-api03-{}-{}AA", &r[..50], &r[50..93]),
-        ),
+        )
+        .with(&[
+            "ANTHROPIC_API_KEY=sk-ant-...",
+            "sk-ant-api03-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        ]),
+        simple("openrouter_api_key", format!("sk-or-v1-{}", hex(r, 64)))
+            .with(&["sk-or-v1-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "sk-or-v1-<your key>"]),
         simple(
             "openai_api_key",
             format!("sk-proj-{}_{}9", &r[..60], &r[60..90]),
-        ),
-        simple("github_token", format!("ghp_{}", &r[..36])),
+        )
+        .with(&[
+            "sk-proj-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx1",
+            "the risk-assessment-quarterly-report-2024 is due",
+        ]),
+        simple("github_token", format!("ghp_{}", &r[..36])).with(&[
+            "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }}",
+            "tokens start with ghp_ (classic) or github_pat_ (fine-grained)",
+        ]),
+        simple("gitlab_token", format!("glpat-{}", &r[..20]))
+            .with(&["glpat-xxxxxxxxxxxxxxxxxxxx", "export GITLAB_TOKEN=glpat-<your-token>"]),
         simple(
             "slack_token",
             format!("xoxb-2718281828-3141592653589-{}", &r[..24]),
-        ),
+        )
+        .with(&[
+            "<img src=\"https://example.org/wp-content/uploads/2018/09/2018-250-xoxo-indieweb-1.jpg\">",
+            "SLACK_BOT_TOKEN=xoxb-your-bot-token",
+            "xoxb-0000000000-0000000000000-xxxxxxxxxxxxxxxxxxxxxxxx",
+        ]),
+        Sample {
+            rule: "slack_webhook",
+            text: format!(
+                "posting to https://hooks.slack.com/services/T024BE7LD/B01A2BC3DEF/{}",
+                &r[..24]
+            ),
+            url_param: format!(
+                "hook=https://hooks.slack.com/services/T024BE7LD/B01A2BC3DEF/{}",
+                &r[..24]
+            ),
+            env_line: format!(
+                "SLACK_WEBHOOK_URL=https://hooks.slack.com/services/T024BE7LD/B01A2BC3DEF/{}",
+                &r[..24]
+            ),
+            pieces: vec![r[..24].to_owned()],
+            negatives: Vec::new(),
+        }
+        .with(&[
+            "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+            "see https://api.slack.com/messaging/webhooks for setup",
+        ]),
+        simple("stripe_key", format!("sk_live_{}", &r[..24])).with(&[
+            "sk_test_xxxxxxxxxxxxxxxxxxxxxxxx",
+            "STRIPE_SECRET_KEY=sk_live_...",
+            "pk_live_51H8xYzAbCdEfGhIjKlMn (publishable)",
+        ]),
+        simple("google_api_key", format!("AIza{}", &r[..35]))
+            .with(&["AIzaSyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX", "key=AIza...your-key"]),
+        simple("npm_token", format!("npm_{}", &r[..36])).with(&[
+            "npm_config_cache=/tmp/npm-cache",
+            "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
+        ]),
+        simple("pypi_token", format!("pypi-AgEIcHlwaS5vcmc{}", &r[..60]))
+            .with(&["password = pypi-AgEIcHlwaS5vcmc...", "TWINE_PASSWORD=$PYPI_TOKEN"]),
+        simple("huggingface_token", format!("hf_{}", &r[..34])).with(&[
+            "from huggingface_hub import hf_hub_download; hf_hub_download(repo_id=\"gpt2\")",
+            "HF_TOKEN=hf_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        ]),
+        simple(
+            "sendgrid_api_key",
+            format!("SG.{}.{}", &r[..22], &r[22..65]),
+        )
+        .with(&["let body = msg.content.trim(); msg.send()", "SENDGRID_API_KEY=SG.xxxxx.yyyyy"]),
+        Sample {
+            rule: "twilio_credential",
+            text: format!("TWILIO_API_KEY={twilio}"),
+            url_param: format!("twilio_api_key={twilio}"),
+            env_line: format!("export TWILIO_AUTH_TOKEN={}", hex(&r[7..], 32)),
+            pieces: vec![twilio[2..].to_owned(), hex(&r[7..], 32)],
+            negatives: Vec::new(),
+        }
+        .with(&["TWILIO_AUTH_TOKEN=your_auth_token", "twilio: SKxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]),
+        simple("vault_token", format!("hvs.{}", &r[..90]))
+            .with(&["VAULT_TOKEN=hvs.xxxxxxxxxxxxxxxxxxxxxxxx", "vault login hvs.<token>"]),
+        simple("digitalocean_token", format!("dop_v1_{}", hex(r, 64))).with(&[
+            "dop_v1_0000000000000000000000000000000000000000000000000000000000000000",
+        ]),
+        simple("databricks_token", format!("dapi{}", hex(r, 32)))
+            .with(&["dapi00000000000000000000000000000000", "the dapi_version field"]),
+        simple("sentry_token", format!("sntrys_{}", &r[..60])).with(&[
+            "SENTRY_DSN=https://abc@o0.ingest.sentry.io/0",
+            "sntrys_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        ]),
+        simple("shopify_token", format!("shpat_{}", hex(r, 32)))
+            .with(&["shpat_00000000000000000000000000000000", "shipping shpat_ tokens"]),
+        simple("linear_api_key", format!("lin_api_{}", &r[..40]))
+            .with(&["lin_api_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "lin_reg = fit(x)"]),
+        Sample {
+            rule: "azure_storage_key",
+            text: format!(
+                "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={azure_key};EndpointSuffix=core.windows.net"
+            ),
+            url_param: format!("AccountKey={azure_key}"),
+            env_line: format!(
+                "AZURE_STORAGE_CONNECTION_STRING=\"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={azure_key}\""
+            ),
+            pieces: vec![azure_key.clone()],
+            negatives: Vec::new(),
+        }
+        .with(&["AccountKey=<your-account-key>", "UseDevelopmentStorage=true;AccountKey=xxxxxxxxxxxxxxxxxxxxxxxxxxxx"]),
+        Sample {
+            rule: "azure_sas_signature",
+            text: format!(
+                "https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&sp=r&se=2026-01-01T00:00:00Z&sig={sas}"
+            ),
+            url_param: format!("sv=2022-11-02&sp=r&sig={sas}"),
+            env_line: format!("AZURE_SAS=\"?sv=2022-11-02&sp=r&sig={sas}\""),
+            pieces: vec![r[..20].to_owned(), r[20..43].to_owned()],
+            negatives: Vec::new(),
+        }
+        .with(&["https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&sig=<signature>"]),
         simple(
             "aws_access_key_id",
             format!("AKIA{}", r[..16].to_ascii_uppercase()),
-        ),
+        )
+        .with(&["AKIAIOSFODNN7EXAMPLE", "AKIA is the prefix of long-term access key ids"]),
+        simple(
+            "aws_session_token",
+            format!("FwoGZXIvYXdzE{}{}", r, &r[..40]),
+        )
+        .with(&["aws_session_token = <session token>", "AWS_SESSION_TOKEN=$(aws sts get-session-token)"]),
+        simple("aws_bedrock_api_key", format!("ABSK{}{}", r, &r[..20]))
+            .with(&["AWS_BEARER_TOKEN_BEDROCK=${BEDROCK_API_KEY}"]),
         simple(
             "jwt",
             format!(
@@ -104,7 +255,8 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
                 &r[30..60],
                 &r[60..73]
             ),
-        ),
+        )
+        .with(&["eyJ is base64 for {\"", "a JWT is header.payload.signature"]),
         Sample {
             rule: "aws_secret_access_key",
             text: format!("aws_secret_access_key = {aws_secret}"),
@@ -114,21 +266,102 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             ),
             env_line: format!("AWS_SECRET_ACCESS_KEY={aws_secret}"),
             pieces: vec![aws_secret],
-        },
+            negatives: Vec::new(),
+        }
+        .with(&[
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "let secret_access_key = env::var(\"AWS_SECRET_ACCESS_KEY\")?;",
+        ]),
         Sample {
             rule: "bearer_token",
             text: format!("curl -H 'X: y' then Bearer {bearer}"),
             url_param: format!("auth=Bearer%20{bearer}"),
             env_line: format!("HTTP_AUTH=\"Bearer {bearer}\""),
             pieces: vec![bearer],
-        },
+            negatives: Vec::new(),
+        }
+        .with(&[
+            "curl -H \"Authorization: Bearer $API_KEY\" https://api.openai.com/v1/models",
+            "Authorization: Bearer <token>",
+            "the bearer of bad news is the test suite",
+        ]),
         Sample {
             rule: "authorization_header",
             text: format!("Authorization: Basic {basic}"),
             url_param: format!("authorization={basic}"),
             env_line: format!("AUTHORIZATION=Basic {basic}"),
             pieces: vec![basic],
-        },
+            negatives: Vec::new(),
+        }
+        .with(&[
+            "Authorization: Bearer ${TOKEN}",
+            "Authorization: required for every endpoint",
+            "Authorization is checked in middleware; see docs/auth.md",
+        ]),
+        Sample {
+            rule: "api_key_header",
+            text: format!("curl -H \"X-API-Key: {header_value}\" https://api.host.test"),
+            url_param: format!("h=PRIVATE-TOKEN:{header_value}"),
+            env_line: format!("CURL_HEADER=\"x-api-key: {header_value}\""),
+            pieces: vec![header_value.clone()],
+            negatives: Vec::new(),
+        }
+        .with(&[
+            "X-API-Key: <your key>",
+            "Token: the unit a model reads and writes",
+            "PRIVATE-TOKEN: $GITLAB_TOKEN",
+        ]),
+        Sample {
+            rule: "url_credentials",
+            text: format!("DATABASE_URL=postgres://admin:{pw}@db.internal:5432/app"),
+            url_param: format!("next=https://deploy:{pw}@ci.internal.test/x"),
+            env_line: format!("REDIS_URL=redis://:{pw}@cache:6379/0"),
+            pieces: vec![pw.clone()],
+            negatives: Vec::new(),
+        }
+        .with(&[
+            "postgres://user:password@localhost:5432/db",
+            "https://example.com:8080/path?q=1#top",
+            "postgres://postgres:postgres@localhost/test",
+            "mongodb://${DB_USER}:${DB_PASS}@mongo:27017",
+            "git clone git@github.com:org/repo.git",
+        ]),
+        Sample {
+            rule: "command_line_credential",
+            text: format!("$ curl -u deploy:{pw} https://api.host.test/v1"),
+            url_param: format!("run=deploy --token={pw}"),
+            env_line: format!("MYSQL_CMD=\"mysql -h db -uroot -p{pw}\""),
+            pieces: vec![pw.clone()],
+            negatives: Vec::new(),
+        }
+        .with(&[
+            "git push -u origin main",
+            "docker run -u 1000:1000 alpine",
+            "curl -u $USER:$TOKEN https://api.host.test",
+            "mysql -u root -p",
+            "cargo test -p remaind-redact && ssh -p 2222 host",
+            "vault login --password-file /run/secrets/db",
+        ]),
+        Sample {
+            rule: "generic_secret",
+            text: format!("client_secret = \"{}\"", &r[..24]),
+            url_param: format!("api_key={}", &r[..24]),
+            env_line: format!("DB_PASSWORD={}", &r[..24]),
+            pieces: vec![r[..24].to_owned()],
+            negatives: Vec::new(),
+        }
+        .with(&[
+            "API_KEY=your_api_key_here",
+            "password = os.environ[\"DB_PASSWORD\"]",
+            "max_tokens: 4096",
+            "tokenizer = AutoTokenizer.from_pretrained(\"gpt2\")",
+            "SECRET_KEY=changeme",
+            "\"password\": \"********\"",
+            "token: string",
+            "DB_PASSWORD=${DB_PASSWORD}",
+            "api_key = settings.API_KEY",
+            "sort_key = \"name\"",
+        ]),
     ]
 }
 

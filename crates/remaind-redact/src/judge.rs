@@ -1,0 +1,254 @@
+//! Judging a candidate value: placeholders, code, and whether it looks random enough to be a
+//! credential. Prefixed tokens only need the placeholder test; values found by their key name
+//! alone (`API_KEY=…`, `password: …`) need the whole judgement.
+
+/// Values that stand for a secret without being one: documentation, templates, defaults.
+const PLACEHOLDER_PARTS: &[&[u8]] = &[
+    b"xxxx",
+    b"****",
+    b"...",
+    "…".as_bytes(),
+    b"example",
+    b"changeme",
+    b"change_me",
+    b"change-me",
+    b"placeholder",
+    b"your_",
+    b"your-",
+    b"yourtoken",
+    b"yourkey",
+    b"yoursecret",
+    b"yourpassword",
+    b"redacted",
+    b"dummy",
+    b"replace_me",
+    b"replaceme",
+    b"insert_",
+];
+
+/// Whole values (compared ASCII case-insensitively) that are defaults or type names.
+const PLACEHOLDER_WORDS: &[&[u8]] = &[
+    b"password",
+    b"passwd",
+    b"pass",
+    b"secret",
+    b"token",
+    b"none",
+    b"null",
+    b"nil",
+    b"true",
+    b"false",
+    b"undefined",
+    b"empty",
+    b"admin",
+    b"root",
+    b"postgres",
+    b"mysql",
+    b"user",
+    b"username",
+    b"guest",
+    b"default",
+    b"changeit",
+    b"string",
+    b"str",
+    b"required",
+    b"optional",
+    b"hidden",
+    b"masked",
+    b"unset",
+    b"test",
+    b"todo",
+    b"tbd",
+];
+
+/// Whether `v` is a stand-in rather than a secret: an environment or template reference
+/// (`$API_KEY`, `${TOKEN}`, `%TOKEN%`, `{{ secrets.X }}`, `<your token>`), a masked or
+/// example value (`xxxx…`, `****`, `AKIAIOSFODNN7EXAMPLE`, `changeme`), a default word
+/// (`password`, `admin`), or one or two characters repeated.
+pub(crate) fn is_placeholder(v: &[u8]) -> bool {
+    let Some(&first) = v.first() else {
+        return true;
+    };
+    if matches!(first, b'$' | b'<' | b'[' | b'{' | b'*') {
+        return true;
+    }
+    if first == b'%' && v.len() > 2 && v.ends_with(b"%") {
+        return true;
+    }
+    let lower = v.to_ascii_lowercase();
+    if PLACEHOLDER_PARTS
+        .iter()
+        .any(|p| memchr::memmem::find(&lower, p).is_some())
+    {
+        return true;
+    }
+    if PLACEHOLDER_WORDS.contains(&lower.as_slice()) {
+        return true;
+    }
+    v.len() >= 6 && distinct(v) <= 2
+}
+
+/// Whether a prefixed token's body is a stand-in: [`is_placeholder`] on the body, or too few
+/// distinct bytes for a random string of its length (`ghp_000…`, `ghp_aaaa…`).
+pub(crate) fn is_placeholder_token(token: &[u8]) -> bool {
+    is_placeholder(token) || (token.len() >= 16 && distinct(token) < 8)
+}
+
+fn distinct(v: &[u8]) -> usize {
+    let mut seen = [false; 256];
+    v.iter()
+        .filter(|&&b| !std::mem::replace(&mut seen[b as usize], true))
+        .count()
+}
+
+/// Shannon entropy of the bytes of `v`, in bits per byte.
+pub(crate) fn entropy(v: &[u8]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut counts = [0u32; 256];
+    for &b in v {
+        counts[b as usize] += 1;
+    }
+    let n = v.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Letters and `_`, `-`, `.`, `:` only, no digit, and shaped like a name rather than random
+/// letters: separated words (`get_token`, `args.password`, `env::var`, `MY_TOKEN`), or at most
+/// three capitals (`accessToken`, `correcthorse`), or all capitals.
+fn is_identifier_like(v: &[u8]) -> bool {
+    let separator = |b: &u8| matches!(b, b'_' | b'-' | b'.' | b':');
+    if !v.iter().all(|b| b.is_ascii_alphabetic() || separator(b)) {
+        return false;
+    }
+    let upper = v.iter().filter(|b| b.is_ascii_uppercase()).count();
+    let lower = v.iter().filter(|b| b.is_ascii_lowercase()).count();
+    v.iter().any(separator) || upper <= 3 || lower == 0
+}
+
+/// Character classes present: lower case, upper case, digits, symbols other than `_-.`.
+fn classes(v: &[u8]) -> usize {
+    let has = |f: fn(&u8) -> bool| usize::from(v.iter().any(f));
+    has(u8::is_ascii_lowercase)
+        + has(u8::is_ascii_uppercase)
+        + has(u8::is_ascii_digit)
+        + has(|b| b.is_ascii_punctuation() && !matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// Code rather than a value: a call, an index, a member chain ending in a name.
+fn is_code(v: &[u8]) -> bool {
+    v.contains(&b'(') || v.contains(&b')')
+}
+
+/// What a key name says its value is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum ValueKind {
+    /// A password: may be short and human-chosen (`hunter2`, `S3cr3t!`).
+    Password,
+    /// A token, key or secret: machine-made, so it must look random.
+    Token,
+}
+
+/// Whether a value found by its key name alone is a credential.
+///
+/// - Never: placeholders ([`is_placeholder`]), code (`getenv("X")`), names
+///   (`args.password`, `MY_TOKEN`, `accessToken`).
+/// - A password: six bytes or more.
+/// - A token: eight bytes or more, entropy near that of random text of its length, and two
+///   character classes (or 20+ bytes).
+pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
+    if is_placeholder(v) || is_code(v) || is_identifier_like(v) {
+        return false;
+    }
+    match kind {
+        ValueKind::Password => v.len() >= 6,
+        ValueKind::Token => {
+            if v.len() < 8 {
+                return false;
+            }
+            let threshold = ((v.len() as f64).log2() - 0.5).min(3.0);
+            entropy(v) >= threshold && (classes(v) >= 2 || v.len() >= 20)
+        }
+    }
+}
+
+/// A token after a bare `Bearer ` or an unknown authorization scheme is taken as a credential
+/// when it is at least 16 bytes long (8 with a digit) and holds a digit, a symbol, or both
+/// upper- and lower-case letters after its first byte: random tokens almost always do, while
+/// the English words that follow "bearer" in prose do not.
+pub(crate) fn looks_random(token: &[u8]) -> bool {
+    if token.len() < 16 || is_placeholder(token) {
+        return false;
+    }
+    let rest = &token[1..];
+    let digit_or_symbol = token.iter().any(|b| !b.is_ascii_alphabetic());
+    let upper = rest.iter().any(u8::is_ascii_uppercase);
+    let lower = rest.iter().any(u8::is_ascii_lowercase);
+    digit_or_symbol || (upper && lower)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_and_names_are_not_credentials() {
+        for v in [
+            "xxxxxxxxxxxx",
+            "${API_KEY}",
+            "$API_KEY",
+            "<your token>",
+            "%TOKEN%",
+            "{{secrets.TOKEN}}",
+            "changeme",
+            "your_api_key_here",
+            "AKIAIOSFODNN7EXAMPLE",
+            "********",
+            "password",
+            "os.getenv(\"X\")",
+            "args.password",
+            "MY_SECRET_TOKEN",
+            "accessToken",
+            "abababababab",
+        ] {
+            assert!(
+                !is_credential(v.as_bytes(), ValueKind::Token),
+                "{v} is not a token"
+            );
+            assert!(
+                !is_credential(v.as_bytes(), ValueKind::Password),
+                "{v} is not a password"
+            );
+        }
+    }
+
+    #[test]
+    fn random_values_are_credentials() {
+        for v in [
+            "Zq8vT2mK9pLx4Rw7",
+            "4f9c2a7e1b8d3f6a0c5e9b2d7a4f1c8e",
+            "aB3$dE6&gH9",
+            "kZ8mQ2vX7pL4",
+        ] {
+            assert!(is_credential(v.as_bytes(), ValueKind::Token), "{v}");
+        }
+        for v in ["hunter2", "S3cr3t", "p@ssw0rd!"] {
+            assert!(is_credential(v.as_bytes(), ValueKind::Password), "{v}");
+            assert!(!is_credential(v.as_bytes(), ValueKind::Token) || v.len() >= 8);
+        }
+    }
+
+    #[test]
+    fn entropy_of_known_strings() {
+        assert!((entropy(b"aaaa") - 0.0).abs() < 1e-9);
+        assert!((entropy(b"abcd") - 2.0).abs() < 1e-9);
+    }
+}
