@@ -169,27 +169,58 @@ pub(crate) fn link_snapshot(src: &Utf8Path, dir: &Utf8Path, name: &str, len: u64
 /// fsync, rename over the target, fsync `dir`. The target is either its old or its new
 /// version at every instant.
 pub(crate) fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
+    replace_file_with(dir, name, bytes, true)
+}
+
+/// [`replace_file`] for the store's own bookkeeping (the group journal): the same steps
+/// without the failpoints, so injected faults count only the steps of the files themselves.
+pub(crate) fn replace_file_quiet(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
+    replace_file_with(dir, name, bytes, false)
+}
+
+fn replace_file_with(dir: &Utf8Path, name: &str, bytes: &[u8], faults: bool) -> Result<()> {
     let target = dir.join(name);
+    let temp = stage_with(dir, bytes, faults)?;
+    let tmp_path = dir.join(&temp);
+    if let Err(e) = fs::rename(&tmp_path, &target) {
+        // Best effort: the next writer removes leftovers anyway.
+        let _ = fs::remove_file(&tmp_path);
+        return Err(Error::io("rename into place", &target, e));
+    }
+    if faults {
+        fail::fail_point!("atomic.after-rename", |a| injected(a, "fsync folder", dir));
+    }
+    sync_dir(dir)
+}
+
+/// Writes `bytes` to a new temp file in `dir` (0600, exclusive, no-follow) and fsyncs it;
+/// returns its name. The caller renames it into place (or removes it).
+pub(crate) fn stage_file(dir: &Utf8Path, bytes: &[u8]) -> Result<String> {
+    stage_with(dir, bytes, true)
+}
+
+fn stage_with(dir: &Utf8Path, bytes: &[u8], faults: bool) -> Result<String> {
     let (tmp_path, mut tmp) = create_temp(dir)?;
     let result = (|| {
         tmp.write_all(bytes)
             .map_err(|e| Error::io("write", &tmp_path, e))?;
-        fail::fail_point!("atomic.after-temp-write", |a| injected(
-            a, "write", &tmp_path
-        ));
+        if faults {
+            fail::fail_point!("atomic.after-temp-write", |a| injected(
+                a, "write", &tmp_path
+            ));
+        }
         tmp.sync_all()
             .map_err(|e| Error::io("fsync", &tmp_path, e))?;
-        fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
-        drop(tmp);
-        fs::rename(&tmp_path, &target).map_err(|e| Error::io("rename into place", &target, e))
+        if faults {
+            fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
+        }
+        Ok(())
     })();
-    if result.is_err() {
-        // Best effort: the next writer removes leftovers anyway.
+    if let Err(e) = result {
         let _ = fs::remove_file(&tmp_path);
+        return Err(e);
     }
-    result?;
-    fail::fail_point!("atomic.after-rename", |a| injected(a, "fsync folder", dir));
-    sync_dir(dir)
+    Ok(tmp_path.file_name().unwrap_or_default().to_owned())
 }
 
 /// What a failpoint configured with `return(ARG)` does (feature `failpoints` only): `abort`
@@ -269,6 +300,32 @@ pub(crate) fn remove_file(dir: &Utf8Path, name: &str) -> Result<bool> {
     }
 }
 
+/// True when `e` is a refusal to write: no permission, or a read-only file system.
+pub(crate) fn is_permission(e: &Error) -> bool {
+    use std::error::Error as _;
+    e.source()
+        .and_then(|s| s.downcast_ref::<io::Error>())
+        .and_then(io::Error::raw_os_error)
+        .is_some_and(|n| n == libc::EACCES || n == libc::EROFS || n == libc::EPERM)
+}
+
+/// Opens the lock file read-only (a shared lock needs no write access), without following a
+/// symlink or blocking on a FIFO; `None` when it does not exist.
+pub(crate) fn open_read_only(path: &Utf8Path) -> Result<Option<File>> {
+    match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if is_eloop(&e) => Err(Error::Symlink {
+            path: path.to_owned(),
+        }),
+        Err(e) => Err(Error::io("open lock file", path, e)),
+    }
+}
+
 /// Opens (creating with 0600 if needed) the lock file, without following a symlink.
 pub(crate) fn open_lock_file(path: &Utf8Path) -> Result<File> {
     OpenOptions::new()
@@ -277,7 +334,7 @@ pub(crate) fn open_lock_file(path: &Utf8Path) -> Result<File> {
         .create(true)
         .truncate(false)
         .mode(FILE_MODE)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| {
             if is_eloop(&e) {

@@ -151,10 +151,12 @@ struct PriorFiles {
 }
 
 fn read_prior_files(store: &HistoryStore) -> Result<Option<PriorFiles>> {
-    let Some(state_bytes) = store
-        .read(STATE_FILE)
-        .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?
-    else {
+    // One read of the pair: never one file of one compaction and one of another.
+    let mut pair = store
+        .read_all(&[STATE_FILE, HANDOVER_FILE])
+        .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?;
+    let handover_bytes = pair.pop().flatten();
+    let Some(state_bytes) = pair.pop().flatten() else {
         return Ok(None);
     };
     let state = serde_json::from_slice(&state_bytes).map_err(|e| Error::CorruptState {
@@ -163,11 +165,7 @@ fn read_prior_files(store: &HistoryStore) -> Result<Option<PriorFiles>> {
     })?;
     // The handover only spares the validator reads (when bound to this state); an unreadable
     // one is simply not used.
-    let handover = store
-        .read(HANDOVER_FILE)
-        .ok()
-        .flatten()
-        .and_then(|bytes| String::from_utf8(bytes).ok());
+    let handover = handover_bytes.and_then(|bytes| String::from_utf8(bytes).ok());
     Ok(Some(PriorFiles {
         state,
         state_bytes,
@@ -186,11 +184,10 @@ fn read_prior_files(store: &HistoryStore) -> Result<Option<PriorFiles>> {
 ///   and reason).
 /// - Dry run: nothing is written or appended either way.
 ///
-/// The two writes are ordered state first, handover second, and all or nothing on an I/O
-/// error (the state gets its prior bytes back). A crash between them leaves a new state with
-/// the old handover, whose binding line names the old state's SHA-256: verify and the resume
-/// gate report the mismatch, and running `compact` again (which then reads the new state as
-/// its prior) renders and writes a handover bound to it.
+/// The two files are replaced as one unit ([`HistoryStore::write_all`]): every reader sees
+/// both old or both new, whatever the crash, the disk or the concurrency, and an I/O error
+/// leaves both as they were. Their history points share one instant, so no rollback point
+/// splits them.
 ///
 /// Errors are for usage problems (`through_seq` past the head or behind the prior state) and
 /// I/O; a bad candidate of any kind is a rejected verdict.

@@ -40,11 +40,15 @@ pub(crate) struct Inputs {
 pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, Error> {
     let store = open_store(ctx)?;
     let (head, _) = ledger.head().map_err(Error::Ledger)?;
-    let state_bytes = store.read(STATE_FILE).map_err(Error::Atomic)?;
-    let handover = store
-        .read(HANDOVER_FILE)
-        .map_err(Error::Atomic)?
+    // One read of the pair: never one file of one compaction and one of another.
+    let mut pair = store
+        .read_all(&[STATE_FILE, HANDOVER_FILE])
+        .map_err(Error::Atomic)?;
+    let handover = pair
+        .pop()
+        .flatten()
         .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let state_bytes = pair.pop().flatten();
     let framing = framing::load(ctx)?;
     let mut reasons = Vec::new();
     let state = match &state_bytes {
