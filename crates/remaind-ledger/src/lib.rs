@@ -32,6 +32,7 @@
 //! # Ok::<(), remaind_ledger::Error>(())
 //! ```
 
+mod anchor;
 mod batch;
 mod config;
 mod error;
@@ -54,8 +55,8 @@ pub use input::{
     AppendRequest, new_event_from_value, parse_json_lines, parse_kind, parse_new_event,
 };
 pub use ledger::{
-    ARTIFACTS_DIR, Events, Filter, KEY_PATH, LOG_PATH, Ledger, QUARANTINE_DIR, REDACTION_PATH,
-    THRESHOLDS_PATH,
+    ARTIFACTS_DIR, Events, Filter, HEAD_PATH, KEY_PATH, LOG_PATH, Ledger, QUARANTINE_DIR,
+    REDACTION_PATH, THRESHOLDS_PATH,
 };
 pub use schema::EVENT_SCHEMA;
 pub use status::{Status, Statuses};
