@@ -265,6 +265,9 @@ pub fn compact(
         Ok(mut cand) => {
             if !matches!(source, Source::Builtin) {
                 cand.state.compactor = label.clone();
+                // A candidate is outside text like an event: it is redacted before it is
+                // validated, so no secret it carries reaches state.json, handover.md or history.
+                redact_candidate(ledger, &mut cand);
             }
             // The checks ignore the binding line, so the handover body is validated while the
             // state bytes written on acceptance are serialized and hashed (once) beside it.
@@ -352,6 +355,21 @@ pub fn compact(
         }
     }
     Ok(outcome)
+}
+
+/// Runs every string of an external candidate through the project's redactor.
+fn redact_candidate(ledger: &Ledger, cand: &mut Candidate) {
+    let redactor = ledger.redactor();
+    if let Ok(mut value) = serde_json::to_value(&cand.state) {
+        if !redactor.redact_json(&mut value).is_empty()
+            && let Ok(state) = serde_json::from_value(value)
+        {
+            cand.state = state;
+        }
+    }
+    if let std::borrow::Cow::Owned(text) = redactor.redact_str(&cand.handover).0 {
+        cand.handover = text;
+    }
 }
 
 /// The verdict for a candidate that could not be read: one `schema` failure.

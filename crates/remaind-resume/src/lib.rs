@@ -17,6 +17,7 @@ mod conv;
 pub mod demo;
 pub mod framing;
 pub mod gate;
+mod inert;
 pub mod inputs;
 pub mod monitor;
 pub mod packet;

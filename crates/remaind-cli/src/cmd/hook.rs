@@ -183,8 +183,9 @@ fn user_prompt(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-/// A short description of a tool call: the command, the file or the pattern it used.
-fn describe_tool(name: &str, input: &Value) -> String {
+/// A short description of a tool call: the command, the file or the pattern it used,
+/// redacted before it is cut (a cut secret would no longer match its rule).
+fn describe_tool(redact: impl Fn(&str) -> String, name: &str, input: &Value) -> String {
     let field = [
         "command",
         "file_path",
@@ -196,10 +197,11 @@ fn describe_tool(name: &str, input: &Value) -> String {
     ]
     .into_iter()
     .find_map(|k| input.get(k).and_then(Value::as_str));
-    let mut text = match field {
+    let text = match field {
         Some(f) => format!("{name}: {f}"),
         None => name.to_owned(),
     };
+    let mut text = redact(&text);
     if text.chars().count() > 200 {
         text = text.chars().take(199).collect::<String>() + "…";
     }
@@ -220,7 +222,11 @@ fn post_tool_use(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitC
     let id: EventId = ledger
         .append(NewEvent {
             kind: Some(Kind::ToolResult),
-            text: Some(describe_tool(name, &input)),
+            text: Some(describe_tool(
+                |t| ledger.redactor().redact_str(t).0.into_owned(),
+                name,
+                &input,
+            )),
             actor: Some("claude-code".to_owned()),
             data: Some(session_data(payload, "PostToolUse")),
             tool: Some(Tool {
