@@ -131,15 +131,28 @@ impl HistoryStore {
     /// interrupted, so the files of a group are all old or all new. Works without write access
     /// to the store.
     pub fn read_all<P: AsRef<Utf8Path>>(&self, files: &[P]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.read_all_then(files, |bytes| bytes)
+    }
+
+    /// [`HistoryStore::read_all`], then `then` with the bytes while the shared lock is still
+    /// held: what `then` reads elsewhere (a log a writer appends to inside
+    /// [`HistoryStore::write_all_then`]) is consistent with these versions.
+    pub fn read_all_then<P: AsRef<Utf8Path>, T>(
+        &self,
+        files: &[P],
+        then: impl FnOnce(Vec<Option<Vec<u8>>>) -> T,
+    ) -> Result<T> {
         let rels = files
             .iter()
             .map(|rel| RelPath::new(rel.as_ref()))
             .collect::<Result<Vec<_>>>()?;
         let _lock = self.lock(false)?;
         let pending = self.pending()?;
-        rels.iter()
+        let bytes = rels
+            .iter()
             .map(|rel| self.read_view(rel, pending.as_deref()))
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        Ok(then(bytes))
     }
 
     /// Atomically replaces `rel` with `bytes`, first recording its current version (or that it
@@ -171,6 +184,23 @@ impl HistoryStore {
             .collect::<Result<Vec<_>>>()?;
         let lock = self.lock(true)?;
         self.commit(&lock, &changes)
+    }
+
+    /// [`HistoryStore::write_all`], then `then` while the store is still locked (e.g. the
+    /// ledger event that records the new versions, so a reader in
+    /// [`HistoryStore::read_all_then`] sees both or neither). If `then` fails, the files get
+    /// their prior versions back, as one unit, and its error is returned inside `Ok`.
+    pub fn write_all_then<P: AsRef<Utf8Path>, T, E>(
+        &self,
+        files: &[(P, &[u8])],
+        then: impl FnOnce() -> std::result::Result<T, E>,
+    ) -> Result<std::result::Result<(Vec<HistoryPoint>, T), E>> {
+        let changes = files
+            .iter()
+            .map(|(rel, bytes)| Ok((RelPath::new(rel.as_ref())?, Some(*bytes))))
+            .collect::<Result<Vec<_>>>()?;
+        let lock = self.lock(true)?;
+        self.commit_then(&lock, &changes, then)
     }
 
     /// Removes `rel`, first recording its current version as a history point, which is
@@ -496,6 +526,19 @@ impl HistoryStore {
         lock: &Lock,
         changes: &[(RelPath, Option<&[u8]>)],
     ) -> Result<Vec<HistoryPoint>> {
+        match self.commit_then(lock, changes, || Ok::<(), std::convert::Infallible>(()))? {
+            Ok((points, ())) => Ok(points),
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`Self::commit`], then `then` under the same lock; its failure undoes the change.
+    fn commit_then<T, E>(
+        &self,
+        lock: &Lock,
+        changes: &[(RelPath, Option<&[u8]>)],
+        then: impl FnOnce() -> std::result::Result<T, E>,
+    ) -> Result<std::result::Result<(Vec<HistoryPoint>, T), E>> {
         fsio::clean_temps(&self.history)?;
         let mut last = self.points()?.pop();
         let mut time = None;
@@ -575,7 +618,13 @@ impl HistoryStore {
             self.undo(lock, &staged);
             return Err(e);
         }
-        Ok(staged.into_iter().map(|s| s.point).collect())
+        match then() {
+            Ok(t) => Ok(Ok((staged.into_iter().map(|s| s.point).collect(), t))),
+            Err(e) => {
+                self.undo(lock, &staged);
+                Ok(Err(e))
+            }
+        }
     }
 
     /// Records `current` (the bytes of `dir/name`, `None`: absent) as `point`'s entry: a hard

@@ -327,23 +327,27 @@ pub fn compact(
     }
     match (&outcome.candidate, outcome.verdict.accepted, state_bytes) {
         (Some(cand), true, Some((state_bytes, state_sha256))) => {
-            store
-                .write_all(&[
-                    (STATE_FILE, &state_bytes[..]),
-                    (HANDOVER_FILE, cand.handover.as_bytes()),
-                ])
+            let event = compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
+            // The event is appended while the store is still locked: a reader sees the new
+            // pair together with the event that records it, or neither. If the append fails,
+            // the pair gets its prior versions back.
+            let appended = store
+                .write_all_then(
+                    &[
+                        (STATE_FILE, &state_bytes[..]),
+                        (HANDOVER_FILE, cand.handover.as_bytes()),
+                    ],
+                    || ledger.append_system(event),
+                )
                 .map_err(|e| Error::Store {
                     path: store.root().to_owned(),
                     action: "cannot write state.json and handover.md in",
                     source: Box::new(e),
                 })?;
+            let (_, id) = appended
+                .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?;
             outcome.written = true;
-            let event = compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
-            outcome.event_id = Some(
-                ledger
-                    .append_system(event)
-                    .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?,
-            );
+            outcome.event_id = Some(id);
         }
         _ => {
             let event = validation_event(&outcome.verdict, through, &label);

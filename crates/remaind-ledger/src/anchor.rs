@@ -203,7 +203,11 @@ fn full(snap: &Snapshot<'_>, anchor: Option<&Anchor>) -> io::Result<Result<Check
     let mut fwd = snap.forward(0);
     while let Some((off, line)) = fwd.next_line()? {
         let next = off + line.len() as u64 + 1;
-        let problem = if lines::seq_of_prefix(line) != Some(n + 1) {
+        let problem = if off < anchored_len && next > anchored_len {
+            Some(format!(
+                "crosses the end of the anchored log (byte {anchored_len} in {HEAD_PATH}): the line was changed"
+            ))
+        } else if lines::seq_of_prefix(line) != Some(n + 1) {
             Some(format!(
                 "seq is not {} (a line is missing, added, reordered or changed)",
                 n + 1

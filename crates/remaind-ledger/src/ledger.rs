@@ -173,7 +173,7 @@ fn open_log(path: &Utf8Path, append: bool) -> io::Result<File> {
 /// Reads a regular file under `.context/` (a key or a configuration file): never follows a
 /// symlink, never blocks on a FIFO or device, refuses anything but a regular file.
 /// `Ok(None)` when it does not exist.
-pub(crate) fn read_regular(path: &Utf8Path) -> io::Result<Option<Vec<u8>>> {
+pub fn read_regular(path: &Utf8Path) -> io::Result<Option<Vec<u8>>> {
     use std::io::Read;
     let mut f = match OpenOptions::new()
         .read(true)

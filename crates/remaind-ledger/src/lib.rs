@@ -44,6 +44,7 @@ mod prepare;
 mod schema;
 mod stage;
 mod status;
+mod strict;
 mod verify;
 
 pub use config::Limits;
@@ -56,7 +57,7 @@ pub use input::{
 };
 pub use ledger::{
     ARTIFACTS_DIR, Events, Filter, HEAD_PATH, KEY_PATH, LOG_PATH, Ledger, QUARANTINE_DIR,
-    REDACTION_PATH, THRESHOLDS_PATH,
+    REDACTION_PATH, THRESHOLDS_PATH, read_regular,
 };
 pub use schema::EVENT_SCHEMA;
 pub use status::{Status, Statuses};

@@ -30,6 +30,15 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A derived file (or a history version of one) is not what the ledger recorded when it
+    /// was accepted; nothing was written.
+    #[error("{path}: {reason}")]
+    Forged {
+        /// The file.
+        path: Utf8PathBuf,
+        /// What does not match.
+        reason: String,
+    },
     /// A file operation failed.
     #[error("{path}: {source}")]
     Io {

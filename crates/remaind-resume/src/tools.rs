@@ -83,9 +83,9 @@ impl ToolPolicy {
     /// Reads `tools.yaml`. A missing file is the empty policy (every tool unflagged): risk is
     /// never guessed, so with no file no tool is risky.
     pub fn load(path: &Utf8Path) -> Result<ToolPolicy, Error> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => ToolPolicy::from_yaml(&text, path.as_str()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ToolPolicy::default()),
+        match read_text(path) {
+            Ok(Some(text)) => ToolPolicy::from_yaml(&text, path.as_str()),
+            Ok(None) => Ok(ToolPolicy::default()),
             Err(e) => Err(Error::io(path, e)),
         }
     }
@@ -200,4 +200,12 @@ mod tests {
             ToolPolicy::default()
         );
     }
+}
+
+/// Reads a text file under `.context/` without following a symlink or blocking on a special
+/// file; `Ok(None)` when it does not exist.
+pub(crate) fn read_text(path: &Utf8Path) -> std::io::Result<Option<String>> {
+    remaind_ledger::read_regular(path)?
+        .map(|b| String::from_utf8(b).map_err(|_| std::io::Error::other("is not UTF-8 text")))
+        .transpose()
 }

@@ -134,7 +134,25 @@ fn session_data(payload: &Map<String, Value>, hook: &str) -> Map<String, Value> 
 }
 
 fn session_start(ctx: &ContextDir, _payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
-    let resume = remaind_resume::packet::resume(ctx, Budget::Configured)?;
+    let resume = match remaind_resume::packet::resume(ctx, Budget::Configured) {
+        Ok(resume) => resume,
+        // A changed ledger is a gate interruption for the agent, not a silent failure.
+        Err(remaind_resume::Error::Ledger(e @ remaind_ledger::Error::Tampered { .. })) => {
+            let context = format!(
+                "REMAIND RESUME GATE: INTERRUPT. Do not continue the planned work; tell the user \
+these reasons and ask how to proceed:\n- ledger_tampered: {e}\n"
+            );
+            let out = json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "SessionStart",
+                    "additionalContext": context,
+                }
+            });
+            println!("{out}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => return Err(e.into()),
+    };
     if resume.head_seq == 0 {
         // A fresh project: nothing to resume, nothing to inject.
         return Ok(ExitCode::SUCCESS);
