@@ -20,11 +20,10 @@ use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 
 use camino::Utf8Path;
 
-use crate::event::GENESIS_PREV;
 use crate::lines::{self, Snapshot};
+use remaind_events::{GENESIS_PREV, line_digest};
 
-/// Path of the anchor, relative to `.context/`.
-pub const HEAD_PATH: &str = "logs/events.head";
+pub(crate) use remaind_fs::layout::HEAD_PATH;
 
 /// The anchor is one record of this many bytes, padded with spaces.
 const RECORD_LEN: usize = 256;
@@ -77,7 +76,7 @@ impl Anchor {
 
     fn encode(&self) -> Vec<u8> {
         let body = self.body();
-        let check = &lines::sha256_hex(body.as_bytes())[..16];
+        let check = &line_digest(body.as_bytes())[..16];
         let mut out = format!("{body} check={check}").into_bytes();
         out.resize(RECORD_LEN - 1, b' ');
         out.push(b'\n');
@@ -87,7 +86,7 @@ impl Anchor {
     fn decode(bytes: &[u8]) -> Option<Anchor> {
         let text = std::str::from_utf8(bytes).ok()?.trim_end();
         let (body, check) = text.rsplit_once(" check=")?;
-        if check != &lines::sha256_hex(body.as_bytes())[..16] {
+        if check != &line_digest(body.as_bytes())[..16] {
             return None;
         }
         let mut fields = body.strip_prefix(MAGIC)?.split_whitespace();
@@ -173,7 +172,7 @@ pub(crate) fn check(file: &File, anchor: Option<&Anchor>) -> io::Result<Result<C
         let ok = match last {
             None => a.seq == 0 && a.sha256 == GENESIS_PREV,
             Some((_, line)) => {
-                lines::seq_of_prefix(line) == Some(a.seq) && lines::sha256_hex(line) == a.sha256
+                lines::seq_of_prefix(line) == Some(a.seq) && line_digest(line) == a.sha256
             }
         };
         if ok {
@@ -230,7 +229,7 @@ fn full(snap: &Snapshot<'_>, anchor: Option<&Anchor>) -> io::Result<Result<Check
                 reason,
             }));
         }
-        prev = lines::sha256_hex(line);
+        prev = line_digest(line);
         n += 1;
         end = next;
         if let Some(a) = anchor

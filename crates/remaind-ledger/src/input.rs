@@ -5,7 +5,7 @@ use crate::strict::{StrictObject, StrictValue};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::event::{EventId, Kind, NewEvent, Tool};
+use remaind_events::{EventId, Kind, NewEvent, Tool};
 
 /// One event to append, plus an optional binary payload.
 ///

@@ -36,7 +36,6 @@ mod anchor;
 mod batch;
 mod config;
 mod error;
-pub mod event;
 mod input;
 mod ledger;
 mod lines;
@@ -46,18 +45,20 @@ mod stage;
 mod status;
 mod strict;
 mod verify;
+mod view;
 
 pub use config::Limits;
 pub use error::{Error, Result};
-pub use event::{
-    ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord, Tool,
-};
 pub use input::{
     AppendRequest, new_event_from_value, parse_json_lines, parse_kind, parse_new_event,
 };
-pub use ledger::{
-    ARTIFACTS_DIR, Events, Filter, HEAD_PATH, KEY_PATH, LOG_PATH, Ledger, QUARANTINE_DIR,
-    REDACTION_PATH, THRESHOLDS_PATH, read_regular,
+pub use ledger::{Events, Filter, Ledger};
+pub use remaind_events::{
+    ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, LedgerView, NewEvent, RedactionRecord,
+    Tool, build_event, line_digest,
+};
+pub use remaind_fs::layout::{
+    ARTIFACTS_DIR, HEAD_PATH, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH, THRESHOLDS_PATH,
 };
 pub use schema::EVENT_SCHEMA;
 pub use status::{Status, Statuses};

@@ -205,7 +205,11 @@ mod tests {
 /// Reads a text file under `.context/` without following a symlink or blocking on a special
 /// file; `Ok(None)` when it does not exist.
 pub(crate) fn read_text(path: &Utf8Path) -> std::io::Result<Option<String>> {
-    remaind_ledger::read_regular(path)?
+    let bytes = remaind_fs::read_file(path).map_err(|e| match e {
+        remaind_fs::Error::Io { source, .. } => source,
+        other => std::io::Error::other(other.to_string()),
+    })?;
+    bytes
         .map(|b| String::from_utf8(b).map_err(|_| std::io::Error::other("is not UTF-8 text")))
         .transpose()
 }

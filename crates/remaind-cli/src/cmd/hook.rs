@@ -14,8 +14,8 @@ use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
 use remaind_ledger::{EventId, Kind, Ledger, NewEvent, Tool};
+use remaind_resume::Budget;
 use remaind_resume::ContextDir;
-use remaind_resume::packet::Budget;
 use serde_json::{Map, Value, json};
 
 use crate::cli_error::{CliError, EXIT_REJECTED};
@@ -110,15 +110,7 @@ fn find_context(
 }
 
 fn open_ledger(ctx: &ContextDir) -> Result<Ledger, CliError> {
-    Ledger::open(ctx.root()).map_err(ledger_err)
-}
-
-fn ledger_err(e: remaind_ledger::Error) -> CliError {
-    if e.is_invalid_input() {
-        CliError::invalid(e.to_string())
-    } else {
-        CliError::runtime(e.to_string())
-    }
+    Ledger::open(ctx.root()).map_err(CliError::from)
 }
 
 /// The fields of a payload worth keeping on the event.
@@ -134,7 +126,7 @@ fn session_data(payload: &Map<String, Value>, hook: &str) -> Map<String, Value> 
 }
 
 fn session_start(ctx: &ContextDir, _payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
-    let resume = match remaind_resume::packet::resume(ctx, Budget::Configured) {
+    let resume = match remaind_resume::resume(ctx, Budget::Configured) {
         Ok(resume) => resume,
         // A changed ledger is a gate interruption for the agent, not a silent failure.
         Err(remaind_resume::Error::Ledger(e @ remaind_ledger::Error::Tampered { .. })) => {
@@ -197,7 +189,7 @@ fn user_prompt(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitCod
             data: Some(session_data(payload, "UserPromptSubmit")),
             ..NewEvent::default()
         })
-        .map_err(ledger_err)?;
+        .map_err(CliError::from)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -254,7 +246,7 @@ fn post_tool_use(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitC
             }),
             ..NewEvent::default()
         })
-        .map_err(ledger_err)?;
+        .map_err(CliError::from)?;
     let path = input
         .get("file_path")
         .or_else(|| input.get("notebook_path"))
@@ -271,28 +263,20 @@ fn post_tool_use(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitC
                 refs: vec![id],
                 ..NewEvent::default()
             })
-            .map_err(ledger_err)?;
+            .map_err(CliError::from)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn pre_compact(ctx: &ContextDir) -> Result<ExitCode, CliError> {
     let ledger = open_ledger(ctx)?;
-    let store =
-        remaind_compact::open_store(ctx.root()).map_err(|e| CliError::runtime(e.to_string()))?;
+    let store = remaind_compact::open_store(ctx.root())?;
     let outcome = remaind_compact::compact(
         &ledger,
         &store,
         remaind_compact::Source::Builtin,
         remaind_compact::Options::default(),
-    )
-    .map_err(|e| {
-        if e.is_invalid_input() {
-            CliError::invalid(e.to_string())
-        } else {
-            CliError::runtime(e.to_string())
-        }
-    })?;
+    )?;
     if outcome.verdict.accepted {
         println!(
             "remaind: compaction accepted through e{}",

@@ -29,8 +29,8 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     drop(ledger);
     // The derived files are checked against a ledger that holds; a broken one is reported first.
     let derived = if report.is_ok() {
-        let mut found = remaind_resume::inputs::derived_conflicts(&ctx)?;
-        found.extend(remaind_resume::inputs::history_conflicts(&ctx)?);
+        let mut found = remaind_resume::derived_conflicts(&ctx)?;
+        found.extend(remaind_resume::history_conflicts(&ctx)?);
         found
     } else {
         Vec::new()

@@ -7,3 +7,6 @@ mod init_cli;
 mod ledger_cli;
 mod lifecycle_cli;
 mod reliability;
+
+#[path = "../../src/demo_secrets.rs"]
+mod demo_secrets;
