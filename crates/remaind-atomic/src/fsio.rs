@@ -84,20 +84,6 @@ pub(crate) fn stage_file(dir: &Utf8Path, bytes: &[u8]) -> Result<String> {
         .to_owned())
 }
 
-/// True when `e` is a refusal to write: no permission, or a read-only file system.
-pub(crate) fn is_permission(e: &Error) -> bool {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(c) = cause {
-        if let Some(io) = c.downcast_ref::<std::io::Error>() {
-            return io
-                .raw_os_error()
-                .is_some_and(|n| n == libc::EACCES || n == libc::EROFS || n == libc::EPERM);
-        }
-        cause = c.source();
-    }
-    false
-}
-
 /// Opens the lock file read-only (a shared lock needs no write access), without following a
 /// symlink or blocking on a FIFO; `None` when it does not exist.
 pub(crate) fn open_read_only(path: &Utf8Path) -> Result<Option<std::fs::File>> {

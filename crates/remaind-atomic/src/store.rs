@@ -105,6 +105,12 @@ impl HistoryStore {
         }
         let history = root.join(HISTORY_DIR);
         fsio::ensure_dir(&history, true)?;
+        // The lock file exists before any writer needs it, so readers always lock (a store
+        // that cannot be written gets none, and needs none).
+        let lock = history.join(LOCK_FILE);
+        if !matches!(fsio::kind(&lock), Ok(Kind::File)) {
+            let _ = fsio::open_lock_file(&lock);
+        }
         Ok(HistoryStore { root, history })
     }
 
@@ -293,12 +299,12 @@ impl HistoryStore {
     fn lock(&self, exclusive: bool) -> Result<Lock> {
         self.check_dirs()?;
         let path = self.history.join(LOCK_FILE);
-        let file = match fsio::open_lock_file(&path) {
-            Ok(file) => Some(file),
-            // A reader without write access: lock through a read-only handle, or, on a store
-            // no one can write (the lock file cannot even be made), without a lock.
-            Err(e) if !exclusive && fsio::is_permission(&e) => fsio::open_read_only(&path)?,
-            Err(e) => return Err(e),
+        // A reader locks through a read-only handle: it needs no write access and creates
+        // nothing. No lock file means no writer ever ran here (open makes it when it can).
+        let file = if exclusive {
+            Some(fsio::open_lock_file(&path)?)
+        } else {
+            fsio::open_read_only(&path)?
         };
         if let Some(file) = &file {
             let res = if exclusive {
