@@ -141,8 +141,7 @@ impl HistoryStore {
     }
 
     /// [`HistoryStore::read_all`], then `then` with the bytes while the shared lock is still
-    /// held: what `then` reads elsewhere (a log a writer appends to inside
-    /// [`HistoryStore::write_all_then`]) is consistent with these versions.
+    /// held, so no writer changes these files before `then` is done with them.
     pub fn read_all_then<P: AsRef<Utf8Path>, T>(
         &self,
         files: &[P],
@@ -190,23 +189,6 @@ impl HistoryStore {
             .collect::<Result<Vec<_>>>()?;
         let lock = self.lock(true)?;
         self.commit(&lock, &changes)
-    }
-
-    /// [`HistoryStore::write_all`], then `then` while the store is still locked (e.g. the
-    /// ledger event that records the new versions, so a reader in
-    /// [`HistoryStore::read_all_then`] sees both or neither). If `then` fails, the files get
-    /// their prior versions back, as one unit, and its error is returned inside `Ok`.
-    pub fn write_all_then<P: AsRef<Utf8Path>, T, E>(
-        &self,
-        files: &[(P, &[u8])],
-        then: impl FnOnce() -> std::result::Result<T, E>,
-    ) -> Result<std::result::Result<(Vec<HistoryPoint>, T), E>> {
-        let changes = files
-            .iter()
-            .map(|(rel, bytes)| Ok((RelPath::new(rel.as_ref())?, Some(*bytes))))
-            .collect::<Result<Vec<_>>>()?;
-        let lock = self.lock(true)?;
-        self.commit_then(&lock, &changes, then)
     }
 
     /// Removes `rel`, first recording its current version as a history point, which is

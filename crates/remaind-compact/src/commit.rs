@@ -156,16 +156,17 @@ fn read_prior_files(store: &HistoryStore) -> Result<Option<PriorFiles>> {
 /// Propose a candidate from `source`, validate it against `ledger` and the prior accepted
 /// state in `store`, and commit the result.
 ///
-/// - Accepted: `state.json` then `handover.md` are written through `store` (each with a
-///   history point) and a `compaction` event is appended (data: `through_seq`,
+/// - Accepted: a `compaction` event is appended, then `state.json` and `handover.md` are
+///   written through `store` as one unit (each with a history point) (event data: `through_seq`,
 ///   `state_sha256`, `handover_sha256`, `compactor`, `tail_events` and section `counts`).
 /// - Rejected: the derived files are left byte for byte and a `validation` event is appended
 ///   (data: `through_seq`, `compactor`, `failed_checks` and every failure with its event ids
 ///   and reason).
 /// - Dry run: nothing is written or appended either way.
 ///
-/// The two files are replaced as one unit ([`HistoryStore::write_all`]): every reader sees
-/// both old or both new, whatever the crash, the disk or the concurrency, and an I/O error
+/// The `compaction` event is appended first, then the two files are replaced as one unit
+/// ([`HistoryStore::write_all`]): every reader sees both old or both new, whatever the crash,
+/// the disk or the concurrency, and always a pair a compaction event recorded; an I/O error
 /// leaves both as they were. Their history points share one instant, so no rollback point
 /// splits them.
 ///
@@ -306,27 +307,27 @@ pub fn compact(
     }
     match (&outcome.candidate, outcome.verdict.accepted, state_bytes) {
         (Some(cand), true, Some((state_bytes, state_sha256))) => {
+            // The event that records the new pair comes first: at every instant, for every
+            // reader and after any crash, the pair in place is one the ledger recorded (the
+            // old one until the unit below lands, the new one after). If the files then
+            // cannot be written, they stay as they were and the event names a pair that
+            // never landed, which no reader takes for the current one.
             let event = compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
-            // The event is appended while the store is still locked: a reader sees the new
-            // pair together with the event that records it, or neither. If the append fails,
-            // the pair gets its prior versions back.
-            let appended = store
-                .write_all_then(
-                    &[
-                        (STATE_FILE, &state_bytes[..]),
-                        (HANDOVER_FILE, cand.handover.as_bytes()),
-                    ],
-                    || ledger.append_system(event),
-                )
+            let id = ledger
+                .append_system(event)
+                .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?;
+            outcome.event_id = Some(id);
+            store
+                .write_all(&[
+                    (STATE_FILE, &state_bytes[..]),
+                    (HANDOVER_FILE, cand.handover.as_bytes()),
+                ])
                 .map_err(|e| Error::Store {
                     path: store.root().to_owned(),
                     action: "cannot write state.json and handover.md in",
                     source: Box::new(e),
                 })?;
-            let (_, id) = appended
-                .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?;
             outcome.written = true;
-            outcome.event_id = Some(id);
         }
         _ => {
             let event = validation_event(&outcome.verdict, through, &label);
