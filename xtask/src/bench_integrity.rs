@@ -58,7 +58,11 @@ fn copy(from: &Path, to: &Path) -> Result<(), String> {
         .arg(to)
         .status()
         .is_ok_and(|s| s.success());
-    if ok { Ok(()) } else { Err(format!("cannot copy {}", from.display())) }
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("cannot copy {}", from.display()))
+    }
 }
 
 /// Runs the integrity benchmarks; one that cannot run reports NaN and says why.
@@ -93,7 +97,10 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
         let mut out = Vec::new();
         for (what, args) in [
             ("resume", &["resume"][..]),
-            ("log (one event)", &["log", "--kind", "note", "--text", "bench"][..]),
+            (
+                "log (one event)",
+                &["log", "--kind", "note", "--text", "bench"][..],
+            ),
         ] {
             let base = time_ms(&base_bin, &theirs, args, runs)?;
             let figure = time_ms(&current(), &ours, args, runs)?;

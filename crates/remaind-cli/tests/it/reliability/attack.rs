@@ -626,3 +626,102 @@ fn item_11_duplicate_keys_are_refused() {
     }
     assert_eq!(store(&ctx), before);
 }
+
+// ----- the law: any change to the log, a derived file or a snapshot is refused on read -------
+
+/// One way to damage the store.
+#[derive(Debug, Clone)]
+enum Damage {
+    /// Change byte `at` (a position in the log, taken modulo its length) to `to`.
+    Byte { at: usize, to: u8 },
+    /// Delete line `line` (modulo the line count).
+    DeleteLine { line: usize },
+    /// Swap line `line` with the next one.
+    Swap { line: usize },
+    /// Cut the log at byte `at` (modulo its length).
+    Truncate { at: usize },
+    /// Change byte `at` of state.json or handover.md.
+    Derived { handover: bool, at: usize, to: u8 },
+}
+
+fn damage_strategy() -> impl proptest::strategy::Strategy<Value = Damage> {
+    use proptest::prelude::*;
+    prop_oneof![
+        (any::<usize>(), any::<u8>()).prop_map(|(at, to)| Damage::Byte { at, to }),
+        any::<usize>().prop_map(|line| Damage::DeleteLine { line }),
+        any::<usize>().prop_map(|line| Damage::Swap { line }),
+        any::<usize>().prop_map(|at| Damage::Truncate { at }),
+        (any::<bool>(), any::<usize>(), any::<u8>())
+            .prop_map(|(handover, at, to)| Damage::Derived { handover, at, to }),
+    ]
+}
+
+/// Applies `d`; false when it changes nothing (the same byte, a swap of equal lines).
+fn apply(ctx: &Path, d: &Damage) -> bool {
+    let log = std::fs::read(log_path(ctx)).expect("log");
+    let lines: Vec<&[u8]> = log.split_inclusive(|&b| b == b'\n').collect();
+    let (path, new) = match d {
+        Damage::Byte { at, to } => {
+            let mut b = log.clone();
+            let at = at % b.len();
+            b[at] = *to;
+            (log_path(ctx), b)
+        }
+        Damage::DeleteLine { line } => {
+            let n = line % lines.len();
+            let b: Vec<u8> = lines
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != n)
+                .flat_map(|(_, l)| l.iter().copied())
+                .collect();
+            (log_path(ctx), b)
+        }
+        Damage::Swap { line } => {
+            let n = line % (lines.len() - 1);
+            let mut ls = lines.clone();
+            ls.swap(n, n + 1);
+            (log_path(ctx), ls.concat())
+        }
+        Damage::Truncate { at } => (log_path(ctx), log[..at % log.len()].to_vec()),
+        Damage::Derived { handover, at, to } => {
+            let path = ctx.join(if *handover {
+                "active/handover.md"
+            } else {
+                "active/state.json"
+            });
+            let mut b = std::fs::read(&path).expect("derived");
+            let at = at % b.len();
+            b[at] = *to;
+            (path, b)
+        }
+    };
+    let old = std::fs::read(&path).expect("read");
+    if old == new {
+        return false;
+    }
+    after_a_tick();
+    std::fs::write(&path, new).expect("damage");
+    true
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Law: after any single change to the log (a byte, a deleted, swapped or cut line) or to
+    /// a derived file, the next `resume` refuses (exit 1 or 4) and `verify` exits 1.
+    #[test]
+    fn prop_any_change_is_refused_by_resume_and_named_by_verify(d in damage_strategy()) {
+        let (_t, ctx) = project();
+        if apply(&ctx, &d) {
+            let r = remaind(&ctx, &["resume"], None);
+            proptest::prop_assert!(matches!(code(&r), Some(1 | 4)), "{d:?}: resume {:?}: {}", code(&r), text(&r));
+            let v = remaind(&ctx, &["verify"], None);
+            proptest::prop_assert_eq!(code(&v), Some(1), "{:?}: verify: {}", d, text(&v));
+        }
+    }
+}

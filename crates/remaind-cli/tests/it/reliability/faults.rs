@@ -51,7 +51,8 @@ fn run_with_fault(ctx: &Path, args: &[&str], spec: &str) -> Option<()> {
     {
         let added = String::from_utf8_lossy(&new[old.len()..]).into_owned();
         assert!(
-            added.lines().count() <= 1 && (added.is_empty() || added.contains("\"kind\":\"compaction\"")),
+            added.lines().count() <= 1
+                && (added.is_empty() || added.contains("\"kind\":\"compaction\"")),
             "{spec}: the log gained more than the compaction event: {added}"
         );
         before.insert(log, new.clone());
