@@ -344,12 +344,11 @@ pub fn compact(
 /// Runs every string of an external candidate through the project's redactor.
 fn redact_candidate(ledger: &Ledger, cand: &mut Candidate) {
     let redactor = ledger.redactor();
-    if let Ok(mut value) = serde_json::to_value(&cand.state) {
-        if !redactor.redact_json(&mut value).is_empty()
-            && let Ok(state) = serde_json::from_value(value)
-        {
-            cand.state = state;
-        }
+    if let Ok(mut value) = serde_json::to_value(&cand.state)
+        && !redactor.redact_json(&mut value).is_empty()
+        && let Ok(state) = serde_json::from_value(value)
+    {
+        cand.state = state;
     }
     if let std::borrow::Cow::Owned(text) = redactor.redact_str(&cand.handover).0 {
         cand.handover = text;

@@ -139,6 +139,18 @@ impl ToolPolicy {
     }
 }
 
+/// Reads a text file under `.context/` without following a symlink or blocking on a special
+/// file; `Ok(None)` when it does not exist.
+pub(crate) fn read_text(path: &Utf8Path) -> std::io::Result<Option<String>> {
+    let bytes = remaind_fs::read_file(path).map_err(|e| match e {
+        remaind_fs::Error::Io { source, .. } => source,
+        other => std::io::Error::other(other.to_string()),
+    })?;
+    bytes
+        .map(|b| String::from_utf8(b).map_err(|_| std::io::Error::other("is not UTF-8 text")))
+        .transpose()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,16 +212,4 @@ mod tests {
             ToolPolicy::default()
         );
     }
-}
-
-/// Reads a text file under `.context/` without following a symlink or blocking on a special
-/// file; `Ok(None)` when it does not exist.
-pub(crate) fn read_text(path: &Utf8Path) -> std::io::Result<Option<String>> {
-    let bytes = remaind_fs::read_file(path).map_err(|e| match e {
-        remaind_fs::Error::Io { source, .. } => source,
-        other => std::io::Error::other(other.to_string()),
-    })?;
-    bytes
-        .map(|b| String::from_utf8(b).map_err(|_| std::io::Error::other("is not UTF-8 text")))
-        .transpose()
 }
