@@ -1,107 +1,15 @@
-//! The file primitives this crate uses: the shared ones from `remaind-fs` (with this crate's
-//! error type), and the hard-link snapshot only history needs.
+//! The one file operation only history needs (a hard-link snapshot); every other primitive
+//! is `remaind-fs`'s.
 
 use std::fs::{self, OpenOptions};
-use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 
+use std::io::Write;
+
 use camino::{Utf8Path, Utf8PathBuf};
-pub(crate) use remaind_fs::{DIR_MODE, Entry as Kind, TEMP_PREFIX};
+pub(crate) use remaind_fs::{DIR_MODE, TEMP_PREFIX};
 
 use crate::error::{Error, Result};
-
-/// Looks at `path` without following it; a symlink is an error.
-pub(crate) fn kind(path: &Utf8Path) -> Result<Kind> {
-    Ok(remaind_fs::inspect(path)?)
-}
-
-/// Checks that `path` is a real folder, creating it (0700) with `create`.
-pub(crate) fn ensure_dir(path: &Utf8Path, create: bool) -> Result<bool> {
-    Ok(remaind_fs::ensure_dir(path, create)?)
-}
-
-/// Fsyncs a folder, never through a symlink.
-pub(crate) fn sync_dir(dir: &Utf8Path) -> Result<()> {
-    Ok(remaind_fs::sync_dir(dir)?)
-}
-
-/// Reads a regular file without following a symlink or blocking on a FIFO.
-pub(crate) fn read_file(path: &Utf8Path) -> Result<Option<Vec<u8>>> {
-    Ok(remaind_fs::read_file(path)?)
-}
-
-/// Atomically replaces `dir/name` with `bytes`.
-pub(crate) fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
-    Ok(remaind_fs::replace_file(dir, name, bytes)?)
-}
-
-/// Removes leftover temp files from `dir`; only with the store lock held.
-pub(crate) fn clean_temps(dir: &Utf8Path) -> Result<()> {
-    Ok(remaind_fs::clean_temps(dir)?)
-}
-
-/// Removes `dir/name` and fsyncs `dir`; `Ok(false)` if it was already gone.
-pub(crate) fn remove_file(dir: &Utf8Path, name: &str) -> Result<bool> {
-    Ok(remaind_fs::remove_file(dir, name)?)
-}
-
-/// [`replace_file`] for the store's own bookkeeping (the group journal): the same steps
-/// without the failpoints, so injected faults count only the steps of the files themselves.
-pub(crate) fn replace_file_quiet(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
-    let target = dir.join(name);
-    let mut tmp = remaind_fs::create_temp(dir)?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| Error::io("write", &target, e))?;
-    tmp.persist(&target)
-        .map_err(|e| Error::io("rename into place", &target, e.error))?;
-    sync_dir(dir)
-}
-
-/// Writes `bytes` to a new temp file in `dir` (0600, exclusive) and fsyncs it; returns its
-/// name. The caller renames it into place (or removes it).
-pub(crate) fn stage_file(dir: &Utf8Path, bytes: &[u8]) -> Result<String> {
-    let mut tmp = remaind_fs::create_temp(dir)?;
-    let tmp_path =
-        Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap_or_else(|_| dir.join(TEMP_PREFIX));
-    tmp.write_all(bytes)
-        .map_err(|e| Error::io("write", &tmp_path, e))?;
-    fail::fail_point!("atomic.after-temp-write", |a| injected(
-        a, "write", &tmp_path
-    ));
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Error::io("fsync", &tmp_path, e))?;
-    fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
-    // On an error above the temp file is dropped, which removes it; here it is kept.
-    let (_, path) = tmp
-        .keep()
-        .map_err(|e| Error::io("keep temp file", &tmp_path, e.error))?;
-    Ok(path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default()
-        .to_owned())
-}
-
-/// Opens the lock file read-only (a shared lock needs no write access), without following a
-/// symlink or blocking on a FIFO; `None` when it does not exist.
-pub(crate) fn open_read_only(path: &Utf8Path) -> Result<Option<std::fs::File>> {
-    match remaind_fs::open_file(path, remaind_fs::Access::Read) {
-        Ok(f) => Ok(Some(f)),
-        Err(remaind_fs::Error::Io { source, .. })
-            if source.kind() == std::io::ErrorKind::NotFound =>
-        {
-            Ok(None)
-        }
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Opens (creating if needed) the lock file, never through a symlink.
-pub(crate) fn open_lock_file(path: &Utf8Path) -> Result<std::fs::File> {
-    Ok(remaind_fs::open_lock_file(path)?)
-}
 
 /// An injected failure (feature `failpoints` only), as [`remaind_fs::injected`].
 #[cfg(feature = "failpoints")]
@@ -143,6 +51,59 @@ pub(crate) fn link_snapshot(src: &Utf8Path, dir: &Utf8Path, name: &str, len: u64
         return Ok(false);
     }
     fail::fail_point!("atomic.after-link", |a| injected(a, "fsync folder", dir));
-    sync_dir(dir)?;
+    remaind_fs::sync_dir(dir)?;
     Ok(true)
+}
+
+/// Writes the store's own bookkeeping file (the group journal) as `remaind_fs::replace_file`
+/// does, without its failpoints, so injected faults count only the steps of the files.
+pub(crate) fn write_journal_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let target = dir.join(name);
+    let mut tmp = remaind_fs::create_temp(dir)?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| Error::io("write", &target, e))?;
+    tmp.persist(&target)
+        .map_err(|e| Error::io("rename into place", &target, e.error))?;
+    Ok(remaind_fs::sync_dir(dir)?)
+}
+
+/// Writes `bytes` to a new temp file in `dir` (0600, exclusive) and fsyncs it; returns its
+/// name. The caller renames it into place (or removes it).
+pub(crate) fn stage_file(dir: &Utf8Path, bytes: &[u8]) -> Result<String> {
+    let mut tmp = remaind_fs::create_temp(dir)?;
+    let tmp_path =
+        Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap_or_else(|_| dir.join(TEMP_PREFIX));
+    tmp.write_all(bytes)
+        .map_err(|e| Error::io("write", &tmp_path, e))?;
+    fail::fail_point!("atomic.after-temp-write", |a| injected(
+        a, "write", &tmp_path
+    ));
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::io("fsync", &tmp_path, e))?;
+    fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
+    // On an error above the temp file is dropped, which removes it; here it is kept.
+    let (_, path) = tmp
+        .keep()
+        .map_err(|e| Error::io("keep temp file", &tmp_path, e.error))?;
+    Ok(path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned())
+}
+
+/// Opens the lock file read-only (a shared lock needs no write access), never through a
+/// symlink or blocking; `None` when it does not exist.
+pub(crate) fn open_read_only(path: &Utf8Path) -> Result<Option<std::fs::File>> {
+    match remaind_fs::open_file(path, remaind_fs::Access::Read) {
+        Ok(f) => Ok(Some(f)),
+        Err(remaind_fs::Error::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
 }

@@ -7,10 +7,11 @@ use camino::{Utf8Path, Utf8PathBuf};
 use jiff::Timestamp;
 
 use crate::error::{Error, Result};
-use crate::fsio::{self, Kind};
+use crate::fsio;
 use crate::journal;
 use crate::point::{HistoryPoint, format_time};
 use crate::rel::{HISTORY_DIR, RelPath};
+use remaind_fs::Entry as Kind;
 
 /// Name of the lock file inside the history folder.
 const LOCK_FILE: &str = ".lock";
@@ -87,7 +88,7 @@ impl HistoryStore {
                 reason: "empty root path",
             });
         }
-        match fsio::kind(&root)? {
+        match remaind_fs::inspect(&root)? {
             Kind::Dir => {}
             Kind::File | Kind::Special => return Err(Error::NotADirectory { path: root }),
             Kind::Missing => {
@@ -97,19 +98,19 @@ impl HistoryStore {
                     .mode(fsio::DIR_MODE)
                     .create(&root)
                     .map_err(|e| Error::io("create folder", &root, e))?;
-                fsio::ensure_dir(&root, false)?;
+                remaind_fs::ensure_dir(&root, false)?;
                 if let Some(parent) = root.parent().filter(|p| !p.as_str().is_empty()) {
-                    fsio::sync_dir(parent)?;
+                    remaind_fs::sync_dir(parent)?;
                 }
             }
         }
         let history = root.join(HISTORY_DIR);
-        fsio::ensure_dir(&history, true)?;
+        remaind_fs::ensure_dir(&history, true)?;
         // The lock file exists before any writer needs it, so readers always lock (a store
         // that cannot be written gets none, and needs none).
         let lock = history.join(LOCK_FILE);
-        if !matches!(fsio::kind(&lock), Ok(Kind::File)) {
-            let _ = fsio::open_lock_file(&lock);
+        if !matches!(remaind_fs::inspect(&lock), Ok(Kind::File)) {
+            let _ = remaind_fs::open_lock_file(&lock);
         }
         Ok(HistoryStore { root, history })
     }
@@ -284,7 +285,7 @@ impl HistoryStore {
         // A reader locks through a read-only handle: it needs no write access and creates
         // nothing. No lock file means no writer ever ran here (open makes it when it can).
         let file = if exclusive {
-            Some(fsio::open_lock_file(&path)?)
+            Some(remaind_fs::open_lock_file(&path)?)
         } else {
             fsio::open_read_only(&path)?
         };
@@ -306,7 +307,7 @@ impl HistoryStore {
     /// The group a crash interrupted after its commit point, if there is one.
     fn pending(&self) -> Result<Option<Vec<journal::Entry>>> {
         let path = self.history.join(journal::JOURNAL);
-        match fsio::read_file(&path)? {
+        match remaind_fs::read_file(&path)? {
             None => Ok(None),
             Some(bytes) => journal::decode(&bytes)
                 .map(Some)
@@ -330,7 +331,7 @@ impl HistoryStore {
                 temp: Some(temp), ..
             }) => {
                 let staged = match self.parent_dir(rel, false)? {
-                    Some(dir) => fsio::read_file(&dir.join(temp))?,
+                    Some(dir) => remaind_fs::read_file(&dir.join(temp))?,
                     None => None,
                 };
                 // Already renamed into place when the temp is gone.
@@ -348,7 +349,7 @@ impl HistoryStore {
             return Ok(());
         };
         self.apply(&entries)?;
-        fsio::remove_file(&self.history, journal::JOURNAL)?;
+        remaind_fs::remove_file(&self.history, journal::JOURNAL)?;
         Ok(())
     }
 
@@ -364,9 +365,8 @@ impl HistoryStore {
             match &e.temp {
                 Some(temp) => {
                     let staged = dir.join(temp);
-                    if matches!(fsio::kind(&staged)?, Kind::File) {
-                        fs::rename(&staged, &target)
-                            .map_err(|err| Error::io("rename into place", &target, err))?;
+                    if matches!(remaind_fs::inspect(&staged)?, Kind::File) {
+                        remaind_fs::rename_into_place(&staged, &target)?;
                         fail::fail_point!("atomic.after-rename", |a| fsio::injected(
                             a,
                             "fsync folder",
@@ -385,14 +385,14 @@ impl HistoryStore {
             }
         }
         for dir in &dirs {
-            fsio::sync_dir(dir)?;
+            remaind_fs::sync_dir(dir)?;
         }
         Ok(())
     }
 
     fn check_dirs(&self) -> Result<()> {
         for dir in [&self.root, &self.history] {
-            if !fsio::ensure_dir(dir, false)? {
+            if !remaind_fs::ensure_dir(dir, false)? {
                 return Err(Error::io(
                     "open folder",
                     dir,
@@ -410,7 +410,7 @@ impl HistoryStore {
         let mut dir = self.root.clone();
         for part in rel.parents() {
             dir.push(part);
-            if !fsio::ensure_dir(&dir, create)? {
+            if !remaind_fs::ensure_dir(&dir, create)? {
                 return Ok(None);
             }
         }
@@ -419,7 +419,7 @@ impl HistoryStore {
 
     fn read_current(&self, rel: &RelPath) -> Result<Option<Vec<u8>>> {
         match self.parent_dir(rel, false)? {
-            Some(dir) => fsio::read_file(&dir.join(rel.file_name())),
+            Some(dir) => Ok(remaind_fs::read_file(&dir.join(rel.file_name()))?),
             None => Ok(None),
         }
     }
@@ -489,7 +489,7 @@ impl HistoryStore {
 
     fn snapshot(&self, point: &HistoryPoint) -> Result<Option<Vec<u8>>> {
         let path = self.history.join(point.entry_name());
-        let bytes = fsio::read_file(&path)?.ok_or_else(|| Error::CorruptHistory {
+        let bytes = remaind_fs::read_file(&path)?.ok_or_else(|| Error::CorruptHistory {
             path: path.clone(),
             reason: "history entry vanished".to_owned(),
         })?;
@@ -527,7 +527,7 @@ impl HistoryStore {
         changes: &[(RelPath, Option<&[u8]>)],
         then: impl FnOnce() -> std::result::Result<T, E>,
     ) -> Result<std::result::Result<(Vec<HistoryPoint>, T), E>> {
-        fsio::clean_temps(&self.history)?;
+        remaind_fs::clean_temps(&self.history)?;
         let mut last = self.points()?.pop();
         let mut time = None;
         let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
@@ -537,7 +537,7 @@ impl HistoryStore {
                     continue;
                 };
                 let name = rel.file_name();
-                let current = fsio::read_file(&dir.join(name))?;
+                let current = remaind_fs::read_file(&dir.join(name))?;
                 if new.is_none() && current.is_none() {
                     continue;
                 }
@@ -563,7 +563,7 @@ impl HistoryStore {
             for s in &mut staged {
                 if let Some(bytes) = &s.new {
                     if !cleaned.contains(&s.dir.as_path()) {
-                        fsio::clean_temps(&s.dir)?;
+                        remaind_fs::clean_temps(&s.dir)?;
                         cleaned.push(&s.dir);
                     }
                     s.temp = Some(fsio::stage_file(&s.dir, bytes)?);
@@ -585,7 +585,7 @@ impl HistoryStore {
         let grouped = entries.len() > 1;
         let committed = (|| {
             if grouped {
-                fsio::replace_file_quiet(
+                fsio::write_journal_file(
                     &self.history,
                     journal::JOURNAL,
                     &journal::encode(&entries),
@@ -598,7 +598,7 @@ impl HistoryStore {
             }
             self.apply(&entries)?;
             if grouped {
-                fsio::remove_file(&self.history, journal::JOURNAL)?;
+                remaind_fs::remove_file(&self.history, journal::JOURNAL)?;
             }
             Ok(())
         })();
@@ -633,15 +633,16 @@ impl HistoryStore {
                         if linked {
                             Ok(())
                         } else {
-                            fsio::replace_file(&self.history, &entry, bytes)
+                            remaind_fs::replace_file(&self.history, &entry, bytes)
+                                .map_err(Error::from)
                         }
                     })
             }
-            None => fsio::replace_file(&self.history, &entry, b""),
+            None => remaind_fs::replace_file(&self.history, &entry, b"").map_err(Error::from),
         };
         if let Err(e) = recorded {
             // The entry may be in place if only the folder fsync failed: drop it.
-            let _ = fsio::remove_file(&self.history, &entry);
+            let _ = remaind_fs::remove_file(&self.history, &entry);
             return Err(e);
         }
         Ok(())
@@ -655,7 +656,7 @@ impl HistoryStore {
             if let Some(temp) = &s.temp {
                 let _ = fs::remove_file(s.dir.join(temp));
             }
-            let _ = fsio::remove_file(&self.history, &s.point.entry_name());
+            let _ = remaind_fs::remove_file(&self.history, &s.point.entry_name());
         }
     }
 
@@ -668,7 +669,7 @@ impl HistoryStore {
             if let Some(temp) = &s.temp {
                 let _ = fs::remove_file(s.dir.join(temp));
             }
-            let now = fsio::read_file(&s.dir.join(&s.name)).ok();
+            let now = remaind_fs::read_file(&s.dir.join(&s.name)).ok();
             if now.as_ref().map(Option::as_deref) == Some(s.prior.as_deref()) {
                 continue;
             }
@@ -685,7 +686,7 @@ impl HistoryStore {
             });
         }
         let undone =
-            fsio::replace_file_quiet(&self.history, journal::JOURNAL, &journal::encode(&back))
+            fsio::write_journal_file(&self.history, journal::JOURNAL, &journal::encode(&back))
                 .and_then(|()| self.roll_forward(lock));
         if undone.is_ok() {
             self.discard(staged);

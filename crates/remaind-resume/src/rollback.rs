@@ -1,4 +1,4 @@
-//! Rollback of derived files (SPEC.md section 8): every file under `active/` that Remaind
+//! Rollback of derived files (docs/contract.md, rollback): every file under `active/` that Remaind
 //! derives (state.json, handover.md, framing.json, resume_packet.md) restored to its version
 //! as of an instant, through the history store. The ledger is never touched.
 
@@ -9,7 +9,6 @@ use crate::Error;
 use crate::conv::open_store;
 use crate::inputs::accepted_pair;
 use crate::layout::{ContextDir, DERIVED_FILES, HANDOVER_FILE, STATE_FILE};
-use sha2::{Digest, Sha256};
 
 /// One history point of a derived file, for `rollback --list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,7 +101,7 @@ fn check_recorded(
     let Some(state) = state else {
         return Ok(());
     };
-    let sha = |b: &[u8]| hex::encode(Sha256::digest(b));
+    let sha = remaind_fs::sha256_hex;
     let state_sha = sha(&state);
     let handover_sha = handover.as_deref().map(sha);
     let through = serde_json::from_slice::<serde_json::Value>(&state)
