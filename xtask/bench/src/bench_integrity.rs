@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use crate::bench::{Measurement, median_time};
 use crate::bench_resume::build_ledger;
-use crate::run::workspace_root;
+use crate::workspace_root;
 
 fn current() -> PathBuf {
     workspace_root().join("target/release/remaind")
