@@ -4,7 +4,9 @@
 use std::fs::{self, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 
-use camino::Utf8Path;
+use std::io::Write;
+
+use camino::{Utf8Path, Utf8PathBuf};
 pub(crate) use remaind_fs::{DIR_MODE, TEMP_PREFIX};
 
 use crate::error::{Error, Result};
@@ -51,4 +53,57 @@ pub(crate) fn link_snapshot(src: &Utf8Path, dir: &Utf8Path, name: &str, len: u64
     fail::fail_point!("atomic.after-link", |a| injected(a, "fsync folder", dir));
     remaind_fs::sync_dir(dir)?;
     Ok(true)
+}
+
+/// Writes the store's own bookkeeping file (the group journal) as `remaind_fs::replace_file`
+/// does, without its failpoints, so injected faults count only the steps of the files.
+pub(crate) fn write_journal_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let target = dir.join(name);
+    let mut tmp = remaind_fs::create_temp(dir)?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(|e| Error::io("write", &target, e))?;
+    tmp.persist(&target)
+        .map_err(|e| Error::io("rename into place", &target, e.error))?;
+    Ok(remaind_fs::sync_dir(dir)?)
+}
+
+/// Writes `bytes` to a new temp file in `dir` (0600, exclusive) and fsyncs it; returns its
+/// name. The caller renames it into place (or removes it).
+pub(crate) fn stage_file(dir: &Utf8Path, bytes: &[u8]) -> Result<String> {
+    let mut tmp = remaind_fs::create_temp(dir)?;
+    let tmp_path =
+        Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap_or_else(|_| dir.join(TEMP_PREFIX));
+    tmp.write_all(bytes)
+        .map_err(|e| Error::io("write", &tmp_path, e))?;
+    fail::fail_point!("atomic.after-temp-write", |a| injected(
+        a, "write", &tmp_path
+    ));
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::io("fsync", &tmp_path, e))?;
+    fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
+    // On an error above the temp file is dropped, which removes it; here it is kept.
+    let (_, path) = tmp
+        .keep()
+        .map_err(|e| Error::io("keep temp file", &tmp_path, e.error))?;
+    Ok(path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned())
+}
+
+/// Opens the lock file read-only (a shared lock needs no write access), never through a
+/// symlink or blocking; `None` when it does not exist.
+pub(crate) fn open_read_only(path: &Utf8Path) -> Result<Option<std::fs::File>> {
+    match remaind_fs::open_file(path, remaind_fs::Access::Read) {
+        Ok(f) => Ok(Some(f)),
+        Err(remaind_fs::Error::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
 }

@@ -75,6 +75,7 @@
 
 mod error;
 mod fsio;
+mod journal;
 mod point;
 mod rel;
 mod store;

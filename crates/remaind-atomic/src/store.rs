@@ -7,11 +7,11 @@ use camino::{Utf8Path, Utf8PathBuf};
 use jiff::Timestamp;
 
 use crate::error::{Error, Result};
-use remaind_fs::Entry as Kind;
-
 use crate::fsio;
+use crate::journal;
 use crate::point::{HistoryPoint, format_time};
 use crate::rel::{HISTORY_DIR, RelPath};
+use remaind_fs::Entry as Kind;
 
 /// Name of the lock file inside the history folder.
 const LOCK_FILE: &str = ".lock";
@@ -57,18 +57,22 @@ impl RestoreSummary {
     }
 }
 
-/// A held store lock; released when dropped (the file is closed).
-/// A change made, with what it takes to undo it.
-struct Done {
+/// One file of a change being made.
+struct Staged {
     dir: Utf8PathBuf,
     name: String,
     /// The bytes before the change (`None`: the file did not exist).
     prior: Option<Vec<u8>>,
     point: HistoryPoint,
+    /// The staged new version (`None`: a removal, or not staged yet).
+    temp: Option<String>,
+    new: Option<Vec<u8>>,
 }
 
+/// A held store lock; released when dropped (the file is closed). `None` on a store no one
+/// can write, read without a lock.
 struct Lock {
-    _file: File,
+    _file: Option<File>,
 }
 
 impl HistoryStore {
@@ -102,6 +106,12 @@ impl HistoryStore {
         }
         let history = root.join(HISTORY_DIR);
         remaind_fs::ensure_dir(&history, true)?;
+        // The lock file exists before any writer needs it, so readers always lock (a store
+        // that cannot be written gets none, and needs none).
+        let lock = history.join(LOCK_FILE);
+        if !matches!(remaind_fs::inspect(&lock), Ok(Kind::File)) {
+            let _ = remaind_fs::open_lock_file(&lock);
+        }
         Ok(HistoryStore { root, history })
     }
 
@@ -115,52 +125,71 @@ impl HistoryStore {
         &self.history
     }
 
-    /// The current bytes of `rel`, or `None` if it does not exist.
+    /// The current bytes of `rel`, or `None` if it does not exist. Never shows part of a
+    /// group written by [`HistoryStore::write_all`] (see [`HistoryStore::read_all`]).
     pub fn read(&self, rel: impl AsRef<Utf8Path>) -> Result<Option<Vec<u8>>> {
-        let rel = RelPath::new(rel.as_ref())?;
-        self.check_dirs()?;
-        self.read_current(&rel)
+        let mut all = self.read_all(&[rel])?;
+        Ok(all.pop().flatten())
+    }
+
+    /// The current bytes of each of `files` (`None` for one that does not exist), read as one
+    /// unit: under the shared store lock, so a concurrent [`HistoryStore::write_all`] or
+    /// [`HistoryStore::restore_to`] is seen whole or not at all, and through a group a crash
+    /// interrupted, so the files of a group are all old or all new. Works without write access
+    /// to the store.
+    pub fn read_all<P: AsRef<Utf8Path>>(&self, files: &[P]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.read_all_then(files, |bytes| bytes)
+    }
+
+    /// [`HistoryStore::read_all`], then `then` with the bytes while the shared lock is still
+    /// held, so no writer changes these files before `then` is done with them.
+    pub fn read_all_then<P: AsRef<Utf8Path>, T>(
+        &self,
+        files: &[P],
+        then: impl FnOnce(Vec<Option<Vec<u8>>>) -> T,
+    ) -> Result<T> {
+        let rels = files
+            .iter()
+            .map(|rel| RelPath::new(rel.as_ref()))
+            .collect::<Result<Vec<_>>>()?;
+        let _lock = self.lock(false)?;
+        let pending = self.pending()?;
+        let bytes = rels
+            .iter()
+            .map(|rel| self.read_view(rel, pending.as_deref()))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(then(bytes))
     }
 
     /// Atomically replaces `rel` with `bytes`, first recording its current version (or that it
     /// did not exist) as a history point, which is returned. Missing parent folders under the
     /// root are created with mode 0700; the file gets mode 0600.
     pub fn write(&self, rel: impl AsRef<Utf8Path>, bytes: &[u8]) -> Result<HistoryPoint> {
-        let rel = RelPath::new(rel.as_ref())?;
-        let lock = self.lock(true)?;
-        let point = self.change(&lock, &rel, Some(bytes))?;
+        let mut points = self.write_all(&[(rel, bytes)])?;
         // A write always records a point, even when the file did not exist.
-        point.ok_or_else(|| Error::CorruptHistory {
+        points.pop().ok_or_else(|| Error::CorruptHistory {
             path: self.history.clone(),
             reason: "write recorded no history point".to_owned(),
         })
     }
 
-    /// Writes several files as [`HistoryStore::write`] does, in order, under one lock, and all
-    /// or nothing on an error: if writing one fails, the ones already written get their prior
-    /// bytes back and their history points are dropped, so the store is as it was. (A crash
-    /// part-way still leaves each file old or new; callers that bind files together detect a
-    /// mixed pair, as `verify` does for state.json and handover.md.)
+    /// Replaces several files as one unit: a reader ([`HistoryStore::read_all`]) sees all of
+    /// them old or all new, whatever the crash, and their history points share one time, so
+    /// [`HistoryStore::version_at`] and [`HistoryStore::restore_to`] never split them either.
+    /// All or nothing on an error too: the store is left as it was.
+    ///
+    /// How: every prior version is recorded in history and every new version is written to an
+    /// fsynced temp file beside its target; then a journal naming the temps is made durable
+    /// (the commit point) and the temps are renamed into place; the journal is removed last.
+    /// A crash after the commit point is rolled forward by the next writer, and readers read
+    /// through the journal meanwhile.
     pub fn write_all<P: AsRef<Utf8Path>>(&self, files: &[(P, &[u8])]) -> Result<Vec<HistoryPoint>> {
-        let rels = files
+        let changes = files
             .iter()
-            .map(|(rel, _)| RelPath::new(rel.as_ref()))
+            .map(|(rel, bytes)| Ok((RelPath::new(rel.as_ref())?, Some(*bytes))))
             .collect::<Result<Vec<_>>>()?;
         let lock = self.lock(true)?;
-        let mut done: Vec<Done> = Vec::with_capacity(files.len());
-        for (rel, (_, bytes)) in rels.iter().zip(files) {
-            match self.change_undoable(&lock, rel, Some(bytes)) {
-                Ok(Some(step)) => done.push(step),
-                Ok(None) => {}
-                Err(e) => {
-                    for step in done.iter().rev() {
-                        self.undo(&step.dir, &step.name, step.prior.as_deref(), &step.point);
-                    }
-                    return Err(e);
-                }
-            }
-        }
-        Ok(done.into_iter().map(|step| step.point).collect())
+        self.commit(&lock, &changes)
     }
 
     /// Removes `rel`, first recording its current version as a history point, which is
@@ -168,7 +197,7 @@ impl HistoryStore {
     pub fn remove(&self, rel: impl AsRef<Utf8Path>) -> Result<Option<HistoryPoint>> {
         let rel = RelPath::new(rel.as_ref())?;
         let lock = self.lock(true)?;
-        self.change(&lock, &rel, None)
+        Ok(self.commit(&lock, &[(rel, None)])?.pop())
     }
 
     /// Every history point, in order (by `seq`, equivalently by time). Temp files left by a
@@ -195,7 +224,10 @@ impl HistoryStore {
         let rel = RelPath::new(rel.as_ref())?;
         let _lock = self.lock(false)?;
         let points = self.points()?;
-        self.version_at_locked(&points, &rel, ts)
+        match points.iter().find(|p| p.rel() == &rel && p.time() > ts) {
+            Some(p) => self.snapshot(p),
+            None => self.read_view(&rel, self.pending()?.as_deref()),
+        }
     }
 
     /// Restores each of `files` to its version as of `ts` (removing it if it did not exist
@@ -204,8 +236,8 @@ impl HistoryStore {
     /// pre-restore bytes.
     ///
     /// All names are checked before anything is written. The whole restore holds the store
-    /// lock. If an I/O error stops it part-way, the files already restored stay restored, each
-    /// with its history point, and can be restored back like any other change.
+    /// lock. The files changed are replaced as one unit, as [`HistoryStore::write_all`] does:
+    /// all restored or none, and their points share one time.
     pub fn restore_to<I>(&self, files: I, ts: Timestamp) -> Result<RestoreSummary>
     where
         I: IntoIterator,
@@ -227,32 +259,135 @@ impl HistoryStore {
             unchanged: Vec::new(),
             points: Vec::new(),
         };
+        let mut changes = Vec::new();
         for rel in &rels {
             let wanted = self.version_at_locked(&points, rel, ts)?;
             let current = self.read_current(rel)?;
             if wanted == current {
                 summary.unchanged.push(rel.as_path().to_owned());
-                continue;
+            } else {
+                summary.changed.push(rel.as_path().to_owned());
+                changes.push((rel.clone(), wanted));
             }
-            if let Some(point) = self.change(&lock, rel, wanted.as_deref())? {
-                summary.points.push(point);
-            }
-            summary.changed.push(rel.as_path().to_owned());
         }
+        let changes: Vec<(RelPath, Option<&[u8]>)> = changes
+            .iter()
+            .map(|(rel, wanted)| (rel.clone(), wanted.as_deref()))
+            .collect();
+        // One unit, like the write that made the versions restored.
+        summary.points = self.commit(&lock, &changes)?;
         Ok(summary)
     }
 
     fn lock(&self, exclusive: bool) -> Result<Lock> {
         self.check_dirs()?;
         let path = self.history.join(LOCK_FILE);
-        let file = remaind_fs::open_lock_file(&path)?;
-        let res = if exclusive {
-            file.lock()
+        // A reader locks through a read-only handle: it needs no write access and creates
+        // nothing. No lock file means no writer ever ran here (open makes it when it can).
+        let file = if exclusive {
+            Some(remaind_fs::open_lock_file(&path)?)
         } else {
-            file.lock_shared()
+            fsio::open_read_only(&path)?
         };
-        res.map_err(|e| Error::io("lock", &path, e))?;
-        Ok(Lock { _file: file })
+        if let Some(file) = &file {
+            let res = if exclusive {
+                file.lock()
+            } else {
+                file.lock_shared()
+            };
+            res.map_err(|e| Error::io("lock", &path, e))?;
+        }
+        let lock = Lock { _file: file };
+        if exclusive {
+            self.roll_forward(&lock)?;
+        }
+        Ok(lock)
+    }
+
+    /// The group a crash interrupted after its commit point, if there is one.
+    fn pending(&self) -> Result<Option<Vec<journal::Entry>>> {
+        let path = self.history.join(journal::JOURNAL);
+        match remaind_fs::read_file(&path)? {
+            None => Ok(None),
+            Some(bytes) => journal::decode(&bytes)
+                .map(Some)
+                .ok_or_else(|| Error::CorruptHistory {
+                    path,
+                    reason: "not a group journal this store wrote".to_owned(),
+                }),
+        }
+    }
+
+    /// The current version of `rel` as the group in `pending` (if any) leaves it.
+    fn read_view(
+        &self,
+        rel: &RelPath,
+        pending: Option<&[journal::Entry]>,
+    ) -> Result<Option<Vec<u8>>> {
+        match pending.and_then(|p| p.iter().find(|e| &e.rel == rel)) {
+            None => self.read_current(rel),
+            Some(journal::Entry { temp: None, .. }) => Ok(None),
+            Some(journal::Entry {
+                temp: Some(temp), ..
+            }) => {
+                let staged = match self.parent_dir(rel, false)? {
+                    Some(dir) => remaind_fs::read_file(&dir.join(temp))?,
+                    None => None,
+                };
+                // Already renamed into place when the temp is gone.
+                match staged {
+                    Some(bytes) => Ok(Some(bytes)),
+                    None => self.read_current(rel),
+                }
+            }
+        }
+    }
+
+    /// Finishes a group a crash interrupted after its commit point (writers only).
+    fn roll_forward(&self, _lock: &Lock) -> Result<()> {
+        let Some(entries) = self.pending()? else {
+            return Ok(());
+        };
+        self.apply(&entries)?;
+        remaind_fs::remove_file(&self.history, journal::JOURNAL)?;
+        Ok(())
+    }
+
+    /// Puts every staged version of a committed group in place (idempotent), then fsyncs the
+    /// folders.
+    fn apply(&self, entries: &[journal::Entry]) -> Result<()> {
+        let mut dirs: Vec<Utf8PathBuf> = Vec::new();
+        for e in entries {
+            let Some(dir) = self.parent_dir(&e.rel, false)? else {
+                continue;
+            };
+            let target = dir.join(e.rel.file_name());
+            match &e.temp {
+                Some(temp) => {
+                    let staged = dir.join(temp);
+                    if matches!(remaind_fs::inspect(&staged)?, Kind::File) {
+                        remaind_fs::rename_into_place(&staged, &target)?;
+                        fail::fail_point!("atomic.after-rename", |a| fsio::injected(
+                            a,
+                            "fsync folder",
+                            &dir
+                        ));
+                    }
+                }
+                None => match fs::remove_file(&target) {
+                    Ok(()) => {}
+                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(err) => return Err(Error::io("remove", &target, err)),
+                },
+            }
+            if !dirs.contains(&dir) {
+                dirs.push(dir);
+            }
+        }
+        for dir in &dirs {
+            remaind_fs::sync_dir(dir)?;
+        }
+        Ok(())
     }
 
     fn check_dirs(&self) -> Result<()> {
@@ -289,7 +424,8 @@ impl HistoryStore {
         }
     }
 
-    /// Every valid point, sorted by seq, after checking that times strictly increase.
+    /// Every valid point, sorted by seq, after checking that times never go back (points of one
+    /// unit share a time).
     fn points(&self) -> Result<Vec<HistoryPoint>> {
         let entries =
             fs::read_dir(&self.history).map_err(|e| Error::io("list", &self.history, e))?;
@@ -323,11 +459,11 @@ impl HistoryStore {
                     reason: format!("sequence number {} used twice", b.seq()),
                 });
             }
-            if a.time() >= b.time() {
+            if a.time() > b.time() {
                 return Err(Error::CorruptHistory {
                     path: self.history.join(b.entry_name()),
                     reason: format!(
-                        "time {} is not after the previous point's {}",
+                        "time {} is before the previous point's {}",
                         format_time(b.time()),
                         format_time(a.time())
                     ),
@@ -369,41 +505,127 @@ impl HistoryStore {
         }
     }
 
-    /// The one mutation path: record the current version of `rel` as a new point, then
-    /// replace (`Some`) or remove (`None`) the file. Returns `None` only when removing a file
-    /// that does not exist.
-    fn change(
+    /// The one mutation path: record the current version of each file as a point (all at one
+    /// time), stage the new versions, then put them in place as one unit (through the journal
+    /// when more than one file changes). Removing a file that does not exist records nothing.
+    /// On an error the store is left as it was.
+    fn commit(
         &self,
         lock: &Lock,
-        rel: &RelPath,
-        new: Option<&[u8]>,
-    ) -> Result<Option<HistoryPoint>> {
-        Ok(self.change_undoable(lock, rel, new)?.map(|step| step.point))
+        changes: &[(RelPath, Option<&[u8]>)],
+    ) -> Result<Vec<HistoryPoint>> {
+        match self.commit_then(lock, changes, || Ok::<(), std::convert::Infallible>(()))? {
+            Ok((points, ())) => Ok(points),
+            Err(never) => match never {},
+        }
     }
 
-    /// [`Self::change`], returning what [`Self::undo`] needs to take it back.
-    fn change_undoable(
+    /// [`Self::commit`], then `then` under the same lock; its failure undoes the change.
+    fn commit_then<T, E>(
         &self,
-        _lock: &Lock,
-        rel: &RelPath,
-        new: Option<&[u8]>,
-    ) -> Result<Option<Done>> {
-        let dir = match self.parent_dir(rel, new.is_some())? {
-            Some(dir) => dir,
-            None => return Ok(None),
-        };
-        let name = rel.file_name();
-        let current = remaind_fs::read_file(&dir.join(name))?;
-        if new.is_none() && current.is_none() {
-            return Ok(None);
-        }
-
+        lock: &Lock,
+        changes: &[(RelPath, Option<&[u8]>)],
+        then: impl FnOnce() -> std::result::Result<T, E>,
+    ) -> Result<std::result::Result<(Vec<HistoryPoint>, T), E>> {
         remaind_fs::clean_temps(&self.history)?;
-        let points = self.points()?;
-        let point = self.next_point(points.last(), rel.clone(), current.is_some())?;
-        let snapshot = current.as_deref().unwrap_or_default();
+        let mut last = self.points()?.pop();
+        let mut time = None;
+        let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
+        let recorded = (|| {
+            for (rel, new) in changes {
+                let Some(dir) = self.parent_dir(rel, new.is_some())? else {
+                    continue;
+                };
+                let name = rel.file_name();
+                let current = remaind_fs::read_file(&dir.join(name))?;
+                if new.is_none() && current.is_none() {
+                    continue;
+                }
+                let point = self.next_point(last.as_ref(), time, rel.clone(), current.is_some())?;
+                time = Some(point.time());
+                self.record(&dir, name, current.as_deref(), &point)?;
+                last = Some(point.clone());
+                staged.push(Staged {
+                    dir,
+                    name: name.to_owned(),
+                    prior: current,
+                    point,
+                    temp: None,
+                    new: new.map(<[u8]>::to_vec),
+                });
+                fail::fail_point!("atomic.after-snapshot", |a| fsio::injected(
+                    a,
+                    "write",
+                    &self.root.join(rel.as_path())
+                ));
+            }
+            let mut cleaned: Vec<&Utf8Path> = Vec::new();
+            for s in &mut staged {
+                if let Some(bytes) = &s.new {
+                    if !cleaned.contains(&s.dir.as_path()) {
+                        remaind_fs::clean_temps(&s.dir)?;
+                        cleaned.push(&s.dir);
+                    }
+                    s.temp = Some(fsio::stage_file(&s.dir, bytes)?);
+                }
+            }
+            Ok(())
+        })();
+        if let Err(e) = recorded {
+            self.discard(&staged);
+            return Err(e);
+        }
+        let entries: Vec<journal::Entry> = staged
+            .iter()
+            .map(|s| journal::Entry {
+                rel: s.point.rel().clone(),
+                temp: s.temp.clone(),
+            })
+            .collect();
+        let grouped = entries.len() > 1;
+        let committed = (|| {
+            if grouped {
+                fsio::write_journal_file(
+                    &self.history,
+                    journal::JOURNAL,
+                    &journal::encode(&entries),
+                )?;
+                fail::fail_point!("atomic.after-journal", |a| fsio::injected(
+                    a,
+                    "write",
+                    &self.history.join(journal::JOURNAL)
+                ));
+            }
+            self.apply(&entries)?;
+            if grouped {
+                remaind_fs::remove_file(&self.history, journal::JOURNAL)?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = committed {
+            self.undo(lock, &staged);
+            return Err(e);
+        }
+        match then() {
+            Ok(t) => Ok(Ok((staged.into_iter().map(|s| s.point).collect(), t))),
+            Err(e) => {
+                self.undo(lock, &staged);
+                Ok(Err(e))
+            }
+        }
+    }
+
+    /// Records `current` (the bytes of `dir/name`, `None`: absent) as `point`'s entry: a hard
+    /// link when possible, else a copy. On an error nothing is left behind.
+    fn record(
+        &self,
+        dir: &Utf8Path,
+        name: &str,
+        current: Option<&[u8]>,
+        point: &HistoryPoint,
+    ) -> Result<()> {
         let entry = point.entry_name();
-        let recorded = match &current {
+        let recorded = match current {
             // Cheapest first: a link to the current version, which the change then leaves.
             Some(bytes) => {
                 fsio::link_snapshot(&dir.join(name), &self.history, &entry, bytes.len() as u64)
@@ -411,67 +633,72 @@ impl HistoryStore {
                         if linked {
                             Ok(())
                         } else {
-                            remaind_fs::replace_file(&self.history, &entry, snapshot)
+                            remaind_fs::replace_file(&self.history, &entry, bytes)
                                 .map_err(Error::from)
                         }
                     })
             }
-            None => remaind_fs::replace_file(&self.history, &entry, snapshot).map_err(Error::from),
+            None => remaind_fs::replace_file(&self.history, &entry, b"").map_err(Error::from),
         };
         if let Err(e) = recorded {
             // The entry may be in place if only the folder fsync failed: drop it.
-            let _ = remaind_fs::remove_file(&self.history, &point.entry_name());
+            let _ = remaind_fs::remove_file(&self.history, &entry);
             return Err(e);
         }
+        Ok(())
+    }
 
-        let changed = (|| {
-            fail::fail_point!("atomic.after-snapshot", |a| fsio::injected(
-                a,
-                "write",
-                &dir.join(name)
-            ));
-            match new {
-                Some(bytes) => {
-                    remaind_fs::clean_temps(&dir)?;
-                    remaind_fs::replace_file(&dir, name, bytes)?;
-                }
-                None => {
-                    remaind_fs::remove_file(&dir, name)?;
-                }
+    /// Before the commit point: drop the staged temps and the points recorded. Best effort
+    /// (the caller reports the original error; a point left behind records an unchanged
+    /// version, which is harmless, and temps are removed by the next writer).
+    fn discard(&self, staged: &[Staged]) {
+        for s in staged {
+            if let Some(temp) = &s.temp {
+                let _ = fs::remove_file(s.dir.join(temp));
             }
-            Ok(())
-        })();
-        if let Err(e) = changed {
-            self.undo(&dir, name, current.as_deref(), &point);
-            return Err(e);
+            let _ = remaind_fs::remove_file(&self.history, &s.point.entry_name());
         }
-        Ok(Some(Done {
-            name: name.to_owned(),
-            dir,
-            prior: current,
-            point,
-        }))
     }
 
-    /// After a failed change: best effort, put the prior version back if the target already
-    /// holds the new one (the failure came after the rename, at the folder fsync), then drop
-    /// the point just recorded, so a failed operation leaves the store as it was. Errors here
-    /// are ignored: the caller reports the original one, and the point (if it stays) records
-    /// the unchanged version, which is harmless.
-    fn undo(&self, dir: &Utf8Path, name: &str, prior: Option<&[u8]>, point: &HistoryPoint) {
-        let now = remaind_fs::read_file(&dir.join(name)).ok();
-        if now.as_ref().map(Option::as_deref) != Some(prior) {
-            let _ = match prior {
-                Some(bytes) => remaind_fs::replace_file(dir, name, bytes),
-                None => remaind_fs::remove_file(dir, name).map(drop),
+    /// After the commit point failed part-way: put every prior version back, itself as one
+    /// journaled group (so a crash during the undo is rolled forward to the prior versions),
+    /// then drop the points. Best effort; errors are ignored (the caller reports the original).
+    fn undo(&self, lock: &Lock, staged: &[Staged]) {
+        let mut back = Vec::new();
+        for s in staged {
+            if let Some(temp) = &s.temp {
+                let _ = fs::remove_file(s.dir.join(temp));
+            }
+            let now = remaind_fs::read_file(&s.dir.join(&s.name)).ok();
+            if now.as_ref().map(Option::as_deref) == Some(s.prior.as_deref()) {
+                continue;
+            }
+            let temp = match &s.prior {
+                Some(bytes) => match fsio::stage_file(&s.dir, bytes) {
+                    Ok(temp) => Some(temp),
+                    Err(_) => continue,
+                },
+                None => None,
             };
+            back.push(journal::Entry {
+                rel: s.point.rel().clone(),
+                temp,
+            });
         }
-        let _ = remaind_fs::remove_file(&self.history, &point.entry_name());
+        let undone =
+            fsio::write_journal_file(&self.history, journal::JOURNAL, &journal::encode(&back))
+                .and_then(|()| self.roll_forward(lock));
+        if undone.is_ok() {
+            self.discard(staged);
+        }
     }
 
+    /// The point after `last`; at `time` when given (the points of one unit share a time),
+    /// else now (or just after `last`, so times never go back).
     fn next_point(
         &self,
         last: Option<&HistoryPoint>,
+        time: Option<Timestamp>,
         rel: RelPath,
         prior_existed: bool,
     ) -> Result<HistoryPoint> {
@@ -479,7 +706,10 @@ impl HistoryStore {
             path: self.history.clone(),
             reason: format!("{what} cannot advance past the last point"),
         };
-        let now = Timestamp::now().as_microsecond();
+        let now = time.map_or_else(
+            || Timestamp::now().as_microsecond(),
+            Timestamp::as_microsecond,
+        );
         let (seq, micros) = match last {
             None => (1, now),
             Some(last) => {
@@ -487,7 +717,10 @@ impl HistoryStore {
                     .seq()
                     .checked_add(1)
                     .ok_or_else(|| exhausted("sequence number"))?;
-                let floor = last.time().as_microsecond() + 1;
+                let floor = match time {
+                    Some(_) => last.time().as_microsecond(),
+                    None => last.time().as_microsecond() + 1,
+                };
                 (seq, now.max(floor))
             }
         };

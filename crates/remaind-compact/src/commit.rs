@@ -139,10 +139,12 @@ struct PriorFiles {
 }
 
 fn read_prior_files(store: &HistoryStore) -> Result<Option<PriorFiles>> {
-    let Some(state_bytes) = store
-        .read(STATE_FILE)
-        .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?
-    else {
+    // One read of the pair: never one file of one compaction and one of another.
+    let mut pair = store
+        .read_all(&[STATE_FILE, HANDOVER_FILE])
+        .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?;
+    let handover_bytes = pair.pop().flatten();
+    let Some(state_bytes) = pair.pop().flatten() else {
         return Ok(None);
     };
     let state = serde_json::from_slice(&state_bytes).map_err(|e| Error::CorruptState {
@@ -151,11 +153,7 @@ fn read_prior_files(store: &HistoryStore) -> Result<Option<PriorFiles>> {
     })?;
     // The handover only spares the validator reads (when bound to this state); an unreadable
     // one is simply not used.
-    let handover = store
-        .read(HANDOVER_FILE)
-        .ok()
-        .flatten()
-        .and_then(|bytes| String::from_utf8(bytes).ok());
+    let handover = handover_bytes.and_then(|bytes| String::from_utf8(bytes).ok());
     Ok(Some(PriorFiles {
         state,
         state_bytes,
@@ -166,19 +164,19 @@ fn read_prior_files(store: &HistoryStore) -> Result<Option<PriorFiles>> {
 /// Propose a candidate from `source`, validate it against `ledger` and the prior accepted
 /// state in `store`, and commit the result.
 ///
-/// - Accepted: `state.json` then `handover.md` are written through `store` (each with a
-///   history point) and a `compaction` event is appended (data: `through_seq`,
+/// - Accepted: a `compaction` event is appended, then `state.json` and `handover.md` are
+///   written through `store` as one unit (each with a history point) (event data: `through_seq`,
 ///   `state_sha256`, `handover_sha256`, `compactor`, `tail_events` and section `counts`).
 /// - Rejected: the derived files are left byte for byte and a `validation` event is appended
 ///   (data: `through_seq`, `compactor`, `failed_checks` and every failure with its event ids
 ///   and reason).
 /// - Dry run: nothing is written or appended either way.
 ///
-/// The two writes are ordered state first, handover second, and all or nothing on an I/O
-/// error (the state gets its prior bytes back). A crash between them leaves a new state with
-/// the old handover, whose binding line names the old state's SHA-256: verify and the resume
-/// gate report the mismatch, and running `compact` again (which then reads the new state as
-/// its prior) renders and writes a handover bound to it.
+/// The `compaction` event is appended first, then the two files are replaced as one unit
+/// ([`HistoryStore::write_all`]): every reader sees both old or both new, whatever the crash,
+/// the disk or the concurrency, and always a pair a compaction event recorded; an I/O error
+/// leaves both as they were. Their history points share one instant, so no rollback point
+/// splits them.
 ///
 /// Errors are for usage problems (`through_seq` past the head or behind the prior state) and
 /// I/O; a bad candidate of any kind is a rejected verdict.
@@ -338,6 +336,9 @@ fn commit(
         Ok(mut cand) => {
             if !builtin {
                 cand.state.compactor = label.clone();
+                // A candidate is outside text like an event: it is redacted before it is
+                // validated, so no secret it carries reaches state.json, handover.md or history.
+                redact_candidate(ledger, &mut cand);
             }
             // The checks ignore the binding line, so the handover body is validated while the
             // state bytes written on acceptance are serialized and hashed (once) beside it.
@@ -396,6 +397,18 @@ fn commit(
     }
     match (&outcome.candidate, outcome.verdict.accepted, state_bytes) {
         (Some(cand), true, Some((state_bytes, state_sha256))) => {
+            // The event that records the new pair comes first: at every instant, for every
+            // reader and after any crash, the pair in place is one the ledger recorded (the
+            // old one until the unit below lands, the new one after). If the files then
+            // cannot be written, they stay as they were and the event names a pair that
+            // never landed, which no reader takes for the current one.
+            let mut event =
+                compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
+            merge_data(&mut event, &extra);
+            let id = ledger
+                .append_system(event)
+                .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?;
+            outcome.event_id = Some(id);
             store
                 .write_all(&[
                     (STATE_FILE, &state_bytes[..]),
@@ -407,14 +420,6 @@ fn commit(
                     source: Box::new(e),
                 })?;
             outcome.written = true;
-            let mut event =
-                compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
-            merge_data(&mut event, &extra);
-            outcome.event_id = Some(
-                ledger
-                    .append_system(event)
-                    .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?,
-            );
         }
         _ => {
             let mut event = validation_event(&outcome.verdict, through, &label);
@@ -427,6 +432,20 @@ fn commit(
         }
     }
     Ok(outcome)
+}
+
+/// Runs every string of an external candidate through the project's redactor.
+fn redact_candidate(ledger: &Ledger, cand: &mut Candidate) {
+    let redactor = ledger.redactor();
+    if let Ok(mut value) = serde_json::to_value(&cand.state)
+        && !redactor.redact_json(&mut value).is_empty()
+        && let Ok(state) = serde_json::from_value(value)
+    {
+        cand.state = state;
+    }
+    if let std::borrow::Cow::Owned(text) = redactor.redact_str(&cand.handover).0 {
+        cand.handover = text;
+    }
 }
 
 /// Add `extra` to the event's data, keeping the commit path's own fields.

@@ -272,6 +272,12 @@ pub fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
     sync_dir(dir)
 }
 
+/// Renames the staged file `from` over `to` in the same folder (the caller fsyncs the folder):
+/// the commit step of a replacement staged ahead of time, e.g. one file of a group.
+pub fn rename_into_place(from: &Utf8Path, to: &Utf8Path) -> Result<()> {
+    std::fs::rename(from, to).map_err(|e| Error::io("rename into place", to, e))
+}
+
 /// Creates `path` with `bytes` (0600, fsynced, folder fsynced) unless something is already
 /// there. Returns whether it was created; an existing symlink is [`Error::Symlink`].
 pub fn create_new(path: &Utf8Path, bytes: &[u8]) -> Result<bool> {

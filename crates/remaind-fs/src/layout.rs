@@ -16,6 +16,9 @@ pub const CONTRACT_PATH: &str = "CONTRACT.md";
 pub const LOGS_DIR: &str = "logs";
 /// `logs/events.jsonl`: the ledger, the source of truth.
 pub const LOG_PATH: &str = "logs/events.jsonl";
+/// `logs/events.head`: the ledger's head anchor (seq, length and hash of the last line, and
+/// how the file looked then), kept apart from the log so a changed line is seen on read.
+pub const HEAD_PATH: &str = "logs/events.head";
 /// `logs/quarantine/`: torn tails cut from the ledger, kept byte for byte.
 pub const QUARANTINE_DIR: &str = "logs/quarantine";
 /// `artifacts/`: content-addressed payloads routed out of events.
@@ -172,8 +175,9 @@ impl ContextDir {
         self.join(DB_PATH)
     }
 
-    /// True when the folder holds an initialized context (its ledger exists).
+    /// True when the folder holds an initialized context: its ledger exists as a regular
+    /// file (no symlink followed).
     pub fn is_initialized(&self) -> bool {
-        self.events_path().is_file()
+        std::fs::symlink_metadata(self.events_path()).is_ok_and(|m| m.is_file())
     }
 }

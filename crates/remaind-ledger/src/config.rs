@@ -32,9 +32,13 @@ impl Default for Limits {
 impl Limits {
     /// Read the limits from a `thresholds.json` file; a missing file gives the defaults.
     pub fn load(path: &Utf8Path) -> Result<Limits> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Limits::default()),
+        let text = match crate::ledger::read_regular(path) {
+            Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| Error::Config {
+                path: path.to_owned(),
+                reason: "is not UTF-8 text".to_owned(),
+                source: None,
+            })?,
+            Ok(None) => return Ok(Limits::default()),
             Err(e) => return Err(Error::io(path, "cannot read", e)),
         };
         Limits::from_json(&text).map_err(|reason| Error::Config {

@@ -40,6 +40,19 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// The log was changed outside Remaind: it no longer matches its hash chain or its head
+    /// anchor (`logs/events.head`). Nothing was read as trusted and nothing was written.
+    #[error(
+        "{path} line {line}: {reason}; the log was changed outside Remaind — run `remaind verify` to see every problem, and restore the log from a backup"
+    )]
+    Tampered {
+        /// The log.
+        path: Utf8PathBuf,
+        /// The 1-based line where the chain breaks.
+        line: u64,
+        /// What does not match.
+        reason: String,
+    },
     /// A configuration file (`thresholds.json`, `redaction.json`, the key) is unusable.
     #[error("{path}: {reason}")]
     Config {

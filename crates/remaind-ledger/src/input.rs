@@ -1,6 +1,7 @@
 //! Turning caller input (JSON objects, JSON Lines) into [`NewEvent`]s with errors that name
 //! the field and the fix.
 
+use crate::strict::{StrictObject, StrictValue};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
@@ -198,7 +199,7 @@ fn parse_tool(v: Value) -> Result<Tool> {
 
 /// Parse one event from a JSON text (e.g. `remaind log --json-event`).
 pub fn parse_new_event(json: &str) -> Result<NewEvent> {
-    let value: Value = serde_json::from_str(json)
+    let value: Value = crate::strict::from_slice(json.as_bytes())
         .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
     new_event_from_value(value)
 }
@@ -238,7 +239,7 @@ pub(crate) fn parse_line(line: &[u8]) -> Result<NewEvent> {
     {
         return Ok(ev);
     }
-    let value: Value = serde_json::from_slice(line)
+    let value: Value = crate::strict::from_slice(line)
         .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
     new_event_from_value(value)
 }
@@ -258,7 +259,7 @@ struct Wire {
     #[serde(default)]
     importance: Option<u64>,
     #[serde(default)]
-    data: Option<Map<String, Value>>,
+    data: Option<StrictObject>,
     #[serde(default)]
     refs: Vec<EventId>,
     #[serde(default)]
@@ -275,9 +276,9 @@ struct Wire {
 struct WireTool {
     name: String,
     #[serde(default)]
-    input: Value,
+    input: Option<StrictValue>,
     #[serde(default)]
-    output: Value,
+    output: Option<StrictValue>,
 }
 
 /// A `tool` that is present must be an object (`null` is refused, as by [`parse_tool`]).
@@ -298,14 +299,14 @@ impl Wire {
             text: self.text,
             actor: self.actor,
             importance,
-            data: self.data,
+            data: self.data.map(|d| d.0),
             refs: self.refs,
             supersedes: self.supersedes,
             resolves: self.resolves,
             tool: self.tool.map(|t| Tool {
                 name: t.name,
-                input: t.input,
-                output: t.output,
+                input: t.input.map_or(Value::Null, |v| v.0),
+                output: t.output.map_or(Value::Null, |v| v.0),
             }),
         })
     }

@@ -2,7 +2,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::sync::{Mutex, MutexGuard};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -24,6 +24,8 @@ use remaind_fs::layout::{
     ARTIFACTS_DIR, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH, REDACTION_TOML_PATH,
     THRESHOLDS_PATH,
 };
+
+use crate::anchor;
 
 /// Whole lines are written in chunks of at most this many bytes (a longer line gets a
 /// `write` of its own); a line is never split across two writes.
@@ -66,6 +68,13 @@ pub struct Ledger {
     dir: Utf8PathBuf,
     log_path: Utf8PathBuf,
     writer: Mutex<File>,
+    /// False when the log could only be opened for reading: reads work, appends are refused.
+    writable: bool,
+    /// The head anchor, open for writing (`None` when read-only).
+    anchor: Option<File>,
+    /// Where the chain broke against the anchor at open (only kept by
+    /// [`Ledger::open_to_verify`]; [`Ledger::open`] refuses instead).
+    tampered: Option<anchor::Break>,
     reader: File,
     redactor: Redactor,
     artifacts: ArtifactStore,
@@ -114,6 +123,52 @@ fn mkdir(path: &Utf8Path) -> Result<()> {
     }
 }
 
+fn written_len(ends: &[usize]) -> u64 {
+    ends.last().map_or(0, |&e| e as u64)
+}
+
+/// A folder under `.context/` that is a symlink is refused (never followed out).
+fn refuse_symlink(path: &Utf8Path) -> Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(Error::corrupt(
+            path,
+            "is a symlink; Remaind never follows a symlink out of .context/",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// True when `e` refuses a write: no permission or a read-only file system.
+fn is_permission(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::PermissionDenied
+        || e.raw_os_error()
+            .is_some_and(|n| n == libc::EROFS || n == libc::EACCES)
+}
+
+/// Opens the log (for appending, or read-only) without following a symlink or blocking on a
+/// special file, and checks that it is a regular file.
+fn open_log(path: &Utf8Path, append: bool) -> io::Result<File> {
+    let f = OpenOptions::new()
+        .read(true)
+        .append(append)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    if !f.metadata()?.is_file() {
+        return Err(io::Error::other("is not a regular file"));
+    }
+    Ok(f)
+}
+
+/// Reads a regular file under `.context/` (a key or a configuration file) as
+/// [`remaind_fs::read_file`] does: never through a symlink, never blocking on a FIFO or device,
+/// nothing but a regular file. `Ok(None)` when it does not exist.
+pub(crate) fn read_regular(path: &Utf8Path) -> io::Result<Option<Vec<u8>>> {
+    remaind_fs::read_file(path).map_err(|e| match e {
+        remaind_fs::Error::Io { source, .. } => source,
+        other => io::Error::other(other.to_string()),
+    })
+}
+
 /// What a failpoint configured with `return(ARG)` does (feature `failpoints` only): `abort`
 /// kills the process on the spot (a crash exactly there); `enospc` or anything else injects
 /// an I/O error (ENOSPC or EIO) from the step, as the real call would have returned it.
@@ -132,11 +187,17 @@ fn injected<T>(arg: Option<String>, path: &Utf8Path) -> Result<T> {
 }
 
 /// The text of `path`, or `None` when there is no such file.
+/// A config file's text, read without following a symlink or blocking on a FIFO.
 fn read_optional(path: &Utf8Path) -> Result<Option<String>> {
-    match fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(path, "cannot read", e)),
+    match read_regular(path).map_err(|e| Error::io(path, "cannot read", e))? {
+        None => Ok(None),
+        Some(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| Error::Config {
+                path: path.to_owned(),
+                reason: "is not UTF-8 text".to_owned(),
+                source: None,
+            }),
     }
 }
 
@@ -205,9 +266,35 @@ impl Ledger {
     }
 
     /// Open the ledger of a `.context/` folder, recovering a torn tail if there is one.
+    ///
+    /// The log is checked against its head anchor (`logs/events.head`) first, at a cost that
+    /// does not grow with the ledger when the file is as Remaind left it: a changed, removed,
+    /// reordered, truncated or forged line is [`Error::Tampered`] naming the line, and nothing
+    /// is written. Without write access the ledger opens read-only: reads work, appends fail.
     pub fn open(context_dir: &Utf8Path) -> Result<Ledger> {
+        let ledger = Ledger::open_inner(context_dir)?;
+        match &ledger.tampered {
+            Some(b) => Err(Error::Tampered {
+                path: ledger.log_path.clone(),
+                line: b.line,
+                reason: b.reason.clone(),
+            }),
+            None => Ok(ledger),
+        }
+    }
+
+    /// [`Ledger::open`] for `verify`: a log that fails the anchor check still opens (and is
+    /// left untouched: no recovery), and [`Ledger::verify`] reports the break.
+    pub fn open_to_verify(context_dir: &Utf8Path) -> Result<Ledger> {
+        Ledger::open_inner(context_dir)
+    }
+
+    fn open_inner(context_dir: &Utf8Path) -> Result<Ledger> {
         let dir = context_dir.to_owned();
         let log_path = dir.join(LOG_PATH);
+        for sub in ["logs", QUARANTINE_DIR, "schemas", ARTIFACTS_DIR] {
+            refuse_symlink(&dir.join(sub))?;
+        }
         match fs::symlink_metadata(&log_path) {
             Ok(m) if m.file_type().is_symlink() => {
                 return Err(Error::corrupt(
@@ -229,8 +316,15 @@ impl Ledger {
             Err(e) => return Err(Error::io(&log_path, "cannot inspect", e)),
         }
         let key_path = dir.join(KEY_PATH);
-        let key = fs::read(&key_path)
-            .map_err(|e| Error::io(&key_path, "cannot read redaction key", e))?;
+        let key = read_regular(&key_path)
+            .map_err(|e| Error::io(&key_path, "cannot read redaction key", e))?
+            .ok_or_else(|| {
+                Error::io(
+                    &key_path,
+                    "cannot read redaction key",
+                    io::Error::from(io::ErrorKind::NotFound),
+                )
+            })?;
         if key.len() != 32 {
             return Err(Error::corrupt(
                 &key_path,
@@ -241,26 +335,85 @@ impl Ledger {
         let limits = Limits::load(&dir.join(THRESHOLDS_PATH))?;
         let artifacts =
             ArtifactStore::open(&dir).map_err(|e| Error::artifact("cannot open artifacts/", e))?;
-        let writer = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .open(&log_path)
-            .map_err(|e| Error::io(&log_path, "cannot open for appending", e))?;
-        let reader = File::open(&log_path).map_err(|e| Error::io(&log_path, "cannot open", e))?;
-        let ledger = Ledger {
+        let (writer, writable) = match open_log(&log_path, true) {
+            Ok(f) => (f, true),
+            Err(e) if is_permission(&e) => (
+                open_log(&log_path, false).map_err(|e| Error::io(&log_path, "cannot open", e))?,
+                false,
+            ),
+            Err(e) => return Err(Error::io(&log_path, "cannot open for appending", e)),
+        };
+        let reader =
+            open_log(&log_path, false).map_err(|e| Error::io(&log_path, "cannot open", e))?;
+        let head_path = dir.join(anchor::HEAD_PATH);
+        let anchor = if writable {
+            Some(
+                anchor::open_for_writing(&head_path)
+                    .map_err(|e| Error::io(&head_path, "cannot open the head anchor", e))?,
+            )
+        } else {
+            None
+        };
+        let mut ledger = Ledger {
             dir,
             log_path,
             writer: Mutex::new(writer),
+            writable,
+            anchor,
+            tampered: None,
             reader,
             redactor,
             artifacts,
             limits,
         };
-        {
+        let tampered = {
             let locked = ledger.lock()?;
-            ledger.recover_locked(&locked)?;
-        }
+            match ledger.check_locked(&locked)? {
+                Err(b) => Some(b),
+                Ok(checked) => {
+                    if ledger.writable {
+                        let before = ledger.file_len(&locked)?;
+                        ledger.recover_locked(&locked)?;
+                        if checked.reanchor && ledger.file_len(&locked)? == before {
+                            ledger.write_anchor(&locked, checked.seq, checked.len, checked.sha256);
+                        }
+                    }
+                    None
+                }
+            }
+        };
+        ledger.tampered = tampered;
         Ok(ledger)
+    }
+
+    /// Check the log against the head anchor (under the lock).
+    fn check_locked(
+        &self,
+        locked: &Locked<'_>,
+    ) -> Result<std::result::Result<anchor::Checked, anchor::Break>> {
+        let head_path = self.dir.join(anchor::HEAD_PATH);
+        let recorded = anchor::read(&head_path)
+            .map_err(|e| Error::io(&head_path, "cannot read the head anchor", e))?;
+        anchor::check(&locked.0, recorded.as_ref())
+            .map_err(|e| Error::io(&self.log_path, "cannot read", e))
+    }
+
+    fn file_len(&self, locked: &Locked<'_>) -> Result<u64> {
+        Ok(locked
+            .0
+            .metadata()
+            .map_err(|e| Error::io(&self.log_path, "cannot inspect", e))?
+            .len())
+    }
+
+    /// Record the head after a synced append (under the lock). Best effort: a failed or torn
+    /// anchor write only costs the next open one full check.
+    fn write_anchor(&self, locked: &Locked<'_>, seq: u64, len: u64, sha256: String) {
+        if let Some(file) = &self.anchor
+            && let Ok(a) = anchor::Anchor::of(&locked.0, seq, len, sha256)
+        {
+            let _ = anchor::write(file, &a);
+        }
     }
 
     /// The `.context/` folder.
@@ -374,7 +527,22 @@ impl Ledger {
     where
         I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
     {
+        if !self.writable {
+            return Err(Error::io(
+                &self.log_path,
+                "cannot append (the ledger is open read-only: no write access)",
+                io::Error::from(io::ErrorKind::PermissionDenied),
+            ));
+        }
         let locked = self.lock()?;
+        // Another process may have changed the log since this handle opened it.
+        if let Err(b) = self.check_locked(&locked)? {
+            return Err(Error::Tampered {
+                path: self.log_path.clone(),
+                line: b.line,
+                reason: b.reason,
+            });
+        }
         let (head, prev) = self.recover_locked(&locked)?;
         Ok(self.write_locked(&locked, head, prev, items, bytes)?.0)
     }
@@ -406,8 +574,9 @@ impl Ledger {
             self.artifacts
                 .publish(staged)
                 .map_err(|e| Error::artifact("cannot store artifacts", e))?;
-            if !ids.is_empty() {
-                self.write_synced(locked, &out, &ends)?;
+            if let Some(last) = ids.last() {
+                let len = self.write_synced(locked, &out, &ends)?;
+                self.write_anchor(locked, last.seq(), len, prev.clone());
             }
             Ok((ids, prev))
         })
@@ -472,7 +641,8 @@ impl Ledger {
 
     /// Append whole lines (`ends` are their end offsets in `out`) and sync; on failure cut
     /// the log back to where it was.
-    fn write_synced(&self, locked: &Locked<'_>, out: &[u8], ends: &[usize]) -> Result<()> {
+    /// Returns the new length of the log.
+    fn write_synced(&self, locked: &Locked<'_>, out: &[u8], ends: &[usize]) -> Result<u64> {
         let mut file: &File = &locked.0;
         let base = file
             .metadata()
@@ -503,7 +673,7 @@ impl Ledger {
             let _ = file.set_len(base).and_then(|()| file.sync_all());
             return Err(e);
         }
-        Ok(())
+        Ok(base + written_len(ends))
     }
 
     /// Read the end of the log (under the lock).
@@ -810,7 +980,11 @@ impl Ledger {
     /// Check the whole ledger: every line valid, seq gapless, ids, the hash chain, and the
     /// hash of every referenced artifact. Findings are data in the report.
     pub fn verify(&self) -> Result<VerifyReport> {
-        verify::run(self, &self.reader)
+        let mut report = verify::run(self, &self.reader)?;
+        if let Some(b) = &self.tampered {
+            report.anchor_break(b.line, &b.reason);
+        }
+        Ok(report)
     }
 }
 

@@ -45,6 +45,7 @@
 //! # }
 //! ```
 
+mod anchor;
 mod batch;
 mod config;
 mod error;
@@ -55,6 +56,7 @@ mod prepare;
 mod schema;
 mod stage;
 mod status;
+mod strict;
 mod verify;
 mod view;
 
@@ -69,8 +71,8 @@ pub use remaind_events::{
     Tool, build_event, line_digest,
 };
 pub use remaind_fs::layout::{
-    ARTIFACTS_DIR, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH, REDACTION_TOML_PATH,
-    THRESHOLDS_PATH,
+    ARTIFACTS_DIR, HEAD_PATH, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH,
+    REDACTION_TOML_PATH, THRESHOLDS_PATH,
 };
 pub use schema::EVENT_SCHEMA;
 pub use status::{Status, Statuses};

@@ -127,6 +127,17 @@ fn check_name(field: &str, s: &str) -> Result<()> {
             "must not be empty; leave the field out instead",
         ));
     }
+    // A name is printed on one line (packets, listings): a newline or other control
+    // character would let it start a line of its own, e.g. a forged packet section.
+    if let Some(c) = s.chars().find(|c| c.is_control()) {
+        return Err(Error::invalid(
+            field,
+            format!(
+                "contains the control character U+{:04X}; a name is a single line of printable text",
+                u32::from(c)
+            ),
+        ));
+    }
     let n = s.chars().count();
     if n > MAX_NAME_CHARS {
         return Err(Error::invalid(

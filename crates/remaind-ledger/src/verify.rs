@@ -60,6 +60,24 @@ impl VerifyReport {
         self.problems.first()
     }
 
+    /// Adds the break the head-anchor check found at open (first, since it is about the
+    /// ledger as a whole), unless the full check already named that line.
+    pub(crate) fn anchor_break(&mut self, line: u64, reason: &str) {
+        if self.problems.iter().any(|p| p.line == Some(line)) {
+            return;
+        }
+        self.problem_count += 1;
+        self.problems.insert(
+            0,
+            Problem {
+                file: LOG_PATH.to_owned(),
+                line: Some(line),
+                reason: reason.to_owned(),
+            },
+        );
+        self.problems.truncate(MAX_LISTED);
+    }
+
     fn push(&mut self, file: &str, line: Option<u64>, reason: String) {
         self.problem_count += 1;
         if self.problems.len() < MAX_LISTED {

@@ -20,6 +20,25 @@ pub enum Error {
         /// Where the search started.
         start: Utf8PathBuf,
     },
+    /// The nearest `.context/` is damaged; discovery stops there rather than use a parent's.
+    #[error(
+        "{path} {reason}; Remaind does not fall back to a parent folder's context — repair it (or remove it) or pass --dir"
+    )]
+    Damaged {
+        /// The damaged folder.
+        path: Utf8PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A derived file (or a history version of one) is not what the ledger recorded when it
+    /// was accepted; nothing was written.
+    #[error("{path}: {reason}")]
+    Forged {
+        /// The file.
+        path: Utf8PathBuf,
+        /// What does not match.
+        reason: String,
+    },
     /// A file operation failed.
     #[error("I/O error on {path}")]
     Io {

@@ -185,10 +185,11 @@ impl Framing {
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         let mut line = |k: &str, v: &str| {
+            // Values come from the caller and the environment: kept on their line.
             out.push_str("- ");
-            out.push_str(k);
+            out.push_str(&crate::inert::one_line(k));
             out.push_str(": ");
-            out.push_str(v);
+            out.push_str(&crate::inert::one_line(v));
             out.push('\n');
         };
         line("workspace root", &self.workspace_root);
@@ -224,9 +225,23 @@ pub fn load(ctx: &ContextDir) -> Result<Option<Framing>, Error> {
 pub fn record(ctx: &ContextDir, req: &FrameRequest) -> Result<Framing, Error> {
     let previous = load(ctx).ok().flatten();
     let framing = Framing::from_request(ctx, req, previous.as_ref())?;
+    // Every string reaches a file only through the project's redactor, like an event.
+    let framing = redacted(ctx, &framing)?;
     let store = open_store(ctx)?;
     store
         .write(FRAMING_FILE, &framing.to_bytes())
         .map_err(Error::Atomic)?;
     Ok(framing)
+}
+
+/// `framing` with every string (model, settings, paths) through the project's redactor.
+fn redacted(ctx: &ContextDir, framing: &Framing) -> Result<Framing, Error> {
+    let ledger = crate::conv::open_ledger(ctx)?;
+    let invalid = |e: serde_json::Error| Error::InvalidInput {
+        field: "framing".to_owned(),
+        message: format!("cannot be redacted: {e}"),
+    };
+    let mut value = serde_json::to_value(framing).map_err(invalid)?;
+    ledger.redactor().redact_json(&mut value);
+    serde_json::from_value(value).map_err(invalid)
 }

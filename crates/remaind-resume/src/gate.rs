@@ -34,6 +34,9 @@ pub enum ReasonCode {
     HandoverBinding,
     /// The state or the handover cites events that do not exist.
     MissingCitation,
+    /// The state or the handover is not the pair a `compaction` event recorded (by SHA-256)
+    /// when it was accepted: it was forged or edited.
+    NotRecorded,
     /// No next step in the state and no active `next_step` event after it.
     NoNextStep,
     /// The latest user instruction is not in the packet.
@@ -52,6 +55,7 @@ impl ReasonCode {
                 | ReasonCode::DigestMismatch
                 | ReasonCode::HandoverBinding
                 | ReasonCode::MissingCitation
+                | ReasonCode::NotRecorded
         )
     }
 
@@ -63,6 +67,7 @@ impl ReasonCode {
             ReasonCode::DigestMismatch => "digest_mismatch",
             ReasonCode::HandoverBinding => "handover_binding",
             ReasonCode::MissingCitation => "missing_citation",
+            ReasonCode::NotRecorded => "not_recorded",
             ReasonCode::NoNextStep => "no_next_step",
             ReasonCode::InstructionNotInPacket => "instruction_not_in_packet",
             ReasonCode::LowConfidenceRiskyTool => "low_confidence_risky_tool",

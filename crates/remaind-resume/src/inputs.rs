@@ -38,12 +38,20 @@ pub(crate) struct Inputs {
 
 pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, Error> {
     let store = open_store(ctx)?;
-    let (head, _) = ledger.head().map_err(Error::Ledger)?;
-    let state_bytes = store.read(STATE_FILE).map_err(Error::Atomic)?;
-    let handover = store
-        .read(HANDOVER_FILE)
+    // One read of the pair: never one file of one compaction and one of another; and the
+    // ledger read under the same lock, so the compaction event that records the pair is
+    // there exactly when the pair is.
+    let (mut pair, head) = store
+        .read_all_then(&[STATE_FILE, HANDOVER_FILE], |pair| {
+            ledger.head().map(|(head, _)| (pair, head))
+        })
         .map_err(Error::Atomic)?
+        .map_err(Error::Ledger)?;
+    let handover = pair
+        .pop()
+        .flatten()
         .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let state_bytes = pair.pop().flatten();
     let framing = framing::load(ctx)?;
     let mut reasons = Vec::new();
     let state = match &state_bytes {
@@ -153,6 +161,37 @@ pub(crate) fn conflicts(ledger: &Ledger, inp: &Inputs) -> Result<Vec<Reason>, Er
             events: Vec::new(),
         });
     }
+    if let (Some(state), Some(bytes)) = (&inp.state, &inp.state_bytes) {
+        let state_sha = sha256_hex(bytes);
+        let handover_sha = inp.handover.as_deref().map(|h| sha256_hex(h.as_bytes()));
+        // The compaction that accepted this state comes after its through_seq, so it is in
+        // the tail already read: no extra pass over the ledger.
+        let recorded = inp.tail.iter().rev().find_map(|ev| {
+            accepted_pair(ev)
+                .filter(|(through, sha, _)| *through == state.through_seq && *sha == state_sha)
+        });
+        match recorded {
+            None => out.push(Reason {
+                code: ReasonCode::NotRecorded,
+                message: format!(
+                    "state.json (sha256 {state_sha}) is not a state any compaction event recorded for e{}; it was forged or edited — roll back to an accepted version or compact again",
+                    state.through_seq
+                ),
+                events: Vec::new(),
+            }),
+            Some((_, _, want)) if handover_sha.as_deref() != Some(want.as_str()) => {
+                out.push(Reason {
+                    code: ReasonCode::NotRecorded,
+                    message: format!(
+                        "handover.md (sha256 {}) is not the handover its compaction event recorded ({want}); it was forged or edited — roll back or compact again",
+                        handover_sha.as_deref().unwrap_or("none")
+                    ),
+                    events: Vec::new(),
+                });
+            }
+            Some(_) => {}
+        }
+    }
     let mut missing = BTreeSet::new();
     if let Some(state) = &inp.state {
         for (_, id) in state.current_citations() {
@@ -195,4 +234,69 @@ pub(crate) fn join_ids(ids: &[EventId]) -> String {
         .map(|i| i.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+use remaind_fs::sha256_hex;
+
+/// `(through_seq, state_sha256, handover_sha256)` of a `compaction` event, the pair it
+/// recorded as accepted.
+pub(crate) fn accepted_pair(ev: &Event) -> Option<(u64, String, String)> {
+    if ev.kind != remaind_ledger::Kind::Compaction {
+        return None;
+    }
+    let data = ev.data.as_ref()?;
+    Some((
+        data.get("through_seq")?.as_u64()?,
+        data.get("state_sha256")?.as_str()?.to_owned(),
+        data.get("handover_sha256")?.as_str()?.to_owned(),
+    ))
+}
+
+/// Every version of state.json and handover.md kept in history that no compaction event
+/// recorded (an edited snapshot), as verify findings. One pass over the ledger's events.
+pub fn history_conflicts(ctx: &ContextDir) -> Result<Vec<Reason>, Error> {
+    let ledger = open_ledger(ctx)?;
+    let mut states = std::collections::HashSet::new();
+    let mut handovers = std::collections::HashSet::new();
+    for ev in ledger.iter().map_err(Error::Ledger)? {
+        if let Some((_, s, h)) = accepted_pair(&ev.map_err(Error::Ledger)?) {
+            states.insert(s);
+            handovers.insert(h);
+        }
+    }
+    let store = open_store(ctx)?;
+    let mut out = Vec::new();
+    for point in store.list().map_err(Error::Atomic)? {
+        let known = match point.file().as_str() {
+            STATE_FILE => &states,
+            HANDOVER_FILE => &handovers,
+            _ => continue,
+        };
+        if !point.prior_existed() {
+            continue;
+        }
+        let before = point
+            .time()
+            .checked_sub(jiff::SignedDuration::from_micros(1))
+            .unwrap_or(point.time());
+        let Some(bytes) = store
+            .version_at(point.file(), before)
+            .map_err(Error::Atomic)?
+        else {
+            continue;
+        };
+        let sha = sha256_hex(&bytes);
+        if !known.contains(&sha) {
+            out.push(Reason {
+                code: ReasonCode::NotRecorded,
+                message: format!(
+                    "history entry {} of {} (sha256 {sha}) is not a version any compaction event recorded; it was edited — a rollback to it is refused",
+                    point.seq(),
+                    point.file()
+                ),
+                events: Vec::new(),
+            });
+        }
+    }
+    Ok(out)
 }

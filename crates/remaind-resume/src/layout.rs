@@ -30,12 +30,41 @@ pub fn discover(explicit: Option<&Utf8Path>, cwd: &Utf8Path) -> Result<ContextDi
     let mut here = Some(cwd);
     while let Some(dir) = here {
         let ctx = ContextDir::new(dir.join(CONTEXT_DIR_NAME));
-        if ctx.is_initialized() {
-            return Ok(ctx);
+        // The nearest `.context` entry of any kind decides: a damaged one is reported, never
+        // skipped for a parent project's ledger.
+        if std::fs::symlink_metadata(ctx.root()).is_ok() {
+            return match damage(&ctx) {
+                None => Ok(ctx),
+                Some(reason) => Err(Error::Damaged {
+                    path: ctx.root().to_owned(),
+                    reason,
+                }),
+            };
         }
         here = dir.parent();
     }
     Err(Error::NotFound {
         start: cwd.to_owned(),
     })
+}
+
+/// Why `ctx` is not a usable context (symlinks are not followed), or `None` when it is one.
+fn damage(ctx: &ContextDir) -> Option<String> {
+    let kind = |p: &Utf8Path| std::fs::symlink_metadata(p).map(|m| m.file_type());
+    match kind(ctx.root()) {
+        Err(_) => return Some("does not exist".to_owned()),
+        Ok(t) if t.is_symlink() => {
+            return Some("is a symlink; Remaind never follows a symlink to a context".to_owned());
+        }
+        Ok(t) if !t.is_dir() => return Some("is not a folder".to_owned()),
+        Ok(_) => {}
+    }
+    match kind(&ctx.events_path()) {
+        Err(_) => Some("has no logs/events.jsonl (a damaged or partly deleted context)".to_owned()),
+        Ok(t) if t.is_file() => None,
+        Ok(t) if t.is_symlink() => Some("logs/events.jsonl is a symlink".to_owned()),
+        Ok(_) => {
+            Some("logs/events.jsonl is not a regular file (a folder, FIFO or device)".to_owned())
+        }
+    }
 }

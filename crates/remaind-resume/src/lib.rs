@@ -36,6 +36,7 @@ mod conv;
 mod error;
 mod framing;
 mod gate;
+mod inert;
 mod init;
 mod inputs;
 mod layout;
@@ -56,7 +57,7 @@ pub use gate::{
     Confidence, ConfidenceInputs, Gate, LOW_CONFIDENCE, NextTool, Penalty, Reason, ReasonCode,
 };
 pub use init::{DEFAULT_FILES, InitReport, init};
-pub use inputs::derived_conflicts;
+pub use inputs::{derived_conflicts, history_conflicts};
 pub use layout::{
     CONTEXT_DIR_NAME, ContextDir, DERIVED_FILES, DIR_ENV, FRAMING_FILE, HANDOVER_FILE, PACKET_FILE,
     STATE_FILE, discover,

@@ -37,6 +37,7 @@ use serde::{Deserialize, Serialize};
 use crate::Error;
 use crate::conv::{open_ledger, open_store};
 use crate::gate::{Confidence, ConfidenceInputs, Gate, NextTool, Reason, ReasonCode};
+use crate::inert;
 use crate::inputs::{Inputs, conflicts, join_ids, read_inputs};
 use crate::layout::{ContextDir, PACKET_FILE};
 use crate::thresholds::Thresholds;
@@ -232,7 +233,7 @@ enum UnitKind {
 }
 
 fn indent_continuation(text: &str) -> String {
-    text.replace('\n', "\n  ")
+    inert::block(text, "  ")
 }
 
 fn render_event(ev: &Event) -> String {
@@ -241,7 +242,7 @@ fn render_event(ev: &Event) -> String {
         ev.id, ev.ts, ev.kind, ev.importance
     );
     if let Some(actor) = &ev.actor {
-        let _ = write!(s, ", {actor}");
+        let _ = write!(s, ", {}", inert::one_line(actor));
     }
     s.push(')');
     if let Some(text) = &ev.text {
@@ -258,7 +259,7 @@ fn render_event(ev: &Event) -> String {
         }
     }
     if let Some(tool) = &ev.tool {
-        let _ = write!(s, " tool={}", tool.name);
+        let _ = write!(s, " tool={}", inert::one_line(&tool.name));
         if !tool.input.is_null() {
             let _ = write!(s, " input={}", tool.input);
         }
@@ -299,7 +300,9 @@ fn cite(ids: &[EventId]) -> String {
 fn render_state(state: &State) -> String {
     let mut s = format!(
         "## State (through e{}, by {}, {})\n\n",
-        state.through_seq, state.compactor, state.generated_at
+        state.through_seq,
+        inert::one_line(&state.compactor),
+        inert::one_line(&state.generated_at)
     );
     let sections: [(&str, &[remaind_validate::Item]); 8] = [
         ("Goal", &state.goal),
@@ -322,7 +325,7 @@ fn render_state(state: &State) -> String {
             cite(&step.events)
         );
         if let Some(tool) = &step.tool {
-            let _ = write!(s, " (tool: {tool})");
+            let _ = write!(s, " (tool: {})", inert::one_line(tool));
         }
         s.push('\n');
     }
@@ -354,7 +357,7 @@ fn render_state(state: &State) -> String {
 
 /// The instruction block exactly as it appears in a packet.
 fn instruction_block(ins: &LatestInstruction) -> String {
-    format!("[{}]\n{}\n", ins.event, ins.text)
+    format!("[{}]\n{}\n", ins.event, inert::block(&ins.text, ""))
 }
 
 struct Assembly {
@@ -485,7 +488,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     if let Some(text) = &inp.handover {
         unit(
             (0, 0, 0),
-            format!("## Handover\n\n{}\n", text.trim_end()),
+            format!("## Handover\n\n{}\n", inert::nested(text.trim_end())),
             UnitKind::Handover,
         );
     }
@@ -548,7 +551,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
         Some(s) => {
             let mut t = format!("- {} {}", indent_continuation(&s.text), cite(&s.events));
             if let Some(tool) = &s.tool {
-                let _ = write!(t, " (tool: {tool})");
+                let _ = write!(t, " (tool: {})", inert::one_line(tool));
             }
             t.push('\n');
             t

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::Error;
 use crate::conv::open_store;
-use crate::layout::{ContextDir, DERIVED_FILES};
+use crate::inputs::accepted_pair;
+use crate::layout::{ContextDir, DERIVED_FILES, HANDOVER_FILE, STATE_FILE};
 
 /// One history point of a derived file, for `rollback --list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,6 +79,7 @@ pub fn list(ctx: &ContextDir) -> Result<Vec<Point>, Error> {
 /// with [`Rollback::undo_to`]. `logs/events.jsonl` is never touched.
 pub fn rollback_to(ctx: &ContextDir, to: Timestamp) -> Result<Rollback, Error> {
     let store = open_store(ctx)?;
+    check_recorded(ctx, &store, to)?;
     let summary = store.restore_to(DERIVED_FILES, to).map_err(Error::Atomic)?;
     let changed = summary.changed.iter().map(|p| p.to_string()).collect();
     Ok(Rollback {
@@ -85,4 +87,47 @@ pub fn rollback_to(ctx: &ContextDir, to: Timestamp) -> Result<Rollback, Error> {
         changed,
         undo_to: summary.undo_to().map(remaind_atomic::format_time),
     })
+}
+
+/// Refuses a rollback that would bring back a state.json or handover.md no compaction event
+/// recorded (an edited history snapshot): the pair as of `to` must be one the ledger accepted.
+fn check_recorded(
+    ctx: &ContextDir,
+    store: &remaind_atomic::HistoryStore,
+    to: Timestamp,
+) -> Result<(), Error> {
+    let state = store.version_at(STATE_FILE, to).map_err(Error::Atomic)?;
+    let handover = store.version_at(HANDOVER_FILE, to).map_err(Error::Atomic)?;
+    let Some(state) = state else {
+        return Ok(());
+    };
+    let sha = remaind_fs::sha256_hex;
+    let state_sha = sha(&state);
+    let handover_sha = handover.as_deref().map(sha);
+    let through = serde_json::from_slice::<serde_json::Value>(&state)
+        .ok()
+        .and_then(|v| v.get("through_seq")?.as_u64())
+        .unwrap_or(0);
+    let ledger = crate::conv::open_ledger(ctx)?;
+    let filter = remaind_ledger::Filter {
+        kinds: vec![remaind_ledger::Kind::Compaction],
+        min_importance: None,
+    };
+    let events = ledger
+        .range_filtered(through + 1, usize::MAX, &filter)
+        .map_err(Error::Ledger)?;
+    let recorded = events.iter().filter_map(accepted_pair).any(|(t, s, h)| {
+        t == through && s == state_sha && handover_sha.as_deref() == Some(h.as_str())
+    });
+    if recorded {
+        Ok(())
+    } else {
+        Err(Error::Forged {
+            path: ctx.history_dir(),
+            reason: format!(
+                "the state.json and handover.md kept for {} (state sha256 {state_sha}) are not a pair any compaction event recorded; a history snapshot was edited, so the rollback is refused (run `remaind verify`)",
+                remaind_atomic::format_time(to)
+            ),
+        })
+    }
 }

@@ -57,12 +57,12 @@ impl Default for Thresholds {
 impl Thresholds {
     /// Reads `thresholds.json`; a missing file gives the defaults.
     pub fn load(path: &Utf8Path) -> Result<Thresholds, Error> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Thresholds::from_json(&text).map_err(|message| Error::InvalidInput {
+        match crate::tools::read_text(path) {
+            Ok(Some(text)) => Thresholds::from_json(&text).map_err(|message| Error::InvalidInput {
                 field: path.to_string(),
                 message,
             }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Thresholds::default()),
+            Ok(None) => Ok(Thresholds::default()),
             Err(e) => Err(Error::io(path, e)),
         }
     }

@@ -83,9 +83,9 @@ impl ToolPolicy {
     /// Reads `tools.yaml`. A missing file is the empty policy (every tool unflagged): risk is
     /// never guessed, so with no file no tool is risky.
     pub fn load(path: &Utf8Path) -> Result<ToolPolicy, Error> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => ToolPolicy::from_yaml(&text, path.as_str()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ToolPolicy::default()),
+        match read_text(path) {
+            Ok(Some(text)) => ToolPolicy::from_yaml(&text, path.as_str()),
+            Ok(None) => Ok(ToolPolicy::default()),
             Err(e) => Err(Error::io(path, e)),
         }
     }
@@ -137,6 +137,18 @@ impl ToolPolicy {
     pub fn is_listed(&self, tool: &str) -> bool {
         self.tools.contains_key(tool)
     }
+}
+
+/// Reads a text file under `.context/` without following a symlink or blocking on a special
+/// file; `Ok(None)` when it does not exist.
+pub(crate) fn read_text(path: &Utf8Path) -> std::io::Result<Option<String>> {
+    let bytes = remaind_fs::read_file(path).map_err(|e| match e {
+        remaind_fs::Error::Io { source, .. } => source,
+        other => std::io::Error::other(other.to_string()),
+    })?;
+    bytes
+        .map(|b| String::from_utf8(b).map_err(|_| std::io::Error::other("is not UTF-8 text")))
+        .transpose()
 }
 
 #[cfg(test)]

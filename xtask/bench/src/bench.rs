@@ -35,6 +35,7 @@ pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
         ("resume", crate::bench_resume::run),
         ("compact", crate::bench_compact::run),
         ("mcp", crate::bench_mcp::run),
+        ("integrity", crate::bench_integrity::run),
     ];
     if let Some(name) = only
         && !layers.iter().any(|(layer, _)| *layer == name)

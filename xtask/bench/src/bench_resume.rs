@@ -88,7 +88,7 @@ fn note(i: usize) -> String {
 }
 
 /// Builds a ledger of `total` events whose last `TAIL` come after an accepted state.
-fn build_ledger(root: &Path, total: usize) -> Result<PathBuf, String> {
+pub(crate) fn build_ledger(root: &Path, total: usize) -> Result<PathBuf, String> {
     let dir = root.join(format!("ledger-{total}")).join(".context");
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;

@@ -9,6 +9,7 @@ mod bench;
 mod bench_atomic;
 mod bench_compact;
 mod bench_index;
+mod bench_integrity;
 mod bench_ledger;
 mod bench_mcp;
 mod bench_redact;

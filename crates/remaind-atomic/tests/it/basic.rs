@@ -211,3 +211,59 @@ fn write_all_writes_every_file_or_none() {
     assert_eq!(store.read("a").expect("read"), Some(b"a2".to_vec()));
     assert_eq!(store.list().expect("list"), before);
 }
+
+#[test]
+fn a_group_shares_one_instant_so_no_instant_splits_it() {
+    let (_tmp, store) = store();
+    store
+        .write_all(&[("a", &b"a1"[..]), ("b", &b"b1"[..])])
+        .expect("first pair");
+    let points = store
+        .write_all(&[("a", &b"a2"[..]), ("b", &b"b2"[..])])
+        .expect("second pair");
+    assert_eq!(points[0].time(), points[1].time());
+    let t = points[0].time();
+    for at in [micros_before(t), t, micros_after(t)] {
+        let a = store.version_at("a", at).expect("a");
+        let b = store.version_at("b", at).expect("b");
+        let pair = (a.as_deref(), b.as_deref());
+        assert!(
+            pair == (Some(&b"a1"[..]), Some(&b"b1"[..]))
+                || pair == (Some(&b"a2"[..]), Some(&b"b2"[..])),
+            "split pair at {at}: {pair:?}"
+        );
+    }
+    store
+        .restore_to(["a", "b"], micros_before(t))
+        .expect("restore");
+    assert_eq!(
+        store.read_all(&["a", "b"]).expect("read"),
+        vec![Some(b"a1".to_vec()), Some(b"b1".to_vec())]
+    );
+}
+
+/// A crash after the commit point of a group (journal durable, one of two temps renamed):
+/// readers see the whole new group, and the next writer finishes it.
+#[test]
+fn a_group_interrupted_after_its_commit_point_reads_whole_and_is_rolled_forward() {
+    let (_tmp, store) = store();
+    store
+        .write_all(&[("a", &b"a1"[..]), ("b", &b"b1"[..])])
+        .expect("first pair");
+    let root = store.root();
+    // "a" already renamed into place, "b" still staged.
+    std::fs::write(root.join("a"), b"a2").expect("a2");
+    std::fs::write(root.join(".remaind-tmp-1-2-3"), b"b2").expect("staged b2");
+    std::fs::write(
+        store.history_dir().join(".group"),
+        "remaind-group v1\na\t.remaind-tmp-1-0-0\nb\t.remaind-tmp-1-2-3\n",
+    )
+    .expect("journal");
+    assert_eq!(
+        store.read_all(&["a", "b"]).expect("read through"),
+        vec![Some(b"a2".to_vec()), Some(b"b2".to_vec())]
+    );
+    store.write("c", b"c1").expect("a writer rolls forward");
+    assert_eq!(std::fs::read(root.join("b")).expect("b"), b"b2");
+    assert!(!store.history_dir().join(".group").exists());
+}

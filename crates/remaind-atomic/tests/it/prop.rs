@@ -76,9 +76,20 @@ impl Model {
         self.state_at(Timestamp::MAX)
     }
 
-    fn record(&mut self, p: &HistoryPoint, after: Option<Vec<u8>>) -> Result<(), TestCaseError> {
+    /// Records a point; `first` when it opens a unit (the points of one restore share a time,
+    /// every unit is later than the one before).
+    fn record(
+        &mut self,
+        p: &HistoryPoint,
+        after: Option<Vec<u8>>,
+        first: bool,
+    ) -> Result<(), TestCaseError> {
         if let Some((last, _, _)) = self.log.last() {
-            prop_assert!(p.time() > *last, "point times must strictly increase");
+            if first {
+                prop_assert!(p.time() > *last, "units must be strictly later");
+            } else {
+                prop_assert_eq!(p.time(), *last, "the points of a unit share a time");
+            }
         }
         prop_assert_eq!(p.seq(), self.log.len() as u64 + 1);
         let idx = self
@@ -116,11 +127,11 @@ fn restore(
     let names: Vec<&str> = chosen.iter().map(|&i| model.files[i]).collect();
     let summary = store.restore_to(&names, to).map_err(fail)?;
     let wanted = model.state_at(to);
-    for p in &summary.points {
+    for (n, p) in summary.points.iter().enumerate() {
         let idx = model.files.iter().position(|f| *f == p.file().as_str());
         let idx = idx.ok_or_else(|| TestCaseError::fail("unknown file in summary"))?;
         prop_assert_eq!(p.prior_existed(), before[idx].is_some());
-        model.record(p, wanted[idx].clone())?;
+        model.record(p, wanted[idx].clone(), n == 0)?;
     }
     let mut expected = before.clone();
     for &i in chosen {
@@ -162,14 +173,14 @@ fn run(nfiles: usize, ops: &[Op]) -> Result<(), TestCaseError> {
                 let before = model.current();
                 let p = store.write(model.files[*file], bytes).map_err(fail)?;
                 prop_assert_eq!(p.prior_existed(), before[*file].is_some());
-                model.record(&p, Some(bytes.clone()))?;
+                model.record(&p, Some(bytes.clone()), true)?;
             }
             Op::Remove { file } => {
                 let before = model.current();
                 let p = store.remove(model.files[*file]).map_err(fail)?;
                 prop_assert_eq!(p.is_some(), before[*file].is_some());
                 if let Some(p) = p {
-                    model.record(&p, None)?;
+                    model.record(&p, None, true)?;
                 }
             }
             Op::Restore { mask, pick, offset } => {

@@ -143,7 +143,25 @@ fn session_data(payload: &Map<String, Value>, hook: &str) -> Map<String, Value> 
 }
 
 fn session_start(ctx: &ContextDir, _payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
-    let resume = remaind_resume::resume(ctx, Budget::Configured)?;
+    let resume = match remaind_resume::resume(ctx, Budget::Configured) {
+        Ok(resume) => resume,
+        // A changed ledger is a gate interruption for the agent, not a silent failure.
+        Err(remaind_resume::Error::Ledger(e @ remaind_ledger::Error::Tampered { .. })) => {
+            let context = format!(
+                "REMAIND RESUME GATE: INTERRUPT. Do not continue the planned work; tell the user \
+these reasons and ask how to proceed:\n- ledger_tampered: {e}\n"
+            );
+            let out = json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "SessionStart",
+                    "additionalContext": context,
+                }
+            });
+            println!("{out}");
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => return Err(e.into()),
+    };
     if resume.head_seq == 0 {
         // A fresh project: nothing to resume, nothing to inject.
         return Ok(ExitCode::SUCCESS);
@@ -192,8 +210,9 @@ fn user_prompt(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-/// A short description of a tool call: the command, the file or the pattern it used.
-fn describe_tool(name: &str, input: &Value) -> String {
+/// A short description of a tool call: the command, the file or the pattern it used,
+/// redacted before it is cut (a cut secret would no longer match its rule).
+fn describe_tool(redact: impl Fn(&str) -> String, name: &str, input: &Value) -> String {
     let field = [
         "command",
         "file_path",
@@ -205,10 +224,11 @@ fn describe_tool(name: &str, input: &Value) -> String {
     ]
     .into_iter()
     .find_map(|k| input.get(k).and_then(Value::as_str));
-    let mut text = match field {
+    let text = match field {
         Some(f) => format!("{name}: {f}"),
         None => name.to_owned(),
     };
+    let mut text = redact(&text);
     if text.chars().count() > 200 {
         text = text.chars().take(199).collect::<String>() + "…";
     }
@@ -229,7 +249,11 @@ fn post_tool_use(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitC
     let id: EventId = ledger
         .append(NewEvent {
             kind: Some(Kind::ToolResult),
-            text: Some(describe_tool(name, &input)),
+            text: Some(describe_tool(
+                |t| ledger.redactor().redact_str(t).0.into_owned(),
+                name,
+                &input,
+            )),
             actor: Some("claude-code".to_owned()),
             data: Some(session_data(payload, "PostToolUse")),
             tool: Some(Tool {

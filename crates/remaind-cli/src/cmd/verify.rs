@@ -24,10 +24,17 @@ pub(crate) struct Args {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root())?;
+    let ledger = Ledger::open_to_verify(ctx.root())?;
     let report = ledger.verify()?;
     drop(ledger);
-    let derived = remaind_resume::derived_conflicts(&ctx)?;
+    // The derived files are checked against a ledger that holds; a broken one is reported first.
+    let derived = if report.is_ok() {
+        let mut found = remaind_resume::derived_conflicts(&ctx)?;
+        found.extend(remaind_resume::history_conflicts(&ctx)?);
+        found
+    } else {
+        Vec::new()
+    };
     let exposed = exposure(ctx.root().as_std_path());
     if args.json {
         // The ledger report's fields at the top, with the derived-file findings beside them.

@@ -65,7 +65,7 @@ fn verify_finds_a_flipped_byte() {
     let pos = ls[3].windows(6).position(|w| w == b"number").expect("text");
     ls[3][pos] = b'N';
     write_lines(&dir, &ls);
-    let report = Ledger::open(&dir).expect("open").verify().expect("verify");
+    let report = tampered_open(&dir).verify().expect("verify");
     let first = report.first_problem().expect("a problem");
     assert_eq!(first.line, Some(5), "{first}");
     assert!(first.reason.contains("prev"), "{first}");
@@ -77,7 +77,7 @@ fn verify_finds_a_deleted_line() {
     let mut ls = lines(&dir);
     ls.remove(6);
     write_lines(&dir, &ls);
-    let report = Ledger::open(&dir).expect("open").verify().expect("verify");
+    let report = tampered_open(&dir).verify().expect("verify");
     let first = report.first_problem().expect("a problem");
     assert_eq!(first.line, Some(7), "{first}");
     assert!(first.reason.contains("seq is 8"), "{first}");
@@ -89,7 +89,7 @@ fn verify_finds_reordered_lines() {
     let mut ls = lines(&dir);
     ls.swap(2, 3);
     write_lines(&dir, &ls);
-    let report = Ledger::open(&dir).expect("open").verify().expect("verify");
+    let report = tampered_open(&dir).verify().expect("verify");
     let first = report.first_problem().expect("a problem");
     assert_eq!(first.line, Some(3), "{first}");
     assert!(report.problem_count >= 2);
@@ -108,7 +108,7 @@ fn verify_finds_a_broken_line_and_a_tampered_artifact() {
     let mut ls = lines(&dir);
     ls[1] = b"{\"v\":1,\"seq\":2 oops}\n".to_vec();
     write_lines(&dir, &ls);
-    let report = Ledger::open(&dir).expect("open").verify().expect("verify");
+    let report = tampered_open(&dir).verify().expect("verify");
     let first = report.first_problem().expect("a problem");
     assert_eq!(first.line, Some(2), "{first}");
     assert!(first.reason.contains("JSON"), "{first}");
@@ -120,4 +120,14 @@ fn verify_finds_a_broken_line_and_a_tampered_artifact() {
         "{:?}",
         report.problems
     );
+}
+
+/// A changed log is refused by [`Ledger::open`] (naming a line) and opened for inspection by
+/// [`Ledger::open_to_verify`].
+fn tampered_open(dir: &camino::Utf8Path) -> Ledger {
+    match Ledger::open(dir) {
+        Err(remaind_ledger::Error::Tampered { line, .. }) => assert!(line >= 1),
+        other => panic!("open should refuse a changed log: {other:?}"),
+    }
+    Ledger::open_to_verify(dir).expect("open to verify")
 }

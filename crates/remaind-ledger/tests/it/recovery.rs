@@ -34,6 +34,9 @@ fn torn_tail_at_every_offset_is_quarantined() {
             .append(event(Kind::Note, &format!("note {i}")))
             .expect("append");
     }
+    // A torn tail is an append that was never acknowledged: the head anchor still names the
+    // line before it.
+    let anchor = std::fs::read(dir.join("logs/events.head")).expect("anchor");
     let mut last = event(
         Kind::Decision,
         "the last line, with \"escapes\" and ünïcode",
@@ -52,6 +55,7 @@ fn torn_tail_at_every_offset_is_quarantined() {
     for cut in start..full.len() {
         clear_quarantine(&dir);
         std::fs::write(&log, &full[..cut]).expect("cut");
+        std::fs::write(dir.join("logs/events.head"), &anchor).expect("anchor");
         let ledger = Ledger::open(&dir).unwrap_or_else(|e| panic!("open at cut {cut}: {e}"));
         let after = common::log_bytes(&dir);
         assert!(

@@ -1,6 +1,7 @@
 //! The reliability suite (issue 7): filesystem safety, tamper evidence and, with the
 //! `failpoints` feature, fault injection. Crash consistency is `cargo xtask chaos`.
 
+mod attack;
 #[cfg(feature = "failpoints")]
 mod faults;
 mod permissions;
