@@ -444,6 +444,27 @@ struct Line<'a> {
     redactions: &'a [RedactionRecord],
 }
 
+/// `data.source` is absent or of the schema's `$defs/source` shape: an object whose `runtime`
+/// is a name and whose other known keys are strings (a non-empty `line`).
+fn source_is_valid(data: &Value) -> bool {
+    let Some(source) = data.get("source") else {
+        return true;
+    };
+    let Some(obj) = source.as_object() else {
+        return false;
+    };
+    obj.get("runtime")
+        .and_then(Value::as_str)
+        .is_some_and(name_fits)
+        && ["hook", "session", "line", "ts", "file"]
+            .iter()
+            .all(|k| obj.get(*k).is_none_or(Value::is_string))
+        && obj
+            .get("line")
+            .and_then(Value::as_str)
+            .is_none_or(|l| !l.is_empty())
+}
+
 /// The length of `s` as JSON Schema counts it (in characters) is within `1..=MAX_NAME_CHARS`.
 fn name_fits(s: &str) -> bool {
     !s.is_empty() && (s.len() <= MAX_NAME_CHARS || s.chars().count() <= MAX_NAME_CHARS)
@@ -469,6 +490,7 @@ impl Line<'_> {
             && self.actor.as_deref().is_none_or(name_fits)
             && self.tool.as_ref().is_none_or(|t| name_fits(&t.name))
             && self.data.as_ref().is_none_or(Value::is_object)
+            && self.data.as_ref().is_none_or(source_is_valid)
             && ids_ok(self.refs)
             && ids_ok(self.supersedes)
             && ids_ok(self.resolves)
