@@ -52,6 +52,7 @@ enum Command {
     Status(cmd::status::Args),
     Demo(cmd::demo::Args),
     Hook(cmd::hook::Args),
+    Import(cmd::import::Args),
     Completions(cmd::completions::Args),
     Man(cmd::man::Args),
 }
@@ -77,6 +78,7 @@ fn main() -> ExitCode {
         Command::Status(args) => cmd::status::run(&cli.global, args),
         Command::Demo(args) => cmd::demo::run(&cli.global, args),
         Command::Hook(args) => cmd::hook::run(&cli.global, args),
+        Command::Import(args) => cmd::import::run(&cli.global, args),
         Command::Completions(args) => cmd::completions::run(args),
         Command::Man(args) => cmd::man::run(args),
     };

@@ -1,19 +1,18 @@
-//! `remaind hook EVENT`: the Claude Code hooks adapter.
+//! `remaind hook EVENT`: the Claude Code and Codex hooks.
 //!
-//! Reads a Claude Code hook payload (JSON) on stdin and does what the hook recipe in
-//! docs/guide.md describes: `session-start` resumes and injects the packet as
-//! `hookSpecificOutput.additionalContext`, `user-prompt-submit` logs the prompt as the latest
-//! user instruction, `post-tool-use` logs the tool call with its input and response (plus a
-//! `file_change` for file-writing tools), `pre-compact` compacts through the validator. The
-//! translation is argument handling only: the ledger redacts, routes large output to
-//! artifacts and validates; compaction and resume are the library calls the other commands
-//! make.
+//! Reads a hook payload (JSON) on stdin and does what the hook recipes in docs/guide.md
+//! describe: `session-start` resumes and injects the packet as
+//! `hookSpecificOutput.additionalContext`; `pre-compact` records `/compact` instructions and
+//! compacts through the validator; every other event is mapped to ledger events by
+//! `remaind-adapters` (which runtime sent it is read from the payload; `--runtime`
+//! overrides). The translation is argument handling only.
 
 use std::io::Read;
 use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
-use remaind_ledger::{EventId, Kind, Ledger, NewEvent, Tool};
+use remaind_adapters::Runtime;
+use remaind_ledger::Ledger;
 use remaind_resume::ContextDir;
 use remaind_resume::packet::Budget;
 use serde_json::{Map, Value, json};
@@ -21,39 +20,82 @@ use serde_json::{Map, Value, json};
 use crate::cli_error::{CliError, EXIT_REJECTED};
 use crate::global::Global;
 
-/// Run as a Claude Code hook: read the hook's JSON payload on stdin and act on it.
+/// Run as a Claude Code or Codex hook: read the hook's JSON payload on stdin and act on it.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "The folder is --dir, else REMAIND_DIR, else the nearest .context/ from the \
 payload's `cwd`. Without one the hook does nothing and exits 0, so a project opts in with \
-`remaind init`. Configuration: examples/claude-code/settings.json and docs/guide.md.\n\n\
+`remaind init`. The runtime is Codex when the payload has a `turn_id` (or a transcript under \
+.codex/), else Claude Code. Configuration: examples/claude-code/settings.json, \
+examples/codex/hooks.json and docs/guide.md.\n\n\
 Examples:\n  \
 remaind hook session-start < examples/claude-code/samples/session-start.json\n  \
 remaind hook post-tool-use < examples/claude-code/samples/post-tool-use.json\n  \
+remaind hook --runtime codex stop < examples/codex/samples/stop.json\n  \
 echo '{\"prompt\": \"Ship it\", \"cwd\": \".\"}' | remaind hook user-prompt-submit"
 )]
 pub(crate) struct Args {
     /// The hook event.
     #[arg(value_enum)]
     event: HookEvent,
+    /// The runtime that sent the payload (default: read from the payload).
+    #[arg(long, value_enum)]
+    runtime: Option<RuntimeArg>,
 }
 
-/// The Claude Code hook events Remaind handles.
+/// `--runtime`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RuntimeArg {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+}
+
+impl From<RuntimeArg> for Runtime {
+    fn from(r: RuntimeArg) -> Runtime {
+        match r {
+            RuntimeArg::ClaudeCode => Runtime::ClaudeCode,
+            RuntimeArg::Codex => Runtime::Codex,
+        }
+    }
+}
+
+/// The hook events Remaind handles (both runtimes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum HookEvent {
     /// SessionStart: resume and inject the packet as additional context.
     SessionStart,
     /// UserPromptSubmit: log the prompt as a `user_message`.
     UserPromptSubmit,
-    /// PostToolUse: log the tool call, its input and its response.
+    /// PostToolUse: log the tool call (described in one line), plan changes, file changes
+    /// and answers to the agent's questions.
     PostToolUse,
-    /// PreCompact: compact with the built-in compactor (exit 3 when rejected).
+    /// PreCompact: log `/compact` instructions, then compact with the built-in compactor
+    /// (exit 3 when rejected).
     PreCompact,
+    /// PostCompact: log the runtime's summary and its proposals.
+    PostCompact,
+    /// Stop: log the assistant's last message of the turn.
+    Stop,
+    /// SubagentStop: log the subagent's last message.
+    SubagentStop,
 }
 
-/// Tools whose successful use changes a file named by `tool_input.file_path` (or
-/// `notebook_path`).
-const FILE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
+impl From<HookEvent> for remaind_adapters::HookEvent {
+    fn from(h: HookEvent) -> Self {
+        use remaind_adapters::HookEvent as A;
+        match h {
+            HookEvent::SessionStart => A::SessionStart,
+            HookEvent::UserPromptSubmit => A::UserPromptSubmit,
+            HookEvent::PostToolUse => A::PostToolUse,
+            HookEvent::PreCompact => A::PreCompact,
+            HookEvent::PostCompact => A::PostCompact,
+            HookEvent::Stop => A::Stop,
+            HookEvent::SubagentStop => A::SubagentStop,
+        }
+    }
+}
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let mut input = Vec::new();
@@ -74,11 +116,34 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let Some(ctx) = find_context(global, payload)? else {
         return Ok(ExitCode::SUCCESS);
     };
-    match args.event {
-        HookEvent::SessionStart => session_start(&ctx, payload),
-        HookEvent::UserPromptSubmit => user_prompt(&ctx, payload),
-        HookEvent::PostToolUse => post_tool_use(&ctx, payload),
-        HookEvent::PreCompact => pre_compact(&ctx),
+    let runtime = args
+        .runtime
+        .map_or_else(|| remaind_adapters::detect_runtime(payload), Runtime::from);
+    if args.event == HookEvent::SessionStart {
+        return session_start(&ctx, runtime);
+    }
+    let records = remaind_adapters::hook_records(runtime, args.event.into(), payload)
+        .map_err(adapter_err)?;
+    let ledger = open_ledger(&ctx)?;
+    remaind_adapters::record(&ledger, records).map_err(adapter_err)?;
+    if args.event == HookEvent::PreCompact {
+        return pre_compact(&ctx, &ledger);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// An adapter error with its cause chain (the adapters' Display leaves the source out).
+pub(crate) fn adapter_err(e: remaind_adapters::Error) -> CliError {
+    let mut message = e.to_string();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(c) = cause {
+        message.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    if e.is_invalid_input() {
+        CliError::invalid(message)
+    } else {
+        CliError::runtime(message)
     }
 }
 
@@ -121,19 +186,7 @@ fn ledger_err(e: remaind_ledger::Error) -> CliError {
     }
 }
 
-/// The fields of a payload worth keeping on the event.
-fn session_data(payload: &Map<String, Value>, hook: &str) -> Map<String, Value> {
-    let mut data = Map::new();
-    data.insert("hook".into(), hook.into());
-    for key in ["session_id", "tool_use_id"] {
-        if let Some(v) = payload.get(key).filter(|v| v.is_string()) {
-            data.insert(key.into(), v.clone());
-        }
-    }
-    data
-}
-
-fn session_start(ctx: &ContextDir, _payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
+fn session_start(ctx: &ContextDir, _runtime: Runtime) -> Result<ExitCode, CliError> {
     let resume = remaind_resume::packet::resume(ctx, Budget::Configured)?;
     if resume.head_seq == 0 {
         // A fresh project: nothing to resume, nothing to inject.
@@ -161,103 +214,16 @@ these reasons and ask how to proceed:\n",
     Ok(ExitCode::SUCCESS)
 }
 
-fn user_prompt(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
-    let Some(prompt) = payload.get("prompt").and_then(Value::as_str) else {
-        return Err(CliError::invalid(
-            "stdin: a UserPromptSubmit payload needs a string `prompt`",
-        ));
-    };
-    if prompt.trim().is_empty() {
+fn pre_compact(ctx: &ContextDir, ledger: &Ledger) -> Result<ExitCode, CliError> {
+    if ledger.head().map_err(ledger_err)?.0 == 0 {
+        // Nothing to compact: record nothing (a `validation` event would make every later
+        // SessionStart interrupt).
         return Ok(ExitCode::SUCCESS);
     }
-    let ledger = open_ledger(ctx)?;
-    ledger
-        .append(NewEvent {
-            kind: Some(Kind::UserMessage),
-            text: Some(prompt.to_owned()),
-            actor: Some("user".to_owned()),
-            data: Some(session_data(payload, "UserPromptSubmit")),
-            ..NewEvent::default()
-        })
-        .map_err(ledger_err)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A short description of a tool call: the command, the file or the pattern it used.
-fn describe_tool(name: &str, input: &Value) -> String {
-    let field = [
-        "command",
-        "file_path",
-        "notebook_path",
-        "pattern",
-        "url",
-        "path",
-        "description",
-    ]
-    .into_iter()
-    .find_map(|k| input.get(k).and_then(Value::as_str));
-    let mut text = match field {
-        Some(f) => format!("{name}: {f}"),
-        None => name.to_owned(),
-    };
-    if text.chars().count() > 200 {
-        text = text.chars().take(199).collect::<String>() + "…";
-    }
-    text
-}
-
-fn post_tool_use(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
-    let Some(name) = payload.get("tool_name").and_then(Value::as_str) else {
-        return Err(CliError::invalid(
-            "stdin: a PostToolUse payload needs a string `tool_name`",
-        ));
-    };
-    let input = payload.get("tool_input").cloned().unwrap_or(Value::Null);
-    let output = payload.get("tool_response").cloned().unwrap_or(Value::Null);
-    let failed = output.get("success").and_then(Value::as_bool) == Some(false)
-        || output.get("is_error").and_then(Value::as_bool) == Some(true);
-    let ledger = open_ledger(ctx)?;
-    let id: EventId = ledger
-        .append(NewEvent {
-            kind: Some(Kind::ToolResult),
-            text: Some(describe_tool(name, &input)),
-            actor: Some("claude-code".to_owned()),
-            data: Some(session_data(payload, "PostToolUse")),
-            tool: Some(Tool {
-                name: name.to_owned(),
-                input: input.clone(),
-                output,
-            }),
-            ..NewEvent::default()
-        })
-        .map_err(ledger_err)?;
-    let path = input
-        .get("file_path")
-        .or_else(|| input.get("notebook_path"))
-        .and_then(Value::as_str);
-    if let (true, false, Some(path)) = (FILE_TOOLS.contains(&name), failed, path) {
-        let mut data = session_data(payload, "PostToolUse");
-        data.insert("path".into(), path.into());
-        ledger
-            .append(NewEvent {
-                kind: Some(Kind::FileChange),
-                text: Some(format!("{path}: changed with {name}")),
-                actor: Some("claude-code".to_owned()),
-                data: Some(data),
-                refs: vec![id],
-                ..NewEvent::default()
-            })
-            .map_err(ledger_err)?;
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn pre_compact(ctx: &ContextDir) -> Result<ExitCode, CliError> {
-    let ledger = open_ledger(ctx)?;
     let store =
         remaind_compact::open_store(ctx.root()).map_err(|e| CliError::runtime(e.to_string()))?;
     let outcome = remaind_compact::compact(
-        &ledger,
+        ledger,
         &store,
         remaind_compact::Source::Builtin,
         remaind_compact::Options::default(),
