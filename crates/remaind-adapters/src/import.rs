@@ -123,7 +123,7 @@ fn imported_state(ledger: &Ledger, runtime: Runtime) -> Result<(HashSet<String>,
         if let Some(b) = PlanBook::from_data(data) {
             book = b;
         }
-        let Some(src) = data.get("source") else {
+        let Some(src) = data.get("origin") else {
             continue;
         };
         let field = |k: &str| src.get(k).and_then(|v| v.as_str());

@@ -8,7 +8,7 @@
 //! the links that supersede and resolve them as statuses change; a compaction summary is
 //! recorded and its pending tasks, current work and next step become proposals citing it;
 //! tool calls are described in one line (the payload stays whole on the event, in artifacts
-//! when large). Every event carries `data.source` (runtime, hook or transcript line id and
+//! when large). Every event carries `data.origin` (runtime, hook or transcript line id and
 //! time). It appends through the ledger only and knows nothing of state, compaction, resume
 //! or the CLI.
 //!

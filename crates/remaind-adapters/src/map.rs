@@ -33,7 +33,7 @@ struct Draft {
 impl Draft {
     fn new(kind: Kind, source: &Source, actor: &str, text: impl Into<String>) -> Draft {
         let mut data = Map::new();
-        data.insert("source".into(), source.to_value());
+        data.insert("origin".into(), source.to_value());
         Draft {
             ev: NewEvent {
                 kind: Some(kind),

@@ -15,7 +15,7 @@ pub enum Runtime {
 }
 
 impl Runtime {
-    /// The name used on the command line and in `data.source.runtime`.
+    /// The name used on the command line and in `data.origin.runtime`.
     pub fn as_str(self) -> &'static str {
         match self {
             Runtime::ClaudeCode => "claude-code",
@@ -48,7 +48,7 @@ impl FromStr for Runtime {
     }
 }
 
-/// Where a signal came from: stored as `data.source` on every event it maps to.
+/// Where a signal came from: stored as `data.origin` on every event it maps to.
 ///
 /// `line` and `ts` are the transcript line's own id and time (an import); `hook` names the
 /// hook that delivered it (a live session). The event's own `ts` is always its append time.
@@ -78,7 +78,7 @@ impl Source {
         }
     }
 
-    /// The `data.source` object.
+    /// The `data.origin` object.
     pub(crate) fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("runtime".into(), self.runtime.as_str().into());

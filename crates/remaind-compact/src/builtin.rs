@@ -37,7 +37,8 @@ const FALLBACK_LATEST: &str = "No next step is logged: continue from the newest 
 /// of next-step candidates and the texts shown in the handover's "Superseded" section.
 /// `log_digest` is the chain hash at `through_seq` and `now` becomes `generated_at`.
 ///
-/// Placement: `result` → completed work; `file_change` → files changed; `decision` and
+/// Placement: `result` → completed work; `file_change` → files changed (one item per
+/// file: a repeated path adds its event to the file's item); `decision` and
 /// `correction` → decisions; `constraint` → constraints; `blocker` → blockers (until
 /// resolved); `remember` and every other importance-3 event → remember; the latest active
 /// `next_step` → next step, other active ones → open loops; the last `user_message` → the
@@ -255,7 +256,7 @@ impl<'s, 't> Fold<'s, 't> {
                 }
             }
             Kind::Result => push_unique(&mut self.state.completed_work, item.clone()),
-            Kind::FileChange => push_unique(&mut self.state.files_changed, item.clone()),
+            Kind::FileChange => push_same_file(&mut self.state.files_changed, item.clone()),
             Kind::Decision | Kind::Correction => {
                 push_unique(&mut self.state.decisions, item.clone());
             }
@@ -557,6 +558,20 @@ fn push_unique(section: &mut Vec<Item>, item: Item) {
     let id = item.events[0];
     if !section.iter().rev().any(|i| i.events.contains(&id)) {
         section.push(item);
+    }
+}
+
+/// Files changed keep one item per file: a later change of a file whose item (same text) is
+/// still listed adds its event to that item instead of repeating the path.
+fn push_same_file(section: &mut Vec<Item>, item: Item) {
+    let id = item.events[0];
+    match section.iter_mut().rev().find(|i| i.text == item.text) {
+        Some(same) => {
+            if !same.events.contains(&id) {
+                same.events.push(id);
+            }
+        }
+        None => section.push(item),
     }
 }
 

@@ -444,10 +444,10 @@ struct Line<'a> {
     redactions: &'a [RedactionRecord],
 }
 
-/// `data.source` is absent or of the schema's `$defs/source` shape: an object whose `runtime`
+/// `data.origin` is absent or of the schema's `$defs/origin` shape: an object whose `runtime`
 /// is a name and whose other known keys are strings (a non-empty `line`).
-fn source_is_valid(data: &Value) -> bool {
-    let Some(source) = data.get("source") else {
+fn origin_is_valid(data: &Value) -> bool {
+    let Some(source) = data.get("origin") else {
         return true;
     };
     let Some(obj) = source.as_object() else {
@@ -490,7 +490,7 @@ impl Line<'_> {
             && self.actor.as_deref().is_none_or(name_fits)
             && self.tool.as_ref().is_none_or(|t| name_fits(&t.name))
             && self.data.as_ref().is_none_or(Value::is_object)
-            && self.data.as_ref().is_none_or(source_is_valid)
+            && self.data.as_ref().is_none_or(origin_is_valid)
             && ids_ok(self.refs)
             && ids_ok(self.supersedes)
             && ids_ok(self.resolves)

@@ -13,7 +13,7 @@ use crate::cmd::hook::{RuntimeArg, adapter_err};
 use crate::global::Global;
 
 /// Import agent transcripts: each line becomes events as the hooks would have logged them,
-/// with the line's own id and time kept in `data.source`.
+/// with the line's own id and time kept in `data.origin`.
 ///
 /// Importing the same file again appends only the lines not imported before (a session that
 /// went on since is brought up to date). Damaged and unknown lines are counted and skipped.
@@ -51,7 +51,13 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let paths: Vec<Utf8PathBuf> = args
         .paths
         .iter()
-        .map(|p| if p.is_absolute() { p.clone() } else { cwd.join(p) })
+        .map(|p| {
+            if p.is_absolute() {
+                p.clone()
+            } else {
+                cwd.join(p)
+            }
+        })
         .collect();
     for p in &paths {
         if !p.exists() {

@@ -7,3 +7,4 @@ mod init_cli;
 mod ledger_cli;
 mod lifecycle_cli;
 mod reliability;
+mod transcripts;
