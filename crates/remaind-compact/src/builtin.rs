@@ -26,6 +26,18 @@ pub(crate) const MAX_TEXT_CHARS: usize = 200;
 /// Text of the fallback next step grounded on the latest user instruction.
 const FALLBACK_INSTRUCTION: &str =
     "No next step is logged: continue with the latest user instruction";
+/// The one policy for a ledger with no active `next_step` event, shared by this compactor and
+/// the resume gate (so the gate's verdict does not depend on whether a compaction ran): when
+/// the latest user instruction is current, the next step is to continue with it, citing it.
+/// `None` without a current instruction.
+pub fn fallback_next_step(latest_current_instruction: Option<EventId>) -> Option<NextStep> {
+    latest_current_instruction.map(|id| NextStep {
+        text: FALLBACK_INSTRUCTION.to_owned(),
+        events: vec![id],
+        tool: None,
+    })
+}
+
 /// Text of the fallback next step grounded on the newest current event.
 const FALLBACK_LATEST: &str = "No next step is logged: continue from the newest current event";
 
@@ -438,14 +450,13 @@ impl<'s, 't> Fold<'s, 't> {
     /// empty, so nothing changed).
     fn fallback(&self, tail: &[&Event], prior: Option<NextStep>) -> Option<NextStep> {
         let st = &*self.state;
-        if let Some(ins) = &st.latest_user_instruction
-            && !self.gone.contains(&ins.event)
-        {
-            return Some(NextStep {
-                text: FALLBACK_INSTRUCTION.to_owned(),
-                events: vec![ins.event],
-                tool: None,
-            });
+        let current = st
+            .latest_user_instruction
+            .as_ref()
+            .map(|i| i.event)
+            .filter(|e| !self.gone.contains(e));
+        if let Some(step) = fallback_next_step(current) {
+            return Some(step);
         }
         if let Some(last) = tail.last() {
             return Some(NextStep {

@@ -15,7 +15,7 @@ mod error;
 mod external;
 mod handover;
 
-pub use builtin::{BUILTIN_LABEL, KEEP_VERBATIM, compact_builtin};
+pub use builtin::{BUILTIN_LABEL, KEEP_VERBATIM, compact_builtin, fallback_next_step};
 pub use commit::{
     DEFAULT_TIMEOUT, HANDOVER_FILE, Options, Outcome, STATE_FILE, Source, compact, open_store,
     read_prior,

@@ -186,24 +186,58 @@ fn ledger_err(e: remaind_ledger::Error) -> CliError {
     }
 }
 
-fn session_start(ctx: &ContextDir, _runtime: Runtime) -> Result<ExitCode, CliError> {
-    let resume = remaind_resume::packet::resume(ctx, Budget::Configured)?;
-    if resume.head_seq == 0 {
-        // A fresh project: nothing to resume, nothing to inject.
+/// The most a SessionStart hook may inject, in characters: Claude Code truncates injected
+/// context near 10,000 characters; Codex spills hook output over about 2,500 tokens to a file
+/// (at two to three characters a token in a packet full of paths and ids).
+fn injection_limit(runtime: Runtime) -> (usize, u64) {
+    match runtime {
+        Runtime::ClaudeCode => (9_500, u64::MAX),
+        Runtime::Codex => (6_000, 2_300),
+    }
+}
+
+fn session_start(ctx: &ContextDir, runtime: Runtime) -> Result<ExitCode, CliError> {
+    if open_ledger(ctx)?.head().map_err(ledger_err)?.0 == 0 {
+        // A fresh project: nothing to resume, nothing to inject, nothing written.
         return Ok(ExitCode::SUCCESS);
     }
+    // The full packet goes to its file; the runtime gets one that fits its limit.
+    let full = remaind_resume::packet::resume(ctx, Budget::Configured)?;
     let mut context = String::new();
-    if !resume.gate.proceed {
+    if !full.gate.proceed {
         context.push_str(
             "REMAIND RESUME GATE: INTERRUPT. Do not continue the planned work; tell the user \
 these reasons and ask how to proceed:\n",
         );
-        for reason in &resume.gate.reasons {
+        for reason in &full.gate.reasons {
             context.push_str(&format!("- {}: {}\n", reason.code.as_str(), reason.message));
         }
         context.push('\n');
     }
-    context.push_str(&resume.packet);
+    let (max_chars, max_tokens) = injection_limit(runtime);
+    let pointer = format!(
+        "\n(Shortened to fit {runtime}'s hook limit. The full packet is {}; read it, or run \
+`remaind resume`.)\n",
+        ctx.resume_packet_path()
+    );
+    let room = max_chars.saturating_sub(context.len());
+    let packet = if full.packet.len() <= room && full.tokens <= max_tokens {
+        full.packet
+    } else {
+        let room = room.saturating_sub(pointer.len());
+        let mut budget = full.tokens.min(max_tokens);
+        let mut fitted = remaind_resume::packet::build(ctx, Budget::Tokens(budget))?;
+        // Tokens per character vary with the text: shrink until the characters fit too.
+        for _ in 0..8 {
+            if fitted.packet.len() <= room || fitted.over_budget {
+                break;
+            }
+            budget = budget * room as u64 * 9 / (fitted.packet.len() as u64 * 10);
+            fitted = remaind_resume::packet::build(ctx, Budget::Tokens(budget.max(1)))?;
+        }
+        fitted.packet + &pointer
+    };
+    context.push_str(&packet);
     let out = json!({
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",

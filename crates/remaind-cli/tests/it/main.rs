@@ -7,4 +7,5 @@ mod init_cli;
 mod ledger_cli;
 mod lifecycle_cli;
 mod reliability;
+mod runtime_hooks;
 mod transcripts;
