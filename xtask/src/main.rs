@@ -4,6 +4,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+mod bench_adapters;
 mod bench_atomic;
 mod bench_compact;
 mod bench_index;

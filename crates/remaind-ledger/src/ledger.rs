@@ -333,12 +333,16 @@ impl Ledger {
         I: IntoIterator<Item = R>,
         R: Into<AppendRequest>,
     {
-        let items = batch.into_iter().enumerate().map(|(i, r)| {
-            (
-                Some(i + 1),
-                prepare::prepare(r.into(), false, false, &self.redactor, &self.limits),
-            )
-        });
+        // Prepared on every core before the lock: preparing does not depend on the head.
+        let reqs: Vec<AppendRequest> = batch.into_iter().map(Into::into).collect();
+        let n = reqs.len();
+        let items = batch::prepare_all(reqs, &self.redactor, &self.limits);
+        if items.len() != n {
+            return Err(Error::invalid(
+                "line",
+                "a worker preparing the batch stopped; nothing was written",
+            ));
+        }
         let locked = self.lock()?;
         let (head, prev) = self.recover_locked(&locked)?;
         if head != expected_head {

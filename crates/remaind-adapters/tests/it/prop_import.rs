@@ -117,7 +117,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
     #[test]
-    fn import_twice_appends_nothing(steps in prop::collection::vec(step(), 1..30)) {
+    fn prop_import_twice_appends_nothing(steps in prop::collection::vec(step(), 1..30)) {
         let (_t, dir) = tempdir();
         let file = dir.join("session.jsonl");
         std::fs::write(&file, render(&steps)).expect("write");
@@ -131,7 +131,7 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_bytes_never_panic_or_fail(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
+    fn prop_fuzz_transcript_bytes_never_panic_or_fail(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
         let (_t, dir) = tempdir();
         let file = dir.join("junk.jsonl");
         std::fs::write(&file, &bytes).expect("write");
