@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use remaind_ledger::{Kind, NewEvent};
-use remaind_validate::{MemoryLedger, State};
+use remaind_validate::{MemoryLedger, Prior, State};
 
 fn ledger() -> &'static MemoryLedger {
     static L: OnceLock<MemoryLedger> = OnceLock::new();
@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
         .expect("an in-memory ledger never fails to read");
     let _ = verdict.failed_checks();
     if let Ok(prior) = serde_json::from_value::<State>(value.clone()) {
-        let _ = remaind_validate::validate(view, Some(&prior), &value, &handover)
+        let _ = remaind_validate::validate(view, Some(&Prior::new(&prior)), &value, &handover)
             .expect("an in-memory ledger never fails to read");
     }
 });

@@ -51,4 +51,7 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A file primitive failed (a symlink or special file in the way, an I/O error).
+    #[error(transparent)]
+    Fs(#[from] remaind_fs::Error),
 }

@@ -1,18 +1,16 @@
 //! The [`ArtifactStore`]: content-addressed files under `artifacts/`.
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::fs::{self, DirBuilder, File};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::os::unix::fs::DirBuilderExt;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::Error;
 
 /// Name of the store's folder inside the context folder.
-const ARTIFACTS: &str = "artifacts";
+const ARTIFACTS: &str = remaind_fs::layout::ARTIFACTS_DIR;
 
 /// An artifact as written: where it is and what it holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,23 +61,15 @@ pub struct Staged {
     dir: Utf8PathBuf,
     /// Whether staging created the fan-out folder (its entry in `artifacts/` is not synced yet).
     created_dir: bool,
-    /// The synced temp file, or `None` when identical content is already in place.
-    temp: Option<Utf8PathBuf>,
+    /// The synced temp file, or `None` when identical content is already in place. Dropping
+    /// it unpublished removes it.
+    temp: Option<tempfile::NamedTempFile>,
 }
 
 impl Staged {
     /// The artifact as it will be once published.
     pub fn stored(&self) -> &StoredArtifact {
         &self.stored
-    }
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        if let Some(temp) = self.temp.take() {
-            // Best effort: the temp file holds nothing anyone relies on.
-            let _ = fs::remove_file(temp);
-        }
     }
 }
 
@@ -127,7 +117,7 @@ fn ensure_dir(path: &Utf8Path) -> Result<(), Error> {
     if make_dir(path)?
         && let Some(parent) = path.parent()
     {
-        sync_dir(parent)?;
+        remaind_fs::sync_dir(parent)?;
     }
     Ok(())
 }
@@ -156,11 +146,7 @@ fn make_dir(path: &Utf8Path) -> Result<bool, Error> {
 /// A hint only: file systems without the flag, and every error, are ignored.
 fn hint_unrelated_subfolders(path: &Utf8Path) {
     use rustix::fs::{IFlags, ioctl_getflags, ioctl_setflags};
-    let Ok(dir) = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-    else {
+    let Ok(dir) = remaind_fs::open_dir(path) else {
         return;
     };
     if let Ok(flags) = ioctl_getflags(&dir)
@@ -170,22 +156,15 @@ fn hint_unrelated_subfolders(path: &Utf8Path) {
     }
 }
 
-fn sync_dir(path: &Utf8Path) -> Result<(), Error> {
-    let dir = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(io_error("open", path))?;
-    dir.sync_all().map_err(io_error("sync", path))
-}
-
 /// Folders synced at once by [`sync_dirs`]: each sync mostly waits for the disk.
 const SYNC_THREADS: usize = 16;
 
 /// Syncs every folder of `dirs`, several at once.
 fn sync_dirs(dirs: &[Utf8PathBuf]) -> Result<(), Error> {
     if dirs.len() < 2 {
-        return dirs.iter().try_for_each(|d| sync_dir(d));
+        return dirs
+            .iter()
+            .try_for_each(|d| remaind_fs::sync_dir(d).map_err(Error::from));
     }
     let threads = dirs.len().min(SYNC_THREADS);
     std::thread::scope(|scope| {
@@ -195,7 +174,7 @@ fn sync_dirs(dirs: &[Utf8PathBuf]) -> Result<(), Error> {
                     dirs.iter()
                         .skip(t)
                         .step_by(threads)
-                        .try_for_each(|d| sync_dir(d))
+                        .try_for_each(|d| remaind_fs::sync_dir(d).map_err(Error::from))
                 })
             })
             .collect();
@@ -218,38 +197,24 @@ fn sync_dirs(dirs: &[Utf8PathBuf]) -> Result<(), Error> {
 
 /// Opens an existing file for reading without following a link; `Ok(None)` if it is missing.
 fn open_no_follow(path: &Utf8Path) -> Result<Option<File>, Error> {
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
-        .open(path)
-    {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-            return Err(Error::Symlink {
-                path: path.to_owned(),
-            });
+    match remaind_fs::open_file(path, remaind_fs::Access::Read) {
+        Ok(file) => Ok(Some(file)),
+        Err(e)
+            if e.io_error()
+                .is_some_and(|io| io.kind() == io::ErrorKind::NotFound) =>
+        {
+            Ok(None)
         }
-        Err(e) => return Err(io_error("open", path)(e)),
-    };
-    let meta = file.metadata().map_err(io_error("inspect", path))?;
-    if !meta.is_file() {
-        return Err(Error::WrongType {
-            path: path.to_owned(),
+        Err(remaind_fs::Error::Symlink { path }) => Err(Error::Symlink { path }),
+        Err(remaind_fs::Error::NotAFile { path }) => Err(Error::WrongType {
+            path,
             expected: "regular file",
-        });
+        }),
+        Err(e) => Err(e.into()),
     }
-    Ok(Some(file))
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
-/// Whether `s` is 64 lowercase hex digits.
-fn is_hash(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-}
+use remaind_fs::{is_sha256_hex as is_hash, sha256_hex};
 
 fn validate(sha256: &str) -> Result<(), Error> {
     if is_hash(sha256) {
@@ -260,9 +225,6 @@ fn validate(sha256: &str) -> Result<(), Error> {
         })
     }
 }
-
-/// Distinguishes temp files of concurrent writers within one process.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl ArtifactStore {
     /// Opens the store of the context folder `context_dir` (the `.context/` folder), creating
@@ -367,26 +329,12 @@ impl ArtifactStore {
                 return Ok(staged);
             }
         }
-        let temp = staged.dir.join(format!(
-            ".tmp-{}-{}-{}",
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed),
-            staged.stored.sha256
-        ));
-        let result = (|| {
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(&temp)
-                .map_err(io_error("create", &temp))?;
-            file.write_all(bytes).map_err(io_error("write", &temp))?;
-            file.sync_all().map_err(io_error("sync", &temp))
-        })();
+        let mut temp = remaind_fs::create_temp(&staged.dir)?;
+        temp.write_all(bytes)
+            .and_then(|()| temp.as_file().sync_all())
+            .map_err(io_error("write", &staged.dir.join(remaind_fs::TEMP_PREFIX)))?;
         staged.temp = Some(temp);
-        // On error, dropping `staged` removes the temp file.
-        result.map(|()| staged)
+        Ok(staged)
     }
 
     /// Makes staged artifacts visible and durable: renames each into place, then syncs each
@@ -404,9 +352,9 @@ impl ArtifactStore {
             new_dir |= s.created_dir;
             if let Some(temp) = s.temp.take() {
                 let path = s.dir.join(&s.stored.sha256);
-                if let Err(e) = fs::rename(&temp, &path) {
-                    s.temp = Some(temp);
-                    return Err(io_error("rename into place", &path)(e));
+                if let Err(e) = temp.persist(&path) {
+                    s.temp = Some(e.file);
+                    return Err(io_error("rename into place", &path)(e.error));
                 }
                 dirs.push(s.dir.clone());
             }

@@ -83,5 +83,29 @@ impl Error {
     }
 }
 
+impl From<remaind_fs::Error> for Error {
+    fn from(e: remaind_fs::Error) -> Self {
+        match e {
+            remaind_fs::Error::Symlink { path } => Error::Symlink { path },
+            remaind_fs::Error::NotAFile { path } => Error::NotAFile { path },
+            remaind_fs::Error::NotADirectory { path } => Error::NotADirectory { path },
+            remaind_fs::Error::Io {
+                action,
+                path,
+                source,
+            } => Error::Io {
+                action,
+                path,
+                source,
+            },
+            other => Error::Io {
+                action: "use",
+                path: other.path().to_owned(),
+                source: io::Error::other(other.to_string()),
+            },
+        }
+    }
+}
+
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

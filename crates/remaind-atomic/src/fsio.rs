@@ -1,130 +1,58 @@
-//! Low-level file operations that never follow a symlink: checked folders, no-follow opens,
-//! temp-file-fsync-rename replacement and folder fsync.
+//! The file primitives this crate uses: the shared ones from `remaind-fs` (with this crate's
+//! error type), and the hard-link snapshot only history needs.
 
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::fs::{self, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
 
 use camino::Utf8Path;
+pub(crate) use remaind_fs::{DIR_MODE, Entry as Kind, TEMP_PREFIX};
 
 use crate::error::{Error, Result};
 
-/// Prefix of every temp file this crate creates. Entries with this prefix are never trusted and
-/// are removed by the next writer (which holds the store lock, so none of them is live).
-pub(crate) const TEMP_PREFIX: &str = ".remaind-tmp-";
-
-/// Mode of every file this crate creates.
-pub(crate) const FILE_MODE: u32 = 0o600;
-/// Mode of every folder this crate creates.
-pub(crate) const DIR_MODE: u32 = 0o700;
-
-/// How many unique temp names to try before giving up.
-const TEMP_ATTEMPTS: u32 = 64;
-
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-fn is_eloop(e: &io::Error) -> bool {
-    e.raw_os_error() == Some(libc::ELOOP)
-}
-
-/// What sits at a path, without following a symlink there.
-pub(crate) enum Kind {
-    Missing,
-    Dir,
-    File,
-    /// A device, FIFO or socket.
-    Other,
-}
-
 /// Looks at `path` without following it; a symlink is an error.
 pub(crate) fn kind(path: &Utf8Path) -> Result<Kind> {
-    match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => Err(Error::Symlink {
-            path: path.to_owned(),
-        }),
-        Ok(m) if m.is_dir() => Ok(Kind::Dir),
-        Ok(m) if m.is_file() => Ok(Kind::File),
-        Ok(_) => Ok(Kind::Other),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Kind::Missing),
-        Err(e) => Err(Error::io("inspect", path, e)),
-    }
+    Ok(remaind_fs::inspect(path)?)
 }
 
-/// Checks that `path` is a real folder (not a symlink). With `create`, a missing folder is
-/// created with mode 0700 and its parent fsynced; without, `Ok(false)` reports it missing.
+/// Checks that `path` is a real folder, creating it (0700) with `create`.
 pub(crate) fn ensure_dir(path: &Utf8Path, create: bool) -> Result<bool> {
-    match kind(path)? {
-        Kind::Dir => Ok(true),
-        Kind::File | Kind::Other => Err(Error::NotADirectory {
-            path: path.to_owned(),
-        }),
-        Kind::Missing if !create => Ok(false),
-        Kind::Missing => {
-            match DirBuilder::new().mode(DIR_MODE).create(path) {
-                Ok(()) => {}
-                // Someone else made it in between: fall through to the check below.
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(Error::io("create folder", path, e)),
-            }
-            if !matches!(kind(path)?, Kind::Dir) {
-                return Err(Error::NotADirectory {
-                    path: path.to_owned(),
-                });
-            }
-            if let Some(parent) = path.parent().filter(|p| !p.as_str().is_empty()) {
-                sync_dir(parent)?;
-            }
-            Ok(true)
-        }
-    }
+    Ok(remaind_fs::ensure_dir(path, create)?)
 }
 
-/// Fsyncs a folder so that renames and unlinks inside it are durable.
+/// Fsyncs a folder, never through a symlink.
 pub(crate) fn sync_dir(dir: &Utf8Path) -> Result<()> {
-    let f = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW)
-        .open(dir)
-        .map_err(|e| {
-            if is_eloop(&e) {
-                Error::Symlink {
-                    path: dir.to_owned(),
-                }
-            } else {
-                Error::io("open folder", dir, e)
-            }
-        })?;
-    f.sync_all().map_err(|e| Error::io("fsync folder", dir, e))
+    Ok(remaind_fs::sync_dir(dir)?)
 }
 
-/// Reads a regular file without following a symlink at its last component.
-/// `Ok(None)` if it does not exist. Never blocks on a FIFO.
+/// Reads a regular file without following a symlink or blocking on a FIFO.
 pub(crate) fn read_file(path: &Utf8Path) -> Result<Option<Vec<u8>>> {
-    let mut f = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-    {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if is_eloop(&e) => {
-            return Err(Error::Symlink {
-                path: path.to_owned(),
-            });
-        }
-        Err(e) => return Err(Error::io("open", path, e)),
-    };
-    let meta = f.metadata().map_err(|e| Error::io("inspect", path, e))?;
-    if !meta.is_file() {
-        return Err(Error::NotAFile {
-            path: path.to_owned(),
-        });
-    }
-    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    f.read_to_end(&mut buf)
-        .map_err(|e| Error::io("read", path, e))?;
-    Ok(Some(buf))
+    Ok(remaind_fs::read_file(path)?)
+}
+
+/// Atomically replaces `dir/name` with `bytes`.
+pub(crate) fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
+    Ok(remaind_fs::replace_file(dir, name, bytes)?)
+}
+
+/// Removes leftover temp files from `dir`; only with the store lock held.
+pub(crate) fn clean_temps(dir: &Utf8Path) -> Result<()> {
+    Ok(remaind_fs::clean_temps(dir)?)
+}
+
+/// Removes `dir/name` and fsyncs `dir`; `Ok(false)` if it was already gone.
+pub(crate) fn remove_file(dir: &Utf8Path, name: &str) -> Result<bool> {
+    Ok(remaind_fs::remove_file(dir, name)?)
+}
+
+/// Opens (creating if needed) the lock file, never through a symlink.
+pub(crate) fn open_lock_file(path: &Utf8Path) -> Result<std::fs::File> {
+    Ok(remaind_fs::open_lock_file(path)?)
+}
+
+/// An injected failure (feature `failpoints` only), as [`remaind_fs::injected`].
+#[cfg(feature = "failpoints")]
+pub(crate) fn injected<T>(arg: Option<String>, action: &'static str, path: &Utf8Path) -> Result<T> {
+    Ok(remaind_fs::injected(arg, action, path)?)
 }
 
 /// Records the current file `src` (whose contents the caller read as `len` bytes) as
@@ -163,129 +91,4 @@ pub(crate) fn link_snapshot(src: &Utf8Path, dir: &Utf8Path, name: &str, len: u64
     fail::fail_point!("atomic.after-link", |a| injected(a, "fsync folder", dir));
     sync_dir(dir)?;
     Ok(true)
-}
-
-/// Replaces `dir/name` with `bytes`: temp file in `dir` (0600, exclusive, no-follow), write,
-/// fsync, rename over the target, fsync `dir`. The target is either its old or its new
-/// version at every instant.
-pub(crate) fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
-    let target = dir.join(name);
-    let (tmp_path, mut tmp) = create_temp(dir)?;
-    let result = (|| {
-        tmp.write_all(bytes)
-            .map_err(|e| Error::io("write", &tmp_path, e))?;
-        fail::fail_point!("atomic.after-temp-write", |a| injected(
-            a, "write", &tmp_path
-        ));
-        tmp.sync_all()
-            .map_err(|e| Error::io("fsync", &tmp_path, e))?;
-        fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
-        drop(tmp);
-        fs::rename(&tmp_path, &target).map_err(|e| Error::io("rename into place", &target, e))
-    })();
-    if result.is_err() {
-        // Best effort: the next writer removes leftovers anyway.
-        let _ = fs::remove_file(&tmp_path);
-    }
-    result?;
-    fail::fail_point!("atomic.after-rename", |a| injected(a, "fsync folder", dir));
-    sync_dir(dir)
-}
-
-/// What a failpoint configured with `return(ARG)` does (feature `failpoints` only): `abort`
-/// kills the process on the spot (a crash exactly there); `enospc` or anything else injects
-/// an I/O error (ENOSPC or EIO) from the step, as the real call would have returned it.
-#[cfg(feature = "failpoints")]
-pub(crate) fn injected<T>(arg: Option<String>, action: &'static str, path: &Utf8Path) -> Result<T> {
-    let errno = match arg.as_deref() {
-        Some("abort") => std::process::abort(),
-        Some("enospc") => libc::ENOSPC,
-        _ => libc::EIO,
-    };
-    Err(Error::io(action, path, io::Error::from_raw_os_error(errno)))
-}
-
-fn create_temp(dir: &Utf8Path) -> Result<(camino::Utf8PathBuf, File)> {
-    let pid = std::process::id();
-    let mut last_err = None;
-    for _ in 0..TEMP_ATTEMPTS {
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = dir.join(format!("{TEMP_PREFIX}{pid}-{n}-{nanos}"));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(FILE_MODE)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-        {
-            Ok(f) => return Ok((path, f)),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last_err = Some(e),
-            Err(e) => return Err(Error::io("create temp file", &path, e)),
-        }
-    }
-    Err(Error::io(
-        "create temp file in",
-        dir,
-        last_err.unwrap_or_else(|| io::Error::other("no unique temp name")),
-    ))
-}
-
-/// Removes leftover temp files from `dir` (crash debris). Only call with the store lock held.
-pub(crate) fn clean_temps(dir: &Utf8Path) -> Result<()> {
-    let entries = fs::read_dir(dir).map_err(|e| Error::io("list", dir, e))?;
-    let mut removed = false;
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io("list", dir, e))?;
-        let name = entry.file_name();
-        if name.as_encoded_bytes().starts_with(TEMP_PREFIX.as_bytes()) {
-            let Some(name) = name.to_str() else { continue };
-            let path = dir.join(name);
-            match fs::remove_file(&path) {
-                Ok(()) => removed = true,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::io("remove stale temp file", &path, e)),
-            }
-        }
-    }
-    if removed {
-        sync_dir(dir)?;
-    }
-    Ok(())
-}
-
-/// Removes `dir/name` and fsyncs `dir`. `Ok(false)` if it was already gone.
-pub(crate) fn remove_file(dir: &Utf8Path, name: &str) -> Result<bool> {
-    let path = dir.join(name);
-    match fs::remove_file(&path) {
-        Ok(()) => {
-            sync_dir(dir)?;
-            Ok(true)
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(Error::io("remove", &path, e)),
-    }
-}
-
-/// Opens (creating with 0600 if needed) the lock file, without following a symlink.
-pub(crate) fn open_lock_file(path: &Utf8Path) -> Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(FILE_MODE)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| {
-            if is_eloop(&e) {
-                Error::Symlink {
-                    path: path.to_owned(),
-                }
-            } else {
-                Error::io("open lock file", path, e)
-            }
-        })
 }

@@ -84,7 +84,7 @@ impl HistoryStore {
         }
         match fsio::kind(&root)? {
             Kind::Dir => {}
-            Kind::File | Kind::Other => return Err(Error::NotADirectory { path: root }),
+            Kind::File | Kind::Special => return Err(Error::NotADirectory { path: root }),
             Kind::Missing => {
                 use std::os::unix::fs::DirBuilderExt;
                 fs::DirBuilder::new()

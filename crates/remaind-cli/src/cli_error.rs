@@ -1,5 +1,8 @@
-//! The binary's error: a message and the exit code SPEC.md section 9 assigns.
+//! The binary's error: a message, the chain of causes behind it, and the exit code the
+//! contract assigns (docs/contract.md, "Exit codes"). The one place that decides invalid input
+//! (exit 2) from runtime failure (exit 1) for every library error.
 
+use std::error::Error as StdError;
 use std::process::ExitCode;
 
 /// Exit code: runtime failure (I/O, corrupt store).
@@ -18,6 +21,8 @@ pub(crate) const EXIT_GATE: u8 = 4;
 pub(crate) struct CliError {
     pub(crate) code: u8,
     pub(crate) message: String,
+    /// The causes under `message`, outermost first (each error's `source()`).
+    pub(crate) causes: Vec<String>,
 }
 
 impl CliError {
@@ -26,6 +31,7 @@ impl CliError {
         CliError {
             code: EXIT_INVALID,
             message: message.into(),
+            causes: Vec::new(),
         }
     }
 
@@ -34,22 +40,81 @@ impl CliError {
         CliError {
             code: EXIT_RUNTIME,
             message: message.into(),
+            causes: Vec::new(),
         }
     }
 
-    /// Prints the message to stderr and returns the exit code.
+    /// The whole message: the top line and every cause once, joined by `: `.
+    pub(crate) fn full_message(&self) -> String {
+        let mut out = self.message.clone();
+        for cause in &self.causes {
+            // A cause some layer already spelled into the message above it is not repeated.
+            if !out.ends_with(cause.as_str()) {
+                out.push_str(": ");
+                out.push_str(cause);
+            }
+        }
+        out
+    }
+
+    /// Prints the message and its causes to stderr and returns the exit code.
     pub(crate) fn report(self) -> ExitCode {
-        eprintln!("remaind: error: {}", self.message);
+        eprintln!("remaind: error: {}", self.full_message());
         ExitCode::from(self.code)
     }
 }
 
-impl From<remaind_resume::Error> for CliError {
-    fn from(err: remaind_resume::Error) -> Self {
-        if err.is_invalid_input() {
-            CliError::invalid(err.to_string())
-        } else {
-            CliError::runtime(err.to_string())
+/// `err` and every error under it, outermost first.
+fn chain(err: &(dyn StdError + 'static)) -> Vec<String> {
+    let mut out = vec![err.to_string()];
+    let mut next = err.source();
+    while let Some(e) = next {
+        out.push(e.to_string());
+        next = e.source();
+    }
+    out
+}
+
+/// A library error the CLI reports: whether it is the caller's fault decides the exit code.
+pub(crate) trait LibraryError: StdError + 'static {
+    /// True when the caller's input was rejected and nothing was written (exit 2).
+    fn is_invalid_input(&self) -> bool;
+}
+
+macro_rules! library_errors {
+    ($($ty:ty => $invalid:expr),* $(,)?) => {
+        $(impl LibraryError for $ty {
+            fn is_invalid_input(&self) -> bool {
+                let check: fn(&$ty) -> bool = $invalid;
+                check(self)
+            }
+        })*
+    };
+}
+
+library_errors! {
+    remaind_fs::Error => |_| false,
+    remaind_atomic::Error => remaind_atomic::Error::is_invalid_input,
+    remaind_artifacts::Error => |e| matches!(e, remaind_artifacts::Error::InvalidHash { .. }),
+    remaind_ledger::Error => remaind_ledger::Error::is_invalid_input,
+    remaind_index::Error => remaind_index::Error::is_invalid_input,
+    remaind_compact::Error => remaind_compact::Error::is_invalid_input,
+    remaind_resume::Error => remaind_resume::Error::is_invalid_input,
+    remaind_adapters::Error => remaind_adapters::Error::is_invalid_input,
+}
+
+impl<E: LibraryError> From<E> for CliError {
+    fn from(err: E) -> Self {
+        let mut causes = chain(&err);
+        let message = causes.remove(0);
+        CliError {
+            code: if err.is_invalid_input() {
+                EXIT_INVALID
+            } else {
+                EXIT_RUNTIME
+            },
+            message,
+            causes,
         }
     }
 }

@@ -1,13 +1,15 @@
 //! `remaind`: the command-line face of Remaind.
 //!
 //! A thin binary: clap types, argument checking, one library call per command, output
-//! formatting and exit codes (SPEC.md section 9). No domain logic lives here; it is the only
+//! formatting and exit codes (docs/contract.md, "Exit codes"). No domain logic lives here; it is the only
 //! crate that prints.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod cli_error;
 mod cmd;
+mod demo;
+mod demo_secrets;
 mod global;
 mod style;
 

@@ -5,21 +5,19 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use jiff::Timestamp;
 use remaind_atomic::HistoryStore;
+use remaind_fs::sha256_hex;
 use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent};
 use remaind_validate::{
     Binding, Check, EventIter, Failure, LedgerView, Prior, State, Verdict, ViewError,
 };
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
+
+use remaind_fs::layout::{HANDOVER_FILE, STATE_FILE};
 
 use crate::error::{Error, Result};
 use crate::external::{self, CompactorInput, Rejection};
 use crate::{Candidate, builtin, handover};
 
-/// The state file, relative to `active/`.
-pub const STATE_FILE: &str = "state.json";
-/// The handover file, relative to `active/`.
-pub const HANDOVER_FILE: &str = "handover.md";
 /// Timeout for a compactor command when the caller gives none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -76,26 +74,17 @@ pub(crate) struct View<'a> {
     pub(crate) after: u64,
 }
 
-fn view_err(ledger: &Ledger, e: remaind_ledger::Error) -> ViewError {
-    ViewError::read(ledger.log_path().to_string(), e)
-}
-
 impl LedgerView for View<'_> {
     fn head(&self) -> Result<u64, ViewError> {
-        self.ledger
-            .head()
-            .map(|(seq, _)| seq)
-            .map_err(|e| view_err(self.ledger, e))
+        LedgerView::head(self.ledger)
     }
 
     fn digest_at(&self, seq: u64) -> Result<Option<String>, ViewError> {
-        self.ledger
-            .digest_at(seq)
-            .map_err(|e| view_err(self.ledger, e))
+        LedgerView::digest_at(self.ledger, seq)
     }
 
     fn event(&self, id: EventId) -> Result<Option<Event>, ViewError> {
-        self.ledger.get_id(id).map_err(|e| view_err(self.ledger, e))
+        self.ledger.event(id)
     }
 
     fn events_in(&self, after_seq: u64, through_seq: u64) -> EventIter<'_> {
@@ -104,16 +93,7 @@ impl LedgerView for View<'_> {
             let n = usize::try_from(through_seq - after_seq).unwrap_or(usize::MAX);
             return Box::new(self.tail.iter().take(n).cloned().map(Ok));
         }
-        let limit = usize::try_from(through_seq.saturating_sub(after_seq)).unwrap_or(usize::MAX);
-        match self.ledger.range(after_seq + 1, limit) {
-            Ok(events) => Box::new(
-                events
-                    .into_iter()
-                    .filter(move |e| e.seq <= through_seq)
-                    .map(Ok),
-            ),
-            Err(e) => Box::new(std::iter::once(Err(view_err(self.ledger, e)))),
-        }
+        self.ledger.events_in(after_seq, through_seq)
     }
 }
 
@@ -289,7 +269,7 @@ pub fn compact(
                     after,
                 };
                 let verdict =
-                    remaind_validate::validate_state_with(&view, prior.as_ref(), state, &body);
+                    remaind_validate::validate_typed(&view, prior.as_ref(), state, &body);
                 let serialized = serializing
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -368,10 +348,6 @@ fn unreadable(rejection: &Rejection) -> Verdict {
             reason: rejection.reason.clone(),
         }],
     }
-}
-
-fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
 }
 
 fn object(value: Value) -> Option<Map<String, Value>> {
@@ -454,7 +430,7 @@ fn validation_event(verdict: &Verdict, through: u64, compactor: &str) -> NewEven
 
 /// Open the store of a `.context/` folder's `active/` directory.
 pub fn open_store(context_dir: &Utf8Path) -> Result<HistoryStore> {
-    let root = context_dir.join("active");
+    let root = context_dir.join(remaind_fs::layout::ACTIVE_DIR);
     HistoryStore::open(&root).map_err(|e| Error::Store {
         path: root,
         action: "cannot open",

@@ -287,12 +287,11 @@ fn quote_stderr(stderr: &[u8]) -> String {
 
 /// Kill the process group led by `pid` (the compactor and anything it started).
 fn kill_group(pid: u32) {
-    let _ = Command::new("sh")
-        .arg("-c")
-        .arg("kill -KILL -- -\"$0\" 2>/dev/null")
-        .arg(pid.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    let pid = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw);
+    if let Some(pid) = pid {
+        // Already gone is fine: there is nothing left to stop.
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
 }

@@ -24,7 +24,7 @@ pub enum Error {
         reason: String,
     },
     /// An I/O operation on a file under `.context/` failed.
-    #[error("{path}: {action}: {source}")]
+    #[error("{path}: {action}")]
     Io {
         /// The file or folder.
         path: Utf8PathBuf,
@@ -36,7 +36,7 @@ pub enum Error {
     },
     /// SQLite failed on the index file in a way a rebuild does not fix (locked, read-only,
     /// disk full).
-    #[error("{path}: {action}: {source}")]
+    #[error("{path}: {action}")]
     Database {
         /// The index file.
         path: Utf8PathBuf,
@@ -57,12 +57,14 @@ pub enum Error {
         reason: String,
     },
     /// Reading the ledger failed.
-    #[error("{source}")]
+    #[error(transparent)]
     Ledger {
         /// The ledger's error.
-        #[source]
         source: remaind_ledger::Error,
     },
+    /// A file primitive failed (a symlink or special file in the way, an I/O error).
+    #[error(transparent)]
+    Fs(#[from] remaind_fs::Error),
 }
 
 impl Error {

@@ -1,28 +1,28 @@
 //! The index handle: open, catch up, rebuild, search and slices.
 
 use std::borrow::Cow;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use remaind_fs::sha256_hex;
 use remaind_ledger::{Event, EventId, Filter, Kind, Ledger, Status};
 use rusqlite::types::Value;
 use rusqlite::{
     Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
 };
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::query;
 use crate::schema::{self, SCHEMA_VERSION};
 
 /// Folder of the index, relative to `.context/`.
-pub const DB_DIR: &str = "db";
+pub use remaind_fs::layout::DB_DIR;
 /// The index file, relative to `.context/`.
-pub const DB_PATH: &str = "db/context.sqlite";
+pub use remaind_fs::layout::DB_PATH;
 
 /// Progress is reported every this many events during a rebuild.
 const PROGRESS_EVERY: u64 = 8192;
@@ -248,10 +248,6 @@ fn status_of(status: &str, by: Option<&str>) -> Status {
     }
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
 fn sql_limit(limit: usize) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX)
 }
@@ -330,7 +326,7 @@ impl<'l> Index<'l> {
                     .mode(0o700)
                     .create(&db_dir)
                     .map_err(|e| Error::io(&db_dir, "cannot create folder", e))?;
-                sync_dir(context_dir)?;
+                remaind_fs::sync_dir(context_dir)?;
             }
             Err(e) => return Err(Error::io(&db_dir, "cannot inspect", e)),
         }
@@ -517,19 +513,13 @@ impl<'l> Index<'l> {
     pub fn rebuild(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<u64> {
         self.conn = None;
         let (head, _) = self.ledger.head()?;
-        let tmp = self.db_dir.join(format!(
-            "context.sqlite.tmp-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0)
-        ));
-        let result = self.build(&tmp, head, progress);
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        let count = result?;
+        // Removed on drop unless persisted: a failed build leaves nothing behind.
+        let tmp = remaind_fs::create_temp(&self.db_dir)?.into_temp_path();
+        let tmp_path = Utf8Path::from_path(&tmp).ok_or_else(|| Error::Unsafe {
+            path: self.db_dir.clone(),
+            reason: "the temporary index path is not UTF-8".to_owned(),
+        })?;
+        let count = self.build(tmp_path, head, progress)?;
         for suffix in ["-journal", "-wal", "-shm"] {
             let stale = Utf8PathBuf::from(format!("{}{suffix}", self.path));
             match fs::remove_file(&stale) {
@@ -538,8 +528,9 @@ impl<'l> Index<'l> {
                 Err(e) => return Err(Error::io(&stale, "cannot remove", e)),
             }
         }
-        fs::rename(&tmp, &self.path).map_err(|e| Error::io(&self.path, "cannot replace", e))?;
-        sync_dir(&self.db_dir)?;
+        tmp.persist(&self.path)
+            .map_err(|e| Error::io(&self.path, "cannot replace", e.error))?;
+        remaind_fs::sync_dir(&self.db_dir)?;
         let len = fs::metadata(&self.path)
             .map_err(|e| Error::io(&self.path, "cannot inspect", e))?
             .len();
@@ -554,13 +545,6 @@ impl<'l> Index<'l> {
     }
 
     fn build(&self, tmp: &Utf8Path, head: u64, progress: &mut dyn FnMut(u64, u64)) -> Result<u64> {
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(tmp)
-            .map_err(|e| Error::io(tmp, "cannot create", e))?;
-        drop(file);
         let db = |action| {
             let tmp = tmp.to_owned();
             move |e| Error::db(tmp, action, e)
@@ -896,12 +880,6 @@ fn open_flags() -> OpenFlags {
     OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_NOFOLLOW
-}
-
-fn sync_dir(path: &Utf8Path) -> Result<()> {
-    File::open(path)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io(path, "cannot sync folder", e))
 }
 
 /// Open an existing index file; `None` when it is not a usable index of this version.

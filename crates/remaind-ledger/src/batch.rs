@@ -380,7 +380,7 @@ mod tests {
             input.extend_from_slice(line.as_bytes());
             input.push(b'\n');
         }
-        let artifacts = ledger.context_dir().join("artifacts");
+        let artifacts = ledger.context_dir().join(remaind_fs::layout::ARTIFACTS_DIR);
         let err = ledger.append_json_lines(&input).expect_err("rejected");
         assert_eq!(line_of(&err), Some(1900), "{err}");
         assert_eq!(

@@ -22,7 +22,7 @@ pub enum Error {
         reason: String,
     },
     /// An I/O operation on a file under `.context/` failed.
-    #[error("{path}: {action}: {source}")]
+    #[error("{path}: {action}")]
     Io {
         /// The file or folder.
         path: Utf8PathBuf,
@@ -52,7 +52,7 @@ pub enum Error {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
     /// The artifact store failed.
-    #[error("artifact store: {reason}: {source}")]
+    #[error("artifact store: {reason}")]
     Artifact {
         /// What was being done.
         reason: String,
@@ -60,6 +60,9 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A file primitive failed (a symlink or special file in the way, an I/O error).
+    #[error(transparent)]
+    Fs(#[from] remaind_fs::Error),
 }
 
 fn invalid_message(line: Option<usize>, field: &str, reason: &str) -> String {

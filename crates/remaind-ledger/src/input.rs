@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::event::{EventId, Kind, NewEvent, Tool};
+use remaind_events::{EventId, Kind, NewEvent, Tool};
 
 /// One event to append, plus an optional binary payload.
 ///

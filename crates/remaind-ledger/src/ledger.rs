@@ -2,7 +2,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::sync::{Mutex, MutexGuard};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -13,26 +13,16 @@ use serde_json::Value;
 use crate::batch;
 use crate::config::Limits;
 use crate::error::{Error, Result};
-use crate::event::{Event, EventId, GENESIS_PREV, Kind, NewEvent};
 use crate::input::{self, AppendRequest};
 use crate::lines::{self, Snapshot};
 use crate::prepare::{self, Prepared, check_citations};
 use crate::stage::Stager;
 use crate::status::{Status, Statuses};
 use crate::verify::{self, VerifyReport};
-
-/// Path of the log, relative to `.context/`.
-pub const LOG_PATH: &str = "logs/events.jsonl";
-/// Folder of quarantined torn tails, relative to `.context/`.
-pub const QUARANTINE_DIR: &str = "logs/quarantine";
-/// Folder of artifacts, relative to `.context/`.
-pub const ARTIFACTS_DIR: &str = "artifacts";
-/// The per-project redaction key (32 raw bytes), relative to `.context/`.
-pub const KEY_PATH: &str = "redaction.key";
-/// Size limits, relative to `.context/`.
-pub const THRESHOLDS_PATH: &str = "schemas/thresholds.json";
-/// User redaction rules, relative to `.context/`.
-pub const REDACTION_PATH: &str = "schemas/redaction.json";
+use remaind_events::{Event, EventId, GENESIS_PREV, Kind, NewEvent, line_digest};
+use remaind_fs::layout::{
+    ARTIFACTS_DIR, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH, THRESHOLDS_PATH,
+};
 
 /// Whole lines are written in chunks of at most this many bytes (a longer line gets a
 /// `write` of its own); a line is never split across two writes.
@@ -123,30 +113,6 @@ fn mkdir(path: &Utf8Path) -> Result<()> {
     }
 }
 
-fn fsync_dir(path: &Utf8Path) -> Result<()> {
-    File::open(path)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io(path, "cannot sync folder", e))
-}
-
-/// Create `path` with `bytes` unless it exists (0600, fsynced). Returns whether it was created.
-fn create_file(path: &Utf8Path, bytes: &[u8]) -> Result<bool> {
-    let mut f = match OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-    {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
-        Err(e) => return Err(Error::io(path, "cannot create", e)),
-    };
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .map_err(|e| Error::io(path, "cannot write", e))?;
-    Ok(true)
-}
-
 /// What a failpoint configured with `return(ARG)` does (feature `failpoints` only): `abort`
 /// kills the process on the spot (a crash exactly there); `enospc` or anything else injects
 /// an I/O error (ENOSPC or EIO) from the step, as the real call would have returned it.
@@ -178,11 +144,11 @@ impl Ledger {
         for sub in ["", "logs", QUARANTINE_DIR, ARTIFACTS_DIR] {
             mkdir(&context_dir.join(sub))?;
         }
-        create_file(&context_dir.join(LOG_PATH), b"")?;
+        remaind_fs::create_new(&context_dir.join(LOG_PATH), b"")?;
         let key = remaind_redact::generate_key();
-        create_file(&context_dir.join(KEY_PATH), &key)?;
+        remaind_fs::create_new(&context_dir.join(KEY_PATH), &key)?;
         for sub in ["", "logs", QUARANTINE_DIR, ARTIFACTS_DIR] {
-            fsync_dir(&context_dir.join(sub))?;
+            remaind_fs::sync_dir(&context_dir.join(sub))?;
         }
         Ok(())
     }
@@ -228,7 +194,7 @@ impl Ledger {
         }
         .map_err(|e| Error::Config {
             path: rules_path.clone(),
-            reason: format!("unusable redaction rules: {e}"),
+            reason: "unusable redaction rules".to_owned(),
             source: Some(Box::new(e)),
         })?;
         let limits = Limits::load(&dir.join(THRESHOLDS_PATH))?;
@@ -478,7 +444,7 @@ impl Ledger {
                     ),
                 )));
             }
-            prev = lines::sha256_hex(&out[start..]);
+            prev = line_digest(&out[start..]);
             out.push(b'\n');
             ends.push(out.len());
             ids.push(EventId(seq));
@@ -555,7 +521,7 @@ impl Ledger {
             .raw(start, len - 1)
             .map_err(io_err)?;
         match lines::parse_line(&line) {
-            Ok(ev) => Ok(Tail::Clean(ev.seq, lines::sha256_hex(&line))),
+            Ok(ev) => Ok(Tail::Clean(ev.seq, line_digest(&line))),
             Err(reason) => {
                 let mut bytes = line;
                 bytes.push(b'\n');
@@ -597,7 +563,7 @@ impl Ledger {
                     format!("the line before a torn tail at byte {start} has no readable seq"),
                 )
             })?;
-            (seq, lines::sha256_hex(&line))
+            (seq, line_digest(&line))
         };
         // 1. Keep the torn bytes, byte for byte.
         let qdir = self.dir.join(QUARANTINE_DIR);
@@ -613,11 +579,11 @@ impl Ledger {
             .to_string();
         let mut name = format!("{stamp}-{}.torn", head + 1);
         let mut n = 1;
-        while !create_file(&qdir.join(&name), &bytes)? {
+        while !remaind_fs::create_new(&qdir.join(&name), &bytes)? {
             n += 1;
             name = format!("{stamp}-{}.{n}.torn", head + 1);
         }
-        fsync_dir(&qdir)?;
+        remaind_fs::sync_dir(&qdir)?;
         fail::fail_point!("ledger.recovery-after-quarantine", |a| injected(
             a,
             &self.log_path
@@ -628,7 +594,7 @@ impl Ledger {
             .map_err(|e| Error::io(&self.log_path, "cannot truncate a torn tail", e))?;
         // 3. Record it.
         let rel = format!("{QUARANTINE_DIR}/{name}");
-        let sha = lines::sha256_hex(&bytes);
+        let sha = line_digest(&bytes);
         let event = NewEvent {
             kind: Some(Kind::Recovery),
             actor: Some("remaind".to_owned()),
@@ -680,7 +646,7 @@ impl Ledger {
                         format!("the last line (at byte {off}) has no readable seq"),
                     )
                 })?;
-                Ok((seq, lines::sha256_hex(line)))
+                Ok((seq, line_digest(line)))
             }
         }
     }
@@ -720,7 +686,7 @@ impl Ledger {
         let snap = self.snapshot()?;
         Ok(self
             .raw_line(&snap, seq)?
-            .map(|(_, line)| lines::sha256_hex(&line)))
+            .map(|(_, line)| line_digest(&line)))
     }
 
     /// Up to `limit` events with seq `>= from`, in order.

@@ -35,7 +35,6 @@
 mod batch;
 mod config;
 mod error;
-pub mod event;
 mod input;
 mod ledger;
 mod lines;
@@ -44,18 +43,20 @@ mod schema;
 mod stage;
 mod status;
 mod verify;
+mod view;
 
 pub use config::Limits;
 pub use error::{Error, Result};
-pub use event::{
-    ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord, Tool,
-};
 pub use input::{
     AppendRequest, new_event_from_value, parse_json_lines, parse_kind, parse_new_event,
 };
-pub use ledger::{
-    ARTIFACTS_DIR, Events, Filter, KEY_PATH, LOG_PATH, Ledger, QUARANTINE_DIR, REDACTION_PATH,
-    THRESHOLDS_PATH,
+pub use ledger::{Events, Filter, Ledger};
+pub use remaind_events::{
+    ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, LedgerView, NewEvent, RedactionRecord,
+    Tool, build_event, line_digest,
+};
+pub use remaind_fs::layout::{
+    ARTIFACTS_DIR, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH, THRESHOLDS_PATH,
 };
 pub use schema::EVENT_SCHEMA;
 pub use status::{Status, Statuses};

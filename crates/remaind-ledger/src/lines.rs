@@ -6,9 +6,7 @@ use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 
-use sha2::{Digest, Sha256};
-
-use crate::event::Event;
+use remaind_events::Event;
 
 const CHUNK: usize = 64 * 1024;
 
@@ -18,18 +16,6 @@ const PROBE: usize = 2 * 1024;
 
 /// Below this many bytes, [`Snapshot::find_seq`] reads the rest of its range at once.
 const WINDOW: u64 = 4 * 1024;
-
-/// Hex SHA-256 of a line's bytes (without its newline).
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for b in digest {
-        out.push(char::from(HEX[usize::from(b >> 4)]));
-        out.push(char::from(HEX[usize::from(b & 15)]));
-    }
-    out
-}
 
 /// Read `len` bytes at `off` (short only at end of file).
 fn read_at(file: &File, off: u64, len: usize) -> io::Result<Vec<u8>> {

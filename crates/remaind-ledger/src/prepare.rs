@@ -10,9 +10,9 @@ use serde_json::{Map, Value};
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
-use crate::event::{ArtifactRecord, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord};
 use crate::input::AppendRequest;
 use crate::schema;
+use remaind_events::{ArtifactRecord, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord};
 
 /// Content routed out of an event, not yet written to the store.
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::event::{Event, EventId};
+use remaind_events::{Event, EventId};
 
 /// Whether an event is still current.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -6,9 +6,10 @@ use std::fs::File;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::event::GENESIS_PREV;
-use crate::ledger::{ARTIFACTS_DIR, LOG_PATH, Ledger};
+use crate::ledger::Ledger;
 use crate::lines::{self, Snapshot};
+use remaind_events::GENESIS_PREV;
+use remaind_fs::layout::{ARTIFACTS_DIR, LOG_PATH};
 
 /// At most this many problems are listed; `problem_count` counts them all.
 const MAX_LISTED: usize = 100;
@@ -91,7 +92,7 @@ pub(crate) fn run(ledger: &Ledger, file: &File) -> Result<VerifyReport> {
         report.lines += 1;
         let n = report.lines;
         consumed = off + line.len() as u64 + 1;
-        let hash = lines::sha256_hex(line);
+        let hash = remaind_events::line_digest(line);
         match lines::parse_line(line) {
             Err(reason) => report.push(LOG_PATH, Some(n), reason),
             Ok(ev) => {

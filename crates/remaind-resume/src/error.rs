@@ -21,7 +21,7 @@ pub enum Error {
         start: Utf8PathBuf,
     },
     /// A file operation failed.
-    #[error("{path}: {source}")]
+    #[error("I/O error on {path}")]
     Io {
         /// The file or folder.
         path: Utf8PathBuf,
@@ -43,6 +43,9 @@ pub enum Error {
     /// The history store over `active/` failed (its message names the file).
     #[error(transparent)]
     Atomic(#[from] remaind_atomic::Error),
+    /// A file primitive failed (a symlink or special file in the way, an I/O error).
+    #[error(transparent)]
+    Fs(#[from] remaind_fs::Error),
 }
 
 impl Error {
@@ -57,7 +60,8 @@ impl Error {
         }
     }
 
-    pub(crate) fn io(path: impl Into<Utf8PathBuf>, source: std::io::Error) -> Self {
+    /// An I/O error on `path`.
+    pub fn io(path: impl Into<Utf8PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.into(),
             source,

@@ -1,40 +1,41 @@
 //! `init`: create a `.context/` folder with its contract, schemas and configuration.
 
-use std::fs::{DirBuilder, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::fs::DirBuilder;
+use std::os::unix::fs::DirBuilderExt;
 
 use camino::Utf8PathBuf;
+use remaind_fs::layout::{
+    ACTIVE_DIR, ARTIFACTS_DIR, CONTRACT_PATH, DB_DIR, EVENT_SCHEMA_PATH, HISTORY_DIR, KEY_PATH,
+    LOG_PATH, LOGS_DIR, QUARANTINE_DIR, REDACTION_PATH, SCHEMAS_DIR, STATE_SCHEMA_PATH,
+    THRESHOLDS_PATH, TOOLS_PATH,
+};
 
 use crate::{ContextDir, Error};
 
 /// The files `init` writes, relative to `.context/`, with their embedded contents.
 pub const DEFAULT_FILES: [(&str, &str); 6] = [
-    ("CONTRACT.md", include_str!("../assets/CONTRACT.md")),
+    (CONTRACT_PATH, include_str!("../assets/CONTRACT.md")),
     (
-        "schemas/event.schema.json",
+        EVENT_SCHEMA_PATH,
         include_str!("../../../schemas/event.schema.json"),
     ),
     (
-        "schemas/state.schema.json",
+        STATE_SCHEMA_PATH,
         include_str!("../../../schemas/state.schema.json"),
     ),
     (
-        "schemas/thresholds.json",
+        THRESHOLDS_PATH,
         include_str!("../../../schemas/thresholds.json"),
     ),
     (
-        "schemas/redaction.json",
+        REDACTION_PATH,
         include_str!("../../../schemas/redaction.json"),
     ),
-    (
-        "schemas/tools.yaml",
-        include_str!("../../../schemas/tools.yaml"),
-    ),
+    (TOOLS_PATH, include_str!("../../../schemas/tools.yaml")),
 ];
 
 /// The folders `init` creates, relative to `.context/`.
-const FOLDERS: [&str; 5] = ["active", "active/history", "schemas", "db", "logs"];
+const FOLDERS: [&str; 5] = [ACTIVE_DIR, HISTORY_DIR, SCHEMAS_DIR, DB_DIR, LOGS_DIR];
 
 /// What `init` did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -71,50 +72,29 @@ pub fn init(ctx: &ContextDir, force: bool) -> Result<InitReport, Error> {
     }
     for (rel, contents) in DEFAULT_FILES {
         let path = ctx.root().join(rel);
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-        {
-            Ok(mut file) => {
-                file.write_all(contents.as_bytes())
-                    .and_then(|()| file.sync_all())
-                    .map_err(|e| Error::io(&path, e))?;
-                report.created.push(rel.to_owned());
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(Error::io(&path, e)),
+        if remaind_fs::create_new(&path, contents.as_bytes())? {
+            report.created.push(rel.to_owned());
         }
     }
     let before = ledger_files(ctx);
-    remaind_ledger::Ledger::create(ctx.root()).map_err(|e| Error::InvalidInput {
-        field: ctx.events_path().to_string(),
-        message: e.to_string(),
-    })?;
+    remaind_ledger::Ledger::create(ctx.root())?;
     for rel in ledger_files(ctx) {
         if !before.contains(&rel) {
             report.created.push(rel);
         }
     }
-    sync_dir(ctx.root())?;
+    remaind_fs::sync_dir(ctx.root())?;
     report.created.sort();
     Ok(report)
 }
 
 /// The ledger-owned paths that exist now, relative to the root.
 fn ledger_files(ctx: &ContextDir) -> Vec<String> {
-    [
-        "logs/events.jsonl",
-        "logs/quarantine",
-        "artifacts",
-        "redaction.key",
-    ]
-    .into_iter()
-    .filter(|rel| ctx.root().join(rel).symlink_metadata().is_ok())
-    .map(str::to_owned)
-    .collect()
+    [LOG_PATH, QUARANTINE_DIR, ARTIFACTS_DIR, KEY_PATH]
+        .into_iter()
+        .filter(|rel| ctx.root().join(rel).symlink_metadata().is_ok())
+        .map(str::to_owned)
+        .collect()
 }
 
 fn create_dir(path: Utf8PathBuf, report: &mut InitReport, rel: &str) -> Result<(), Error> {
@@ -139,10 +119,4 @@ fn refuse_symlink(path: &std::path::Path, shown: &camino::Utf8Path) -> Result<()
         }),
         _ => Ok(()),
     }
-}
-
-fn sync_dir(path: &camino::Utf8Path) -> Result<(), Error> {
-    std::fs::File::open(path)
-        .and_then(|dir| dir.sync_all())
-        .map_err(|e| Error::io(path, e))
 }

@@ -1,27 +1,73 @@
-//! The lifecycle around the ledger: the `.context/` layout and `init`, compaction (the
-//! built-in compactor and external candidates, committed only on the validator's verdict),
-//! the token monitor, runtime framing, the resume packet and its gate, and rollback of
-//! derived files.
+//! The lifecycle around the ledger: `init` and discovery of a `.context/` folder, the token
+//! monitor, runtime framing, the resume packet and its gate, rollback of derived files, and
+//! status.
 //!
-//! This layer composes the lower ones; it does no printing and knows nothing about argument
-//! parsing or terminals.
-
-mod error;
-pub mod init;
-pub mod layout;
-
-pub use error::Error;
-pub use layout::{ContextDir, discover};
+//! This layer composes the lower ones (the layout is `remaind-fs`'s, compaction is
+//! `remaind-compact`'s); it does no printing and knows nothing about argument parsing or
+//! terminals. Its entry points, one per job: [`init`], [`discover`], [`monitor`],
+//! [`record_framing`], [`resume`] (packet + gate), [`rollback_to`], [`status`].
+//!
+//! Invariants: the latest user instruction in a packet always comes from the ledger, never
+//! from derived state; the gate interrupts only on a mechanical reason it names; rollback
+//! touches only derived files, through the history store, and can itself be undone.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let tmp = tempfile::tempdir()?;
+//! # let root = camino::Utf8Path::from_path(tmp.path()).ok_or("non-UTF-8 temp dir")?;
+//! use remaind_ledger::{Kind, Ledger, NewEvent};
+//! use remaind_resume::{Budget, ContextDir, init, resume};
+//!
+//! let ctx = ContextDir::new(root.join(".context"));
+//! init(&ctx, false)?;
+//! let ledger = Ledger::open(ctx.root())?;
+//! ledger.append(NewEvent {
+//!     kind: Some(Kind::UserMessage),
+//!     text: Some("Add retries to the uploader".into()),
+//!     ..NewEvent::default()
+//! })?;
+//! let packet = resume(&ctx, Budget::Configured)?;
+//! assert!(packet.packet.contains("Add retries to the uploader"));
+//! # Ok(())
+//! # }
+//! ```
 
 mod conv;
-pub mod demo;
-pub mod framing;
-pub mod gate;
-pub mod inputs;
-pub mod monitor;
-pub mod packet;
-pub mod rollback;
-pub mod status;
-pub mod thresholds;
-pub mod tokens;
-pub mod tools;
+mod error;
+mod framing;
+mod gate;
+mod init;
+mod inputs;
+mod layout;
+mod monitor;
+mod packet;
+mod rollback;
+mod status;
+mod thresholds;
+mod tokens;
+mod tools;
+
+pub use error::Error;
+pub use framing::{
+    FrameRequest, Framing, load as load_framing, parse_setting as parse_frame_setting,
+    record as record_framing,
+};
+pub use gate::{
+    Confidence, ConfidenceInputs, Gate, LOW_CONFIDENCE, NextTool, Penalty, Reason, ReasonCode,
+};
+pub use init::{DEFAULT_FILES, InitReport, init};
+pub use inputs::derived_conflicts;
+pub use layout::{
+    CONTEXT_DIR_NAME, ContextDir, DERIVED_FILES, DIR_ENV, FRAMING_FILE, HANDOVER_FILE, PACKET_FILE,
+    STATE_FILE, discover,
+};
+pub use monitor::{Action, BASELINE_LOOKBACK, Band, Reading, TokenSource, monitor};
+pub use packet::{
+    Budget, Dropped, LatestInstruction, PlannedStep, Resume, Source as InstructionSource,
+    build as build_packet, resume,
+};
+pub use rollback::{Point, Rollback, list as rollback_points, parse_time, rollback_to};
+pub use status::{LastCompaction, Status, status};
+pub use thresholds::{BandEdges, Thresholds};
+pub use tokens::TokenizerName;
+pub use tools::{ToolFlags, ToolPolicy};

@@ -6,8 +6,7 @@
 
 use std::fmt;
 
-use remaind_ledger::EventId;
-use sha2::{Digest, Sha256};
+use remaind_events::EventId;
 
 use crate::state::State;
 
@@ -72,7 +71,7 @@ impl Binding {
     /// The binding for a state: the SHA-256 of its canonical bytes and its `through_seq`.
     pub fn for_state(state: &State) -> Self {
         Binding {
-            state_sha256: hex::encode(Sha256::digest(state.to_canonical_bytes())),
+            state_sha256: remaind_fs::sha256_hex(&state.to_canonical_bytes()),
             through_seq: state.through_seq,
         }
     }

@@ -9,6 +9,48 @@
 //! cannot read is), every failure names the events at fault and says what to fix, and
 //! validation is incremental — its cost follows the events after the prior accepted state and
 //! the size of that state, never the length of the whole ledger.
+//!
+//! It depends on `remaind-events` (the event model and [`LedgerView`]), not on the ledger:
+//! the on-disk `remaind_ledger::Ledger` implements [`LedgerView`], and so does the in-memory
+//! [`MemoryLedger`]. Checking a summarizer's candidate against a project's ledger on disk:
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let tmp = tempfile::tempdir()?;
+//! # let dir = camino::Utf8Path::from_path(tmp.path()).ok_or("non-UTF-8 temp dir")?.join(".context");
+//! use remaind_ledger::{Kind, Ledger, NewEvent};
+//! use remaind_validate::{Check, validate};
+//! use serde_json::json;
+//!
+//! Ledger::create(&dir)?;
+//! let ledger = Ledger::open(&dir)?;
+//! let log = |kind, text: &str| {
+//!     ledger.append(NewEvent { kind: Some(kind), text: Some(text.into()), ..NewEvent::default() })
+//! };
+//! log(Kind::UserMessage, "Add retries to the uploader")?;
+//! let decision = log(Kind::Decision, "Use exponential backoff, max 5 tries")?;
+//! let (head, digest) = ledger.head()?;
+//!
+//! // A summarizer's candidate that forgot the decision.
+//! let candidate = json!({
+//!     "v": 1, "through_seq": head, "log_digest": digest,
+//!     "generated_at": "2026-11-23T10:00:00Z", "compactor": "my-summarizer",
+//!     "goal": [], "completed_work": [], "decisions": [], "constraints": [], "blockers": [],
+//!     "remember": [], "files_changed": [], "open_loops": [], "superseded": [],
+//!     "latest_user_instruction": { "event": "e1", "text": "Add retries to the uploader" },
+//!     "next_step": { "text": "Wrap the upload call in a retry loop", "events": ["e1"] }
+//! });
+//! let verdict = validate(&ledger, None, &candidate, "# Handover\n")?;
+//! assert!(!verdict.accepted);
+//! let dropped = verdict
+//!     .failures
+//!     .iter()
+//!     .find(|f| f.check == Check::DecisionsPreserved)
+//!     .ok_or("the dropped decision is reported")?;
+//! assert_eq!(dropped.events, vec![decision]);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod handover;
 mod prior;
@@ -16,15 +58,14 @@ mod schema;
 pub mod state;
 mod validate;
 pub mod verdict;
-mod view;
 
 pub use handover::{
     Binding, Handover, SECTION_TITLES, Section, citations, parse_binding, render_citations,
     render_instruction,
 };
 pub use prior::Prior;
+pub use remaind_events::{EventIter, LedgerView, MemoryLedger, ViewError};
 pub use schema::{STATE_SCHEMA, check_state_schema, state_schema};
 pub use state::{CURRENT_SECTIONS, Instruction, Item, Link, NextStep, State};
-pub use validate::{validate, validate_state, validate_state_with, validate_with};
+pub use validate::{validate, validate_typed};
 pub use verdict::{Check, Failure, Verdict};
-pub use view::{EventIter, LedgerView, MemoryLedger, ViewError};

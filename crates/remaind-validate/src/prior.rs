@@ -13,12 +13,11 @@
 
 use std::collections::HashMap;
 
-use remaind_ledger::{EventId, Kind};
-use sha2::{Digest, Sha256};
+use remaind_events::{EventId, Kind};
 
 use crate::handover::{Handover, parse_binding};
 use crate::state::{CURRENT_SECTIONS, State};
-use crate::view::{LedgerView, ViewError};
+use remaind_events::{LedgerView, ViewError};
 
 /// The prior accepted compaction as the validator trusts it: its state and, when known to be
 /// the one accepted with it, its handover.
@@ -45,7 +44,7 @@ impl<'a> Prior<'a> {
     pub fn with_handover(state: &'a State, state_bytes: &[u8], handover: &str) -> Self {
         let bound = parse_binding(handover).is_some_and(|b| {
             b.through_seq == state.through_seq
-                && b.state_sha256 == hex::encode(Sha256::digest(state_bytes))
+                && b.state_sha256 == remaind_fs::sha256_hex(&state_bytes)
         });
         let handover_current = bound.then(|| {
             Handover::parse(handover)
@@ -67,6 +66,12 @@ impl<'a> Prior<'a> {
     /// Whether the bound handover is known (and so fewer events need reading).
     pub fn has_handover(&self) -> bool {
         self.handover_current.is_some()
+    }
+}
+
+impl<'a> From<&'a State> for Prior<'a> {
+    fn from(state: &'a State) -> Self {
+        Prior::new(state)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The shape of `active/state.json` (validated by `schemas/state.schema.json`).
 
-use remaind_ledger::EventId;
+use remaind_events::EventId;
 use serde::{Deserialize, Serialize};
 
 /// One claim of the state, with the events it rests on.

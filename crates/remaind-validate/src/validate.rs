@@ -10,7 +10,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use remaind_ledger::{EventId, Kind};
+use remaind_events::{EventId, Kind};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::handover::{Handover, titles};
@@ -20,7 +21,7 @@ use crate::prior::{
 use crate::schema::{check_state_schema, surely_valid};
 use crate::state::State;
 use crate::verdict::{Check, Failure, Verdict};
-use crate::view::{LedgerView, ViewError};
+use remaind_events::{LedgerView, ViewError};
 
 /// Links `event -> by` for superseded or resolved events: the first `by` of each event in a
 /// map (no allocation per link), any further ones aside (rare: two events superseding one).
@@ -67,31 +68,37 @@ impl Links {
 /// stops there, since the content checks would be meaningless; otherwise all six checks of
 /// SPEC.md section 5 run and every failure is listed, each with the offending event ids.
 ///
-/// `prior` must be the state the ledger's owner last accepted (or `None` for the first
-/// compaction): the walk is incremental and trusts it. Cost: the events after
-/// `prior.through_seq`, plus a read of each event the prior cites that the candidate does not
-/// also cite, in the same sections and in a current handover section. [`validate_with`] also
-/// takes the prior's handover, which spares most of those reads.
+/// `prior` must be the compaction the ledger's owner last accepted (or `None` for the first
+/// one): the walk is incremental and trusts it. Cost: the events after `prior.through_seq`,
+/// plus a read of each event the prior cites that the candidate does not also cite, in the
+/// same sections and in a current handover section; a [`Prior::with_handover`] spares most
+/// of those reads. A caller holding a typed [`State`] uses [`validate_typed`], which gives
+/// the same verdict without building a JSON tree.
 ///
 /// Errors only when the view cannot read the ledger; findings are never errors.
+///
+/// ```
+/// use remaind_validate::{Check, MemoryLedger, validate};
+/// use serde_json::json;
+///
+/// let ledger = MemoryLedger::new();
+/// let state = json!({
+///     "v": 1, "through_seq": 0, "log_digest": "0".repeat(64),
+///     "generated_at": "2026-11-21T21:00:00Z", "compactor": "builtin",
+///     "goal": [], "latest_user_instruction": null, "completed_work": [], "decisions": [],
+///     "constraints": [], "blockers": [], "remember": [], "files_changed": [],
+///     "open_loops": [], "next_step": null, "superseded": []
+/// });
+/// let verdict = validate(&ledger, None, &state, "# Handover\n").expect("memory never fails");
+/// // Well-formed and bound to the empty ledger, but nothing says what to do next.
+/// assert_eq!(verdict.failed_checks(), vec![Check::NextStepGrounded]);
+///
+/// // A schema failure names the field by JSON pointer and stops before the content checks.
+/// let verdict = validate(&ledger, None, &json!({"v": 2}), "").expect("memory never fails");
+/// assert_eq!(verdict.checks_run, vec![Check::Schema]);
+/// assert!(verdict.failures.iter().any(|f| f.reason.starts_with("/v: 1 was expected")));
+/// ```
 pub fn validate(
-    view: &dyn LedgerView,
-    prior: Option<&State>,
-    candidate_state: &Value,
-    candidate_handover: &str,
-) -> Result<Verdict, ViewError> {
-    validate_with(
-        view,
-        prior.map(Prior::new).as_ref(),
-        candidate_state,
-        candidate_handover,
-    )
-}
-
-/// [`validate`] against a [`Prior`], which may carry the handover accepted with the prior
-/// state: then an older event the candidate keeps in every state section the prior cited it
-/// in needs no read unless the prior's handover cited it and the candidate's does not.
-pub fn validate_with(
     view: &dyn LedgerView,
     prior: Option<&Prior<'_>>,
     candidate_state: &Value,
@@ -101,7 +108,7 @@ pub fn validate_with(
     report.checks_run.push(Check::Schema);
     let schema_failures = check_state_schema(candidate_state);
     let state = if schema_failures.is_empty() {
-        match serde_json::from_value::<State>(candidate_state.clone()) {
+        match State::deserialize(candidate_state) {
             Ok(state) => Some(state),
             Err(e) => {
                 report.fail(
@@ -117,6 +124,33 @@ pub fn validate_with(
         None
     };
     finish(view, prior, state.as_ref(), candidate_handover, report)
+}
+
+/// [`validate`] for a candidate already deserialized into a [`State`]: the same verdict,
+/// without a JSON tree unless the state may break one of the schema's value rules (then the
+/// schema check runs on its JSON form and names each failing field).
+pub fn validate_typed(
+    view: &dyn LedgerView,
+    prior: Option<&Prior<'_>>,
+    candidate_state: &State,
+    candidate_handover: &str,
+) -> Result<Verdict, ViewError> {
+    if surely_valid(candidate_state) {
+        let mut report = Report::default();
+        report.checks_run.push(Check::Schema);
+        return finish(
+            view,
+            prior,
+            Some(candidate_state),
+            candidate_handover,
+            report,
+        );
+    }
+    let value = serde_json::to_value(candidate_state).map_err(|e| ViewError::InvalidEvent {
+        seq: candidate_state.through_seq,
+        reason: format!("the candidate state does not serialize: {e}"),
+    })?;
+    validate(view, prior, &value, candidate_handover)
 }
 
 /// The handover's well-formedness, then (with a schema-valid state) binding and the six checks.
@@ -138,48 +172,6 @@ fn finish(
         _ => {}
     }
     Ok(report.finish())
-}
-
-/// [`validate`] for a candidate already deserialized into a [`State`].
-pub fn validate_state(
-    view: &dyn LedgerView,
-    prior: Option<&State>,
-    candidate_state: &State,
-    candidate_handover: &str,
-) -> Result<Verdict, ViewError> {
-    validate_state_with(
-        view,
-        prior.map(Prior::new).as_ref(),
-        candidate_state,
-        candidate_handover,
-    )
-}
-
-/// [`validate_with`] for a candidate already deserialized into a [`State`].
-pub fn validate_state_with(
-    view: &dyn LedgerView,
-    prior: Option<&Prior<'_>>,
-    candidate_state: &State,
-    candidate_handover: &str,
-) -> Result<Verdict, ViewError> {
-    // A typed state usually needs no JSON tree: only one that may break a value rule goes
-    // through the schema, which then names each failing field.
-    if surely_valid(candidate_state) {
-        let mut report = Report::default();
-        report.checks_run.push(Check::Schema);
-        return finish(
-            view,
-            prior,
-            Some(candidate_state),
-            candidate_handover,
-            report,
-        );
-    }
-    let value = serde_json::to_value(candidate_state).map_err(|e| ViewError::InvalidEvent {
-        seq: candidate_state.through_seq,
-        reason: format!("the candidate state does not serialize: {e}"),
-    })?;
-    validate_with(view, prior, &value, candidate_handover)
 }
 
 #[derive(Default)]

@@ -1,6 +1,6 @@
 //! The validator's verdict: findings are data, every failed check listed.
 
-use remaind_ledger::EventId;
+use remaind_events::EventId;
 use serde::{Deserialize, Serialize};
 
 /// A check the validator runs. The first two are structural; the rest are SPEC.md's six.

@@ -73,26 +73,19 @@ artifact.sha256 or the short id of its `[artifact:…]` marker (at least 8 hex d
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let store = ArtifactStore::open(ctx.root())
-        .map_err(|e| CliError::runtime(format!("{}/artifacts: {e}", ctx.root())))?;
+    let store = ArtifactStore::open(ctx.root())?;
     match args.command {
         Sub::Show { hash } => {
             let hash = resolve(&store, &hash)?;
-            store
-                .verify(&hash)
-                .map_err(|e| CliError::runtime(format!("artifacts/{}/{hash}: {e}", &hash[..2])))?;
-            let bytes = store
-                .get(&hash)
-                .map_err(|e| CliError::runtime(format!("artifacts/{}/{hash}: {e}", &hash[..2])))?;
+            store.verify(&hash)?;
+            let bytes = store.get(&hash)?;
             let mut out = std::io::stdout().lock();
             out.write_all(&bytes)
                 .and_then(|()| out.flush())
                 .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
         }
         Sub::List { json } => {
-            let list = store
-                .list()
-                .map_err(|e| CliError::runtime(format!("{}/artifacts: {e}", ctx.root())))?;
+            let list = store.list()?;
             if json {
                 let line =
                     serde_json::to_string(&list).map_err(|e| CliError::runtime(e.to_string()))?;

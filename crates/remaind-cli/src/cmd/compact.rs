@@ -43,14 +43,6 @@ pub(crate) struct Args {
     json: bool,
 }
 
-fn failure(err: impl std::fmt::Display, invalid: bool) -> CliError {
-    if invalid {
-        CliError::invalid(err.to_string())
-    } else {
-        CliError::runtime(err.to_string())
-    }
-}
-
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     if args
         .compactor
@@ -70,22 +62,13 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         (None, None) => Source::Builtin,
     };
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root()).map_err(|e| {
-        let invalid = e.is_invalid_input();
-        failure(e, invalid)
-    })?;
-    let store = remaind_compact::open_store(ctx.root()).map_err(|e| {
-        let invalid = e.is_invalid_input();
-        failure(e, invalid)
-    })?;
+    let ledger = Ledger::open(ctx.root())?;
+    let store = remaind_compact::open_store(ctx.root())?;
     let opts = Options {
         dry_run: args.dry_run,
         through_seq: None,
     };
-    let outcome = remaind_compact::compact(&ledger, &store, source, opts).map_err(|e| {
-        let invalid = e.is_invalid_input();
-        failure(e, invalid)
-    })?;
+    let outcome = remaind_compact::compact(&ledger, &store, source, opts)?;
     if args.json {
         let line = serde_json::to_string(&outcome.verdict)
             .map_err(|e| CliError::runtime(e.to_string()))?;

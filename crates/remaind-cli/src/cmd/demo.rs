@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
+use crate::demo::{self, Action, Step};
 use camino::Utf8PathBuf;
-use remaind_resume::demo::{self, Action, Step};
 
 use crate::cli_error::CliError;
 use crate::global::Global;

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use remaind_resume::framing::{self, FrameRequest};
+use remaind_resume::FrameRequest;
 
 use crate::cli_error::CliError;
 use crate::global::Global;
@@ -46,7 +46,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let settings = args
         .settings
         .iter()
-        .map(|s| framing::parse_setting(s))
+        .map(|s| remaind_resume::parse_frame_setting(s))
         .collect::<Result<Vec<_>, _>>()?;
     let req = FrameRequest {
         workspace_root: args.workspace_root,
@@ -58,7 +58,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         settings,
         recorded_at: None,
     };
-    let f = framing::record(&ctx, &req)?;
+    let f = remaind_resume::record_framing(&ctx, &req)?;
     if args.json {
         println!(
             "{}",

@@ -13,8 +13,8 @@ use std::process::ExitCode;
 use camino::Utf8PathBuf;
 use remaind_adapters::Runtime;
 use remaind_ledger::Ledger;
+use remaind_resume::Budget;
 use remaind_resume::ContextDir;
-use remaind_resume::packet::Budget;
 use serde_json::{Map, Value, json};
 
 use crate::cli_error::{CliError, EXIT_REJECTED};
@@ -123,28 +123,13 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         return session_start(&ctx, runtime);
     }
     let records =
-        remaind_adapters::hook_records(runtime, args.event.into(), payload).map_err(adapter_err)?;
+        remaind_adapters::hook_records(runtime, args.event.into(), payload).map_err(CliError::from)?;
     let ledger = open_ledger(&ctx)?;
-    remaind_adapters::record(&ledger, records).map_err(adapter_err)?;
+    remaind_adapters::record(&ledger, records).map_err(CliError::from)?;
     if args.event == HookEvent::PreCompact {
         return pre_compact(&ctx, &ledger);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// An adapter error with its cause chain (the adapters' Display leaves the source out).
-pub(crate) fn adapter_err(e: remaind_adapters::Error) -> CliError {
-    let mut message = e.to_string();
-    let mut cause = std::error::Error::source(&e);
-    while let Some(c) = cause {
-        message.push_str(&format!(": {c}"));
-        cause = c.source();
-    }
-    if e.is_invalid_input() {
-        CliError::invalid(message)
-    } else {
-        CliError::runtime(message)
-    }
 }
 
 /// `--dir`/`REMAIND_DIR`, else the nearest `.context/` from the payload's `cwd` (else the
@@ -175,15 +160,7 @@ fn find_context(
 }
 
 fn open_ledger(ctx: &ContextDir) -> Result<Ledger, CliError> {
-    Ledger::open(ctx.root()).map_err(ledger_err)
-}
-
-fn ledger_err(e: remaind_ledger::Error) -> CliError {
-    if e.is_invalid_input() {
-        CliError::invalid(e.to_string())
-    } else {
-        CliError::runtime(e.to_string())
-    }
+    Ledger::open(ctx.root()).map_err(CliError::from)
 }
 
 /// The most a SessionStart hook may inject, in characters: Claude Code truncates injected
@@ -197,12 +174,12 @@ fn injection_limit(runtime: Runtime) -> (usize, u64) {
 }
 
 fn session_start(ctx: &ContextDir, runtime: Runtime) -> Result<ExitCode, CliError> {
-    if open_ledger(ctx)?.head().map_err(ledger_err)?.0 == 0 {
+    if open_ledger(ctx)?.head().map_err(CliError::from)?.0 == 0 {
         // A fresh project: nothing to resume, nothing to inject, nothing written.
         return Ok(ExitCode::SUCCESS);
     }
     // The full packet goes to its file; the runtime gets one that fits its limit.
-    let full = remaind_resume::packet::resume(ctx, Budget::Configured)?;
+    let full = remaind_resume::resume(ctx, Budget::Configured)?;
     let mut context = String::new();
     if !full.gate.proceed {
         context.push_str(
@@ -226,14 +203,14 @@ these reasons and ask how to proceed:\n",
     } else {
         let room = room.saturating_sub(pointer.len());
         let mut budget = full.tokens.min(max_tokens);
-        let mut fitted = remaind_resume::packet::build(ctx, Budget::Tokens(budget))?;
+        let mut fitted = remaind_resume::build_packet(ctx, Budget::Tokens(budget))?;
         // Tokens per character vary with the text: shrink until the characters fit too.
         for _ in 0..8 {
             if fitted.packet.len() <= room || fitted.over_budget {
                 break;
             }
             budget = budget * room as u64 * 9 / (fitted.packet.len() as u64 * 10);
-            fitted = remaind_resume::packet::build(ctx, Budget::Tokens(budget.max(1)))?;
+            fitted = remaind_resume::build_packet(ctx, Budget::Tokens(budget.max(1)))?;
         }
         fitted.packet + &pointer
     };
@@ -249,26 +226,18 @@ these reasons and ask how to proceed:\n",
 }
 
 fn pre_compact(ctx: &ContextDir, ledger: &Ledger) -> Result<ExitCode, CliError> {
-    if ledger.head().map_err(ledger_err)?.0 == 0 {
+    if ledger.head().map_err(CliError::from)?.0 == 0 {
         // Nothing to compact: record nothing (a `validation` event would make every later
         // SessionStart interrupt).
         return Ok(ExitCode::SUCCESS);
     }
-    let store =
-        remaind_compact::open_store(ctx.root()).map_err(|e| CliError::runtime(e.to_string()))?;
+    let store = remaind_compact::open_store(ctx.root())?;
     let outcome = remaind_compact::compact(
         ledger,
         &store,
         remaind_compact::Source::Builtin,
         remaind_compact::Options::default(),
-    )
-    .map_err(|e| {
-        if e.is_invalid_input() {
-            CliError::invalid(e.to_string())
-        } else {
-            CliError::runtime(e.to_string())
-        }
-    })?;
+    )?;
     if outcome.verdict.accepted {
         println!(
             "remaind: compaction accepted through e{}",

@@ -9,7 +9,7 @@ use remaind_ledger::Ledger;
 use serde_json::json;
 
 use crate::cli_error::CliError;
-use crate::cmd::hook::{RuntimeArg, adapter_err};
+use crate::cmd::hook::RuntimeArg;
 use crate::global::Global;
 
 /// Import agent transcripts: each line becomes events as the hooks would have logged them,
@@ -40,13 +40,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root()).map_err(|e| {
-        if e.is_invalid_input() {
-            CliError::invalid(e.to_string())
-        } else {
-            CliError::runtime(e.to_string())
-        }
-    })?;
+    let ledger = Ledger::open(ctx.root())?;
     let cwd = global.cwd()?;
     let paths: Vec<Utf8PathBuf> = args
         .paths
@@ -79,7 +73,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         bar.set_length(p.bytes_total);
         bar.set_position(p.bytes_done);
     })
-    .map_err(adapter_err)?;
+    .map_err(CliError::from)?;
     bar.finish_and_clear();
     print_report(runtime, &report, args.json)
 }

@@ -21,7 +21,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.init_target()?;
-    let report = remaind_resume::init::init(&ctx, args.force)?;
+    let report = remaind_resume::init(&ctx, args.force)?;
     if args.json {
         println!(
             "{}",

@@ -10,16 +10,6 @@ use serde_json::{Map, Value};
 use crate::cli_error::CliError;
 use crate::global::Global;
 
-impl From<remaind_ledger::Error> for CliError {
-    fn from(err: remaind_ledger::Error) -> Self {
-        if err.is_invalid_input() {
-            CliError::invalid(err.to_string())
-        } else {
-            CliError::runtime(err.to_string())
-        }
-    }
-}
-
 /// Append events to the ledger: from flags, one JSON event, or JSON Lines on stdin (one batch,
 /// one fsync). Every event is validated and redacted before it touches disk; on invalid input
 /// nothing is written (exit 2). Prints the assigned id(s).

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use remaind_resume::monitor::{self, TokenSource};
+use remaind_resume::TokenSource;
 
 use crate::cli_error::CliError;
 use crate::global::Global;
@@ -28,7 +28,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let r = monitor::monitor(&ctx, args.used, args.window)?;
+    let r = remaind_resume::monitor(&ctx, args.used, args.window)?;
     if args.json {
         println!(
             "{}",

@@ -65,9 +65,8 @@ impl Bar {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root()).map_err(|e| CliError::runtime(e.to_string()))?;
-    let mut index =
-        Index::open(ctx.root(), &ledger).map_err(|e| CliError::runtime(e.to_string()))?;
+    let ledger = Ledger::open(ctx.root())?;
+    let mut index = Index::open(ctx.root(), &ledger)?;
     let show = !args.quiet && !args.json && std::io::stderr().is_terminal();
     let mut bar = Bar {
         last: None,
@@ -80,7 +79,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         }
     });
     bar.clear();
-    let events = result.map_err(|e| CliError::runtime(e.to_string()))?;
+    let events = result?;
     let secs = start.elapsed().as_secs_f64();
     if args.json {
         let v = serde_json::json!({ "events": events, "seconds": secs, "path": index.path() });

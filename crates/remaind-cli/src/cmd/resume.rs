@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use remaind_resume::gate::Gate;
-use remaind_resume::packet::{self, Budget};
+use remaind_resume::Budget;
+use remaind_resume::Gate;
 
 use crate::cli_error::{CliError, EXIT_GATE};
 use crate::global::Global;
@@ -41,7 +41,7 @@ pub(crate) fn print_reasons(gate: &Gate) {
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
     let budget = args.budget.map_or(Budget::Configured, Budget::Tokens);
-    let r = packet::resume(&ctx, budget)?;
+    let r = remaind_resume::resume(&ctx, budget)?;
     if args.json {
         println!(
             "{}",

@@ -2,8 +2,6 @@
 
 use std::process::ExitCode;
 
-use remaind_resume::rollback;
-
 use crate::cli_error::CliError;
 use crate::global::Global;
 
@@ -34,7 +32,7 @@ pub(crate) struct Args {
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
     if args.list {
-        let points = rollback::list(&ctx)?;
+        let points = remaind_resume::rollback_points(&ctx)?;
         if args.json {
             println!("{}", to_json(&points)?);
         } else if points.is_empty() {
@@ -57,8 +55,8 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let Some(to) = args.to else {
         return Err(CliError::invalid("give --to TIME or --list"));
     };
-    let ts = rollback::parse_time(&to)?;
-    let r = rollback::rollback_to(&ctx, ts)?;
+    let ts = remaind_resume::parse_time(&to)?;
+    let r = remaind_resume::rollback_to(&ctx, ts)?;
     if args.json {
         println!("{}", to_json(&r)?);
     } else if r.changed.is_empty() {

@@ -46,22 +46,6 @@ pub(crate) struct Args {
     json: bool,
 }
 
-fn index_err(err: remaind_index::Error) -> CliError {
-    if err.is_invalid_input() {
-        CliError::invalid(err.to_string())
-    } else {
-        CliError::runtime(err.to_string())
-    }
-}
-
-fn ledger_err(err: remaind_ledger::Error) -> CliError {
-    if err.is_invalid_input() {
-        CliError::invalid(err.to_string())
-    } else {
-        CliError::runtime(err.to_string())
-    }
-}
-
 fn status_parts(status: Status) -> (&'static str, Option<String>) {
     match status {
         Status::Current => ("current", None),
@@ -93,9 +77,9 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         },
     };
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root()).map_err(ledger_err)?;
-    let mut index = Index::open(ctx.root(), &ledger).map_err(index_err)?;
-    let hits = index.search(&query, &opts).map_err(index_err)?;
+    let ledger = Ledger::open(ctx.root()).map_err(CliError::from)?;
+    let mut index = Index::open(ctx.root(), &ledger).map_err(CliError::from)?;
+    let hits = index.search(&query, &opts).map_err(CliError::from)?;
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     let res = hits.iter().try_for_each(|h| {

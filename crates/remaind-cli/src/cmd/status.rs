@@ -17,7 +17,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let s = remaind_resume::status::status(&ctx)?;
+    let s = remaind_resume::status(&ctx)?;
     let index = index_freshness(&ctx);
     if args.json {
         let mut doc = serde_json::to_value(&s).map_err(|e| CliError::runtime(e.to_string()))?;

@@ -27,7 +27,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ledger = Ledger::open(ctx.root())?;
     let report = ledger.verify()?;
     drop(ledger);
-    let derived = remaind_resume::inputs::derived_conflicts(&ctx)?;
+    let derived = remaind_resume::derived_conflicts(&ctx)?;
     let exposed = exposure(ctx.root().as_std_path());
     if args.json {
         // The ledger report's fields at the top, with the derived-file findings beside them.

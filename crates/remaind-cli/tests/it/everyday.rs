@@ -102,7 +102,7 @@ fn demo_runs_to_the_end_redacts_rejects_and_rolls_back() {
     assert!(files.len() > 10, "the demo's .context/ holds its files");
     for file in &files {
         let bytes = std::fs::read(file).expect("read");
-        for secret in remaind_resume::demo::PLANTED_SECRETS {
+        for secret in crate::demo_secrets::PLANTED_SECRETS {
             assert!(
                 !contains(&bytes, secret.as_bytes()),
                 "{} holds the planted secret {secret}",

@@ -3,7 +3,7 @@
 use jiff::Timestamp;
 use remaind_compact::{Candidate, compact_builtin};
 use remaind_ledger::{EventId, Kind, NewEvent};
-use remaind_validate::{LedgerView, MemoryLedger, State, Verdict, validate_state};
+use remaind_validate::{LedgerView, MemoryLedger, Prior, State, Verdict, validate_typed};
 
 pub(crate) const TS: &str = "2026-11-21T21:00:00.000000Z";
 
@@ -49,7 +49,7 @@ pub(crate) fn compact(ledger: &MemoryLedger, prior: Option<&State>, through: u64
 }
 
 pub(crate) fn verdict(ledger: &MemoryLedger, prior: Option<&State>, cand: &Candidate) -> Verdict {
-    validate_state(ledger, prior, &cand.state, &cand.handover).expect("in-memory view never fails")
+    validate_typed(ledger, prior.map(Prior::new).as_ref(), &cand.state, &cand.handover).expect("in-memory view never fails")
 }
 
 /// Compact everything from scratch and assert the validator accepts it.

@@ -2,7 +2,7 @@
 //! user instruction never dropped.
 
 use proptest::prelude::*;
-use remaind_resume::packet::{self, Budget};
+use remaind_resume::Budget;
 use serde_json::json;
 
 use crate::common;
@@ -30,12 +30,12 @@ fn lowest_importance_and_oldest_events_drop_first() {
         &ctx,
         &events(&[(2, 50), (0, 50), (1, 50), (0, 50)], "do the thing"),
     );
-    let full = packet::build(&ctx, Budget::Unlimited).unwrap();
-    let r = packet::build(&ctx, Budget::Tokens(full.tokens - 60)).unwrap();
+    let full = remaind_resume::build_packet(&ctx, Budget::Unlimited).unwrap();
+    let r = remaind_resume::build_packet(&ctx, Budget::Tokens(full.tokens - 60)).unwrap();
     assert!(r.tokens <= full.tokens - 60);
     // e3 (importance 0, older) goes before e5 (importance 0) and before anything of importance 1+.
     assert_eq!(r.dropped.events, [remaind_ledger::EventId(3)]);
-    let r = packet::build(&ctx, Budget::Tokens(full.tokens - 200)).unwrap();
+    let r = remaind_resume::build_packet(&ctx, Budget::Tokens(full.tokens - 200)).unwrap();
     assert!(r.dropped.events.contains(&remaind_ledger::EventId(3)));
     assert!(r.dropped.events.contains(&remaind_ledger::EventId(5)));
     assert!(!r.dropped.events.contains(&remaind_ledger::EventId(2)));
@@ -47,7 +47,7 @@ fn a_tiny_budget_keeps_only_the_instruction() {
     let (_tmp, ctx) = common::fresh();
     let long = "Rewrite everything. ".repeat(100);
     common::append(&ctx, &events(&[(1, 10)], &long));
-    let r = packet::build(&ctx, Budget::Tokens(10)).unwrap();
+    let r = remaind_resume::build_packet(&ctx, Budget::Tokens(10)).unwrap();
     assert!(r.over_budget);
     assert!(r.packet.contains(&long));
     assert!(r.dropped.framing && r.dropped.next_step);
@@ -76,7 +76,7 @@ proptest! {
     ) {
         let (_tmp, ctx) = common::fresh();
         common::append(&ctx, &events(&notes, &instruction));
-        let r = packet::build(&ctx, Budget::Tokens(budget)).unwrap();
+        let r = remaind_resume::build_packet(&ctx, Budget::Tokens(budget)).unwrap();
         let ins = r.latest_instruction.clone().unwrap();
         let block = format!("[{}]\n{}\n", ins.event, ins.text);
         prop_assert!(r.packet.contains(&block));

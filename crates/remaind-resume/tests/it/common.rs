@@ -6,7 +6,7 @@ use camino::Utf8PathBuf;
 use remaind_atomic::HistoryStore;
 use remaind_ledger::{Kind, Ledger, NewEvent};
 use remaind_resume::ContextDir;
-use remaind_resume::framing::{self, FrameRequest};
+use remaind_resume::FrameRequest;
 use remaind_validate::State;
 use remaind_validate::handover::Binding;
 use serde::Deserialize;
@@ -16,7 +16,7 @@ pub(crate) fn fresh() -> (tempfile::TempDir, ContextDir) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("utf-8 temp dir");
     let ctx = ContextDir::new(root);
-    remaind_resume::init::init(&ctx, false).expect("init");
+    remaind_resume::init(&ctx, false).expect("init");
     (tmp, ctx)
 }
 
@@ -121,7 +121,7 @@ pub(crate) fn build(ctx: &ContextDir, fx: &Fixture) {
             .expect("write handover");
     }
     if let Some(f) = &fx.framing {
-        framing::record(
+        remaind_resume::record_framing(
             ctx,
             &FrameRequest {
                 workspace_root: Some(f.workspace_root.clone()),

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use remaind_resume::packet::{self, Budget};
+use remaind_resume::Budget;
 
 use crate::common::{self, Fixture};
 
@@ -15,7 +15,7 @@ fn golden_gate() {
         let (_tmp, ctx) = common::fresh();
         common::build(&ctx, &fx);
         let budget = fx.budget.map_or(Budget::Unlimited, Budget::Tokens);
-        let r = packet::resume(&ctx, budget).expect("resume");
+        let r = remaind_resume::resume(&ctx, budget).expect("resume");
 
         // Invariants every fixture must satisfy, whatever its snapshot says.
         assert_eq!(r.gate.proceed, r.gate.reasons.is_empty());

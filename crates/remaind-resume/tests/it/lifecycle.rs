@@ -1,8 +1,7 @@
 //! Framing and rollback through the library.
 
-use remaind_resume::framing::{self, FrameRequest};
-use remaind_resume::packet::{self, Budget};
-use remaind_resume::rollback;
+use remaind_resume::Budget;
+use remaind_resume::FrameRequest;
 use serde_json::json;
 
 use crate::common;
@@ -14,7 +13,7 @@ fn read(path: &camino::Utf8Path) -> Option<Vec<u8>> {
 #[test]
 fn framing_is_recorded_merged_and_shown_in_the_packet() {
     let (_tmp, ctx) = common::fresh();
-    let f = framing::record(
+    let f = remaind_resume::record_framing(
         &ctx,
         &FrameRequest {
             model: Some("gpt-5".into()),
@@ -29,7 +28,7 @@ fn framing_is_recorded_merged_and_shown_in_the_packet() {
     .unwrap();
     assert_eq!(f.time_zone, "Asia/Tokyo");
     assert_eq!(f.workspace_root, ctx.root().parent().unwrap().as_str());
-    let f2 = framing::record(
+    let f2 = remaind_resume::record_framing(
         &ctx,
         &FrameRequest {
             settings: vec![("sandbox".into(), String::new())],
@@ -41,12 +40,12 @@ fn framing_is_recorded_merged_and_shown_in_the_packet() {
     assert_eq!(f2.model.as_deref(), Some("gpt-5"), "the model carries over");
     assert_eq!(f2.settings.len(), 1, "an empty value removes a setting");
     assert_eq!(f2.date, "2030-01-02");
-    assert_eq!(framing::load(&ctx).unwrap(), Some(f2));
+    assert_eq!(remaind_resume::load_framing(&ctx).unwrap(), Some(f2));
     common::append(
         &ctx,
         &[json!({"kind": "user_message", "text": "go", "actor": "user"})],
     );
-    let r = packet::build(&ctx, Budget::Unlimited).unwrap();
+    let r = remaind_resume::build_packet(&ctx, Budget::Unlimited).unwrap();
     assert!(r.packet.contains("## Runtime framing"));
     assert!(r.packet.contains("- setting thinking: high"));
     assert!(r.packet.contains("- date: 2030-01-02"));
@@ -67,13 +66,13 @@ fn framing_is_recorded_merged_and_shown_in_the_packet() {
             "--time-zone",
         ),
     ] {
-        let err = framing::record(&ctx, &req).unwrap_err();
+        let err = remaind_resume::record_framing(&ctx, &req).unwrap_err();
         assert!(err.is_invalid_input());
         assert!(err.to_string().starts_with(field), "{err}");
     }
-    assert!(framing::parse_setting("novalue").is_err());
+    assert!(remaind_resume::parse_frame_setting("novalue").is_err());
     assert_eq!(
-        framing::parse_setting("a=b=c").unwrap(),
+        remaind_resume::parse_frame_setting("a=b=c").unwrap(),
         ("a".to_owned(), "b=c".to_owned())
     );
 }
@@ -86,7 +85,7 @@ fn rollback_restores_every_derived_file_and_can_be_undone() {
         &[json!({"kind": "user_message", "text": "start", "actor": "user"})],
     );
     let events_before = read(&ctx.events_path());
-    framing::record(
+    remaind_resume::record_framing(
         &ctx,
         &FrameRequest {
             model: Some("a".into()),
@@ -94,7 +93,7 @@ fn rollback_restores_every_derived_file_and_can_be_undone() {
         },
     )
     .unwrap();
-    packet::resume(&ctx, Budget::Unlimited).unwrap();
+    remaind_resume::resume(&ctx, Budget::Unlimited).unwrap();
     let t1 = jiff::Timestamp::now();
     let snap1: Vec<_> = [
         ctx.framing_path(),
@@ -105,7 +104,7 @@ fn rollback_restores_every_derived_file_and_can_be_undone() {
     .map(|p| read(p))
     .collect();
     std::thread::sleep(std::time::Duration::from_millis(2));
-    framing::record(
+    remaind_resume::record_framing(
         &ctx,
         &FrameRequest {
             model: Some("b".into()),
@@ -117,7 +116,7 @@ fn rollback_restores_every_derived_file_and_can_be_undone() {
         &ctx,
         &[json!({"kind": "user_message", "text": "more", "actor": "user"})],
     );
-    packet::resume(&ctx, Budget::Unlimited).unwrap();
+    remaind_resume::resume(&ctx, Budget::Unlimited).unwrap();
     let events_mid = read(&ctx.events_path());
     let snap2: Vec<_> = [
         ctx.framing_path(),
@@ -129,7 +128,7 @@ fn rollback_restores_every_derived_file_and_can_be_undone() {
     .collect();
     assert_ne!(snap1, snap2);
 
-    let r = rollback::rollback_to(&ctx, t1).unwrap();
+    let r = remaind_resume::rollback_to(&ctx, t1).unwrap();
     assert_eq!(r.changed, ["framing.json", "resume_packet.md"]);
     let now: Vec<_> = [
         ctx.framing_path(),
@@ -147,8 +146,8 @@ fn rollback_restores_every_derived_file_and_can_be_undone() {
     );
     assert_ne!(events_before, events_mid);
 
-    let undo = rollback::parse_time(r.undo_to.as_deref().unwrap()).unwrap();
-    rollback::rollback_to(&ctx, undo).unwrap();
+    let undo = remaind_resume::parse_time(r.undo_to.as_deref().unwrap()).unwrap();
+    remaind_resume::rollback_to(&ctx, undo).unwrap();
     let back: Vec<_> = [
         ctx.framing_path(),
         ctx.resume_packet_path(),
@@ -159,11 +158,11 @@ fn rollback_restores_every_derived_file_and_can_be_undone() {
     .collect();
     assert_eq!(back, snap2);
 
-    let points = rollback::list(&ctx).unwrap();
+    let points = remaind_resume::rollback_points(&ctx).unwrap();
     assert!(points.len() >= 6);
     assert!(points.windows(2).all(|w| w[0].seq < w[1].seq));
     assert!(
-        rollback::parse_time("yesterday")
+        remaind_resume::parse_time("yesterday")
             .unwrap_err()
             .is_invalid_input()
     );

@@ -1,7 +1,7 @@
 //! The monitor: band edges, band changes recorded once, counting without `--used`.
 
 use remaind_ledger::{Kind, Ledger};
-use remaind_resume::monitor::{Action, Band, TokenSource, monitor};
+use remaind_resume::{Action, Band, TokenSource, monitor};
 use serde_json::json;
 
 use crate::common;

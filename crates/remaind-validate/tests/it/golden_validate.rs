@@ -6,7 +6,7 @@
 use std::fs;
 use std::path::Path;
 
-use remaind_validate::{Check, State, validate};
+use remaind_validate::{Check, Prior, State, validate};
 use serde_json::Value;
 
 use crate::common::{fill_digest, ledger_from_new_events};
@@ -58,8 +58,13 @@ fn golden_validate() {
             });
             let handover = read(&dir.join("handover.md"));
 
-            let verdict = validate(&ledger, prior.as_ref(), &candidate, &handover)
-                .expect("memory ledger never fails");
+            let verdict = validate(
+                &ledger,
+                prior.as_ref().map(Prior::new).as_ref(),
+                &candidate,
+                &handover,
+            )
+            .expect("memory ledger never fails");
 
             if case.starts_with("accept_") {
                 assert!(verdict.accepted, "{case} must be accepted: {verdict:#?}");

@@ -6,7 +6,7 @@ use std::cell::Cell;
 use remaind_ledger::{Event, EventId, Kind, NewEvent};
 use remaind_validate::{
     Binding, EventIter, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior, State,
-    ViewError, render_citations, render_instruction, validate_state, validate_state_with,
+    ViewError, render_citations, render_instruction, validate_typed,
 };
 
 use crate::common::ts;
@@ -143,7 +143,13 @@ fn reads_only_the_tail_and_the_prior_citations() {
         by_id: Cell::new(0),
         lowest_scanned: Cell::new(u64::MAX),
     };
-    let verdict = validate_state(&view, Some(&prior), &candidate, &handover(&candidate)).unwrap();
+    let verdict = validate_typed(
+        &view,
+        Some(&Prior::new(&prior)),
+        &candidate,
+        &handover(&candidate),
+    )
+    .unwrap();
     assert!(verdict.accepted, "{verdict:#?}");
     assert_eq!(view.scanned.get(), 1_000, "only the tail is scanned");
     assert_eq!(view.lowest_scanned.get(), 19_001);
@@ -161,7 +167,7 @@ fn reads_only_the_tail_and_the_prior_citations() {
         by_id: Cell::new(0),
         lowest_scanned: Cell::new(u64::MAX),
     };
-    let again = validate_state(&full, None, &candidate, &handover(&candidate)).unwrap();
+    let again = validate_typed(&full, None, &candidate, &handover(&candidate)).unwrap();
     assert_eq!(again, verdict);
     assert_eq!(full.scanned.get(), 20_000);
 }
@@ -190,7 +196,7 @@ fn with_the_prior_handover_kept_citations_are_not_read() {
     let candidate = state(&l, 20_000);
 
     let view = counting(&l);
-    let verdict = validate_state_with(&view, Some(&with), &candidate, &bound(&candidate)).unwrap();
+    let verdict = validate_typed(&view, Some(&with), &candidate, &bound(&candidate)).unwrap();
     assert!(verdict.accepted, "{verdict:#?}");
     assert_eq!(view.scanned.get(), 1_000, "only the tail is scanned");
     // The candidate keeps every prior citation in place: no decision or result is read. The
@@ -202,7 +208,7 @@ fn with_the_prior_handover_kept_citations_are_not_read() {
     let mut dropped = candidate.clone();
     let gone = dropped.decisions.remove(3).events[0];
     let view = counting(&l);
-    let verdict = validate_state_with(&view, Some(&with), &dropped, &bound(&dropped)).unwrap();
+    let verdict = validate_typed(&view, Some(&with), &dropped, &bound(&dropped)).unwrap();
     assert!(!verdict.accepted);
     assert!(
         verdict.failures.iter().any(|f| f.events.contains(&gone)),

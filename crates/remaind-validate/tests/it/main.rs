@@ -9,4 +9,5 @@ mod incremental_reads;
 mod memory_ledger;
 mod prop_fuzz_validator;
 mod prop_validator_mutations;
+mod schema_agrees;
 mod schema_fields;

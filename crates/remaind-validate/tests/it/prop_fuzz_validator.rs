@@ -116,7 +116,7 @@ proptest! {
         if with_prior
             && let Ok(prior) = serde_json::from_value::<State>(state.clone())
         {
-                let _ = remaind_validate::validate(&view, Some(&prior), &state, &handover);
+                let _ = remaind_validate::validate(&view, Some(&(&prior).into()), &state, &handover);
         }
     }
 

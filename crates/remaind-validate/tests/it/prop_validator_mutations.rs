@@ -12,7 +12,7 @@ use remaind_ledger::{Event, EventId, Kind, NewEvent};
 use remaind_validate::handover::titles;
 use remaind_validate::{
     Binding, Check, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior, State,
-    Verdict, render_citations, render_instruction, validate_state, validate_state_with,
+    Verdict, render_citations, render_instruction, validate_typed,
 };
 
 use crate::common::ts;
@@ -435,7 +435,13 @@ fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, 
 }
 
 fn check(ledger: &MemoryLedger, prior: Option<&State>, state: &State) -> Verdict {
-    validate_state(ledger, prior, state, &render(state)).expect("memory ledger never fails")
+    validate_typed(
+        ledger,
+        prior.map(Prior::new).as_ref(),
+        state,
+        &render(state),
+    )
+    .expect("memory ledger never fails")
 }
 
 /// The incremental walk with the prior's bound (capped) handover, on a candidate whose
@@ -455,7 +461,7 @@ fn check_with_handover(
         "the prior handover is bound to the prior state"
     );
     let handover = render_capped(state, ledger, mask, hide_vital);
-    validate_state_with(ledger, Some(&with), state, &handover).expect("memory ledger never fails")
+    validate_typed(ledger, Some(&with), state, &handover).expect("memory ledger never fails")
 }
 
 proptest! {
@@ -491,7 +497,7 @@ proptest! {
                 "mutation `{}` with prior through {}: {:#?}", name, prior_through, incremental
             );
             if let Some(p) = &prior {
-                let capped_full = validate_state(
+                let capped_full = validate_typed(
                     &ledger, None, &mutated, &render_capped(&mutated, &ledger, mask, hide_vital),
                 ).expect("memory ledger never fails");
                 let capped = check_with_handover(&ledger, p, &mutated, mask, hide_vital);
@@ -505,7 +511,7 @@ proptest! {
         if let Some(p) = &prior {
             let v = check_with_handover(&ledger, p, &state, mask, false);
             prop_assert!(v.accepted, "capped candidate rejected with the prior's handover: {v:#?}");
-            let full = validate_state(
+            let full = validate_typed(
                 &ledger, None, &state, &render_capped(&state, &ledger, mask, hide_vital),
             ).expect("memory ledger never fails");
             let v = check_with_handover(&ledger, p, &state, mask, hide_vital);

@@ -27,42 +27,35 @@ use remaind_validate::{Failure, State};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::conv::{open_ledger, open_store};
-use crate::framing::{self, FrameRequest};
-use crate::layout::{CONTEXT_DIR_NAME, ContextDir, HANDOVER_FILE, STATE_FILE};
-use crate::monitor::{self, Band};
-use crate::packet::{self, Budget, Resume};
-use crate::{Error, rollback};
+use remaind_atomic::HistoryStore;
+use remaind_resume::{
+    Band, Budget, CONTEXT_DIR_NAME, ContextDir, Error, FrameRequest, HANDOVER_FILE,
+    InstructionSource, Resume, STATE_FILE,
+};
 
 /// The session up to the first compaction, one caller event per line (see [`run`]).
-pub const SESSION_1: &str = include_str!("../assets/demo/session-1.jsonl");
+pub(crate) const SESSION_1: &str = include_str!("../assets/demo/session-1.jsonl");
 /// The work between the first and the second compaction.
-pub const SESSION_2: &str = include_str!("../assets/demo/session-2.jsonl");
+pub(crate) const SESSION_2: &str = include_str!("../assets/demo/session-2.jsonl");
 /// The user instruction logged after the compaction.
-pub const AFTER_COMPACTION: &str = include_str!("../assets/demo/after-compaction.jsonl");
+pub(crate) const AFTER_COMPACTION: &str = include_str!("../assets/demo/after-compaction.jsonl");
 /// How the bad candidate is made from the accepted state.
-pub const BAD_CANDIDATE: &str = include_str!("../assets/demo/bad-candidate.json");
+pub(crate) const BAD_CANDIDATE: &str = include_str!("../assets/demo/bad-candidate.json");
 /// The large tool output the session routes to `artifacts/`.
-pub const TEST_LOG: &[u8] = include_bytes!("../assets/demo/cargo-test.log");
+pub(crate) const TEST_LOG: &[u8] = include_bytes!("../assets/demo/cargo-test.log");
 
-/// The secrets planted in the session. None of their bytes may reach any file under
-/// `.context/`.
-pub const PLANTED_SECRETS: [&str; 3] = [
-    "AKIAIOSFODNN7EXAMPLE",
-    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    "sk-proj-RemaindDemoPlantedKey0123456789abcdefXYZ",
-];
+pub(crate) use crate::demo_secrets::PLANTED_SECRETS;
 
 /// The token count the demo's agent reports to the monitor, to cross the hard band.
-pub const REPORTED_TOKENS: u64 = 164_000;
+pub(crate) const REPORTED_TOKENS: u64 = 164_000;
 
 /// The name of the bad candidate's folder, next to `.context/` in the demo folder.
-pub const BAD_CANDIDATE_DIR: &str = "bad-candidate";
+pub(crate) const BAD_CANDIDATE_DIR: &str = "bad-candidate";
 
 /// What a step did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Action {
+pub(crate) enum Action {
     /// The folder was created.
     Init,
     /// The runtime framing was recorded.
@@ -87,7 +80,7 @@ pub enum Action {
 
 impl Action {
     /// The command this step corresponds to, e.g. `log`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Action::Init => "init",
             Action::Frame => "frame",
@@ -105,65 +98,65 @@ impl Action {
 
 /// One step of the demo, reported as it happens.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Step {
+pub(crate) struct Step {
     /// What kind of step.
-    pub action: Action,
+    pub(crate) action: Action,
     /// True when the step behaved as designed.
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// One readable line saying what happened.
-    pub summary: String,
+    pub(crate) summary: String,
     /// The event this step appended, if one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub event: Option<EventId>,
+    pub(crate) event: Option<EventId>,
 }
 
 /// The rejected candidate.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Rejected {
+pub(crate) struct Rejected {
     /// The `validation` event recording the rejection.
-    pub event: Option<EventId>,
+    pub(crate) event: Option<EventId>,
     /// Every failed check with its events.
-    pub failures: Vec<Failure>,
+    pub(crate) failures: Vec<Failure>,
     /// True when state.json and handover.md kept their bytes.
-    pub derived_unchanged: bool,
+    pub(crate) derived_unchanged: bool,
 }
 
 /// The rollback of the second compaction.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RolledBack {
+pub(crate) struct RolledBack {
     /// The instant rolled back to.
-    pub to: String,
+    pub(crate) to: String,
     /// The derived files that changed.
-    pub changed: Vec<String>,
+    pub(crate) changed: Vec<String>,
     /// Roll back to this instant to undo the rollback.
-    pub undo_to: Option<String>,
+    pub(crate) undo_to: Option<String>,
     /// True when state.json and handover.md have the bytes they had before the compaction.
-    pub restored_equal: bool,
+    pub(crate) restored_equal: bool,
 }
 
 /// What the demo did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// The demo folder (holds `.context/` and the bad candidate).
-    pub workspace: Utf8PathBuf,
+    pub(crate) workspace: Utf8PathBuf,
     /// The `.context/` folder.
-    pub context: Utf8PathBuf,
+    pub(crate) context: Utf8PathBuf,
     /// Every step, in order.
-    pub steps: Vec<Step>,
+    pub(crate) steps: Vec<Step>,
     /// The rejected candidate.
-    pub rejected: Rejected,
+    pub(crate) rejected: Rejected,
     /// The resume (its packet and the gate's verdict).
-    pub resume: Resume,
+    pub(crate) resume: Resume,
     /// The rollback.
-    pub rollback: RolledBack,
+    pub(crate) rollback: RolledBack,
     /// Files under `.context/` searched for the planted secrets.
-    pub files_searched: u64,
+    pub(crate) files_searched: u64,
     /// Expectations that did not hold; empty when everything behaved as designed.
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
 }
 
 /// Creates a fresh, empty folder under the system's temporary folder (0700) for the demo.
-pub fn fresh_dir() -> Result<Utf8PathBuf, Error> {
+pub(crate) fn fresh_dir() -> Result<Utf8PathBuf, Error> {
     let base = std::env::temp_dir();
     let base = Utf8PathBuf::from_path_buf(base).map_err(|p| Error::InvalidInput {
         field: "TMPDIR".to_owned(),
@@ -187,7 +180,7 @@ pub fn fresh_dir() -> Result<Utf8PathBuf, Error> {
 
 /// Runs the demo in `workspace` (created if missing; it must not already hold a `.context/`
 /// or a bad candidate), reporting each step to `on_step` as it happens.
-pub fn run(workspace: &Utf8Path, on_step: &mut dyn FnMut(&Step)) -> Result<Report, Error> {
+pub(crate) fn run(workspace: &Utf8Path, on_step: &mut dyn FnMut(&Step)) -> Result<Report, Error> {
     let ctx = ContextDir::new(workspace.join(CONTEXT_DIR_NAME));
     let cand_dir = workspace.join(BAD_CANDIDATE_DIR);
     for taken in [ctx.root(), cand_dir.as_path()] {
@@ -242,7 +235,7 @@ impl Demo<'_> {
 
     fn play(mut self) -> Result<Report, Error> {
         let ctx = self.ctx.clone();
-        let init = crate::init::init(&ctx, false)?;
+        let init = remaind_resume::init(&ctx, false)?;
         self.step(
             Action::Init,
             true,
@@ -253,7 +246,7 @@ impl Demo<'_> {
             ),
         );
 
-        let framing = framing::record(
+        let framing = remaind_resume::record_framing(
             &ctx,
             &FrameRequest {
                 workspace_root: Some(self.workspace.to_string()),
@@ -277,10 +270,10 @@ impl Demo<'_> {
             ),
         );
 
-        let ledger = open_ledger(&ctx)?;
+        let ledger = Ledger::open(ctx.root())?;
         self.log_lines(&ledger, SESSION_1, "session-1.jsonl")?;
 
-        let reading = monitor::monitor(&ctx, None, None)?;
+        let reading = remaind_resume::monitor(&ctx, None, None)?;
         self.step(
             Action::Monitor,
             reading.band == Band::Normal,
@@ -295,13 +288,13 @@ impl Demo<'_> {
             ),
         );
 
-        let store = open_store(&ctx)?;
+        let store = HistoryStore::open(ctx.active_dir())?;
         self.compact_builtin(&ledger, &store)?;
         let before_state = read_derived(&store, STATE_FILE)?;
         let before_handover = read_derived(&store, HANDOVER_FILE)?;
 
         self.log_lines(&ledger, SESSION_2, "session-2.jsonl")?;
-        let reading = monitor::monitor(&ctx, Some(REPORTED_TOKENS), None)?;
+        let reading = remaind_resume::monitor(&ctx, Some(REPORTED_TOKENS), None)?;
         self.step(
             Action::Monitor,
             reading.band == Band::Hard && reading.event.is_some(),
@@ -576,20 +569,20 @@ impl Demo<'_> {
     }
 
     fn resume(&mut self) -> Result<Resume, Error> {
-        let resume = packet::resume(&self.ctx, Budget::Configured)?;
+        let resume = remaind_resume::resume(&self.ctx, Budget::Configured)?;
         let newest = self.label("ask4")?;
         let from_ledger = resume
             .latest_instruction
             .as_ref()
-            .is_some_and(|i| i.event == newest && i.source == packet::Source::Ledger);
+            .is_some_and(|i| i.event == newest && i.source == InstructionSource::Ledger);
         let ok = resume.gate.proceed && from_ledger;
         let instruction = match &resume.latest_instruction {
             Some(i) => format!(
                 "latest instruction {} taken from the {} (the state covers through e{})",
                 i.event,
                 match i.source {
-                    packet::Source::Ledger => "ledger",
-                    packet::Source::State => "state",
+                    InstructionSource::Ledger => "ledger",
+                    InstructionSource::State => "state",
                 },
                 resume.through_seq.unwrap_or(0)
             ),
@@ -628,7 +621,7 @@ impl Demo<'_> {
         before_state: &[u8],
         before_handover: &[u8],
     ) -> Result<RolledBack, Error> {
-        let points = rollback::list(&self.ctx)?;
+        let points = remaind_resume::rollback_points(&self.ctx)?;
         let last_state_write = points
             .iter()
             .rev()
@@ -639,11 +632,11 @@ impl Demo<'_> {
             })?;
         // A point's time is the instant of its write; the version from before it is the one
         // as of a microsecond earlier.
-        let written = rollback::parse_time(&last_state_write.time)?;
+        let written = remaind_resume::parse_time(&last_state_write.time)?;
         let to = written
             .checked_sub(jiff::SignedDuration::from_micros(1))
             .unwrap_or(written);
-        let done = rollback::rollback_to(&self.ctx, to)?;
+        let done = remaind_resume::rollback_to(&self.ctx, to)?;
         let restored_equal = read_derived(store, STATE_FILE)? == before_state
             && read_derived(store, HANDOVER_FILE)? == before_handover;
         let summary = format!(

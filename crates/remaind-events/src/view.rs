@@ -4,13 +4,13 @@
 
 use std::error::Error as StdError;
 
-use remaind_ledger::{Event, EventId, GENESIS_PREV, Kind, NewEvent};
-use sha2::{Digest, Sha256};
+use crate::chain::{build_event, line_digest};
+use crate::event::{Event, EventId, GENESIS_PREV, NewEvent};
 
 /// The one error type of this crate: a ledger view could not answer.
 ///
-/// Validation findings are never errors (they are [`crate::Verdict`] data); this is only for
-/// a view that cannot read its ledger or an in-memory ledger given an invalid event.
+/// Findings about events (a validator's verdict) are never errors; this is only for a view
+/// that cannot read its ledger or an in-memory ledger given an invalid event.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ViewError {
@@ -108,10 +108,6 @@ pub struct MemoryLedger {
     digests: Vec<String>,
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
-}
-
 impl MemoryLedger {
     /// An empty ledger.
     pub fn new() -> Self {
@@ -130,7 +126,7 @@ impl MemoryLedger {
                 reason: format!("not a stored event line: {e}"),
             })?;
             ledger.check_position(&event)?;
-            ledger.digests.push(sha256_hex(line.as_bytes()));
+            ledger.digests.push(line_digest(line.as_bytes()));
             ledger.events.push(event);
         }
         Ok(ledger)
@@ -145,7 +141,7 @@ impl MemoryLedger {
             reason: format!("cannot serialize: {e}"),
         })?;
         let id = event.id;
-        self.digests.push(sha256_hex(line.as_bytes()));
+        self.digests.push(line_digest(line.as_bytes()));
         self.events.push(event);
         Ok(id)
     }
@@ -156,51 +152,8 @@ impl MemoryLedger {
     /// `supersedes`, `resolves`) of events that do not exist yet.
     pub fn append(&mut self, new: NewEvent, ts: &str) -> Result<EventId, ViewError> {
         let seq = self.events.len() as u64 + 1;
-        let invalid = |reason: String| ViewError::InvalidEvent { seq, reason };
-        let kind = new
-            .kind
-            .ok_or_else(|| invalid("`kind` is required".to_owned()))?;
-        let importance = new.importance.unwrap_or_else(|| kind.default_importance());
-        if importance > 3 || importance < kind.min_importance() {
-            return Err(invalid(format!(
-                "importance {importance} is outside {}..=3 for `{kind}`",
-                kind.min_importance()
-            )));
-        }
-        if kind == Kind::Correction && new.supersedes.is_empty() {
-            return Err(invalid(
-                "a correction must supersede at least one event".to_owned(),
-            ));
-        }
-        for (field, ids) in [
-            ("refs", &new.refs),
-            ("supersedes", &new.supersedes),
-            ("resolves", &new.resolves),
-        ] {
-            if let Some(bad) = ids.iter().find(|id| id.seq() >= seq) {
-                return Err(invalid(format!(
-                    "`{field}` cites {bad}, which does not exist yet"
-                )));
-            }
-        }
-        let event = Event {
-            v: 1,
-            seq,
-            id: EventId(seq),
-            ts: ts.to_owned(),
-            prev: self.last_digest().to_owned(),
-            kind,
-            importance,
-            actor: new.actor,
-            text: new.text,
-            data: new.data,
-            refs: new.refs,
-            supersedes: new.supersedes,
-            resolves: new.resolves,
-            tool: new.tool,
-            artifact: Vec::new(),
-            redactions: Vec::new(),
-        };
+        let event = build_event(new, seq, self.last_digest(), ts)
+            .map_err(|reason| ViewError::InvalidEvent { seq, reason })?;
         self.push(event)
     }
 

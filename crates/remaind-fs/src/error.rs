@@ -1,0 +1,75 @@
+//! The crate's one error type.
+
+use std::io;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+/// Everything that can go wrong in a file primitive. Every variant names the path involved;
+/// the operating system's reason is the [`source`](std::error::Error::source), never repeated
+/// in the message.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A path on the way to (or at) a file is a symbolic link; nothing here follows one.
+    #[error("refusing to follow symlink {path}")]
+    Symlink {
+        /// The symlink.
+        path: Utf8PathBuf,
+    },
+    /// A regular file was expected but something else (a folder, a device, a FIFO, a socket)
+    /// is there.
+    #[error("{path} is not a regular file")]
+    NotAFile {
+        /// The offending path.
+        path: Utf8PathBuf,
+    },
+    /// A folder was expected but something else is there.
+    #[error("{path} is not a directory")]
+    NotADirectory {
+        /// The offending path.
+        path: Utf8PathBuf,
+    },
+    /// An operating-system call failed.
+    #[error("cannot {action} {path}")]
+    Io {
+        /// What was being done, as a verb phrase ("read", "rename into place", ...).
+        action: &'static str,
+        /// The file or folder it was being done to.
+        path: Utf8PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl Error {
+    /// The file or folder this error is about.
+    pub fn path(&self) -> &Utf8Path {
+        match self {
+            Error::Symlink { path }
+            | Error::NotAFile { path }
+            | Error::NotADirectory { path }
+            | Error::Io { path, .. } => path,
+        }
+    }
+
+    /// An I/O error while doing `action` to `path`.
+    pub fn io(action: &'static str, path: &Utf8Path, source: io::Error) -> Self {
+        Error::Io {
+            action,
+            path: path.to_owned(),
+            source,
+        }
+    }
+
+    /// The operating-system error behind an [`Error::Io`], if that is what this is.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

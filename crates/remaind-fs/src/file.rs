@@ -1,0 +1,374 @@
+//! File primitives that never follow a symlink: checked folders, no-follow and rooted opens
+//! that refuse special files without blocking, temp-file-fsync-rename replacement, folder
+//! fsync.
+
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+
+use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
+use rustix::fs::{Mode, OFlags};
+use tempfile::NamedTempFile;
+
+use crate::error::{Error, Result};
+
+/// Prefix of every temp file Remaind creates. Entries with this prefix are never trusted and
+/// are removed by the next writer that holds the folder's lock ([`clean_temps`]).
+pub const TEMP_PREFIX: &str = ".remaind-tmp-";
+
+/// Mode of every file Remaind creates.
+pub const FILE_MODE: u32 = 0o600;
+/// Mode of every folder Remaind creates.
+pub const DIR_MODE: u32 = 0o700;
+
+fn is_eloop(e: &io::Error) -> bool {
+    e.raw_os_error() == Some(libc::ELOOP)
+}
+
+/// What sits at a path, looked at without following a symlink there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    /// Nothing.
+    Missing,
+    /// A real folder.
+    Dir,
+    /// A regular file.
+    File,
+    /// A device, FIFO or socket.
+    Special,
+}
+
+/// Looks at `path` without following it; a symlink is [`Error::Symlink`].
+pub fn inspect(path: &Utf8Path) -> Result<Entry> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => Err(Error::Symlink {
+            path: path.to_owned(),
+        }),
+        Ok(m) if m.is_dir() => Ok(Entry::Dir),
+        Ok(m) if m.is_file() => Ok(Entry::File),
+        Ok(_) => Ok(Entry::Special),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Entry::Missing),
+        Err(e) => Err(Error::io("inspect", path, e)),
+    }
+}
+
+/// Checks that `path` is a real folder (not a symlink). With `create`, a missing folder is
+/// created with mode 0700 and its parent fsynced; without, `Ok(false)` reports it missing.
+pub fn ensure_dir(path: &Utf8Path, create: bool) -> Result<bool> {
+    match inspect(path)? {
+        Entry::Dir => Ok(true),
+        Entry::File | Entry::Special => Err(Error::NotADirectory {
+            path: path.to_owned(),
+        }),
+        Entry::Missing if !create => Ok(false),
+        Entry::Missing => {
+            match DirBuilder::new().mode(DIR_MODE).create(path) {
+                Ok(()) => {}
+                // Someone else made it in between: the check below decides.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(Error::io("create folder", path, e)),
+            }
+            if inspect(path)? != Entry::Dir {
+                return Err(Error::NotADirectory {
+                    path: path.to_owned(),
+                });
+            }
+            if let Some(parent) = path.parent().filter(|p| !p.as_str().is_empty()) {
+                sync_dir(parent)?;
+            }
+            Ok(true)
+        }
+    }
+}
+
+/// Fsyncs a folder so that creations, renames and unlinks inside it are durable. The folder
+/// is opened with `O_NOFOLLOW`: a symlink in its place is [`Error::Symlink`].
+pub fn sync_dir(dir: &Utf8Path) -> Result<()> {
+    open_dir(dir)?
+        .sync_all()
+        .map_err(|e| Error::io("fsync folder", dir, e))
+}
+
+/// Opens a folder for reading (to sync it, list it or set its flags) with `O_NOFOLLOW`: a
+/// symlink in its place is [`Error::Symlink`].
+pub fn open_dir(dir: &Utf8Path) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(dir)
+        .map_err(|e| {
+            if is_eloop(&e) {
+                Error::Symlink {
+                    path: dir.to_owned(),
+                }
+            } else {
+                Error::io("open folder", dir, e)
+            }
+        })
+}
+
+/// How [`open_file`] and [`open_beneath`] open a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read only; the file must exist.
+    Read,
+    /// Read and write; the file must exist.
+    ReadWrite,
+    /// Read and append, creating the file (0600) if it is missing.
+    AppendCreate,
+}
+
+impl Access {
+    fn flags(self) -> OFlags {
+        match self {
+            Access::Read => OFlags::RDONLY,
+            Access::ReadWrite => OFlags::RDWR,
+            Access::AppendCreate => OFlags::RDWR | OFlags::APPEND | OFlags::CREATE,
+        }
+    }
+}
+
+const NO_FOLLOW: OFlags = OFlags::NOFOLLOW
+    .union(OFlags::NONBLOCK)
+    .union(OFlags::CLOEXEC);
+
+/// Opens a regular file without following a symlink at its last component and without
+/// blocking on a FIFO or device: a symlink is [`Error::Symlink`], anything but a regular file
+/// [`Error::NotAFile`]. A missing file is an [`Error::Io`] whose source is `NotFound`.
+pub fn open_file(path: &Utf8Path, access: Access) -> Result<File> {
+    let fd = rustix::fs::open(
+        path.as_std_path(),
+        access.flags() | NO_FOLLOW,
+        Mode::from_raw_mode(FILE_MODE),
+    )
+    .map_err(|e| open_error(path, e))?;
+    regular(File::from(fd), path)
+}
+
+/// Opens `rel` under the folder `root`, refusing a symlink at every component on the way
+/// (each folder is opened relative to the one before with `O_NOFOLLOW`), so nothing can lead
+/// the open outside `root`; the file itself is opened as by [`open_file`]. `rel` must be a
+/// plain relative path (no `..`, no root).
+pub fn open_beneath(root: &Utf8Path, rel: &Utf8Path, access: Access) -> Result<File> {
+    let parts: Vec<&str> = rel
+        .components()
+        .map(|c| match c {
+            Utf8Component::Normal(s) => Ok(s),
+            _ => Err(Error::io(
+                "open",
+                &root.join(rel),
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not a plain relative path inside the folder",
+                ),
+            )),
+        })
+        .collect::<Result<_>>()?;
+    let Some((name, folders)) = parts.split_last() else {
+        return Err(Error::NotAFile {
+            path: root.to_owned(),
+        });
+    };
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut here: Utf8PathBuf = root.to_owned();
+    let mut dir = rustix::fs::open(root.as_std_path(), dir_flags, Mode::empty())
+        .map_err(|e| open_error(&here, e))?;
+    for folder in folders {
+        here.push(folder);
+        dir = rustix::fs::openat(&dir, *folder, dir_flags, Mode::empty())
+            .map_err(|e| open_error(&here, e))?;
+    }
+    here.push(name);
+    let fd = rustix::fs::openat(
+        &dir,
+        *name,
+        access.flags() | NO_FOLLOW,
+        Mode::from_raw_mode(FILE_MODE),
+    )
+    .map_err(|e| open_error(&here, e))?;
+    regular(File::from(fd), &here)
+}
+
+fn open_error(path: &Utf8Path, e: rustix::io::Errno) -> Error {
+    let e = io::Error::from(e);
+    match e.raw_os_error() {
+        Some(libc::ELOOP) => Error::Symlink {
+            path: path.to_owned(),
+        },
+        // O_NOFOLLOW|O_DIRECTORY on a symlink to a folder reports ENOTDIR on some systems.
+        Some(libc::ENOTDIR) if fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink()) => {
+            Error::Symlink {
+                path: path.to_owned(),
+            }
+        }
+        Some(libc::ENOTDIR) => Error::NotADirectory {
+            path: path.to_owned(),
+        },
+        _ => Error::io("open", path, e),
+    }
+}
+
+fn regular(file: File, path: &Utf8Path) -> Result<File> {
+    let meta = file.metadata().map_err(|e| Error::io("inspect", path, e))?;
+    if meta.is_file() {
+        Ok(file)
+    } else {
+        Err(Error::NotAFile {
+            path: path.to_owned(),
+        })
+    }
+}
+
+/// Reads a regular file as by [`open_file`]. `Ok(None)` if it does not exist.
+pub fn read_file(path: &Utf8Path) -> Result<Option<Vec<u8>>> {
+    let mut f = match open_file(path, Access::Read) {
+        Ok(f) => f,
+        Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let mut buf = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    f.read_to_end(&mut buf)
+        .map_err(|e| Error::io("read", path, e))?;
+    Ok(Some(buf))
+}
+
+/// A new temp file in `dir` (0600, created exclusively, named with [`TEMP_PREFIX`]), removed
+/// when dropped unless persisted. Write it, [`File::sync_all`] it, then
+/// [`NamedTempFile::persist`] it over its target and [`sync_dir`] the folder: that is
+/// [`replace_file`], for callers that stream their bytes.
+pub fn create_temp(dir: &Utf8Path) -> Result<NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)
+        .map_err(|e| Error::io("create temp file in", dir, e))
+}
+
+/// Replaces `dir/name` with `bytes`: temp file in `dir` (0600, exclusive), write, fsync,
+/// rename over the target, fsync `dir`. The target is either its old or its new version at
+/// every instant, and durable once this returns.
+pub fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
+    let target = dir.join(name);
+    let mut tmp = create_temp(dir)?;
+    let tmp_path =
+        Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap_or_else(|_| dir.join(TEMP_PREFIX));
+    tmp.write_all(bytes)
+        .map_err(|e| Error::io("write", &tmp_path, e))?;
+    fail::fail_point!("atomic.after-temp-write", |a| injected(
+        a, "write", &tmp_path
+    ));
+    tmp.as_file()
+        .sync_all()
+        .map_err(|e| Error::io("fsync", &tmp_path, e))?;
+    fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
+    // On failure the temp file is dropped, which removes it.
+    tmp.persist(&target)
+        .map_err(|e| Error::io("rename into place", &target, e.error))?;
+    fail::fail_point!("atomic.after-rename", |a| injected(a, "fsync folder", dir));
+    sync_dir(dir)
+}
+
+/// Creates `path` with `bytes` (0600, fsynced, folder fsynced) unless something is already
+/// there. Returns whether it was created; an existing symlink is [`Error::Symlink`].
+pub fn create_new(path: &Utf8Path, bytes: &[u8]) -> Result<bool> {
+    let mut f = match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            return match inspect(path)? {
+                Entry::File => Ok(false),
+                _ => Err(Error::NotAFile {
+                    path: path.to_owned(),
+                }),
+            };
+        }
+        Err(e) => return Err(Error::io("create", path, e)),
+    };
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| Error::io("write", path, e))?;
+    if let Some(parent) = path.parent().filter(|p| !p.as_str().is_empty()) {
+        sync_dir(parent)?;
+    }
+    Ok(true)
+}
+
+/// What a failpoint configured with `return(ARG)` does (feature `failpoints` only): `abort`
+/// kills the process on the spot (a crash exactly there); `enospc` or anything else injects
+/// an I/O error (ENOSPC or EIO) from the step, as the real call would have returned it.
+#[cfg(feature = "failpoints")]
+pub fn injected<T>(arg: Option<String>, action: &'static str, path: &Utf8Path) -> Result<T> {
+    let errno = match arg.as_deref() {
+        Some("abort") => std::process::abort(),
+        Some("enospc") => libc::ENOSPC,
+        _ => libc::EIO,
+    };
+    Err(Error::io(action, path, io::Error::from_raw_os_error(errno)))
+}
+
+/// Removes leftover temp files ([`TEMP_PREFIX`]) from `dir`: crash debris. Only call while
+/// holding the lock that every writer of `dir` takes, so none of them is live.
+pub fn clean_temps(dir: &Utf8Path) -> Result<()> {
+    let entries = fs::read_dir(dir).map_err(|e| Error::io("list", dir, e))?;
+    let mut removed = false;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("list", dir, e))?;
+        let name = entry.file_name();
+        if name.as_encoded_bytes().starts_with(TEMP_PREFIX.as_bytes()) {
+            let Some(name) = name.to_str() else { continue };
+            let path = dir.join(name);
+            match fs::remove_file(&path) {
+                Ok(()) => removed = true,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io("remove stale temp file", &path, e)),
+            }
+        }
+    }
+    if removed {
+        sync_dir(dir)?;
+    }
+    Ok(())
+}
+
+/// Removes `dir/name` and fsyncs `dir`. `Ok(false)` if it was already gone.
+pub fn remove_file(dir: &Utf8Path, name: &str) -> Result<bool> {
+    let path = dir.join(name);
+    match fs::remove_file(&path) {
+        Ok(()) => {
+            sync_dir(dir)?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::io("remove", &path, e)),
+    }
+}
+
+/// Opens (creating with 0600 if needed) a lock file, without following a symlink and
+/// refusing anything but a regular file.
+pub fn open_lock_file(path: &Utf8Path) -> Result<File> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(FILE_MODE)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| {
+            if is_eloop(&e) {
+                Error::Symlink {
+                    path: path.to_owned(),
+                }
+            } else {
+                Error::io("open lock file", path, e)
+            }
+        })?;
+    regular(file, path)
+}

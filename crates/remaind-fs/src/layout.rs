@@ -1,0 +1,173 @@
+//! Where everything lives inside a `.context/` folder: the one place these names are spelled.
+//!
+//! Relative paths are constants (for code that joins them onto a root it holds);
+//! [`ContextDir`] joins them for code that holds the folder.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+/// The name of the folder discovery looks for in a project.
+pub const CONTEXT_DIR_NAME: &str = ".context";
+/// The environment variable naming the folder when `--dir` is not given.
+pub const DIR_ENV: &str = "REMAIND_DIR";
+
+/// `CONTRACT.md`: the contract, copied in by `init` for whoever opens the folder.
+pub const CONTRACT_PATH: &str = "CONTRACT.md";
+/// `logs/`: the ledger's folder.
+pub const LOGS_DIR: &str = "logs";
+/// `logs/events.jsonl`: the ledger, the source of truth.
+pub const LOG_PATH: &str = "logs/events.jsonl";
+/// `logs/quarantine/`: torn tails cut from the ledger, kept byte for byte.
+pub const QUARANTINE_DIR: &str = "logs/quarantine";
+/// `artifacts/`: content-addressed payloads routed out of events.
+pub const ARTIFACTS_DIR: &str = "artifacts";
+/// `redaction.key`: the per-project key of redaction placeholders (32 raw bytes).
+pub const KEY_PATH: &str = "redaction.key";
+/// `schemas/`: schemas and configuration.
+pub const SCHEMAS_DIR: &str = "schemas";
+/// `schemas/event.schema.json`: the JSON Schema of a ledger line.
+pub const EVENT_SCHEMA_PATH: &str = "schemas/event.schema.json";
+/// `schemas/state.schema.json`: the JSON Schema of `active/state.json`.
+pub const STATE_SCHEMA_PATH: &str = "schemas/state.schema.json";
+/// `schemas/thresholds.json`: size limits and token bands.
+pub const THRESHOLDS_PATH: &str = "schemas/thresholds.json";
+/// `schemas/redaction.json`: user redaction rules.
+pub const REDACTION_PATH: &str = "schemas/redaction.json";
+/// `schemas/tools.yaml`: the tools the packet names.
+pub const TOOLS_PATH: &str = "schemas/tools.yaml";
+/// `db/`: the derived search index's folder.
+pub const DB_DIR: &str = "db";
+/// `db/context.sqlite`: the derived search index.
+pub const DB_PATH: &str = "db/context.sqlite";
+/// `active/`: derived files, replaced only atomically with history.
+pub const ACTIVE_DIR: &str = "active";
+/// `active/history/`: every prior version of every derived file.
+pub const HISTORY_DIR: &str = "active/history";
+
+/// `active/state.json`, relative to `active/`.
+pub const STATE_FILE: &str = "state.json";
+/// `active/handover.md`, relative to `active/`.
+pub const HANDOVER_FILE: &str = "handover.md";
+/// `active/framing.json`, relative to `active/`.
+pub const FRAMING_FILE: &str = "framing.json";
+/// `active/resume_packet.md`, relative to `active/`.
+pub const PACKET_FILE: &str = "resume_packet.md";
+/// Derived files under `active/`, relative to it. Rollback covers all of them.
+pub const DERIVED_FILES: [&str; 4] = [STATE_FILE, HANDOVER_FILE, FRAMING_FILE, PACKET_FILE];
+
+/// A `.context/` folder and the paths of everything in it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ContextDir {
+    root: Utf8PathBuf,
+}
+
+impl ContextDir {
+    /// Names a `.context/` folder; nothing is checked or created.
+    pub fn new(root: impl Into<Utf8PathBuf>) -> Self {
+        ContextDir { root: root.into() }
+    }
+
+    /// The `.context/` folder itself.
+    pub fn root(&self) -> &Utf8Path {
+        &self.root
+    }
+
+    /// `root/rel`, for one of this module's relative paths.
+    pub fn join(&self, rel: &str) -> Utf8PathBuf {
+        self.root.join(rel)
+    }
+
+    /// `CONTRACT.md`.
+    pub fn contract_path(&self) -> Utf8PathBuf {
+        self.join(CONTRACT_PATH)
+    }
+
+    /// `active/`, the root of the atomic history store.
+    pub fn active_dir(&self) -> Utf8PathBuf {
+        self.join(ACTIVE_DIR)
+    }
+
+    /// `active/history/`.
+    pub fn history_dir(&self) -> Utf8PathBuf {
+        self.join(HISTORY_DIR)
+    }
+
+    /// `active/state.json`.
+    pub fn state_path(&self) -> Utf8PathBuf {
+        self.active_dir().join(STATE_FILE)
+    }
+
+    /// `active/handover.md`.
+    pub fn handover_path(&self) -> Utf8PathBuf {
+        self.active_dir().join(HANDOVER_FILE)
+    }
+
+    /// `active/framing.json`.
+    pub fn framing_path(&self) -> Utf8PathBuf {
+        self.active_dir().join(FRAMING_FILE)
+    }
+
+    /// `active/resume_packet.md`.
+    pub fn resume_packet_path(&self) -> Utf8PathBuf {
+        self.active_dir().join(PACKET_FILE)
+    }
+
+    /// `logs/`.
+    pub fn logs_dir(&self) -> Utf8PathBuf {
+        self.join(LOGS_DIR)
+    }
+
+    /// `logs/events.jsonl`.
+    pub fn events_path(&self) -> Utf8PathBuf {
+        self.join(LOG_PATH)
+    }
+
+    /// `logs/quarantine/`.
+    pub fn quarantine_dir(&self) -> Utf8PathBuf {
+        self.join(QUARANTINE_DIR)
+    }
+
+    /// `schemas/`.
+    pub fn schemas_dir(&self) -> Utf8PathBuf {
+        self.join(SCHEMAS_DIR)
+    }
+
+    /// `schemas/thresholds.json`.
+    pub fn thresholds_path(&self) -> Utf8PathBuf {
+        self.join(THRESHOLDS_PATH)
+    }
+
+    /// `schemas/redaction.json`.
+    pub fn redaction_path(&self) -> Utf8PathBuf {
+        self.join(REDACTION_PATH)
+    }
+
+    /// `schemas/tools.yaml`.
+    pub fn tools_path(&self) -> Utf8PathBuf {
+        self.join(TOOLS_PATH)
+    }
+
+    /// `redaction.key`.
+    pub fn key_path(&self) -> Utf8PathBuf {
+        self.join(KEY_PATH)
+    }
+
+    /// `artifacts/`.
+    pub fn artifacts_dir(&self) -> Utf8PathBuf {
+        self.join(ARTIFACTS_DIR)
+    }
+
+    /// `db/`.
+    pub fn db_dir(&self) -> Utf8PathBuf {
+        self.join(DB_DIR)
+    }
+
+    /// `db/context.sqlite`.
+    pub fn db_path(&self) -> Utf8PathBuf {
+        self.join(DB_PATH)
+    }
+
+    /// True when the folder holds an initialized context (its ledger exists).
+    pub fn is_initialized(&self) -> bool {
+        self.events_path().is_file()
+    }
+}
