@@ -276,11 +276,13 @@ impl Mapper {
             }
         };
         let mut emitted = Vec::new();
-        let dropped: Vec<EventId> = old
+        let mut dropped: Vec<EventId> = old
             .iter()
             .filter(|o| !steps.iter().any(|(s, _)| s.key == o.key))
             .filter_map(|o| o.event)
             .collect();
+        dropped.sort_unstable();
+        dropped.dedup();
         if !dropped.is_empty() {
             let mut d = Draft::new(
                 Kind::Note,
@@ -542,6 +544,22 @@ mod tests {
         let third = m.take();
         assert_eq!(third[0].kind, Some(Kind::Note));
         assert_eq!(third[0].resolves.len(), 2);
+    }
+
+    #[test]
+    fn a_step_listed_twice_is_one_step() {
+        // Found by prop_import_twice_appends_nothing: a list repeating a step made a
+        // `resolves` list name one event twice, which the ledger refuses.
+        let mut m = Mapper::new(0, PlanBook::default());
+        m.map(&todo(&[("A", "in_progress")]));
+        m.take();
+        m.map(&todo(&[("A", "completed"), ("A", "pending")]));
+        let out = m.take();
+        assert_eq!(out[0].resolves, [EventId(1)]);
+        assert_eq!(kinds(&out).len(), 2, "{:?}", kinds(&out));
+        m.map(&todo(&[("B", "pending"), ("B", "pending")]));
+        let out = m.take();
+        assert!(out.iter().all(|e| e.resolves.len() <= 1));
     }
 
     #[test]

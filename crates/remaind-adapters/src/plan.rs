@@ -73,6 +73,19 @@ impl PlanBook {
                         .and_then(|e| e.parse().ok()),
                 })
             })
+            .collect::<Vec<Step>>();
+        // One step per key and per event, whatever the stored data says.
+        let mut seen_keys = Vec::new();
+        let mut seen_events = Vec::new();
+        let steps = steps
+            .into_iter()
+            .filter(|s| {
+                let fresh_key = !seen_keys.contains(&s.key);
+                let fresh_event = s.event.is_none_or(|e| !seen_events.contains(&e));
+                seen_keys.push(s.key.clone());
+                seen_events.extend(s.event);
+                fresh_key && fresh_event
+            })
             .collect();
         Some(PlanBook { steps })
     }
@@ -116,14 +129,19 @@ pub(crate) fn update_of(name: &str, input: &Value, output: &Value) -> Option<Upd
                 Some(Value::Array(a)) => (a, "content"),
                 _ => (input.get("plan")?.as_array()?, "step"),
             };
-            let steps = list
-                .iter()
-                .filter_map(|s| {
-                    let text = field(s, text_key).filter(|t| !t.trim().is_empty())?;
-                    let status = Status::parse(s.get("status").and_then(Value::as_str))?;
-                    Some((text.clone(), text, status))
-                })
-                .collect();
+            let mut steps: Vec<(String, String, Status)> = Vec::new();
+            for s in list {
+                let Some(text) = field(s, text_key).filter(|t| !t.trim().is_empty()) else {
+                    continue;
+                };
+                let Some(status) = Status::parse(s.get("status").and_then(Value::as_str)) else {
+                    continue;
+                };
+                // A step listed twice is one step (its first entry).
+                if !steps.iter().any(|(k, _, _)| *k == text) {
+                    steps.push((text.clone(), text, status));
+                }
+            }
             Some(Update::Replace(steps))
         }
         "TaskCreate" => {

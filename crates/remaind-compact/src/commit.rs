@@ -268,8 +268,7 @@ pub fn compact(
                     tail: &tail,
                     after,
                 };
-                let verdict =
-                    remaind_validate::validate_typed(&view, prior.as_ref(), state, &body);
+                let verdict = remaind_validate::validate_typed(&view, prior.as_ref(), state, &body);
                 let serialized = serializing
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));

@@ -122,8 +122,8 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     if args.event == HookEvent::SessionStart {
         return session_start(&ctx, runtime);
     }
-    let records =
-        remaind_adapters::hook_records(runtime, args.event.into(), payload).map_err(CliError::from)?;
+    let records = remaind_adapters::hook_records(runtime, args.event.into(), payload)
+        .map_err(CliError::from)?;
     let ledger = open_ledger(&ctx)?;
     remaind_adapters::record(&ledger, records).map_err(CliError::from)?;
     if args.event == HookEvent::PreCompact {

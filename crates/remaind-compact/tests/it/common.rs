@@ -49,7 +49,13 @@ pub(crate) fn compact(ledger: &MemoryLedger, prior: Option<&State>, through: u64
 }
 
 pub(crate) fn verdict(ledger: &MemoryLedger, prior: Option<&State>, cand: &Candidate) -> Verdict {
-    validate_typed(ledger, prior.map(Prior::new).as_ref(), &cand.state, &cand.handover).expect("in-memory view never fails")
+    validate_typed(
+        ledger,
+        prior.map(Prior::new).as_ref(),
+        &cand.state,
+        &cand.handover,
+    )
+    .expect("in-memory view never fails")
 }
 
 /// Compact everything from scratch and assert the validator accepts it.
