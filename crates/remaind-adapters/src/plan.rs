@@ -152,12 +152,10 @@ pub(crate) fn update_of(name: &str, input: &Value, output: &Value) -> Option<Upd
         "TaskUpdate" => {
             let id = field(&input, "taskId").or_else(|| field(&input, "id"))?;
             let status = input.get("status").and_then(Value::as_str);
+            // No status: the step stays as it is (pending when new); `deleted` drops it.
             let status = match status {
                 None => Some(Status::Pending),
-                Some(s) => match Status::parse(Some(s)) {
-                    Some(s) => Some(s),
-                    None => None,
-                },
+                Some(s) => Status::parse(Some(s)),
             };
             let subject = field(&input, "subject").unwrap_or_default();
             Some(Update::Upsert(vec![(id, subject, status)]))

@@ -41,7 +41,7 @@ fn step() -> impl Strategy<Value = Step> {
 fn render(steps: &[Step]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut n = 0;
-    let mut line = |v: serde_json::Value, out: &mut Vec<u8>| {
+    let line = |v: serde_json::Value, out: &mut Vec<u8>| {
         out.extend_from_slice(v.to_string().as_bytes());
         out.push(b'\n');
     };
@@ -122,7 +122,7 @@ proptest! {
         let file = dir.join("session.jsonl");
         std::fs::write(&file, render(&steps)).expect("write");
         let ledger = ledger(&dir);
-        let first = import(&ledger, Runtime::ClaudeCode, &[file.clone()], |_| {}).expect("import");
+        let first = import(&ledger, Runtime::ClaudeCode, std::slice::from_ref(&file), |_| {}).expect("import");
         let again = import(&ledger, Runtime::ClaudeCode, &[file], |_| {}).expect("import again");
         prop_assert_eq!(again.appended, 0);
         prop_assert_eq!(again.head, first.head);
@@ -137,7 +137,7 @@ proptest! {
         std::fs::write(&file, &bytes).expect("write");
         let ledger = ledger(&dir);
         for runtime in [Runtime::ClaudeCode, Runtime::Codex] {
-            let r = import(&ledger, runtime, &[file.clone()], |_| {}).expect("import never fails on content");
+            let r = import(&ledger, runtime, std::slice::from_ref(&file), |_| {}).expect("import never fails on content");
             prop_assert_eq!(r.counts.used + r.counts.unused + r.counts.damaged, r.counts.lines);
         }
     }
