@@ -1,17 +1,10 @@
 //! Project automation, the single entry point for what CI runs: `cargo xtask ci`, `golden`,
-//! `prop`, `bench`. Keeps its own dependencies few: it shells out to cargo.
+//! `prop`, `bench`, `chaos`. Standard library only, so `fmt` runs before any remaind crate
+//! (or the bundled SQLite) compiles: it shells out to cargo, and `bench`/`chaos` run the
+//! `remaind-bench` package (xtask/bench).
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-mod bench;
-mod bench_adapters;
-mod bench_atomic;
-mod bench_compact;
-mod bench_index;
-mod bench_ledger;
-mod bench_resume;
-mod chaos;
-mod rng;
 mod run;
 
 use std::process::ExitCode;
@@ -42,16 +35,9 @@ fn main() -> ExitCode {
             Ok(cases) => run::prop(cases),
             Err(e) => Err(e),
         },
-        Some("chaos") => match (number_arg(&args, "--kills"), number_arg(&args, "--seed")) {
-            (Ok(kills), Ok(seed)) => chaos::run(kills.unwrap_or(300), seed),
-            (Err(e), _) | (_, Err(e)) => Err(e),
-        },
+        // remaind-bench checks the options of these two.
+        Some("chaos") => run::chaos(&args[1..]),
         Some("bench") => run::bench(&args[1..]),
-        // Internal: the benchmarks themselves, run in a release build of xtask.
-        Some("bench-inner") => match string_arg(&args, "--only") {
-            Ok(only) => bench::run_all(args.iter().any(|a| a == "--quick"), only.as_deref()),
-            Err(e) => Err(e),
-        },
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -75,30 +61,5 @@ fn cases_arg(args: &[String]) -> Result<u32, String> {
             .and_then(|n| n.parse().ok())
             .filter(|n| *n > 0)
             .ok_or_else(|| "--cases takes a positive whole number, e.g. --cases 5000".to_owned()),
-    }
-}
-
-/// `--name N` as a whole number, if given.
-fn number_arg(args: &[String], name: &str) -> Result<Option<u64>, String> {
-    match args.iter().position(|a| a == name) {
-        None => Ok(None),
-        Some(i) => args
-            .get(i + 1)
-            .and_then(|n| n.parse().ok())
-            .map(Some)
-            .ok_or_else(|| format!("{name} takes a whole number, e.g. {name} 300")),
-    }
-}
-
-/// The value after `--name`, if given.
-fn string_arg(args: &[String], name: &str) -> Result<Option<String>, String> {
-    match args.iter().position(|a| a == name) {
-        None => Ok(None),
-        Some(i) => args
-            .get(i + 1)
-            .filter(|v| !v.starts_with("--"))
-            .cloned()
-            .map(Some)
-            .ok_or_else(|| format!("{name} takes a value, e.g. {name} compact")),
     }
 }

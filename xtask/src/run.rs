@@ -144,7 +144,7 @@ fn reliability(tally: &mut Tally) -> Result<(), String> {
         ])
         .env("CI", "true");
     test_step("reliability tests with failpoints", faults, tally)?;
-    crate::chaos::run(300, None)
+    chaos(&[])
 }
 
 /// `cargo xtask golden [--accept]`.
@@ -173,23 +173,39 @@ pub(crate) fn prop(cases: u32) -> Result<(), String> {
     outcome
 }
 
-/// `cargo xtask bench [--quick]`: builds the release binary, then runs the benchmarks in a
-/// release build of xtask so library code is measured optimized.
+/// `cargo xtask bench [--quick] [--only LAYER]`: builds the release binary, then runs the
+/// benchmarks in a release build of remaind-bench so library code is measured optimized.
 pub(crate) fn bench(args: &[String]) -> Result<(), String> {
-    let mut build = cargo();
-    build.args(["build", "--release", "-p", "remaind-cli"]);
-    step("build release remaind", build)?;
+    // Only these layers time the `remaind` binary; the others measure library calls in process.
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1));
+    if only.is_none_or(|layer| ["index", "ledger", "resume"].contains(&layer.as_str())) {
+        let mut build = cargo();
+        build.args(["build", "--release", "-p", "remaind-cli"]);
+        step("build release remaind", build)?;
+    }
     let mut inner = cargo();
     inner.args([
         "run",
         "--quiet",
         "--release",
         "-p",
-        "xtask",
+        "remaind-bench",
         "--",
-        "bench-inner",
+        "bench",
     ]);
-    // Options pass through unchanged; bench-inner checks them.
+    // Options pass through unchanged; remaind-bench checks them.
     inner.args(args);
     step("benchmarks", inner)
+}
+
+/// `cargo xtask chaos [--kills N] [--seed S]`. A dev build: the harness only spawns and
+/// checks child processes, and the dev build shares the test suite's compiled crates.
+pub(crate) fn chaos(args: &[String]) -> Result<(), String> {
+    let mut inner = cargo();
+    inner.args(["run", "--quiet", "-p", "remaind-bench", "--", "chaos"]);
+    inner.args(args);
+    step("chaos", inner)
 }

@@ -1,6 +1,6 @@
 //! Tidy checks over the workspace's own files: every library documents its layer, member
-//! manifests pin nothing themselves, and no dependency edge breaks the layer order written in
-//! docs/ARCHITECTURE.md.
+//! manifests pin nothing themselves, no dependency edge breaks the layer order written in
+//! docs/ARCHITECTURE.md, and xtask itself stays dependency-free.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +12,9 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The tooling packages, outside the layers: they may use any crate.
+const TOOLING: &[&str] = &["xtask", "remaind-bench"];
+
 fn member_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
         .expect("crates/ exists")
@@ -19,6 +22,7 @@ fn member_dirs() -> Vec<PathBuf> {
         .filter(|p| p.join("Cargo.toml").is_file())
         .collect();
     dirs.push(root().join("xtask"));
+    dirs.push(root().join("xtask/bench"));
     dirs.sort();
     dirs
 }
@@ -186,11 +190,33 @@ fn tidy_dependency_edges_follow_the_layer_order() {
     for dir in member_dirs() {
         let text = std::fs::read_to_string(dir.join("Cargo.toml")).expect("readable manifest");
         let name = package_name(&text);
-        if name == "xtask" {
+        if TOOLING.contains(&name.as_str()) {
             continue;
         }
         problems.extend(edge_problems(&name, &deps(&text), &layer_of));
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Normal dependencies of xtask: it must have none, so `cargo xtask fmt`/`ci` start without
+/// compiling the remaind crates and the bundled SQLite first.
+fn xtask_dependency_problems(manifest: &str) -> Vec<String> {
+    deps(manifest)
+        .into_iter()
+        .filter(|(section, _)| section == "dependencies")
+        .map(|(_, dep)| {
+            format!(
+                "xtask depends on {dep}; xtask stays standard-library only, put code that \
+                 needs {dep} in remaind-bench (xtask/bench) and run it through cargo"
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn tidy_xtask_has_no_dependencies() {
+    let text = std::fs::read_to_string(root().join("xtask/Cargo.toml")).expect("readable manifest");
+    let problems = xtask_dependency_problems(&text);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -214,4 +240,89 @@ fn tidy_checks_catch_what_they_claim() {
     assert!(edge_problems("remaind-cli", &clap, &layer_of).is_empty());
     let sideways = vec![("dev-dependencies".to_owned(), "remaind-atomic".to_owned())];
     assert!(edge_problems("remaind-ledger", &sideways, &layer_of).is_empty());
+
+    let heavy = "[package]\nname = \"xtask\"\n[dependencies]\nremaind-index.workspace = true\n\
+                 [dev-dependencies]\ntempfile.workspace = true\n";
+    assert_eq!(xtask_dependency_problems(heavy).len(), 1);
+    assert!(xtask_dependency_problems("[package]\nname = \"xtask\"\n[dependencies]\n").is_empty());
+}
+
+// One owner for file primitives: remaind-fs. A second folder-sync, temp-file, rename-into-place
+// or hashing helper elsewhere is how the old copies drifted (only one of five opened its
+// folder with O_NOFOLLOW), so their fingerprints are refused outside it.
+
+/// What gives a file-primitive implementation away, and what to call instead.
+const PRIMITIVE_FINGERPRINTS: &[(&str, &str)] = &[
+    ("fn sync_dir", "remaind_fs::sync_dir"),
+    ("fn fsync_dir", "remaind_fs::sync_dir"),
+    ("O_DIRECTORY", "remaind_fs::open_dir / remaind_fs::sync_dir"),
+    (
+        "fs::rename(",
+        "remaind_fs::replace_file or create_temp + persist",
+    ),
+    ("tempfile::Builder", "remaind_fs::create_temp"),
+    ("NamedTempFile::new", "remaind_fs::create_temp"),
+    ("fn replace_file", "remaind_fs::replace_file"),
+    ("fn sha256_hex", "remaind_fs::sha256_hex"),
+    ("Sha256::digest", "remaind_fs::sha256_hex"),
+];
+
+/// Lines of `text` that implement a file primitive themselves.
+fn primitive_problems(text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for (fingerprint, instead) in PRIMITIVE_FINGERPRINTS {
+            if code.contains(fingerprint) {
+                problems.push(format!(
+                    "line {}: `{fingerprint}` outside remaind-fs; call {instead}",
+                    n + 1
+                ));
+            }
+        }
+    }
+    problems
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable folder") {
+        let path = entry.expect("readable entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn tidy_file_primitives_live_only_in_remaind_fs() {
+    let mut problems = Vec::new();
+    for dir in member_dirs() {
+        let src = dir.join("src");
+        // Tooling (xtask, remaind-bench) measures hand-rolled baselines on purpose.
+        if dir.ends_with("remaind-fs") || dir.starts_with(root().join("xtask")) || !src.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("readable source");
+            // Unit tests may build fixtures however they like.
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for p in primitive_problems(code) {
+                problems.push(format!("{}: {p}", file.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn tidy_primitive_check_catches_a_second_helper() {
+    let copy = "fn sync_dir(p: &Path) -> io::Result<()> {\n    File::open(p)?.sync_all()\n}\n";
+    assert_eq!(primitive_problems(copy).len(), 1);
+    let temp = "let t = tempfile::Builder::new().tempfile_in(dir)?;\nfs::rename(&a, &b)?;\n";
+    assert_eq!(primitive_problems(temp).len(), 2);
+    assert!(primitive_problems("remaind_fs::sync_dir(dir)?; // not fs::rename(\n").is_empty());
 }

@@ -156,11 +156,11 @@ fn hint_unrelated_subfolders(path: &Utf8Path) {
     }
 }
 
-/// Folders synced at once by [`sync_dirs`]: each sync mostly waits for the disk.
+/// Folders synced at once by [`sync_all_dirs`]: each sync mostly waits for the disk.
 const SYNC_THREADS: usize = 16;
 
 /// Syncs every folder of `dirs`, several at once.
-fn sync_dirs(dirs: &[Utf8PathBuf]) -> Result<(), Error> {
+fn sync_all_dirs(dirs: &[Utf8PathBuf]) -> Result<(), Error> {
     if dirs.len() < 2 {
         return dirs
             .iter()
@@ -364,7 +364,7 @@ impl ArtifactStore {
         if new_dir {
             dirs.push(self.root.clone());
         }
-        sync_dirs(&dirs)
+        sync_all_dirs(&dirs)
     }
 
     /// The content of the artifact with this hash. Use [`verify`](Self::verify) to check it

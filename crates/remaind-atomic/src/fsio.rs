@@ -1,53 +1,13 @@
-//! The file primitives this crate uses: the shared ones from `remaind-fs` (with this crate's
-//! error type), and the hard-link snapshot only history needs.
+//! The one file operation only history needs (a hard-link snapshot); every other primitive
+//! is `remaind-fs`'s.
 
 use std::fs::{self, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 
 use camino::Utf8Path;
-pub(crate) use remaind_fs::{DIR_MODE, Entry as Kind, TEMP_PREFIX};
+pub(crate) use remaind_fs::{DIR_MODE, TEMP_PREFIX};
 
 use crate::error::{Error, Result};
-
-/// Looks at `path` without following it; a symlink is an error.
-pub(crate) fn kind(path: &Utf8Path) -> Result<Kind> {
-    Ok(remaind_fs::inspect(path)?)
-}
-
-/// Checks that `path` is a real folder, creating it (0700) with `create`.
-pub(crate) fn ensure_dir(path: &Utf8Path, create: bool) -> Result<bool> {
-    Ok(remaind_fs::ensure_dir(path, create)?)
-}
-
-/// Fsyncs a folder, never through a symlink.
-pub(crate) fn sync_dir(dir: &Utf8Path) -> Result<()> {
-    Ok(remaind_fs::sync_dir(dir)?)
-}
-
-/// Reads a regular file without following a symlink or blocking on a FIFO.
-pub(crate) fn read_file(path: &Utf8Path) -> Result<Option<Vec<u8>>> {
-    Ok(remaind_fs::read_file(path)?)
-}
-
-/// Atomically replaces `dir/name` with `bytes`.
-pub(crate) fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
-    Ok(remaind_fs::replace_file(dir, name, bytes)?)
-}
-
-/// Removes leftover temp files from `dir`; only with the store lock held.
-pub(crate) fn clean_temps(dir: &Utf8Path) -> Result<()> {
-    Ok(remaind_fs::clean_temps(dir)?)
-}
-
-/// Removes `dir/name` and fsyncs `dir`; `Ok(false)` if it was already gone.
-pub(crate) fn remove_file(dir: &Utf8Path, name: &str) -> Result<bool> {
-    Ok(remaind_fs::remove_file(dir, name)?)
-}
-
-/// Opens (creating if needed) the lock file, never through a symlink.
-pub(crate) fn open_lock_file(path: &Utf8Path) -> Result<std::fs::File> {
-    Ok(remaind_fs::open_lock_file(path)?)
-}
 
 /// An injected failure (feature `failpoints` only), as [`remaind_fs::injected`].
 #[cfg(feature = "failpoints")]
@@ -89,6 +49,6 @@ pub(crate) fn link_snapshot(src: &Utf8Path, dir: &Utf8Path, name: &str, len: u64
         return Ok(false);
     }
     fail::fail_point!("atomic.after-link", |a| injected(a, "fsync folder", dir));
-    sync_dir(dir)?;
+    remaind_fs::sync_dir(dir)?;
     Ok(true)
 }

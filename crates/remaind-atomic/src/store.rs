@@ -7,7 +7,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use jiff::Timestamp;
 
 use crate::error::{Error, Result};
-use crate::fsio::{self, Kind};
+use remaind_fs::Entry as Kind;
+
+use crate::fsio;
 use crate::point::{HistoryPoint, format_time};
 use crate::rel::{HISTORY_DIR, RelPath};
 
@@ -82,7 +84,7 @@ impl HistoryStore {
                 reason: "empty root path",
             });
         }
-        match fsio::kind(&root)? {
+        match remaind_fs::inspect(&root)? {
             Kind::Dir => {}
             Kind::File | Kind::Special => return Err(Error::NotADirectory { path: root }),
             Kind::Missing => {
@@ -92,14 +94,14 @@ impl HistoryStore {
                     .mode(fsio::DIR_MODE)
                     .create(&root)
                     .map_err(|e| Error::io("create folder", &root, e))?;
-                fsio::ensure_dir(&root, false)?;
+                remaind_fs::ensure_dir(&root, false)?;
                 if let Some(parent) = root.parent().filter(|p| !p.as_str().is_empty()) {
-                    fsio::sync_dir(parent)?;
+                    remaind_fs::sync_dir(parent)?;
                 }
             }
         }
         let history = root.join(HISTORY_DIR);
-        fsio::ensure_dir(&history, true)?;
+        remaind_fs::ensure_dir(&history, true)?;
         Ok(HistoryStore { root, history })
     }
 
@@ -243,7 +245,7 @@ impl HistoryStore {
     fn lock(&self, exclusive: bool) -> Result<Lock> {
         self.check_dirs()?;
         let path = self.history.join(LOCK_FILE);
-        let file = fsio::open_lock_file(&path)?;
+        let file = remaind_fs::open_lock_file(&path)?;
         let res = if exclusive {
             file.lock()
         } else {
@@ -255,7 +257,7 @@ impl HistoryStore {
 
     fn check_dirs(&self) -> Result<()> {
         for dir in [&self.root, &self.history] {
-            if !fsio::ensure_dir(dir, false)? {
+            if !remaind_fs::ensure_dir(dir, false)? {
                 return Err(Error::io(
                     "open folder",
                     dir,
@@ -273,7 +275,7 @@ impl HistoryStore {
         let mut dir = self.root.clone();
         for part in rel.parents() {
             dir.push(part);
-            if !fsio::ensure_dir(&dir, create)? {
+            if !remaind_fs::ensure_dir(&dir, create)? {
                 return Ok(None);
             }
         }
@@ -282,7 +284,7 @@ impl HistoryStore {
 
     fn read_current(&self, rel: &RelPath) -> Result<Option<Vec<u8>>> {
         match self.parent_dir(rel, false)? {
-            Some(dir) => fsio::read_file(&dir.join(rel.file_name())),
+            Some(dir) => Ok(remaind_fs::read_file(&dir.join(rel.file_name()))?),
             None => Ok(None),
         }
     }
@@ -351,7 +353,7 @@ impl HistoryStore {
 
     fn snapshot(&self, point: &HistoryPoint) -> Result<Option<Vec<u8>>> {
         let path = self.history.join(point.entry_name());
-        let bytes = fsio::read_file(&path)?.ok_or_else(|| Error::CorruptHistory {
+        let bytes = remaind_fs::read_file(&path)?.ok_or_else(|| Error::CorruptHistory {
             path: path.clone(),
             reason: "history entry vanished".to_owned(),
         })?;
@@ -391,12 +393,12 @@ impl HistoryStore {
             None => return Ok(None),
         };
         let name = rel.file_name();
-        let current = fsio::read_file(&dir.join(name))?;
+        let current = remaind_fs::read_file(&dir.join(name))?;
         if new.is_none() && current.is_none() {
             return Ok(None);
         }
 
-        fsio::clean_temps(&self.history)?;
+        remaind_fs::clean_temps(&self.history)?;
         let points = self.points()?;
         let point = self.next_point(points.last(), rel.clone(), current.is_some())?;
         let snapshot = current.as_deref().unwrap_or_default();
@@ -409,15 +411,16 @@ impl HistoryStore {
                         if linked {
                             Ok(())
                         } else {
-                            fsio::replace_file(&self.history, &entry, snapshot)
+                            remaind_fs::replace_file(&self.history, &entry, snapshot)
+                                .map_err(Error::from)
                         }
                     })
             }
-            None => fsio::replace_file(&self.history, &entry, snapshot),
+            None => remaind_fs::replace_file(&self.history, &entry, snapshot).map_err(Error::from),
         };
         if let Err(e) = recorded {
             // The entry may be in place if only the folder fsync failed: drop it.
-            let _ = fsio::remove_file(&self.history, &point.entry_name());
+            let _ = remaind_fs::remove_file(&self.history, &point.entry_name());
             return Err(e);
         }
 
@@ -429,11 +432,11 @@ impl HistoryStore {
             ));
             match new {
                 Some(bytes) => {
-                    fsio::clean_temps(&dir)?;
-                    fsio::replace_file(&dir, name, bytes)?;
+                    remaind_fs::clean_temps(&dir)?;
+                    remaind_fs::replace_file(&dir, name, bytes)?;
                 }
                 None => {
-                    fsio::remove_file(&dir, name)?;
+                    remaind_fs::remove_file(&dir, name)?;
                 }
             }
             Ok(())
@@ -456,14 +459,14 @@ impl HistoryStore {
     /// are ignored: the caller reports the original one, and the point (if it stays) records
     /// the unchanged version, which is harmless.
     fn undo(&self, dir: &Utf8Path, name: &str, prior: Option<&[u8]>, point: &HistoryPoint) {
-        let now = fsio::read_file(&dir.join(name)).ok();
+        let now = remaind_fs::read_file(&dir.join(name)).ok();
         if now.as_ref().map(Option::as_deref) != Some(prior) {
             let _ = match prior {
-                Some(bytes) => fsio::replace_file(dir, name, bytes),
-                None => fsio::remove_file(dir, name).map(drop),
+                Some(bytes) => remaind_fs::replace_file(dir, name, bytes),
+                None => remaind_fs::remove_file(dir, name).map(drop),
             };
         }
-        let _ = fsio::remove_file(&self.history, &point.entry_name());
+        let _ = remaind_fs::remove_file(&self.history, &point.entry_name());
     }
 
     fn next_point(

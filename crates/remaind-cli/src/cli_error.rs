@@ -1,6 +1,6 @@
-//! The binary's error: a message, the chain of causes behind it, and the exit code the
-//! contract assigns (docs/contract.md, "Exit codes"). The one place that decides invalid input
-//! (exit 2) from runtime failure (exit 1) for every library error.
+//! The binary's error: a message, the chain of causes behind it, and the exit code
+//! docs/contract.md#cli-and-exit-codes assigns. The one place that tells invalid input (exit 2)
+//! from runtime failure (exit 1) for every library error.
 
 use std::error::Error as StdError;
 use std::process::ExitCode;
@@ -99,6 +99,7 @@ library_errors! {
     remaind_ledger::Error => remaind_ledger::Error::is_invalid_input,
     remaind_index::Error => remaind_index::Error::is_invalid_input,
     remaind_compact::Error => remaind_compact::Error::is_invalid_input,
+    remaind_llm::Error => remaind_llm::Error::is_invalid_input,
     remaind_resume::Error => remaind_resume::Error::is_invalid_input,
     remaind_adapters::Error => remaind_adapters::Error::is_invalid_input,
 }

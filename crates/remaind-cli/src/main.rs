@@ -1,8 +1,8 @@
 //! `remaind`: the command-line face of Remaind.
 //!
 //! A thin binary: clap types, argument checking, one library call per command, output
-//! formatting and exit codes (docs/contract.md, "Exit codes"). No domain logic lives here; it is the only
-//! crate that prints.
+//! formatting and exit codes (docs/contract.md, "CLI and exit codes"). No domain logic lives
+//! here; it is the only crate that prints.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 

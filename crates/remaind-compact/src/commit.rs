@@ -180,6 +180,87 @@ pub fn compact(
     source: Source,
     opts: Options,
 ) -> Result<Outcome> {
+    match source {
+        Source::Builtin => commit(ledger, store, Producer::Builtin, opts),
+        Source::Dir(dir) => {
+            let proposal = Proposal::new(format!("candidate:{dir}"));
+            compact_with(ledger, store, proposal, |_| external::from_dir(&dir), opts)
+        }
+        Source::Command { cmd, timeout } => {
+            let (redacted, _) = ledger.redactor().redact_str(&cmd);
+            let proposal = Proposal::new(format!("command:{redacted}"));
+            let propose = |input: &CompactorInput| external::from_command(&cmd, input, timeout);
+            compact_with(ledger, store, proposal, propose, opts)
+        }
+    }
+}
+
+/// Who proposes a candidate through [`compact_with`], and what its bookkeeping event says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Proposal {
+    /// Written into the candidate's `compactor` field and the event's `compactor`
+    /// (e.g. `llm:claude:haiku`); redacted by the ledger when appended.
+    pub label: String,
+    /// Extra fields merged into the `compaction` or `validation` event's `data` (e.g. the
+    /// repair round and the tokens spent); the commit path's own fields win on a clash.
+    pub data: Map<String, Value>,
+}
+
+impl Proposal {
+    /// A proposal labelled `label`, with no extra event data.
+    pub fn new(label: impl Into<String>) -> Self {
+        Proposal {
+            label: label.into(),
+            data: Map::new(),
+        }
+    }
+}
+
+/// [`compact`] with a candidate produced by `propose`, which receives the compaction input
+/// (the prior state, the events after it up to `through_seq`, the chain hash) exactly as an
+/// external compactor command reads it on stdin.
+///
+/// A [`Rejection`] from `propose` is a rejected verdict with one `schema` failure, recorded
+/// like any other. The candidate's `compactor` is set to `proposal.label` and its handover's
+/// binding line rewritten, as for any external candidate.
+pub fn compact_with<F>(
+    ledger: &Ledger,
+    store: &HistoryStore,
+    proposal: Proposal,
+    propose: F,
+    opts: Options,
+) -> Result<Outcome>
+where
+    F: FnOnce(&CompactorInput) -> std::result::Result<Candidate, Rejection>,
+{
+    commit(
+        ledger,
+        store,
+        Producer::External {
+            proposal,
+            propose: Box::new(propose),
+        },
+        opts,
+    )
+}
+
+type Propose<'a> =
+    Box<dyn FnOnce(&CompactorInput) -> std::result::Result<Candidate, Rejection> + 'a>;
+
+enum Producer<'a> {
+    Builtin,
+    External {
+        proposal: Proposal,
+        propose: Propose<'a>,
+    },
+}
+
+fn commit(
+    ledger: &Ledger,
+    store: &HistoryStore,
+    producer: Producer<'_>,
+    opts: Options,
+) -> Result<Outcome> {
     let prior_files = read_prior_files(store)?;
     let prior = prior_files.as_ref().map(|f| &f.state);
     let (head, _) = ledger
@@ -219,8 +300,9 @@ pub fn compact(
             reason: format!("seq {through} is not in the ledger"),
         })?;
 
-    let (label, proposed) = match &source {
-        Source::Builtin => {
+    let builtin = matches!(producer, Producer::Builtin);
+    let (label, extra, proposed) = match producer {
+        Producer::Builtin => {
             let lookup = |id: EventId| ledger.get_id(id).ok().flatten();
             let cand = builtin::fold_and_render(
                 prior,
@@ -230,23 +312,18 @@ pub fn compact(
                 &log_digest,
                 Timestamp::now(),
             );
-            (builtin::BUILTIN_LABEL.to_owned(), Ok(cand))
+            (builtin::BUILTIN_LABEL.to_owned(), Map::new(), Ok(cand))
         }
-        Source::Dir(dir) => (format!("candidate:{dir}"), external::from_dir(dir)),
-        Source::Command { cmd, timeout } => {
-            let (redacted, _) = ledger.redactor().redact_str(cmd);
+        Producer::External { proposal, propose } => {
             let input = CompactorInput::new(prior, &tail, through, &log_digest);
-            (
-                format!("command:{redacted}"),
-                external::from_command(cmd, &input, *timeout),
-            )
+            (proposal.label, proposal.data, propose(&input))
         }
     };
 
     let mut state_bytes: Option<(Vec<u8>, String)> = None;
     let (verdict, candidate) = match proposed {
         Ok(mut cand) => {
-            if !matches!(source, Source::Builtin) {
+            if !builtin {
                 cand.state.compactor = label.clone();
             }
             // The checks ignore the binding line, so the handover body is validated while the
@@ -317,7 +394,9 @@ pub fn compact(
                     source: Box::new(e),
                 })?;
             outcome.written = true;
-            let event = compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
+            let mut event =
+                compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
+            merge_data(&mut event, &extra);
             outcome.event_id = Some(
                 ledger
                     .append_system(event)
@@ -325,7 +404,8 @@ pub fn compact(
             );
         }
         _ => {
-            let event = validation_event(&outcome.verdict, through, &label);
+            let mut event = validation_event(&outcome.verdict, through, &label);
+            merge_data(&mut event, &extra);
             outcome.event_id = Some(
                 ledger
                     .append_system(event)
@@ -334,6 +414,19 @@ pub fn compact(
         }
     }
     Ok(outcome)
+}
+
+/// Add `extra` to the event's data, keeping the commit path's own fields.
+fn merge_data(event: &mut NewEvent, extra: &Map<String, Value>) {
+    if extra.is_empty() {
+        return;
+    }
+    let data = event.data.get_or_insert_with(Map::new);
+    for (key, value) in extra {
+        if !data.contains_key(key) {
+            data.insert(key.clone(), value.clone());
+        }
+    }
 }
 
 /// The verdict for a candidate that could not be read: one `schema` failure.

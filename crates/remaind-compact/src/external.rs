@@ -5,11 +5,8 @@
 //! with a reason naming the file (or the command) and the problem, which the commit path
 //! reports as a failed `schema` check. Bad input never panics.
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::thread;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use camino::Utf8Path;
 use remaind_ledger::Event;
@@ -17,6 +14,7 @@ use remaind_validate::State;
 use serde::{Deserialize, Serialize};
 
 use crate::Candidate;
+use crate::process::{self, RunError};
 
 /// The protocol version spoken on stdin and stdout.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -30,11 +28,6 @@ Superseded (last; the only place a superseded or resolved event may be cited). C
 lines ending in citations like `[e4] [e7]`; every importance-3 event that is neither superseded \
 nor resolved must be cited outside Superseded.";
 
-/// Largest stdout accepted from a compactor command (64 MiB).
-const MAX_OUTPUT: u64 = 64 << 20;
-/// Most of stderr quoted in a rejection reason.
-const STDERR_QUOTE: usize = 400;
-
 /// Why an external candidate could not be read. The commit path reports it as a failed
 /// `schema` check whose reason is [`Rejection::reason`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +38,8 @@ pub struct Rejection {
 }
 
 impl Rejection {
-    fn new(reason: impl Into<String>) -> Self {
+    /// A rejection saying `reason`.
+    pub fn new(reason: impl Into<String>) -> Self {
         Rejection {
             reason: reason.into(),
         }
@@ -130,116 +124,24 @@ pub fn from_command(
 ) -> Result<Candidate, Rejection> {
     let payload = serde_json::to_vec(input)
         .map_err(|e| Rejection::new(format!("compactor input cannot be serialized: {e}")))?;
-    let mut child = {
-        use std::os::unix::process::CommandExt;
-        Command::new("sh")
-            .arg("-c")
-            .arg(cmd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .map_err(|e| {
-                Rejection::new(format!("compactor command `{cmd}`: cannot start sh: {e}"))
-            })?
-    };
-    let pid = child.id();
-    let mut stdin = child.stdin.take();
-    let writer = thread::spawn(move || {
-        if let Some(mut s) = stdin.take() {
-            // A command that exits without reading its input is judged by its output.
-            let _ = s.write_all(&payload);
-        }
-    });
-    let stdout = child.stdout.take();
-    let (out_tx, out_rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut out = Vec::new();
-        let res = match stdout {
-            Some(s) => s.take(MAX_OUTPUT + 1).read_to_end(&mut out).map(|_| out),
-            None => Ok(out),
+    let mut sh = Command::new("sh");
+    sh.arg("-c").arg(cmd);
+    let done = process::run_piped(sh, payload, timeout).map_err(|e| {
+        let what = match &e {
+            RunError::Spawn(io) => format!(": cannot start sh: {io}"),
+            RunError::Io(io) => format!(": cannot wait for it or read its output: {io}"),
+            other => format!(" {other}"),
         };
-        let _ = out_tx.send(res);
-    });
-    let stderr = child.stderr.take();
-    let (err_tx, err_rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(s) = stderr {
-            let _ = s.take(1 << 20).read_to_end(&mut out);
-        }
-        let _ = err_tx.send(out);
-    });
-
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() >= deadline => break None,
-            Ok(None) => thread::sleep(Duration::from_millis(5)),
-            Err(e) => {
-                kill_group(pid);
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(Rejection::new(format!(
-                    "compactor command `{cmd}`: cannot wait for it: {e}"
-                )));
-            }
-        }
-    };
-    let Some(status) = status else {
-        kill_group(pid);
-        let _ = child.kill();
-        let _ = child.wait();
-        let _ = writer.join();
-        return Err(Rejection::new(format!(
-            "compactor command `{cmd}` timed out after {:.1}s and was killed",
-            timeout.as_secs_f64()
-        )));
-    };
-    // The command exited. Something it left running may still hold the pipes open: give the
-    // readers until the deadline (at least a moment), then kill the group and collect.
-    let grace = deadline
-        .saturating_duration_since(Instant::now())
-        .max(Duration::from_millis(200));
-    let stdout = match out_rx.recv_timeout(grace) {
-        Ok(res) => res,
-        Err(_) => {
-            kill_group(pid);
-            out_rx.recv().unwrap_or_else(|_| Ok(Vec::new()))
-        }
-    };
-    let stderr = err_rx
-        .recv_timeout(Duration::from_millis(200))
-        .unwrap_or_else(|_| {
-            kill_group(pid);
-            err_rx.recv().unwrap_or_default()
-        });
-    // A writer still blocked on a pipe nobody reads ends with EPIPE once the group is gone.
-    drop(writer);
-    let stderr_note = quote_stderr(&stderr);
-    if !status.success() {
-        let how = match status.code() {
-            Some(code) => format!("exited with status {code}"),
-            None => "was killed by a signal".to_owned(),
-        };
-        return Err(Rejection::new(format!(
-            "compactor command `{cmd}` {how}{stderr_note}"
-        )));
-    }
-    let stdout = stdout.map_err(|e| {
-        Rejection::new(format!(
-            "compactor command `{cmd}`: cannot read its output: {e}"
-        ))
+        Rejection::new(format!("compactor command `{cmd}`{what}"))
     })?;
-    if stdout.len() as u64 > MAX_OUTPUT {
+    let stderr_note = process::stderr_note(&done.stderr);
+    if !done.status.success() {
         return Err(Rejection::new(format!(
-            "compactor command `{cmd}` printed more than {} MiB",
-            MAX_OUTPUT >> 20
+            "compactor command `{cmd}` {}{stderr_note}",
+            process::describe_exit(done.status)
         )));
     }
-    parse_output(&stdout).map_err(|r| {
+    parse_output(&done.stdout).map_err(|r| {
         Rejection::new(format!(
             "compactor command `{cmd}`: {}{stderr_note}",
             r.reason
@@ -254,44 +156,28 @@ fn parse_output(stdout: &[u8]) -> Result<Candidate, Rejection> {
             "printed nothing; expected {\"state\": {…}, \"handover\": \"…\"}",
         ));
     }
-    let out: CompactorOutput = serde_json::from_slice(stdout).map_err(|e| {
-        Rejection::new(format!(
-            "output is not {{\"state\": {{…}}, \"handover\": \"…\"}}: {e}"
-        ))
-    })?;
+    // From the bytes, so a syntax error names its line and column.
+    let out: CompactorOutput = serde_json::from_slice(stdout).map_err(not_output)?;
+    into_candidate(out)
+}
+
+/// Read a candidate from a parsed compactor output `{"state": {…}, "handover": "…"}`: no
+/// other top-level field, and a `state` that is a valid state.
+pub fn candidate_from_value(value: serde_json::Value) -> Result<Candidate, Rejection> {
+    into_candidate(serde_json::from_value(value).map_err(not_output)?)
+}
+
+fn not_output(e: serde_json::Error) -> Rejection {
+    Rejection::new(format!(
+        "output is not {{\"state\": {{…}}, \"handover\": \"…\"}}: {e}"
+    ))
+}
+
+fn into_candidate(out: CompactorOutput) -> Result<Candidate, Rejection> {
     let state: State = serde_json::from_value(out.state)
         .map_err(|e| Rejection::new(format!("output `state` is not a valid state: {e}")))?;
     Ok(Candidate {
         state,
         handover: out.handover,
     })
-}
-
-fn quote_stderr(stderr: &[u8]) -> String {
-    let text = String::from_utf8_lossy(stderr);
-    let text = text.trim();
-    if text.is_empty() {
-        return String::new();
-    }
-    let start = text
-        .char_indices()
-        .rev()
-        .nth(STDERR_QUOTE.saturating_sub(1))
-        .map_or(0, |(i, _)| i);
-    let tail: String = text[start..]
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    format!("; stderr: {tail}")
-}
-
-/// Kill the process group led by `pid` (the compactor and anything it started).
-fn kill_group(pid: u32) {
-    let pid = i32::try_from(pid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw);
-    if let Some(pid) = pid {
-        // Already gone is fine: there is nothing left to stop.
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
 }

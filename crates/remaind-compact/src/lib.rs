@@ -14,12 +14,17 @@ mod commit;
 mod error;
 mod external;
 mod handover;
+pub mod process;
 
 pub use builtin::{BUILTIN_LABEL, KEEP_VERBATIM, compact_builtin, fallback_next_step};
-pub use commit::{DEFAULT_TIMEOUT, Options, Outcome, Source, compact, open_store, read_prior};
+pub use commit::{
+    DEFAULT_TIMEOUT, Options, Outcome, Proposal, Source, compact, compact_with, open_store,
+    read_prior,
+};
 pub use error::{Error, Result};
 pub use external::{
-    CompactorInput, HANDOVER_FORMAT, PROTOCOL_VERSION, Rejection, from_command, from_dir,
+    CompactorInput, HANDOVER_FORMAT, PROTOCOL_VERSION, Rejection, candidate_from_value,
+    from_command, from_dir,
 };
 pub use handover::{bind, binding_line, strip_binding};
 pub use remaind_fs::layout::{HANDOVER_FILE, STATE_FILE};

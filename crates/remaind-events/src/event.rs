@@ -6,7 +6,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// Every kind of event the ledger accepts (docs/contract.md, "Events").
+/// Every kind of event the ledger accepts (docs/contract.md#kinds-and-importance).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
@@ -49,7 +49,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// All kinds, in the order of the contract's kinds table.
+    /// All kinds, in the order of docs/contract.md's kinds table.
     pub const ALL: [Kind; 18] = [
         Kind::UserMessage,
         Kind::AssistantMessage,

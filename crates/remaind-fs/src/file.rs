@@ -21,8 +21,15 @@ pub const FILE_MODE: u32 = 0o600;
 /// Mode of every folder Remaind creates.
 pub const DIR_MODE: u32 = 0o700;
 
-fn is_eloop(e: &io::Error) -> bool {
-    e.raw_os_error() == Some(libc::ELOOP)
+/// An open of `path` with `O_NOFOLLOW` failed: ELOOP means a symlink was in its place.
+fn no_follow_error(action: &'static str, path: &Utf8Path, e: io::Error) -> Error {
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        Error::Symlink {
+            path: path.to_owned(),
+        }
+    } else {
+        Error::io(action, path, e)
+    }
 }
 
 /// What sits at a path, looked at without following a symlink there.
@@ -96,15 +103,7 @@ pub fn open_dir(dir: &Utf8Path) -> Result<File> {
         .read(true)
         .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(dir)
-        .map_err(|e| {
-            if is_eloop(&e) {
-                Error::Symlink {
-                    path: dir.to_owned(),
-                }
-            } else {
-                Error::io("open folder", dir, e)
-            }
-        })
+        .map_err(|e| no_follow_error("open folder", dir, e))
 }
 
 /// How [`open_file`] and [`open_beneath`] open a file.
@@ -256,16 +255,19 @@ pub fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
         Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap_or_else(|_| dir.join(TEMP_PREFIX));
     tmp.write_all(bytes)
         .map_err(|e| Error::io("write", &tmp_path, e))?;
+    #[cfg(feature = "failpoints")]
     fail::fail_point!("atomic.after-temp-write", |a| injected(
         a, "write", &tmp_path
     ));
     tmp.as_file()
         .sync_all()
         .map_err(|e| Error::io("fsync", &tmp_path, e))?;
+    #[cfg(feature = "failpoints")]
     fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
     // On failure the temp file is dropped, which removes it.
     tmp.persist(&target)
         .map_err(|e| Error::io("rename into place", &target, e.error))?;
+    #[cfg(feature = "failpoints")]
     fail::fail_point!("atomic.after-rename", |a| injected(a, "fsync folder", dir));
     sync_dir(dir)
 }
@@ -361,14 +363,6 @@ pub fn open_lock_file(path: &Utf8Path) -> Result<File> {
         .mode(FILE_MODE)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)
-        .map_err(|e| {
-            if is_eloop(&e) {
-                Error::Symlink {
-                    path: path.to_owned(),
-                }
-            } else {
-                Error::io("open lock file", path, e)
-            }
-        })?;
+        .map_err(|e| no_follow_error("open lock file", path, e))?;
     regular(file, path)
 }

@@ -34,6 +34,10 @@ pub const THRESHOLDS_PATH: &str = "schemas/thresholds.json";
 pub const REDACTION_PATH: &str = "schemas/redaction.json";
 /// `schemas/tools.yaml`: the tools the packet names.
 pub const TOOLS_PATH: &str = "schemas/tools.yaml";
+/// The LLM compactor presets (`remaind compact --llm`), relative to the folder.
+pub const LLM_CONFIG_PATH: &str = "schemas/llm.json";
+/// The JSON Schema of [`LLM_CONFIG_PATH`], relative to the folder.
+pub const LLM_SCHEMA_PATH: &str = "schemas/llm.schema.json";
 /// `db/`: the derived search index's folder.
 pub const DB_DIR: &str = "db";
 /// `db/context.sqlite`: the derived search index.

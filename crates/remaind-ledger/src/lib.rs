@@ -1,6 +1,7 @@
 //! The append-only event ledger: `logs/events.jsonl`, the source of truth.
 //!
-//! This layer owns the event model and kinds table, schema validation before write, id,
+//! This layer owns the on-disk log (the event model itself is `remaind-events`'s, re-exported
+//! here): schema validation before write, id,
 //! sequence, time and hash-chain assignment, redaction and artifact routing of every line
 //! before it touches disk (through `remaind-redact` and `remaind-artifacts`), the append lock,
 //! torn-tail recovery, positional reads and the current/superseded/resolved status of events.
@@ -16,11 +17,12 @@
 //! - a torn tail is moved byte for byte to `logs/quarantine/` and recorded by a `recovery`
 //!   event; no complete valid line is ever lost.
 //!
-//! ```no_run
-//! use camino::Utf8Path;
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let tmp = tempfile::tempdir()?;
+//! # let dir = &camino::Utf8Path::from_path(tmp.path()).ok_or("non-UTF-8 temp dir")?.join(".context");
 //! use remaind_ledger::{Kind, Ledger, NewEvent};
 //!
-//! let dir = Utf8Path::new(".context");
 //! Ledger::create(dir)?;
 //! let ledger = Ledger::open(dir)?;
 //! let id = ledger.append(NewEvent {
@@ -28,8 +30,19 @@
 //!     text: Some("Use SQLite for the index".into()),
 //!     ..NewEvent::default()
 //! })?;
-//! assert_eq!(ledger.get(id.seq())?.unwrap().text.as_deref(), Some("Use SQLite for the index"));
-//! # Ok::<(), remaind_ledger::Error>(())
+//! let event = ledger.get(id.seq())?.ok_or("the event was appended")?;
+//! assert_eq!(event.text.as_deref(), Some("Use SQLite for the index"));
+//!
+//! // Secrets never reach the file: the line holds a placeholder.
+//! ledger.append(NewEvent {
+//!     kind: Some(Kind::Note),
+//!     text: Some("token ghp_0123456789abcdefghijABCDEFGHIJklmnopqr".into()),
+//!     ..NewEvent::default()
+//! })?;
+//! let log = std::fs::read_to_string(dir.join(remaind_ledger::LOG_PATH))?;
+//! assert!(!log.contains("ghp_0123456789abcdefghij"));
+//! # Ok(())
+//! # }
 //! ```
 
 mod batch;

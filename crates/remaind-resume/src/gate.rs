@@ -1,4 +1,4 @@
-//! The resume gate (SPEC.md section 7): every mechanical reason not to go on silently.
+//! The resume gate (docs/contract.md, the gate): every mechanical reason not to go on silently.
 //!
 //! The gate never guesses. It reports, all at once:
 //!

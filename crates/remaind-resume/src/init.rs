@@ -6,14 +6,14 @@ use std::os::unix::fs::DirBuilderExt;
 use camino::Utf8PathBuf;
 use remaind_fs::layout::{
     ACTIVE_DIR, ARTIFACTS_DIR, CONTRACT_PATH, DB_DIR, EVENT_SCHEMA_PATH, HISTORY_DIR, KEY_PATH,
-    LOG_PATH, LOGS_DIR, QUARANTINE_DIR, REDACTION_PATH, SCHEMAS_DIR, STATE_SCHEMA_PATH,
-    THRESHOLDS_PATH, TOOLS_PATH,
+    LLM_CONFIG_PATH, LLM_SCHEMA_PATH, LOG_PATH, LOGS_DIR, QUARANTINE_DIR, REDACTION_PATH,
+    SCHEMAS_DIR, STATE_SCHEMA_PATH, THRESHOLDS_PATH, TOOLS_PATH,
 };
 
 use crate::{ContextDir, Error};
 
 /// The files `init` writes, relative to `.context/`, with their embedded contents.
-pub const DEFAULT_FILES: [(&str, &str); 6] = [
+pub const DEFAULT_FILES: [(&str, &str); 8] = [
     (CONTRACT_PATH, include_str!("../assets/CONTRACT.md")),
     (
         EVENT_SCHEMA_PATH,
@@ -32,6 +32,12 @@ pub const DEFAULT_FILES: [(&str, &str); 6] = [
         include_str!("../../../schemas/redaction.json"),
     ),
     (TOOLS_PATH, include_str!("../../../schemas/tools.yaml")),
+    // The LLM compactor presets (remaind-llm reads them; the same defaults when absent).
+    (LLM_CONFIG_PATH, include_str!("../../../schemas/llm.json")),
+    (
+        LLM_SCHEMA_PATH,
+        include_str!("../../../schemas/llm.schema.json"),
+    ),
 ];
 
 /// The folders `init` creates, relative to `.context/`.

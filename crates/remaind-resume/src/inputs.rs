@@ -6,7 +6,6 @@ use std::collections::BTreeSet;
 
 use remaind_ledger::{Event, EventId, Ledger, Statuses};
 use remaind_validate::State;
-use sha2::{Digest, Sha256};
 
 use crate::Error;
 use crate::conv::{open_ledger, open_store};
@@ -124,7 +123,7 @@ pub(crate) fn conflicts(ledger: &Ledger, inp: &Inputs) -> Result<Vec<Reason>, Er
                 events: Vec::new(),
             }),
             Some(text) => {
-                let sha = hex::encode(Sha256::digest(inp.state_bytes.as_deref().unwrap_or(&[])));
+                let sha = remaind_fs::sha256_hex(inp.state_bytes.as_deref().unwrap_or(&[]));
                 match remaind_validate::handover::parse_binding(text) {
                     None => out.push(Reason {
                         code: ReasonCode::HandoverBinding,

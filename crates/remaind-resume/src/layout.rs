@@ -1,4 +1,4 @@
-//! How the `.context/` folder is found (its layout is `remaind_fs::layout`'s).
+//! How the `.context/` folder is found; what lives inside it is `remaind_fs::layout`'s (docs/contract.md#the-folder).
 
 use camino::Utf8Path;
 

@@ -1,4 +1,4 @@
-//! The token monitor (SPEC.md section 6): classify a token count into a band and record band
+//! The token monitor (docs/contract.md#monitor): classify a token count into a band and record band
 //! changes as `monitor` events.
 //!
 //! `monitor --used N` only reads `thresholds.json` and the last few ledger lines, and never

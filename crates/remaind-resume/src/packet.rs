@@ -1,4 +1,5 @@
-//! The resume packet (`active/resume_packet.md`, SPEC.md section 7) and the inputs of its gate.
+//! The resume packet (`active/resume_packet.md`, docs/contract.md#resume-and-the-gate) and the
+//! inputs of its gate.
 //!
 //! # What a packet holds, in this order
 //!
@@ -16,7 +17,7 @@
 //! # Budget
 //!
 //! The packet is counted with the configured tokenizer. While it is over the budget, parts
-//! are dropped lowest authority first (SPEC.md section 2): the handover, then the state, then
+//! are dropped lowest authority first (docs/contract.md#authority-order): the handover, the state,
 //! raw events (lowest importance first, oldest first), then importance-3 items (the state's
 //! first), then the next step, then the framing. The latest user instruction is never dropped;
 //! if it alone is over the budget, the packet holds it anyway and says so (`over_budget`).

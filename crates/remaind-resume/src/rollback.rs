@@ -1,4 +1,4 @@
-//! Rollback of derived files (SPEC.md section 8): every file under `active/` that Remaind
+//! Rollback of derived files (docs/contract.md, rollback): every file under `active/` that Remaind
 //! derives (state.json, handover.md, framing.json, resume_packet.md) restored to its version
 //! as of an instant, through the history store. The ledger is never touched.
 

@@ -1,4 +1,4 @@
-//! `validate`: the structural checks, then SPEC.md's six checks, incrementally from the
+//! `validate`: the structural checks, then docs/contract.md's six checks, incrementally from the
 //! prior accepted state.
 //!
 //! Soundness of the incremental walk: the prior state was accepted, so everything the checks
@@ -66,7 +66,7 @@ impl Links {
 /// [`Check::Binding`] (`through_seq` within the ledger and not behind the prior; `log_digest`
 /// is the chain hash at `through_seq`). A schema failure, or a `through_seq` out of range,
 /// stops there, since the content checks would be meaningless; otherwise all six checks of
-/// SPEC.md section 5 run and every failure is listed, each with the offending event ids.
+/// docs/contract.md run and every failure is listed, each with the offending event ids.
 ///
 /// `prior` must be the compaction the ledger's owner last accepted (or `None` for the first
 /// one): the walk is incremental and trusts it. Cost: the events after `prior.through_seq`,
@@ -172,6 +172,93 @@ fn finish(
         _ => {}
     }
     Ok(report.finish())
+}
+
+/// Every cited event must be a fact a claim can rest on: a message, a tool result, a
+/// decision… never a bookkeeping event (`compaction`, `validation`, `recovery`, `monitor`),
+/// which only says what Remaind did. This is what makes an item an LLM extracted from prose
+/// checkable: it cites the message it came from, the message exists and (check 6) is
+/// current. Tail events are known from the walk; an older event is read only when the prior
+/// state did not already cite it (the prior was judged the same way).
+fn ungrounded(
+    view: &dyn LedgerView,
+    prior: Option<&State>,
+    (after, through): (u64, u64),
+    tail_bookkeeping: &foldhash::HashMap<EventId, Kind>,
+    state_citations: &[(&'static str, EventId)],
+    handover: &Handover,
+    report: &mut Report,
+) -> Result<(), ViewError> {
+    let prior_cited: IdSet = prior
+        .map(|p| {
+            p.current_citations()
+                .into_iter()
+                .map(|(_, id)| id)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut older: foldhash::HashMap<EventId, Option<Kind>> = foldhash::HashMap::default();
+    let mut kind_of = |id: EventId| -> Result<Option<Kind>, ViewError> {
+        if id.seq() > through {
+            return Ok(None); // reported as not covered
+        }
+        if id.seq() > after {
+            return Ok(tail_bookkeeping.get(&id).copied());
+        }
+        if prior_cited.contains(&id) {
+            return Ok(None);
+        }
+        if let Some(kind) = older.get(&id) {
+            return Ok(*kind);
+        }
+        let kind = view
+            .event(id)?
+            .map(|e| e.kind)
+            .filter(|k| k.is_bookkeeping());
+        older.insert(id, kind);
+        Ok(kind)
+    };
+    // Keyed (check, 0 = state / 1 = handover, place) so state findings come first.
+    let mut found: BTreeMap<(Check, u8, String), BTreeMap<EventId, Kind>> = BTreeMap::new();
+    // The next step and the latest instruction are owned by checks 3 and 4, which say what
+    // they may cite (a step may rest on whatever the ledger last holds when it has no user
+    // message at all).
+    let owned = |section: &str| matches!(section, "next_step" | "latest_user_instruction");
+    for (section, id) in state_citations {
+        if owned(section) {
+            continue;
+        }
+        if let Some(kind) = kind_of(*id)? {
+            found
+                .entry((state_owner(section), 0, format!("state `{section}`")))
+                .or_default()
+                .insert(*id, kind);
+        }
+    }
+    for (title, id) in handover.current_citations() {
+        if title == titles::NEXT_STEP || title == titles::LATEST_USER_INSTRUCTION {
+            continue;
+        }
+        if let Some(kind) = kind_of(id)? {
+            found
+                .entry((handover_owner(title), 1, format!("handover `{title}`")))
+                .or_default()
+                .insert(id, kind);
+        }
+    }
+    for ((check, _, place), cited) in found {
+        let what: Vec<String> = cited
+            .iter()
+            .map(|(id, kind)| format!("{id} (a `{kind}` event)"))
+            .collect();
+        let reason = format!(
+            "{place} cites {}: bookkeeping grounds no claim; cite the message, tool result or \
+             other event the item comes from",
+            what.join(", ")
+        );
+        report.fail(check, cited.into_keys().collect(), reason);
+    }
+    Ok(())
 }
 
 #[derive(Default)]
@@ -313,8 +400,13 @@ fn check_all(
     }
     let mut infos: BTreeMap<EventId, Info> = BTreeMap::new();
     let mut last_user: Option<(EventId, String)> = None;
+    // Bookkeeping events of the tail: citing one grounds nothing (see `ungrounded`).
+    let mut bookkeeping: foldhash::HashMap<EventId, Kind> = foldhash::HashMap::default();
     for event in view.events_in(after, through) {
         let event = event?;
+        if event.kind.is_bookkeeping() {
+            bookkeeping.insert(event.id, event.kind);
+        }
         for target in &event.supersedes {
             superseded.add(*target, event.id);
         }
@@ -436,6 +528,16 @@ fn check_all(
         );
         report.fail(check, ids, reason);
     }
+
+    ungrounded(
+        view,
+        prior_state,
+        (after, through),
+        &bookkeeping,
+        &state_citations,
+        handover,
+        report,
+    )?;
 
     // ---- 1. completed_work preserved ------------------------------------------------------
     let missing: Vec<EventId> = infos

@@ -3,7 +3,7 @@
 use remaind_events::EventId;
 use serde::{Deserialize, Serialize};
 
-/// A check the validator runs. The first two are structural; the rest are SPEC.md's six.
+/// A check the validator runs. The first two are structural; the rest are docs/contract.md's six.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Check {
@@ -26,7 +26,7 @@ pub enum Check {
 }
 
 impl Check {
-    /// The six checks of SPEC.md section 5, in order.
+    /// The six checks of docs/contract.md#compaction-and-the-six-checks, in order.
     pub const SIX: [Check; 6] = [
         Check::CompletedWorkPreserved,
         Check::DecisionsPreserved,

@@ -6,15 +6,18 @@ use std::time::Duration;
 use camino::Utf8PathBuf;
 use remaind_compact::{DEFAULT_TIMEOUT, Options, Outcome, Source};
 use remaind_ledger::Ledger;
+use remaind_llm::{Config, LlmOptions, LlmOutcome, Preset};
 
-use crate::cli_error::{CliError, EXIT_REJECTED};
+use crate::cli_error::{CliError, EXIT_REJECTED, EXIT_RUNTIME};
 use crate::global::Global;
 
 /// Fold the events since the last accepted compaction into a new state.json and handover.md.
 ///
 /// A compactor only proposes a candidate: the built-in deterministic one (default), a
-/// candidate folder, or an external command (docs/compactor-protocol.md). The validator
-/// decides. Accepted: both files are written atomically with history and a `compaction`
+/// candidate folder, an external command (docs/compactor-protocol.md), or an LLM preset
+/// (`--llm claude|codex|openai`, settings in .context/schemas/llm.json) whose rejected
+/// candidates go back to the model with the validator's failures, up to `max_rounds` calls,
+/// before the built-in candidate is used instead. The validator decides. Accepted: both files are written atomically with history and a `compaction`
 /// event is appended (exit 0). Rejected: the files stay byte for byte, a `validation` event
 /// records every failed check with its event ids, and the verdict is printed (exit 3).
 #[derive(Debug, clap::Args)]
@@ -22,16 +25,33 @@ use crate::global::Global;
 remaind compact\n  \
 remaind compact --dry-run --json\n  \
 remaind compact --candidate ./candidate\n  \
-remaind compact --compactor 'python3 summarize.py' --timeout 300\n\n\
-Exit codes: 0 accepted, 1 runtime failure, 2 invalid input, 3 rejected by the validator.")]
+remaind compact --compactor 'python3 summarize.py' --timeout 300\n  \
+remaind compact --llm claude\n  \
+remaind compact --llm openai --model gpt-4.1-mini --json\n  \
+remaind compact --llm codex --time-limit 100\n\n\
+Exit codes: 0 accepted (with --llm: the model's candidate or the built-in fallback), 1 runtime \
+failure (with --llm: a missing CLI or key, an unreachable endpoint, a timeout, an HTTP error, \
+an answer that is not JSON; nothing written), 2 invalid input, 3 rejected by the validator.")]
 pub(crate) struct Args {
     /// Use the candidate in DIR (state.json and handover.md) instead of the built-in compactor.
-    #[arg(long, value_name = "DIR", conflicts_with = "compactor")]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["compactor", "llm"])]
     candidate: Option<Utf8PathBuf>,
     /// Run `sh -c CMD` as the compactor: the prior state and the new events as JSON on stdin,
     /// a candidate `{"state": …, "handover": "…"}` on stdout.
-    #[arg(long, value_name = "CMD")]
+    #[arg(long, value_name = "CMD", conflicts_with = "llm")]
     compactor: Option<String>,
+    /// Ask an LLM preset for the candidate: `claude` (Claude Code, `claude -p`), `codex`
+    /// (`codex exec`) or `openai` (any OpenAI-compatible endpoint); settings in
+    /// .context/schemas/llm.json.
+    #[arg(long, value_name = "PRESET", value_parser = ["claude", "codex", "openai"])]
+    llm: Option<String>,
+    /// With --llm: the model to ask instead of the configured one.
+    #[arg(long, value_name = "MODEL", requires = "llm")]
+    model: Option<String>,
+    /// With --llm: seconds all rounds together may take; when too little is left for another
+    /// round, the built-in candidate is used.
+    #[arg(long, value_name = "SECS", requires = "llm", value_parser = clap::value_parser!(u64).range(1..))]
+    time_limit: Option<u64>,
     /// Seconds before the compactor command (and everything it started) is killed [default: 120].
     #[arg(long, value_name = "SECS", requires = "compactor", value_parser = clap::value_parser!(u64).range(1..))]
     timeout: Option<u64>,
@@ -52,6 +72,9 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         return Err(CliError::invalid(
             "--compactor: the command is empty; give a command such as 'python3 summarize.py'",
         ));
+    }
+    if let Some(name) = args.llm.as_deref() {
+        return run_llm(global, name, &args);
     }
     let source = match (args.candidate, args.compactor) {
         (Some(dir), _) => Source::Dir(dir),
@@ -106,20 +129,112 @@ fn print_summary(outcome: &Outcome, dry_run: bool) {
         "rejected: {} failed check(s) for a compaction through e{through}",
         failures.len()
     );
-    for f in failures {
-        let ids: Vec<String> = f.events.iter().map(ToString::to_string).collect();
-        if ids.is_empty() {
-            println!("  {}: {}", f.check.as_str(), f.reason);
-        } else {
-            println!("  {} [{}]: {}", f.check.as_str(), ids.join(", "), f.reason);
-        }
-    }
+    print_failures(failures);
     if dry_run {
         println!("dry run: nothing written");
     } else {
         match outcome.event_id {
             Some(id) => println!("state.json and handover.md unchanged; recorded as {id}"),
             None => println!("state.json and handover.md unchanged"),
+        }
+    }
+}
+
+/// `--llm PRESET`: the repair loop, then the same summary as the other sources.
+fn run_llm(global: &Global, name: &str, args: &Args) -> Result<ExitCode, CliError> {
+    let Some(preset) = Preset::from_name(name) else {
+        return Err(CliError::invalid(format!(
+            "--llm: unknown preset `{name}`; give claude, codex or openai"
+        )));
+    };
+    if args.model.as_deref().is_some_and(|m| m.trim().is_empty()) {
+        return Err(CliError::invalid("--model: the model name is empty"));
+    }
+    let ctx = global.context()?;
+    let mut config = Config::load(ctx.root()).map_err(llm_failure)?;
+    if let Some(model) = &args.model {
+        config.set_model(preset, model.clone());
+    }
+    let ledger = Ledger::open(ctx.root())?;
+    let store = remaind_compact::open_store(ctx.root())?;
+    let options = LlmOptions {
+        preset,
+        dry_run: args.dry_run,
+        time_limit: args.time_limit.map(Duration::from_secs),
+    };
+    let done = remaind_llm::compact_llm(&ledger, &store, &config, &options).map_err(llm_failure)?;
+    if args.json {
+        let report = serde_json::json!({
+            "verdict": done.outcome.verdict,
+            "compactor": done.label,
+            "rounds": done.rounds,
+            "fell_back": done.fell_back,
+            "seconds": done.seconds,
+            "tokens": done.tokens,
+            "written": done.outcome.written,
+        });
+        println!("{report}");
+    } else {
+        print_rounds(&done);
+        print_summary(&done.outcome, args.dry_run);
+    }
+    Ok(if done.outcome.verdict.accepted {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_REJECTED)
+    })
+}
+
+/// An LLM compaction's error with the CLI's exit code; a failed model call says that
+/// nothing was written.
+pub(crate) fn llm_failure(err: remaind_llm::Error) -> CliError {
+    let mut failure = CliError::from(err);
+    if failure.code == EXIT_RUNTIME && failure.causes.is_empty() {
+        failure.message.push_str("; nothing was written");
+    }
+    failure
+}
+
+fn print_rounds(done: &LlmOutcome) {
+    for r in &done.rounds {
+        let verdict = if r.accepted { "accepted" } else { "rejected" };
+        println!(
+            "round {} ({}, {:.1}s, {} input + {} output tokens): {verdict}",
+            r.round, done.label, r.seconds, r.tokens.input, r.tokens.output
+        );
+        print_failures(&r.failures);
+        if !r.accepted
+            && let Some(id) = r.event_id
+        {
+            println!("  recorded as {id}; the failures go back to the model");
+        }
+    }
+    if done.fell_back && done.rounds.is_empty() {
+        println!("too little of --time-limit left for a model round: using the built-in compactor");
+    } else if done.fell_back {
+        println!(
+            "{} gave no accepted candidate in {} round(s): using the built-in compactor",
+            done.label,
+            done.rounds.len()
+        );
+    }
+    println!(
+        "llm: {} round(s), {:.1}s, {} input + {} output tokens",
+        done.rounds.len(),
+        done.seconds,
+        done.tokens.input,
+        done.tokens.output
+    );
+}
+
+/// One indented line per failure: the check, the events it names, the reason.
+fn print_failures(failures: &[remaind_validate::Failure]) {
+    for f in failures {
+        let ids: Vec<String> = f.events.iter().map(ToString::to_string).collect();
+        if ids.is_empty() {
+            println!("  {}: {}", f.check.as_str(), f.reason);
+        } else {
+            println!("  {} [{}]: {}", f.check.as_str(), ids.join(", "), f.reason);
         }
     }
 }

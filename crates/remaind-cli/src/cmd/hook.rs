@@ -41,7 +41,21 @@ pub(crate) struct Args {
     /// The runtime that sent the payload (default: read from the payload).
     #[arg(long, value_enum)]
     runtime: Option<RuntimeArg>,
+    /// pre-compact: ask this LLM preset (claude, codex, openai; settings in
+    /// .context/schemas/llm.json) instead of the built-in compactor. Whatever goes wrong with
+    /// the model, the built-in candidate is committed instead.
+    #[arg(long, value_name = "PRESET", value_parser = ["claude", "codex", "openai"])]
+    llm: Option<String>,
+    /// pre-compact with --llm: seconds all model rounds may take. Keep it below the hook's
+    /// `timeout` (the default fits the 120 s of examples/claude-code/settings.json).
+    #[arg(long, value_name = "SECS", requires = "llm", default_value_t = DEFAULT_HOOK_LIMIT,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    time_limit: u64,
 }
+
+/// Seconds the PreCompact hook gives an LLM preset: the recipe's 120 s hook timeout minus
+/// room for the built-in fallback and the writes.
+const DEFAULT_HOOK_LIMIT: u64 = 100;
 
 /// `--runtime`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -127,7 +141,15 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ledger = open_ledger(&ctx)?;
     remaind_adapters::record(&ledger, records).map_err(CliError::from)?;
     if args.event == HookEvent::PreCompact {
-        return pre_compact(&ctx, &ledger);
+        if ledger.head().map_err(CliError::from)?.0 == 0 {
+            // Nothing to compact: record nothing (a `validation` event would make every later
+            // SessionStart interrupt).
+            return Ok(ExitCode::SUCCESS);
+        }
+        return match args.llm.as_deref() {
+            Some(preset) => pre_compact_llm(&ctx, preset, args.time_limit),
+            None => pre_compact(&ctx),
+        };
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -225,15 +247,55 @@ these reasons and ask how to proceed:\n",
     Ok(ExitCode::SUCCESS)
 }
 
-fn pre_compact(ctx: &ContextDir, ledger: &Ledger) -> Result<ExitCode, CliError> {
-    if ledger.head().map_err(CliError::from)?.0 == 0 {
-        // Nothing to compact: record nothing (a `validation` event would make every later
-        // SessionStart interrupt).
-        return Ok(ExitCode::SUCCESS);
+fn pre_compact_llm(ctx: &ContextDir, name: &str, time_limit: u64) -> Result<ExitCode, CliError> {
+    let attempt = || -> Result<remaind_llm::LlmOutcome, remaind_llm::Error> {
+        let preset = remaind_llm::Preset::from_name(name).unwrap_or(remaind_llm::Preset::Claude);
+        let config = remaind_llm::Config::load(ctx.root())?;
+        let ledger = Ledger::open(ctx.root()).map_err(|e| {
+            remaind_llm::Error::Compact(remaind_compact::Error::Ledger {
+                path: ctx.root().join("logs/events.jsonl"),
+                action: "cannot open",
+                source: Box::new(e),
+            })
+        })?;
+        let store = remaind_compact::open_store(ctx.root())?;
+        let options = remaind_llm::LlmOptions {
+            preset,
+            dry_run: false,
+            time_limit: Some(std::time::Duration::from_secs(time_limit)),
+        };
+        remaind_llm::compact_llm(&ledger, &store, &config, &options)
+    };
+    match attempt() {
+        Ok(done) if done.outcome.verdict.accepted => {
+            let by = if done.fell_back {
+                "the built-in compactor (fallback)"
+            } else {
+                done.label.as_str()
+            };
+            println!(
+                "remaind: compaction accepted through e{} by {by} ({} round(s), {:.1}s, {} tokens)",
+                done.outcome.through_seq,
+                done.rounds.len(),
+                done.seconds,
+                done.tokens.input + done.tokens.output
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(_) => pre_compact(ctx),
+        Err(e) => {
+            let message = crate::cmd::compact::llm_failure(e).full_message();
+            eprintln!("remaind: {message}; using the built-in compactor");
+            pre_compact(ctx)
+        }
     }
+}
+
+fn pre_compact(ctx: &ContextDir) -> Result<ExitCode, CliError> {
+    let ledger = open_ledger(ctx)?;
     let store = remaind_compact::open_store(ctx.root())?;
     let outcome = remaind_compact::compact(
-        ledger,
+        &ledger,
         &store,
         remaind_compact::Source::Builtin,
         remaind_compact::Options::default(),

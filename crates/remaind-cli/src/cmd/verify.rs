@@ -89,7 +89,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
 
 /// Entries of `.context/` (itself included, symlinks not followed) that another user could
 /// change: writable by group or others, or owned by someone other than the user running
-/// verify. SPEC.md section 1: files 0600, folders 0700.
+/// verify. docs/contract.md#the-folder: files 0600, folders 0700.
 fn exposure(root: &std::path::Path) -> Vec<String> {
     use std::os::unix::fs::MetadataExt;
     let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();

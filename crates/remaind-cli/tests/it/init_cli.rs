@@ -62,6 +62,8 @@ fn init_creates_the_full_tree_private_and_a_second_init_changes_no_byte() {
         "schemas/thresholds.json",
         "schemas/redaction.json",
         "schemas/tools.yaml",
+        "schemas/llm.json",
+        "schemas/llm.schema.json",
         "artifacts",
         "db",
         "redaction.key",

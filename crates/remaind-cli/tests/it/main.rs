@@ -6,6 +6,7 @@ mod index_cli;
 mod init_cli;
 mod ledger_cli;
 mod lifecycle_cli;
+mod llm_cli;
 mod reliability;
 mod runtime_hooks;
 mod transcripts;

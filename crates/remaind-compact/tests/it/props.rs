@@ -218,7 +218,15 @@ pub(crate) fn mutate(
             Some((out, Check::LatestUserInstructionPreserved))
         }
         Mutation::CiteSupersededAsCurrent => {
-            let target = choose(cand.state.superseded.iter().map(|l| l.event).collect())?;
+            // A bookkeeping target would also fail grounding (a second, separate fault).
+            let target = choose(
+                cand.state
+                    .superseded
+                    .iter()
+                    .map(|l| l.event)
+                    .filter(|id| event(*id).is_some_and(|e| !e.kind.is_bookkeeping()))
+                    .collect(),
+            )?;
             out.state.decisions.push(Item {
                 text: "still current".to_owned(),
                 events: vec![target],
@@ -233,6 +241,7 @@ pub(crate) fn mutate(
                     .iter()
                     .map(|l| l.event)
                     .filter(|e| !superseded.contains(e))
+                    .filter(|id| event(*id).is_some_and(|e| !e.kind.is_bookkeeping()))
                     .collect(),
             )?;
             out.state.open_loops.push(Item {

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "failpoints")]
 mod faults;
+mod permissions;
 mod symlinks;
 mod tamper;
 

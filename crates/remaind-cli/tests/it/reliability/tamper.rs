@@ -44,8 +44,8 @@ fn assert_reported(ctx: &Path, what: &str, lines: &[usize], byte: usize) {
 }
 
 /// Every byte of every line but the last, flipped one at a time. Not covered: the last line
-/// and the newline before it (which merges the last two lines): SPEC.md section 3 treats a
-/// last line that is not valid JSON as a torn write, so open quarantines it and records a
+/// and the newline before it (which merges the last two lines): docs/contract.md (recovery)
+/// treats a last line that is not valid JSON as a torn write, so open quarantines it and records a
 /// `recovery` event instead of failing verify.
 #[test]
 fn every_single_byte_change_is_reported() {

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::run::workspace_root;
+use crate::workspace_root;
 
 /// One benchmark's result.
 pub(crate) struct Measurement {

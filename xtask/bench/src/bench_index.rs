@@ -13,7 +13,7 @@ use remaind_ledger::Ledger;
 
 use crate::bench::{Measurement, median_time};
 use crate::rng::Rng;
-use crate::run::workspace_root;
+use crate::workspace_root;
 
 /// Lines per `append_json_lines` call while generating the big ledger.
 const CHUNK: usize = 250_000;

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use crate::bench::{Measurement, median_time};
 use crate::bench_resume::{binary, check, process_ms, remaind};
-use crate::run::workspace_root;
+use crate::workspace_root;
 
 /// A transcript of about `target` bytes: the real session repeated, each copy with its own
 /// session id and line ids (an import of one copy must not skip the next).

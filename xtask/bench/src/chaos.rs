@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::run::workspace_root;
+use crate::workspace_root;
 
 /// Every failpoint in the code, and so every one the harness must hit.
 const FAILPOINTS: &[&str] = &[

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::bench::{Measurement, median_time};
-use crate::run::workspace_root;
+use crate::workspace_root;
 
 /// Events after the state in both ledgers.
 const TAIL: usize = 200;

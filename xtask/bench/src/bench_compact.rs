@@ -21,8 +21,7 @@ use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use remaind_compact::{Options, Source, compact, open_store};
-use remaind_ledger::{Event, EventId, GENESIS_PREV, Kind, Ledger, NewEvent};
-use sha2::{Digest, Sha256};
+use remaind_ledger::{EventId, GENESIS_PREV, Kind, Ledger, NewEvent, build_event, line_digest};
 
 use crate::bench::Measurement;
 
@@ -136,28 +135,9 @@ fn make_context(dir: &Utf8Path, n: u64) -> Utf8PathBuf {
     for _ in 0..n {
         let new = generator.next_new();
         let seq = generator.seq;
-        let event = Event {
-            v: 1,
-            seq,
-            id: EventId(seq),
-            ts: TS.to_owned(),
-            prev: std::mem::take(&mut prev),
-            kind: new.kind.unwrap_or(Kind::Note),
-            importance: new
-                .importance
-                .unwrap_or_else(|| new.kind.unwrap_or(Kind::Note).default_importance()),
-            actor: new.actor,
-            text: new.text,
-            data: new.data,
-            refs: new.refs,
-            supersedes: new.supersedes,
-            resolves: new.resolves,
-            tool: new.tool,
-            artifact: Vec::new(),
-            redactions: Vec::new(),
-        };
+        let event = build_event(new, seq, &prev, TS).expect("bench_compact: a valid event");
         let line = serde_json::to_vec(&event).expect("bench_compact: serialize");
-        prev = hex::encode(Sha256::digest(&line));
+        prev = line_digest(&line);
         w.write_all(&line).expect("bench_compact: write");
         w.write_all(b"\n").expect("bench_compact: write");
     }

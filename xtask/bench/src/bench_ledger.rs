@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use crate::bench::Measurement;
 use crate::rng::Rng;
-use crate::run::workspace_root;
+use crate::workspace_root;
 
 /// Default `artifact_threshold_bytes`; large outputs are made bigger than this.
 const ARTIFACT_THRESHOLD: usize = 16_384;

@@ -1,0 +1,93 @@
+//! The benchmarks and the crash-consistency harness, kept out of `xtask` so that `cargo xtask
+//! fmt`/`ci` start without compiling the remaind crates (and the bundled SQLite) first.
+//! Run through `cargo xtask bench` (a release build) and `cargo xtask chaos`; usable directly
+//! as `cargo run --release -p remaind-bench -- bench --quick --only atomic`.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod bench;
+mod bench_adapters;
+mod bench_atomic;
+mod bench_compact;
+mod bench_index;
+mod bench_ledger;
+mod bench_resume;
+mod chaos;
+mod rng;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: remaind-bench <command>   (normally run as `cargo xtask bench` / `cargo xtask chaos`)
+
+commands:
+  bench [--quick] [--only LAYER]
+                     the benchmarks, each against a baseline measured in the same run;
+                     table on stdout, JSON under target/bench/; --only runs one of
+                     index, atomic, ledger, resume, compact, adapters. Expects a release build of
+                     remaind in target/release (cargo xtask bench builds it first)
+  chaos [--kills N] [--seed S]
+                     crash-consistency harness: N kills (default 300) of a failpoint build
+                     of remaind; fails on a lost event or a torn derived file
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("chaos") => match (number_arg(&args, "--kills"), number_arg(&args, "--seed")) {
+            (Ok(kills), Ok(seed)) => chaos::run(kills.unwrap_or(300), seed),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+        },
+        Some("bench") => match string_arg(&args, "--only") {
+            Ok(only) => bench::run_all(args.iter().any(|a| a == "--quick"), only.as_deref()),
+            Err(e) => Err(e),
+        },
+        Some("-h" | "--help" | "help") | None => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("remaind-bench: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (this package lives in xtask/bench, two folders below it).
+fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .nth(2)
+        .map_or_else(|| manifest.clone(), PathBuf::from)
+}
+
+/// `--name N` as a whole number, if given.
+fn number_arg(args: &[String], name: &str) -> Result<Option<u64>, String> {
+    match args.iter().position(|a| a == name) {
+        None => Ok(None),
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .map(Some)
+            .ok_or_else(|| format!("{name} takes a whole number, e.g. {name} 300")),
+    }
+}
+
+/// The value after `--name`, if given.
+fn string_arg(args: &[String], name: &str) -> Result<Option<String>, String> {
+    match args.iter().position(|a| a == name) {
+        None => Ok(None),
+        Some(i) => args
+            .get(i + 1)
+            .filter(|v| !v.starts_with("--"))
+            .cloned()
+            .map(Some)
+            .ok_or_else(|| format!("{name} takes a value, e.g. {name} compact")),
+    }
+}
