@@ -5,6 +5,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod interop;
 mod run;
 
 use std::process::ExitCode;
@@ -14,7 +15,10 @@ usage: cargo xtask <command>
 
 commands:
   ci                 everything CI runs: fmt check, clippy -D warnings, doc -D warnings,
-                     the whole test suite (unit, integration, golden, property, tidy)
+                     the whole test suite (unit, integration, golden, property, tidy),
+                     the reliability suite and the MCP interop test
+  mcp-interop        the official MCP Python SDK (pinned, installed into target/mcp-venv from
+                     PyPI) drives `remaind mcp` over stdio: every tool, resource and prompt
   golden [--accept]  the golden (insta snapshot) suites; --accept writes new snapshots
   prop [--cases N]   the property suites with N cases each (default 1000)
   chaos [--kills N] [--seed S]
@@ -23,13 +27,14 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, atomic, ledger, resume, compact
+                     index, atomic, ledger, resume, compact, mcp
 ";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("ci") => run::ci(),
+        Some("mcp-interop") => run::mcp_interop(),
         Some("golden") => run::golden(args.iter().any(|a| a == "--accept")),
         Some("prop") => match cases_arg(&args) {
             Ok(cases) => run::prop(cases),

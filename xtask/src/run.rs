@@ -17,7 +17,7 @@ fn cargo() -> Command {
     cmd
 }
 
-fn step(name: &str, mut cmd: Command) -> Result<(), String> {
+pub(crate) fn step(name: &str, mut cmd: Command) -> Result<(), String> {
     eprintln!("\n==> {name}");
     let started = Instant::now();
     let status = cmd
@@ -33,14 +33,14 @@ fn step(name: &str, mut cmd: Command) -> Result<(), String> {
 
 /// Totals of the `test result:` lines cargo test prints, one per test binary.
 #[derive(Default)]
-struct Tally {
-    passed: u64,
+pub(crate) struct Tally {
+    pub(crate) passed: u64,
     failed: u64,
     ignored: u64,
 }
 
 /// Runs cargo test, streaming its output and adding up its per-binary results.
-fn test_step(name: &str, mut cmd: Command, tally: &mut Tally) -> Result<(), String> {
+pub(crate) fn test_step(name: &str, mut cmd: Command, tally: &mut Tally) -> Result<(), String> {
     eprintln!("\n==> {name}");
     let started = Instant::now();
     cmd.stdout(Stdio::piped());
@@ -116,7 +116,8 @@ pub(crate) fn ci() -> Result<(), String> {
             Ok(())
         }
     })
-    .and_then(|()| reliability(&mut tally));
+    .and_then(|()| reliability(&mut tally))
+    .and_then(|()| crate::interop::run(&mut tally));
     // The plain closing line CI reads, last, whatever happened above.
     println!(
         "ci: {} passed, {} failed, {} skipped",
@@ -145,6 +146,17 @@ fn reliability(tally: &mut Tally) -> Result<(), String> {
         .env("CI", "true");
     test_step("reliability tests with failpoints", faults, tally)?;
     chaos(&[])
+}
+
+/// `cargo xtask mcp-interop`.
+pub(crate) fn mcp_interop() -> Result<(), String> {
+    let mut tally = Tally::default();
+    let outcome = crate::interop::run(&mut tally);
+    println!(
+        "mcp-interop: {} passed, {} failed",
+        tally.passed, tally.failed
+    );
+    outcome
 }
 
 /// `cargo xtask golden [--accept]`.
@@ -181,7 +193,7 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1));
-    if only.is_none_or(|layer| ["index", "ledger", "resume"].contains(&layer.as_str())) {
+    if only.is_none_or(|layer| ["index", "ledger", "resume", "mcp"].contains(&layer.as_str())) {
         let mut build = cargo();
         build.args(["build", "--release", "-p", "remaind-cli"]);
         step("build release remaind", build)?;

@@ -55,6 +55,7 @@ enum Command {
     Demo(cmd::demo::Args),
     Hook(cmd::hook::Args),
     Import(cmd::import::Args),
+    Mcp(cmd::mcp::Args),
     Completions(cmd::completions::Args),
     Man(cmd::man::Args),
 }
@@ -81,6 +82,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => cmd::demo::run(&cli.global, args),
         Command::Hook(args) => cmd::hook::run(&cli.global, args),
         Command::Import(args) => cmd::import::run(&cli.global, args),
+        Command::Mcp(args) => cmd::mcp::run(&cli.global, args),
         Command::Completions(args) => cmd::completions::run(args),
         Command::Man(args) => cmd::man::run(args),
     };

@@ -28,6 +28,14 @@ pub enum Source {
     Builtin,
     /// A candidate folder holding `state.json` and `handover.md`.
     Dir(Utf8PathBuf),
+    /// A candidate given in memory (e.g. by an MCP client): a `state.json` document and the
+    /// handover text. A state that does not parse is a rejected verdict, as from a folder.
+    Given {
+        /// The proposed state, as JSON.
+        state: serde_json::Value,
+        /// The proposed handover.
+        handover: String,
+    },
     /// An external command speaking the compactor protocol (docs/compactor-protocol.md).
     Command {
         /// Run as `sh -c CMD`.
@@ -185,6 +193,11 @@ pub fn compact(
         Source::Dir(dir) => {
             let proposal = Proposal::new(format!("candidate:{dir}"));
             compact_with(ledger, store, proposal, |_| external::from_dir(&dir), opts)
+        }
+        Source::Given { state, handover } => {
+            let proposal = Proposal::new("candidate:given");
+            let propose = |_: &CompactorInput| external::from_value(state, handover);
+            compact_with(ledger, store, proposal, propose, opts)
         }
         Source::Command { cmd, timeout } => {
             let (redacted, _) = ledger.redactor().redact_str(&cmd);

@@ -110,6 +110,13 @@ pub fn from_dir(dir: &Utf8Path) -> Result<Candidate, Rejection> {
     Ok(Candidate { state, handover })
 }
 
+/// A candidate given in memory: `state` must be a valid state document.
+pub fn from_value(state: serde_json::Value, handover: String) -> Result<Candidate, Rejection> {
+    let state: State = serde_json::from_value(state)
+        .map_err(|e| Rejection::new(format!("state: not a valid state: {e}")))?;
+    Ok(Candidate { state, handover })
+}
+
 /// Run `sh -c CMD`, write `input` as JSON to its stdin, and read a candidate
 /// `{"state": {…}, "handover": "…"}` from its stdout.
 ///

@@ -24,7 +24,7 @@ pub use commit::{
 pub use error::{Error, Result};
 pub use external::{
     CompactorInput, HANDOVER_FORMAT, PROTOCOL_VERSION, Rejection, candidate_from_value,
-    from_command, from_dir,
+    from_command, from_dir, from_value,
 };
 pub use handover::{bind, binding_line, strip_binding};
 pub use remaind_fs::layout::{HANDOVER_FILE, STATE_FILE};

@@ -390,7 +390,7 @@ const PHRASES: &[&str] = &[
 ];
 
 /// The queries `remaind search` is timed on: 1–3 words, phrases, prefixes, rare and common.
-const QUERIES: [&str; 20] = [
+pub(crate) const QUERIES: [&str; 20] = [
     "sqlite index",
     "\"hash chain\"",
     "cargo test",

@@ -11,6 +11,7 @@ mod bench_atomic;
 mod bench_compact;
 mod bench_index;
 mod bench_ledger;
+mod bench_mcp;
 mod bench_resume;
 mod chaos;
 mod rng;
@@ -25,7 +26,7 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, atomic, ledger, resume, compact, adapters. Expects a release build of
+                     index, atomic, ledger, resume, compact, mcp, adapters. Expects a release build of
                      remaind in target/release (cargo xtask bench builds it first)
   chaos [--kills N] [--seed S]
                      crash-consistency harness: N kills (default 300) of a failpoint build

@@ -7,6 +7,7 @@ mod init_cli;
 mod ledger_cli;
 mod lifecycle_cli;
 mod llm_cli;
+mod mcp_cli;
 mod reliability;
 mod runtime_hooks;
 mod transcripts;

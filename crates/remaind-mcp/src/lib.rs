@@ -1,0 +1,82 @@
+//! The Remaind MCP server: agents record the facts only they know (decisions, corrections,
+//! constraints, results, the next step) and read their context back through MCP tools,
+//! resources and a prompt, over stdio (`remaind mcp`).
+//!
+//! This layer owns the MCP surface: the tool table (`record`, `search`, `timeline`,
+//! `get_events`, `resume`, `status`, `monitor`, `compact`) with input and output JSON
+//! Schemas, the resources (`remaind://handover`, `remaind://state`,
+//! `remaind://resume-packet`, `remaind://events/{id}`), the usage prompt, and the stdio
+//! session. It is built on rmcp, the official Rust SDK. Every tool is one call into the
+//! layers below (the ledger's append with its validation, redaction and artifact routing;
+//! the index's search and slices; compaction; resume, gate, status and monitor), so a tool
+//! and the command of the same name give the same answer. It must not know about argument
+//! parsing or terminals, and it never writes to stdout anything but protocol messages.
+//!
+//! Invariants:
+//! - invalid tool input is a tool error (`isError: true`) naming the field, and nothing is
+//!   written;
+//! - nothing is cached that another process can change: every call reads the ledger head
+//!   afresh, catches the index up, and reopens the ledger when its configuration changed;
+//! - a malformed request gets a JSON-RPC error and the session goes on.
+//!
+//! ```
+//! use remaind_mcp::{Locator, Server};
+//!
+//! let server = Server::new(Locator { explicit: Some(".context".into()), cwd: "/".into() });
+//! let names: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
+//! assert_eq!(
+//!     names,
+//!     ["record", "search", "timeline", "get_events", "resume", "status", "monitor", "compact"]
+//! );
+//! // `remaind_mcp::serve_stdio(locator)` runs it on stdin/stdout until the client leaves.
+//! ```
+
+mod error;
+mod prompt;
+mod registry;
+mod resources;
+mod server;
+mod session;
+mod tools;
+
+pub use error::Error;
+pub use prompt::{PROMPT_NAME, USAGE};
+pub use resources::{EVENT_URI_TEMPLATE, HANDOVER_URI, PACKET_URI, STATE_URI};
+pub use server::Server;
+pub use session::Locator;
+
+use rmcp::ServiceExt;
+
+/// Serve MCP on stdin/stdout until the client closes the connection.
+///
+/// The context folder is looked up per call (see [`Locator`]), so the server starts even
+/// before `remaind init`, and its tools say what to do until the folder exists.
+pub fn serve_stdio(locator: Locator) -> Result<(), Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(Error::Runtime)?;
+    runtime.block_on(async move {
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        serve(locator, stdin, stdout).await
+    })
+}
+
+/// Serve MCP on any byte stream pair (newline-delimited JSON-RPC) until `read` ends: what
+/// [`serve_stdio`] runs, usable in-process (tests, embedding) on a tokio runtime.
+pub async fn serve<R, W>(locator: Locator, read: R, write: W) -> Result<(), Error>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let running = Server::new(locator)
+        .serve((read, write))
+        .await
+        .map_err(|e| Error::Session {
+            reason: e.to_string(),
+        })?;
+    running.waiting().await.map_err(|e| Error::Session {
+        reason: e.to_string(),
+    })?;
+    Ok(())
+}

@@ -1,0 +1,103 @@
+//! The `.context/` folder a server session works on, and its open ledger.
+//!
+//! Nothing here caches what another process can change: the ledger reads its head and lines
+//! afresh on every call (positional reads take a new snapshot each time), the search index is
+//! opened and caught up per call, and the open ledger itself is reopened when its redaction
+//! rules, key or thresholds change on disk, or when the folder was re-created.
+
+use std::os::unix::fs::MetadataExt;
+use std::sync::{Arc, Mutex};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use remaind_ledger::Ledger;
+use remaind_resume::ContextDir;
+
+use crate::error::ToolError;
+
+/// Where the context folder is looked for: like every other command (`--dir`,
+/// `REMAIND_DIR`, else the nearest `.context/` from `cwd` up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Locator {
+    /// An explicit folder (`--dir` or `REMAIND_DIR`), relative to `cwd` when not absolute.
+    pub explicit: Option<Utf8PathBuf>,
+    /// Where the search for the nearest `.context/` starts.
+    pub cwd: Utf8PathBuf,
+}
+
+/// The files whose change means the open ledger must be reopened, and what identifies a
+/// version of each: (inode, size, modification time) or `None` when absent.
+type Fingerprint = Vec<Option<(u64, u64, i64, i64)>>;
+
+const WATCHED: [&str; 4] = [
+    remaind_ledger::LOG_PATH,
+    remaind_ledger::KEY_PATH,
+    remaind_ledger::REDACTION_PATH,
+    remaind_ledger::THRESHOLDS_PATH,
+];
+
+fn fingerprint(root: &Utf8Path) -> Fingerprint {
+    WATCHED
+        .iter()
+        .enumerate()
+        .map(|(i, rel)| {
+            std::fs::symlink_metadata(root.join(rel)).ok().map(|m| {
+                if i == 0 {
+                    // The log grows with every append: only its identity matters.
+                    (m.ino(), 0, 0, 0)
+                } else {
+                    (m.ino(), m.len(), m.mtime(), m.mtime_nsec())
+                }
+            })
+        })
+        .collect()
+}
+
+/// One server session's view of its context folder.
+#[derive(Debug)]
+pub(crate) struct Session {
+    locator: Locator,
+    open: Mutex<Option<Open>>,
+}
+
+#[derive(Debug)]
+struct Open {
+    ctx: ContextDir,
+    print: Fingerprint,
+    ledger: Arc<Ledger>,
+}
+
+impl Session {
+    pub(crate) fn new(locator: Locator) -> Self {
+        Session {
+            locator,
+            open: Mutex::new(None),
+        }
+    }
+
+    /// The context folder, found now (a folder initialized after the server started is
+    /// found by the next call).
+    pub(crate) fn context(&self) -> Result<ContextDir, ToolError> {
+        remaind_resume::discover(self.locator.explicit.as_deref(), &self.locator.cwd)
+            .map_err(ToolError::from)
+    }
+
+    /// The context folder and its open ledger, reopened when a watched file changed.
+    pub(crate) fn ledger(&self) -> Result<(ContextDir, Arc<Ledger>), ToolError> {
+        let ctx = self.context()?;
+        let print = fingerprint(ctx.root());
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(o) = open.as_ref()
+            && o.ctx == ctx
+            && o.print == print
+        {
+            return Ok((ctx, Arc::clone(&o.ledger)));
+        }
+        let ledger = Arc::new(Ledger::open(ctx.root())?);
+        *open = Some(Open {
+            ctx: ctx.clone(),
+            print,
+            ledger: Arc::clone(&ledger),
+        });
+        Ok((ctx, ledger))
+    }
+}

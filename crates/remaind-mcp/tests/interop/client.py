@@ -1,0 +1,216 @@
+"""Interoperability test: the official MCP Python SDK's stdio client drives `remaind mcp`.
+
+Run by `cargo xtask mcp-interop` (and `cargo xtask ci`), which installs the pinned SDK into
+target/mcp-venv. Usage: client.py REMAIND_BINARY WORK_DIR
+
+Covers both lifecycles of the SDK: the `initialize` handshake (2025-11-25) and the current
+revision's `server/discover` (2026-07-28). Prints a cargo-style `test result:` line.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import traceback
+from pathlib import Path
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+
+TOOLS = ["record", "search", "timeline", "get_events", "resume", "status", "monitor", "compact"]
+
+passed = 0
+
+
+def check(cond: bool, what: str) -> None:
+    global passed
+    if not cond:
+        raise AssertionError(what)
+    passed += 1
+    print(f"ok   {what}", flush=True)
+
+
+async def tool_ok(session: ClientSession, name: str, args: dict) -> dict:
+    # call_tool validates structured content against the tool's output schema.
+    result = await session.call_tool(name, args)
+    text = result.content[0].text if result.content else ""
+    check(not result.is_error, f"{name}({args}) succeeds: {text[:200]}")
+    check(isinstance(result.structured_content, dict), f"{name} returns structured content")
+    return result.structured_content
+
+
+async def tool_err(session: ClientSession, name: str, args: dict, field: str) -> None:
+    result = await session.call_tool(name, args)
+    check(result.is_error, f"{name}({args}) is a tool error")
+    text = result.content[0].text
+    check(field in text, f"{name} error names `{field}`: {text}")
+
+
+async def rpc_err(coro, what: str) -> None:
+    try:
+        await coro
+    except MCPError as e:
+        check(True, f"{what}: JSON-RPC error {e.error.code}: {e.error.message[:120]}")
+        return
+    raise AssertionError(f"{what}: expected a JSON-RPC error")
+
+
+async def handshake_session(binary: str, ctx: Path) -> None:
+    params = StdioServerParameters(command=binary, args=["--dir", str(ctx), "mcp"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            check(init.server_info.name == "remaind", "initialize: server is remaind")
+            check(init.protocol_version == "2025-11-25", f"initialize: {init.protocol_version}")
+            check(bool(init.instructions) and "record" in init.instructions, "instructions")
+            caps = init.capabilities
+            check(caps.tools is not None and caps.resources is not None and caps.prompts is not None,
+                  "capabilities: tools, resources, prompts")
+
+            tools = (await session.list_tools()).tools
+            check([t.name for t in tools] == TOOLS, f"tools/list: {[t.name for t in tools]}")
+            for t in tools:
+                check(t.input_schema.get("type") == "object", f"{t.name}: input schema is an object")
+                check(isinstance(t.output_schema, dict) and t.output_schema.get("type") == "object",
+                      f"{t.name}: output schema is an object")
+                check(bool(t.description), f"{t.name}: has a description")
+            record = next(t for t in tools if t.name == "record")
+            check("kind" in record.input_schema.get("required", []), "record: `kind` is required")
+
+            # record: every kind a model records, with links.
+            user = subprocess.run([binary, "--dir", str(ctx), "log", "--kind", "user_message",
+                                   "--actor", "user", "--text", "Ship the CSV importer"],
+                                  check=True, capture_output=True, text=True).stdout.strip()
+            check(user == "e1", "a hook-style `remaind log` before the session")
+            d = await tool_ok(session, "record", {"kind": "decision",
+                                                  "text": "Parse CSV with the csv crate", "refs": [user]})
+            check(d["id"] == "e2" and d["kind"] == "decision", f"record decision: {d}")
+            c = await tool_ok(session, "record", {"kind": "constraint", "text": "Never touch migrations/"})
+            n = await tool_ok(session, "record", {"kind": "next_step", "text": "Write importer tests"})
+            b = await tool_ok(session, "record", {"kind": "blocker", "text": "CI runner is down"})
+            await tool_ok(session, "record", {"kind": "result", "text": "CI runner back",
+                                              "resolves": [b["id"]]})
+            await tool_ok(session, "record", {"kind": "correction",
+                                              "text": "Never touch migrations/ or seeds/",
+                                              "supersedes": [c["id"]]})
+            await tool_ok(session, "record", {"kind": "remember", "text": "Always run cargo fmt"})
+            await tool_ok(session, "record", {"kind": "note", "text": "Importer lives in src/import.rs"})
+            await tool_ok(session, "record", {"kind": "file_change", "text": "src/import.rs created",
+                                              "tool": {"name": "editor", "input": {"path": "src/import.rs"}}})
+            s = await tool_ok(session, "record", {"kind": "note",
+                                                  "text": "token is ghp_abcdefghijklmnopqrstuvwxyz0123456789"})
+            check(s["redactions"] >= 1, f"record redacts a secret: {s}")
+            await tool_err(session, "record", {"kind": "decison", "text": "x"}, "kind")
+            await tool_err(session, "record", {"kind": "note", "text": "x", "importance": 9}, "importance")
+            await tool_err(session, "record", {"kind": "correction", "text": "x"}, "supersedes")
+            await tool_err(session, "record", {"kind": "note", "text": "x", "refs": ["e999"]}, "refs")
+            await tool_err(session, "record", {"kind": "note", "colour": "red"}, "colour")
+
+            # search → timeline → get_events
+            hits = await tool_ok(session, "search", {"query": "csv crate"})
+            check(hits["hits"][0]["id"] == d["id"], f"search finds the decision: {hits}")
+            cur = await tool_ok(session, "search", {"query": "migrations", "current_only": True})
+            check([h["id"] for h in cur["hits"]] != [c["id"]] and all(h["status"] == "current" for h in cur["hits"]),
+                  "search current_only drops the superseded constraint")
+            page = await tool_ok(session, "search", {"query": "importer OR csv OR ci", "limit": 1,
+                                                     "kinds": ["decision", "note", "next_step", "result", "blocker"]})
+            check(len(page["hits"]) <= 1, "search limit")
+            old = await tool_ok(session, "search", {"query": "csv", "until": "2000-01-01"})
+            check(old["hits"] == [], "search until 2000 finds nothing")
+            await tool_err(session, "search", {"query": ""}, "query")
+            await tool_err(session, "search", {"query": "x", "kinds": ["nope"]}, "kinds")
+            await tool_err(session, "search", {"query": "x", "since": "yesterday"}, "since")
+            await tool_err(session, "search", {"query": "x", "limit": 0}, "limit")
+            tl = await tool_ok(session, "timeline", {"anchor": d["id"], "before": 1, "after": 1})
+            check([e["id"] for e in tl["events"]] == ["e1", "e2", "e3"], f"timeline: {tl}")
+            tl = await tool_ok(session, "timeline", {"query": "runner back", "before": 1, "after": 0})
+            check(tl["events"][-1]["kind"] == "result", f"timeline by query: {tl}")
+            await tool_err(session, "timeline", {"anchor": "e9999"}, "anchor")
+            await tool_err(session, "timeline", {}, "anchor")
+            ev = await tool_ok(session, "get_events", {"ids": [d["id"], "e9999"]})
+            check(ev["events"][0]["text"] == "Parse CSV with the csv crate", "get_events by id")
+            check(ev["missing"] == ["e9999"], "get_events reports missing ids")
+            sl = await tool_ok(session, "get_events", {"from": 2, "limit": 3})
+            check([e["seq"] for e in sl["events"]] == [2, 3, 4], "get_events slice from")
+            sl = await tool_ok(session, "get_events", {"kinds": ["decision"], "limit": 5})
+            check([e["kind"] for e in sl["events"]] == ["decision"], "get_events filtered by kind")
+            await tool_err(session, "get_events", {"ids": ["e1"], "from": 1}, "ids")
+            await tool_err(session, "get_events", {"ids": ["x1"]}, "ids")
+
+            # lifecycle tools
+            st = await tool_ok(session, "status", {})
+            check(st["head_seq"] >= 11 and st["through_seq"] is None, f"status before compact: {st['head_seq']}")
+            await tool_err(session, "status", {"verbose": True}, "verbose")
+            mo = await tool_ok(session, "monitor", {"used": 190000, "window": 200000})
+            check(mo["band"] != "normal" and mo["action"] != "none", f"monitor: {mo}")
+            await tool_err(session, "monitor", {"used": 1, "window": 0}, "window")
+            dry = await tool_ok(session, "compact", {"dry_run": True})
+            check(dry["accepted"] and not dry["written"], f"compact dry run: {dry}")
+            bad = await tool_ok(session, "compact", {"state": {"goal": "x"}, "handover": "# h\n"})
+            check(not bad["accepted"] and bad["failures"], f"compact rejects a bad candidate: {bad['failures'][:1]}")
+            await tool_err(session, "compact", {"state": {"goal": "x"}}, "handover")
+            cp = await tool_ok(session, "compact", {})
+            check(cp["accepted"] and cp["written"] and cp["event"], f"compact: {cp}")
+            rs = await tool_ok(session, "resume", {"budget": 6000})
+            check("Parse CSV with the csv crate" in rs["packet"], "resume packet holds the decision")
+            check(isinstance(rs["gate"]["proceed"], bool), f"resume gate: {rs['gate']}")
+            await tool_err(session, "resume", {"budget": 0}, "budget")
+            await tool_err(session, "resume", {"budget": "lots"}, "budget")
+
+            # resources
+            listed = (await session.list_resources()).resources
+            uris = sorted(str(r.uri) for r in listed)
+            check(uris == ["remaind://handover", "remaind://resume-packet", "remaind://state"],
+                  f"resources/list: {uris}")
+            templates = (await session.list_resource_templates()).resource_templates
+            check([t.uri_template for t in templates] == ["remaind://events/{id}"], "resource templates")
+            for uri, needle in [("remaind://handover", f"[{d['id']}]"), ("remaind://state", d["id"]),
+                                ("remaind://resume-packet", "Parse CSV"), (f"remaind://events/{d['id']}", "csv crate")]:
+                contents = (await session.read_resource(uri)).contents
+                check(needle in contents[0].text, f"read {uri}")
+            await rpc_err(session.read_resource("remaind://events/e9999"), "read a missing event")
+            await rpc_err(session.read_resource("remaind://nothing"), "read an unknown resource")
+
+            # prompt
+            prompts = (await session.list_prompts()).prompts
+            check([p.name for p in prompts] == ["remaind-usage"], "prompts/list")
+            prompt = await session.get_prompt("remaind-usage")
+            check("supersedes" in prompt.messages[0].content.text, "prompts/get")
+            await rpc_err(session.get_prompt("nope"), "get an unknown prompt")
+            await rpc_err(session.call_tool("no_such_tool", {}), "call an unknown tool")
+
+
+async def discover_session(binary: str, ctx: Path) -> None:
+    """The current revision (2026-07-28): no handshake, per-request metadata."""
+    params = StdioServerParameters(command=binary, args=["--dir", str(ctx), "mcp"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            found = await session.discover()
+            check("2026-07-28" in found.supported_versions, f"discover: {found.supported_versions}")
+            tools = (await session.list_tools()).tools
+            check(len(tools) == len(TOOLS), "tools/list on 2026-07-28")
+            r = await tool_ok(session, "record", {"kind": "note", "text": "recorded on 2026-07-28"})
+            hits = await tool_ok(session, "search", {"query": "recorded 2026"})
+            check(hits["hits"][0]["id"] == r["id"], "search on 2026-07-28")
+            await tool_err(session, "record", {"kind": "nope"}, "kind")
+
+
+async def main(binary: str, work: Path) -> None:
+    ctx = work / ".context"
+    subprocess.run([binary, "--dir", str(ctx), "init"], check=True, capture_output=True)
+    await handshake_session(binary, ctx)
+    await discover_session(binary, ctx)
+    verify = subprocess.run([binary, "--dir", str(ctx), "verify"], capture_output=True, text=True)
+    check(verify.returncode == 0, f"remaind verify after both sessions: {verify.stdout.strip()}")
+
+
+if __name__ == "__main__":
+    try:
+        anyio.run(main, sys.argv[1], Path(sys.argv[2]))
+    except BaseException:
+        traceback.print_exc()
+        print(f"test result: FAILED. {passed} passed; 1 failed; 0 ignored", flush=True)
+        sys.exit(1)
+    print(f"test result: ok. {passed} passed; 0 failed; 0 ignored", flush=True)

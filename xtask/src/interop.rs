@@ -1,0 +1,83 @@
+//! `cargo xtask mcp-interop`: the official MCP Python SDK's stdio client drives `remaind mcp`
+//! (crates/remaind-mcp/tests/interop/client.py). The SDK is installed by this step itself,
+//! pinned, into target/mcp-venv from PyPI; any failure (no python3, no network, a failed
+//! check) fails the step: it never skips.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::run::{Tally, step, test_step, workspace_root};
+
+/// The pinned Python SDK (`pip install mcp==…`).
+pub(crate) const PYTHON_SDK: &str = "2.3.0";
+
+/// The interpreter that creates the venv: `$REMAIND_PYTHON`, else `python3`.
+fn python() -> String {
+    std::env::var("REMAIND_PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// True when the venv already holds the pinned SDK.
+fn installed(venv_python: &Path) -> bool {
+    Command::new(venv_python)
+        .args([
+            "-c",
+            &format!(
+                "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '{PYTHON_SDK}')"
+            ),
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Build `remaind`, install the pinned SDK if needed, and run the client.
+pub(crate) fn run(tally: &mut Tally) -> Result<(), String> {
+    let root = workspace_root();
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build
+        .current_dir(&root)
+        .args(["build", "--locked", "-p", "remaind-cli"]);
+    step("build remaind for the MCP interop test", build)?;
+    let binary = root.join("target/debug/remaind");
+
+    let venv = root.join("target/mcp-venv");
+    let venv_python = venv.join("bin/python");
+    if !installed(&venv_python) {
+        let mut create = Command::new(python());
+        create.arg("-m").arg("venv").arg("--clear").arg(&venv);
+        step("create target/mcp-venv", create)
+            .map_err(|e| format!("{e}; the MCP interop test needs python3 (>= 3.10) with venv"))?;
+        let mut pip = Command::new(&venv_python);
+        pip.args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            &format!("mcp=={PYTHON_SDK}"),
+        ]);
+        step(&format!("pip install mcp=={PYTHON_SDK}"), pip)
+            .map_err(|e| format!("{e}; the MCP interop test needs PyPI to install the SDK"))?;
+    }
+
+    let work = root.join(format!("target/mcp-interop/{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    let mut client = Command::new(&venv_python);
+    client
+        .arg(root.join("crates/remaind-mcp/tests/interop/client.py"))
+        .arg(&binary)
+        .arg(&work)
+        .env_remove("REMAIND_DIR");
+    let before = tally.passed;
+    let outcome = test_step(
+        &format!("MCP interop: official Python SDK {PYTHON_SDK} stdio client"),
+        client,
+        tally,
+    );
+    let _ = std::fs::remove_dir_all(&work);
+    outcome?;
+    if tally.passed == before {
+        return Err("the MCP interop test ran no check".to_owned());
+    }
+    Ok(())
+}
