@@ -1,6 +1,6 @@
 //! The crate's single error type.
 
-/// Everything that can go wrong while building a [`Redactor`](crate::Redactor) or a key.
+/// Everything that can go wrong while building a `Redactor` or a key.
 ///
 /// Redacting itself never fails: any text or bytes can be scanned.
 #[derive(Debug, thiserror::Error)]

@@ -15,7 +15,7 @@ use super::rules::{BUILTIN, NAMES};
 /// One replacement made by a [`Redactor`]: which rule fired and what replaced the secret.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Applied {
-    /// The rule's name: one of [`BUILTIN_RULES`](crate::BUILTIN_RULES) or a user rule's name.
+    /// The rule's name: one of `BUILTIN_RULES` or a user rule's name.
     pub rule: String,
     /// The placeholder written in place of the secret, `[REDACTED:<rule>:<12 hex>]`.
     pub placeholder: String,
@@ -50,7 +50,7 @@ struct Inner {
 
 /// Finds secrets and replaces them with deterministic, keyed placeholders.
 ///
-/// Built-in rules ([`BUILTIN_RULES`](crate::BUILTIN_RULES)) are compiled once per process and
+/// Built-in rules (`BUILTIN_RULES`) are compiled once per process and
 /// shared; a `Redactor` adds the project key and the project's user rules. It is `Send + Sync`
 /// and cloning it is a reference-count increment.
 ///
