@@ -324,9 +324,10 @@ mod tests {
 
     use super::*;
 
-    /// What the generic path alone makes of a line.
+    /// What the generic path alone makes of a line (with the strict reader that refuses
+    /// repeated keys, as every caller's line is read).
     fn generic(line: &[u8]) -> Result<NewEvent> {
-        let value: Value = serde_json::from_slice(line)
+        let value: Value = crate::strict::from_slice(line)
             .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
         new_event_from_value(value)
     }

@@ -123,7 +123,8 @@ fn symlinked_history_or_root_is_refused() {
     // Swapped for a symlink after opening: every operation refuses.
     std::fs::remove_file(root.join("history")).expect("unlink");
     let store = HistoryStore::open(&root).expect("open");
-    std::fs::remove_dir(root.join("history")).expect("rmdir");
+    // Open made the lock file; the folder goes with everything in it.
+    std::fs::remove_dir_all(root.join("history")).expect("rmdir");
     symlink(base.join("real-history"), root.join("history")).expect("symlink history");
     assert!(matches!(store.write("a", b"x"), Err(Error::Symlink { .. })));
     assert!(matches!(store.list(), Err(Error::Symlink { .. })));
