@@ -50,7 +50,7 @@ pub enum Budget {
     Configured,
     /// This many tokens.
     Tokens(u64),
-    /// No limit: everything the packet could hold.
+    /// No limit: everything a resume would load (what `monitor` counts).
     Unlimited,
 }
 
@@ -259,21 +259,16 @@ fn render_event(ev: &Event) -> String {
         }
     }
     if let Some(tool) = &ev.tool {
-        // The payload stays in the ledger; the event's text describes the call.
         let _ = write!(s, " tool={}", inert::one_line(&tool.name));
-        let size = |v: &serde_json::Value| serde_json::to_string(v).map_or(0, |j| j.len());
-        if !tool.input.is_null() || !tool.output.is_null() {
-            let _ = write!(
-                s,
-                " (input {} B, output {} B: `remaind events --from {} --limit 1 --json`)",
-                size(&tool.input),
-                size(&tool.output),
-                ev.seq
-            );
+        if !tool.input.is_null() {
+            let _ = write!(s, " input={}", tool.input);
+        }
+        if !tool.output.is_null() {
+            let _ = write!(s, " output={}", tool.output);
         }
     }
     if let Some(data) = &ev.data {
-        let _ = write!(s, " data={}", compact_data(data));
+        let _ = write!(s, " data={}", serde_json::Value::Object(data.clone()));
     }
     for a in &ev.artifact {
         let _ = write!(
@@ -284,24 +279,6 @@ fn render_event(ev: &Event) -> String {
     }
     s.push('\n');
     s
-}
-
-/// An event's `data` for the packet: without the bookkeeping a runtime adapter adds
-/// (`origin`, `plan`), cut to a few hundred characters.
-fn compact_data(data: &serde_json::Map<String, serde_json::Value>) -> String {
-    const MAX: usize = 300;
-    let mut shown = data.clone();
-    shown.remove("origin");
-    shown.remove("plan");
-    let text = serde_json::Value::Object(shown).to_string();
-    if text.len() <= MAX {
-        return text;
-    }
-    let mut cut = MAX;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…", &text[..cut])
 }
 
 /// Citations as `[e1][e2]`; a long list (a condensed item cites thousands) shows its ends and
@@ -320,9 +297,7 @@ fn cite(ids: &[EventId]) -> String {
     )
 }
 
-/// The state as Markdown. With `handover_lists_files` the files changed are counted, not
-/// listed: the handover lists them, and the packet should not carry the list twice.
-fn render_state(state: &State, handover_lists_files: bool) -> String {
+fn render_state(state: &State) -> String {
     let mut s = format!(
         "## State (through e{}, by {}, {})\n\n",
         state.through_seq,
@@ -336,14 +311,7 @@ fn render_state(state: &State, handover_lists_files: bool) -> String {
         ("Constraints", &state.constraints),
         ("Blockers", &state.blockers),
         ("Completed work", &state.completed_work),
-        (
-            "Files changed",
-            if handover_lists_files {
-                &[]
-            } else {
-                &state.files_changed
-            },
-        ),
+        ("Files changed", &state.files_changed),
         ("Open loops", &state.open_loops),
     ];
     if let Some(i) = &state.latest_user_instruction {
@@ -360,13 +328,6 @@ fn render_state(state: &State, handover_lists_files: bool) -> String {
             let _ = write!(s, " (tool: {})", inert::one_line(tool));
         }
         s.push('\n');
-    }
-    if handover_lists_files && !state.files_changed.is_empty() {
-        let _ = writeln!(
-            s,
-            "- files changed: {} (listed in the handover)",
-            state.files_changed.len()
-        );
     }
     for (title, items) in sections {
         if items.is_empty() {
@@ -487,19 +448,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     reasons.extend(conflicts(&ledger, &inp)?);
     let conflict = reasons.iter().any(|r| r.code.is_conflict());
     let instruction = latest_instruction(&ledger, &inp)?;
-    // Without a logged step, the compactor's policy: continue with the current instruction.
-    let step = next_step(&inp).or_else(|| {
-        let ins = instruction
-            .as_ref()
-            .filter(|i| inp.statuses.is_current(i.event))?;
-        let step = remaind_compact::fallback_next_step(Some(ins.event))?;
-        Some(PlannedStep {
-            text: step.text,
-            events: step.events,
-            tool: step.tool,
-            source: ins.source,
-        })
-    });
+    let step = next_step(&inp);
     let tokenizer = thresholds.tokenizer;
     let budget_tokens = match budget {
         Budget::Configured => Some(thresholds.resume_budget_tokens),
@@ -544,8 +493,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
         );
     }
     if let Some(state) = &inp.state {
-        let text = render_state(state, inp.handover.is_some());
-        unit((1, 0, 0), text, UnitKind::State);
+        unit((1, 0, 0), render_state(state), UnitKind::State);
     }
     let mut tail_tokens = 0;
     for ev in &inp.tail {

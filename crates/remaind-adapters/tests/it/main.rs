@@ -1,3 +1,0 @@
-//! Integration tests of the runtime adapters.
-
-mod prop_import;
