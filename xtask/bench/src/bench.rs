@@ -27,7 +27,7 @@ type LayerBench = fn(bool) -> Vec<Measurement>;
 /// Runs every benchmark and writes the report.
 pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
     // Each layer's benchmarks register here.
-    let layers: [(&str, LayerBench); 6] = [
+    let layers: [(&str, LayerBench); 8] = [
         ("index", crate::bench_index::run),
         ("atomic", crate::bench_atomic::run),
         ("redact", crate::bench_redact::run),
