@@ -120,6 +120,38 @@ pub(crate) fn build(ctx: &ContextDir, fx: &Fixture) {
             .write("handover.md", text.as_bytes())
             .expect("write handover");
     }
+    // The files above stand for an accepted compaction: record it as the commit path does, so
+    // the gate's not_recorded check judges the fixture's files, not the fixture builder.
+    let state_bytes = store.read("state.json").expect("read state");
+    if let Some(state_bytes) = state_bytes {
+        let through = serde_json::from_slice::<serde_json::Value>(&state_bytes)
+            .ok()
+            .and_then(|v| v["through_seq"].as_u64());
+        if let Some(through) = through {
+            let handover = store
+                .read("handover.md")
+                .expect("read handover")
+                .unwrap_or_default();
+            let mut data = serde_json::Map::new();
+            data.insert("through_seq".into(), through.into());
+            data.insert(
+                "state_sha256".into(),
+                remaind_fs::sha256_hex(&state_bytes).into(),
+            );
+            data.insert(
+                "handover_sha256".into(),
+                remaind_fs::sha256_hex(&handover).into(),
+            );
+            ledger
+                .append_system(remaind_ledger::NewEvent {
+                    kind: Some(remaind_ledger::Kind::Compaction),
+                    text: Some("fixture compaction".to_owned()),
+                    data: Some(data),
+                    ..remaind_ledger::NewEvent::default()
+                })
+                .expect("record the fixture's compaction");
+        }
+    }
     if let Some(f) = &fx.framing {
         remaind_resume::record_framing(
             ctx,
