@@ -622,13 +622,13 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
     }
 }
 
-fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
-    let n: usize = if quick { 100_000 } else { 1_000_000 };
-    let size_note = if quick {
-        "quick run: 100,000 events (full run: 1,000,000)"
-    } else {
-        "1,000,000 events"
-    };
+/// A `.context/` made by `remaind init` whose ledger holds `n` generated events (the random
+/// stream seeded with `seed`), with the generator left where it stopped for more events; keep
+/// the `TempDir` alive while the folder is used.
+pub(crate) fn generated_context(
+    n: usize,
+    seed: u64,
+) -> Result<(tempfile::TempDir, Utf8PathBuf, Vocab, Rng), String> {
     let tmp = tempfile::tempdir().map_err(|e| format!("tempdir: {e}"))?;
     let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context"))
         .map_err(|p| format!("{} is not UTF-8", p.display()))?;
@@ -643,7 +643,7 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
     }
     let ledger = Ledger::open(&dir).map_err(|e| e.to_string())?;
     let vocab = Vocab::new();
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut rng = Rng(seed);
     let mut left = n;
     while left > 0 {
         let k = left.min(CHUNK);
@@ -652,6 +652,18 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
             .map_err(|e| e.to_string())?;
         left -= k;
     }
+    Ok((tmp, dir, vocab, rng))
+}
+
+fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
+    let n: usize = if quick { 100_000 } else { 1_000_000 };
+    let size_note = if quick {
+        "quick run: 100,000 events (full run: 1,000,000)"
+    } else {
+        "1,000,000 events"
+    };
+    let (_tmp, dir, vocab, mut rng) = generated_context(n, 0x2545_f491_4f6c_dd1d)?;
+    let ledger = Ledger::open(&dir).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
 
     // 1. Rebuild vs a plain sequential read of the file.

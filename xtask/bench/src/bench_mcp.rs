@@ -5,18 +5,13 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use camino::Utf8PathBuf;
 use remaind_index::Index;
 use remaind_ledger::Ledger;
 use serde_json::{Value, json};
 
 use crate::bench::Measurement;
-use crate::bench_index::{QUERIES, Vocab, json_lines};
-use crate::rng::Rng;
+use crate::bench_index::{QUERIES, generated_context};
 use crate::workspace_root;
-
-/// Lines per `append_json_lines` call while generating the big ledger.
-const CHUNK: usize = 250_000;
 
 fn binary() -> std::path::PathBuf {
     workspace_root().join("target/release/remaind")
@@ -142,30 +137,9 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
     } else {
         "1,000,000 events"
     };
-    let tmp = tempfile::tempdir().map_err(|e| format!("tempdir: {e}"))?;
-    let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context"))
-        .map_err(|p| format!("{} is not UTF-8", p.display()))?;
-    let init = Command::new(binary())
-        .args(["init", "--dir", dir.as_str()])
-        .env_remove("REMAIND_DIR")
-        .stdout(Stdio::null())
-        .status()
-        .map_err(|e| format!("{}: cannot start: {e}", binary().display()))?;
-    if !init.success() {
-        return Err(format!("remaind init failed: {init}"));
-    }
+    let (_tmp, dir, _, _) = generated_context(n, 0x9e37_79b9_7f4a_7c15)?;
     {
         let ledger = Ledger::open(&dir).map_err(|e| e.to_string())?;
-        let vocab = Vocab::new();
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-        let mut left = n;
-        while left > 0 {
-            let k = left.min(CHUNK);
-            ledger
-                .append_json_lines(&json_lines(&vocab, &mut rng, k))
-                .map_err(|e| e.to_string())?;
-            left -= k;
-        }
         // Both sides search a fresh index; building it is the index benchmark's business.
         let mut index = Index::open(&dir, &ledger).map_err(|e| e.to_string())?;
         index.catch_up().map_err(|e| e.to_string())?;
