@@ -76,4 +76,6 @@ pub use remaind_fs::layout::{
 };
 pub use schema::EVENT_SCHEMA;
 pub use status::{Status, Statuses};
+/// Parse JSON as every caller's input is read: a repeated key in any object is refused.
+pub use strict::from_slice as parse_json_strict;
 pub use verify::{Problem, VerifyReport};

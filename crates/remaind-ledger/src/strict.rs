@@ -29,7 +29,7 @@ impl<'de> de::Deserialize<'de> for StrictObject {
 }
 
 /// Parses `bytes` as JSON, refusing a repeated key in any object.
-pub(crate) fn from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
+pub fn from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
     serde_json::from_slice::<StrictValue>(bytes).map(|v| v.0)
 }
 

@@ -77,7 +77,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let payload: Value = if input.iter().all(u8::is_ascii_whitespace) {
         Value::Object(Map::new())
     } else {
-        serde_json::from_slice(&input)
+        remaind_ledger::parse_json_strict(&input)
             .map_err(|e| CliError::invalid(format!("stdin: the hook payload is not JSON: {e}")))?
     };
     let Some(payload) = payload.as_object() else {

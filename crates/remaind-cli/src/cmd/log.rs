@@ -100,7 +100,7 @@ fn flags_event(args: &Args) -> Result<Value, CliError> {
         obj.insert("importance".into(), Value::from(i));
     }
     if let Some(d) = &args.data {
-        let v: Value = serde_json::from_str(d)
+        let v: Value = remaind_ledger::parse_json_strict(d.as_bytes())
             .map_err(|e| CliError::invalid(format!("field `data`: malformed JSON: {e}")))?;
         obj.insert("data".into(), v);
     }
@@ -214,7 +214,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     let value = match &args.json_event {
-        Some(j) => serde_json::from_str(j)
+        Some(j) => remaind_ledger::parse_json_strict(j.as_bytes())
             .map_err(|e| CliError::invalid(format!("--json-event: malformed JSON: {e}")))?,
         None => flags_event(&args)?,
     };

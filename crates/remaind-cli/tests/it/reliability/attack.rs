@@ -623,7 +623,29 @@ fn item_11_duplicate_keys_are_refused() {
         let r = remaind(&ctx, &["log", "--stdin"], Some(line));
         assert_eq!(code(&r), Some(2), "{}", text(&r));
         assert!(text(&r).contains("twice"), "{}", text(&r));
+        // The same line through every other door: one event as an argument, a hook payload.
+        let json = std::str::from_utf8(line).expect("UTF-8");
+        let r = remaind(&ctx, &["log", "--json-event", json], None);
+        assert_eq!(code(&r), Some(2), "--json-event {json}: {}", text(&r));
+        assert!(text(&r).contains("twice"), "{}", text(&r));
     }
+    let r = remaind(
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "note",
+            "--text",
+            "x",
+            "--data",
+            r#"{"a":1,"a":2}"#,
+        ],
+        None,
+    );
+    assert_eq!(code(&r), Some(2), "--data: {}", text(&r));
+    let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"a","prompt":"b"}"#;
+    let r = remaind(&ctx, &["hook", "user-prompt-submit"], Some(payload));
+    assert_eq!(code(&r), Some(2), "hook payload: {}", text(&r));
     assert_eq!(store(&ctx), before);
 }
 
