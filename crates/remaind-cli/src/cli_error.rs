@@ -101,6 +101,7 @@ library_errors! {
     remaind_compact::Error => remaind_compact::Error::is_invalid_input,
     remaind_llm::Error => remaind_llm::Error::is_invalid_input,
     remaind_resume::Error => remaind_resume::Error::is_invalid_input,
+    remaind_adapters::Error => remaind_adapters::Error::is_invalid_input,
 }
 
 impl<E: LibraryError> From<E> for CliError {

@@ -26,6 +26,18 @@ pub(crate) const MAX_TEXT_CHARS: usize = 200;
 /// Text of the fallback next step grounded on the latest user instruction.
 const FALLBACK_INSTRUCTION: &str =
     "No next step is logged: continue with the latest user instruction";
+/// The one policy for a ledger with no active `next_step` event, shared by this compactor and
+/// the resume gate (so the gate's verdict does not depend on whether a compaction ran): when
+/// the latest user instruction is current, the next step is to continue with it, citing it.
+/// `None` without a current instruction.
+pub fn fallback_next_step(latest_current_instruction: Option<EventId>) -> Option<NextStep> {
+    latest_current_instruction.map(|id| NextStep {
+        text: FALLBACK_INSTRUCTION.to_owned(),
+        events: vec![id],
+        tool: None,
+    })
+}
+
 /// Text of the fallback next step grounded on the newest current event.
 const FALLBACK_LATEST: &str = "No next step is logged: continue from the newest current event";
 
@@ -37,7 +49,8 @@ const FALLBACK_LATEST: &str = "No next step is logged: continue from the newest 
 /// of next-step candidates and the texts shown in the handover's "Superseded" section.
 /// `log_digest` is the chain hash at `through_seq` and `now` becomes `generated_at`.
 ///
-/// Placement: `result` → completed work; `file_change` → files changed; `decision` and
+/// Placement: `result` → completed work; `file_change` → files changed (one item per
+/// file: a repeated path adds its event to the file's item); `decision` and
 /// `correction` → decisions; `constraint` → constraints; `blocker` → blockers (until
 /// resolved); `remember` and every other importance-3 event → remember; the latest active
 /// `next_step` → next step, other active ones → open loops; the last `user_message` → the
@@ -255,7 +268,7 @@ impl<'s, 't> Fold<'s, 't> {
                 }
             }
             Kind::Result => push_unique(&mut self.state.completed_work, item.clone()),
-            Kind::FileChange => push_unique(&mut self.state.files_changed, item.clone()),
+            Kind::FileChange => push_same_file(&mut self.state.files_changed, item.clone()),
             Kind::Decision | Kind::Correction => {
                 push_unique(&mut self.state.decisions, item.clone());
             }
@@ -437,14 +450,13 @@ impl<'s, 't> Fold<'s, 't> {
     /// empty, so nothing changed).
     fn fallback(&self, tail: &[&Event], prior: Option<NextStep>) -> Option<NextStep> {
         let st = &*self.state;
-        if let Some(ins) = &st.latest_user_instruction
-            && !self.gone.contains(&ins.event)
-        {
-            return Some(NextStep {
-                text: FALLBACK_INSTRUCTION.to_owned(),
-                events: vec![ins.event],
-                tool: None,
-            });
+        let current = st
+            .latest_user_instruction
+            .as_ref()
+            .map(|i| i.event)
+            .filter(|e| !self.gone.contains(e));
+        if let Some(step) = fallback_next_step(current) {
+            return Some(step);
         }
         if let Some(last) = tail.last() {
             return Some(NextStep {
@@ -557,6 +569,20 @@ fn push_unique(section: &mut Vec<Item>, item: Item) {
     let id = item.events[0];
     if !section.iter().rev().any(|i| i.events.contains(&id)) {
         section.push(item);
+    }
+}
+
+/// Files changed keep one item per file: a later change of a file whose item (same text) is
+/// still listed adds its event to that item instead of repeating the path.
+fn push_same_file(section: &mut Vec<Item>, item: Item) {
+    let id = item.events[0];
+    match section.iter_mut().rev().find(|i| i.text == item.text) {
+        Some(same) => {
+            if !same.events.contains(&id) {
+                same.events.push(id);
+            }
+        }
+        None => section.push(item),
     }
 }
 

@@ -40,6 +40,52 @@ fn numbered_lines(input: &[u8]) -> Vec<(usize, &[u8])> {
     out
 }
 
+/// Prepare typed requests (checks, redaction, artifact routing, serialization) on every core,
+/// block by block, keeping their order; item `i` is numbered `i + 1`.
+pub(crate) fn prepare_all(
+    reqs: Vec<crate::input::AppendRequest>,
+    redactor: &Redactor,
+    limits: &Limits,
+) -> Vec<Item> {
+    let blocks = reqs.len().div_ceil(BLOCK_LINES);
+    let threads = threads_for(blocks);
+    let prep = |base: usize, chunk: Vec<crate::input::AppendRequest>| -> Vec<Item> {
+        chunk
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| {
+                (
+                    Some(base + i + 1),
+                    prepare::prepare(r, false, false, redactor, limits),
+                )
+            })
+            .collect()
+    };
+    if threads <= 1 {
+        return prep(0, reqs);
+    }
+    let per = reqs.len().div_ceil(threads);
+    let mut chunks = Vec::new();
+    let mut rest = reqs;
+    while rest.len() > per {
+        let tail = rest.split_off(per);
+        chunks.push(rest);
+        rest = tail;
+    }
+    chunks.push(rest);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .enumerate()
+            .map(|(k, chunk)| scope.spawn(move || prep(k * per, chunk)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
 fn threads_for(blocks: usize) -> usize {
     std::thread::available_parallelism()
         .map_or(1, usize::from)

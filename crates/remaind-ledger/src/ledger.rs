@@ -480,6 +480,37 @@ impl Ledger {
         )
     }
 
+    /// [`Ledger::append_batch`], but only while the head is still `expected_head`, so the
+    /// events may cite each other by the ids they will get (`e{expected_head + 1 + i}`).
+    /// Returns `None`, having written nothing, when another writer appended since: read the
+    /// head again and rebuild the batch (an importer's optimistic concurrency).
+    pub fn append_batch_at<I, R>(
+        &self,
+        expected_head: u64,
+        batch: I,
+    ) -> Result<Option<Vec<EventId>>>
+    where
+        I: IntoIterator<Item = R>,
+        R: Into<AppendRequest>,
+    {
+        // Prepared on every core before the lock: preparing does not depend on the head.
+        let reqs: Vec<AppendRequest> = batch.into_iter().map(Into::into).collect();
+        let n = reqs.len();
+        let items = batch::prepare_all(reqs, &self.redactor, &self.limits);
+        if items.len() != n {
+            return Err(Error::invalid(
+                "line",
+                "a worker preparing the batch stopped; nothing was written",
+            ));
+        }
+        let locked = self.lock()?;
+        let (head, prev) = self.recover_locked(&locked)?;
+        if head != expected_head {
+            return Ok(None);
+        }
+        Ok(Some(self.write_locked(&locked, head, prev, items, 0)?.0))
+    }
+
     /// Parse JSON Lines (one caller event per line, blank lines skipped) and append them as
     /// one batch; errors name the physical 1-based line.
     pub fn append_json_lines(&self, input: &[u8]) -> Result<Vec<EventId>> {

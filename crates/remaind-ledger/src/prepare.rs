@@ -455,6 +455,27 @@ struct Line<'a> {
     redactions: &'a [RedactionRecord],
 }
 
+/// `data.origin` is absent or of the schema's `$defs/origin` shape: an object whose `runtime`
+/// is a name and whose other known keys are strings (a non-empty `line`).
+fn origin_is_valid(data: &Value) -> bool {
+    let Some(source) = data.get("origin") else {
+        return true;
+    };
+    let Some(obj) = source.as_object() else {
+        return false;
+    };
+    obj.get("runtime")
+        .and_then(Value::as_str)
+        .is_some_and(name_fits)
+        && ["hook", "session", "line", "ts", "file"]
+            .iter()
+            .all(|k| obj.get(*k).is_none_or(Value::is_string))
+        && obj
+            .get("line")
+            .and_then(Value::as_str)
+            .is_none_or(|l| !l.is_empty())
+}
+
 /// The length of `s` as JSON Schema counts it (in characters) is within `1..=MAX_NAME_CHARS`.
 fn name_fits(s: &str) -> bool {
     !s.is_empty() && (s.len() <= MAX_NAME_CHARS || s.chars().count() <= MAX_NAME_CHARS)
@@ -480,6 +501,7 @@ impl Line<'_> {
             && self.actor.as_deref().is_none_or(name_fits)
             && self.tool.as_ref().is_none_or(|t| name_fits(&t.name))
             && self.data.as_ref().is_none_or(Value::is_object)
+            && self.data.as_ref().is_none_or(origin_is_valid)
             && ids_ok(self.refs)
             && ids_ok(self.supersedes)
             && ids_ok(self.resolves)
@@ -733,7 +755,7 @@ mod tests {
     fn surely_valid_is_written_for_this_event_schema() {
         assert_eq!(
             hex::encode(Sha256::digest(crate::schema::EVENT_SCHEMA)),
-            "1b257ab539470113410929f54c8e6e2f0e92788a5222c734391d7c117639f904",
+            "54f761ae28f461f6152e4d0ecc8f86e37a9a685eaa90340b452939879c798f22",
             "schemas/event.schema.json changed: review Line::surely_valid in prepare.rs, \
              then update this hash"
         );

@@ -154,7 +154,10 @@ pub const BASELINE_LOOKBACK: usize = 512;
 /// redactor and recovery), so that `monitor --used` stays within a few milliseconds; only a
 /// band change opens the ledger, to append through it. A torn last line is ignored here and
 /// recovered by that open.
-fn baseline(ctx: &ContextDir) -> Result<Option<Band>, Error> {
+///
+/// Only `monitor` events of the same `source` count: a reported count and the packet's count
+/// measure different things, and alternating them must not flip the band back and forth.
+fn baseline(ctx: &ContextDir, source: &str) -> Result<Option<Band>, Error> {
     use std::io::{Read, Seek, SeekFrom};
     const BLOCK: u64 = 64 * 1024;
     let path = ctx.events_path();
@@ -215,7 +218,10 @@ fn baseline(ctx: &ContextDir) -> Result<Option<Band>, Error> {
                 .flatten();
             if let Some(ev) = parsed {
                 match ev.kind {
-                    Kind::Monitor => {
+                    Kind::Monitor
+                        if ev.data.as_ref().and_then(|d| d.get("source"))
+                            == Some(&serde_json::Value::from(source)) =>
+                    {
                         return Ok(ev
                             .data
                             .as_ref()
@@ -242,7 +248,8 @@ fn baseline(ctx: &ContextDir) -> Result<Option<Band>, Error> {
 /// Classifies the context's token use and records a band change.
 ///
 /// `used` is the count the agent reports; without it, the tokens of the packet a resume would
-/// load now (with no budget) are counted with the configured tokenizer. `window` overrides the
+/// load now (within the configured resume budget, as `resume` builds it) are counted with the
+/// configured tokenizer. `window` overrides the
 /// configured window. The band is compared with the *baseline*: the band of the latest
 /// `monitor` event since the latest `compaction` (a compaction starts a fresh context), looking
 /// back at most [`BASELINE_LOOKBACK`] events, else `normal`. When they differ, a `monitor`
@@ -260,7 +267,7 @@ pub fn monitor(ctx: &ContextDir, used: Option<u64>, window: Option<u64>) -> Resu
     let (tokens, source, tokenizer) = match used {
         Some(n) => (n, TokenSource::Reported, None),
         None => {
-            let built = crate::packet::build(ctx, crate::packet::Budget::Unlimited)?;
+            let built = crate::packet::build(ctx, crate::packet::Budget::Configured)?;
             (
                 built.tokens,
                 TokenSource::ResumePacket,
@@ -270,7 +277,11 @@ pub fn monitor(ctx: &ContextDir, used: Option<u64>, window: Option<u64>) -> Resu
     };
     let band = Band::classify(tokens, window, &thresholds.bands);
     let ratio = tokens as f64 / window as f64;
-    let previous_band = baseline(ctx)?;
+    let source_name = match source {
+        TokenSource::Reported => "reported",
+        TokenSource::ResumePacket => "resume_packet",
+    };
+    let previous_band = baseline(ctx, source_name)?;
     let mut event = None;
     if band != previous_band.unwrap_or(Band::Normal) {
         let ledger = open_ledger(ctx)?;
@@ -287,14 +298,7 @@ pub fn monitor(ctx: &ContextDir, used: Option<u64>, window: Option<u64>) -> Resu
             ((ratio * 10_000.0).round() / 10_000.0).into(),
         );
         data.insert("action".into(), band.action().describe().into());
-        data.insert(
-            "source".into(),
-            match source {
-                TokenSource::Reported => "reported",
-                TokenSource::ResumePacket => "resume_packet",
-            }
-            .into(),
-        );
+        data.insert("source".into(), source_name.into());
         let new = NewEvent {
             kind: Some(Kind::Monitor),
             text: Some(format!(

@@ -50,7 +50,7 @@ pub enum Budget {
     Configured,
     /// This many tokens.
     Tokens(u64),
-    /// No limit: everything a resume would load (what `monitor` counts).
+    /// No limit: everything the packet could hold.
     Unlimited,
 }
 
@@ -259,16 +259,21 @@ fn render_event(ev: &Event) -> String {
         }
     }
     if let Some(tool) = &ev.tool {
+        // The payload stays in the ledger; the event's text describes the call.
         let _ = write!(s, " tool={}", inert::one_line(&tool.name));
-        if !tool.input.is_null() {
-            let _ = write!(s, " input={}", tool.input);
-        }
-        if !tool.output.is_null() {
-            let _ = write!(s, " output={}", tool.output);
+        let size = |v: &serde_json::Value| serde_json::to_string(v).map_or(0, |j| j.len());
+        if !tool.input.is_null() || !tool.output.is_null() {
+            let _ = write!(
+                s,
+                " (input {} B, output {} B: `remaind events --from {} --limit 1 --json`)",
+                size(&tool.input),
+                size(&tool.output),
+                ev.seq
+            );
         }
     }
     if let Some(data) = &ev.data {
-        let _ = write!(s, " data={}", serde_json::Value::Object(data.clone()));
+        let _ = write!(s, " data={}", compact_data(data));
     }
     for a in &ev.artifact {
         let _ = write!(
@@ -279,6 +284,24 @@ fn render_event(ev: &Event) -> String {
     }
     s.push('\n');
     s
+}
+
+/// An event's `data` for the packet: without the bookkeeping a runtime adapter adds
+/// (`origin`, `plan`), cut to a few hundred characters.
+fn compact_data(data: &serde_json::Map<String, serde_json::Value>) -> String {
+    const MAX: usize = 300;
+    let mut shown = data.clone();
+    shown.remove("origin");
+    shown.remove("plan");
+    let text = serde_json::Value::Object(shown).to_string();
+    if text.len() <= MAX {
+        return text;
+    }
+    let mut cut = MAX;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &text[..cut])
 }
 
 /// Citations as `[e1][e2]`; a long list (a condensed item cites thousands) shows its ends and
@@ -297,7 +320,9 @@ fn cite(ids: &[EventId]) -> String {
     )
 }
 
-fn render_state(state: &State) -> String {
+/// The state as Markdown. With `handover_lists_files` the files changed are counted, not
+/// listed: the handover lists them, and the packet should not carry the list twice.
+fn render_state(state: &State, handover_lists_files: bool) -> String {
     let mut s = format!(
         "## State (through e{}, by {}, {})\n\n",
         state.through_seq,
@@ -311,7 +336,14 @@ fn render_state(state: &State) -> String {
         ("Constraints", &state.constraints),
         ("Blockers", &state.blockers),
         ("Completed work", &state.completed_work),
-        ("Files changed", &state.files_changed),
+        (
+            "Files changed",
+            if handover_lists_files {
+                &[]
+            } else {
+                &state.files_changed
+            },
+        ),
         ("Open loops", &state.open_loops),
     ];
     if let Some(i) = &state.latest_user_instruction {
@@ -328,6 +360,13 @@ fn render_state(state: &State) -> String {
             let _ = write!(s, " (tool: {})", inert::one_line(tool));
         }
         s.push('\n');
+    }
+    if handover_lists_files && !state.files_changed.is_empty() {
+        let _ = writeln!(
+            s,
+            "- files changed: {} (listed in the handover)",
+            state.files_changed.len()
+        );
     }
     for (title, items) in sections {
         if items.is_empty() {
@@ -448,7 +487,19 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     reasons.extend(conflicts(&ledger, &inp)?);
     let conflict = reasons.iter().any(|r| r.code.is_conflict());
     let instruction = latest_instruction(&ledger, &inp)?;
-    let step = next_step(&inp);
+    // Without a logged step, the compactor's policy: continue with the current instruction.
+    let step = next_step(&inp).or_else(|| {
+        let ins = instruction
+            .as_ref()
+            .filter(|i| inp.statuses.is_current(i.event))?;
+        let step = remaind_compact::fallback_next_step(Some(ins.event))?;
+        Some(PlannedStep {
+            text: step.text,
+            events: step.events,
+            tool: step.tool,
+            source: ins.source,
+        })
+    });
     let tokenizer = thresholds.tokenizer;
     let budget_tokens = match budget {
         Budget::Configured => Some(thresholds.resume_budget_tokens),
@@ -493,7 +544,8 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
         );
     }
     if let Some(state) = &inp.state {
-        unit((1, 0, 0), render_state(state), UnitKind::State);
+        let text = render_state(state, inp.handover.is_some());
+        unit((1, 0, 0), text, UnitKind::State);
     }
     let mut tail_tokens = 0;
     for ev in &inp.tail {

@@ -27,13 +27,14 @@ type LayerBench = fn(bool) -> Vec<Measurement>;
 /// Runs every benchmark and writes the report.
 pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
     // Each layer's benchmarks register here.
-    let layers: [(&str, LayerBench); 8] = [
+    let layers: [(&str, LayerBench); 9] = [
         ("index", crate::bench_index::run),
         ("atomic", crate::bench_atomic::run),
         ("redact", crate::bench_redact::run),
         ("ledger", crate::bench_ledger::run),
         ("resume", crate::bench_resume::run),
         ("compact", crate::bench_compact::run),
+        ("adapters", crate::bench_adapters::run),
         ("mcp", crate::bench_mcp::run),
         ("integrity", crate::bench_integrity::run),
     ];

@@ -17,14 +17,14 @@ const TAIL: usize = 200;
 /// Lines per `log --stdin` batch.
 const BATCH: usize = 100_000;
 
-fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     workspace_root()
         .join("target")
         .join("release")
         .join("remaind")
 }
 
-fn remaind(dir: &Path, args: &[&str]) -> Command {
+pub(crate) fn remaind(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(binary());
     cmd.args(args)
         .arg("--dir")
@@ -33,7 +33,7 @@ fn remaind(dir: &Path, args: &[&str]) -> Command {
     cmd
 }
 
-fn check(what: &str, mut cmd: Command, ok_codes: &[i32]) -> Result<(), String> {
+pub(crate) fn check(what: &str, mut cmd: Command, ok_codes: &[i32]) -> Result<(), String> {
     let out = cmd
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -136,7 +136,7 @@ fn resume_ms(dir: &Path, runs: usize) -> Result<f64, String> {
     }
 }
 
-fn process_ms(runs: usize, mut cmd: impl FnMut() -> Command) -> f64 {
+pub(crate) fn process_ms(runs: usize, mut cmd: impl FnMut() -> Command) -> f64 {
     median_time(runs, || {
         let _ = cmd().stdout(Stdio::null()).stderr(Stdio::null()).status();
     })

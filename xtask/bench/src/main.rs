@@ -6,6 +6,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+mod bench_adapters;
 mod bench_atomic;
 mod bench_compact;
 mod bench_index;
@@ -28,7 +29,7 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, atomic, redact, ledger, resume, compact, mcp, integrity. Expects a release build of
+                     index, atomic, redact, ledger, resume, compact, adapters, mcp, integrity. Expects a release build of
                      remaind in target/release (cargo xtask bench builds it first)
   chaos [--kills N] [--seed S]
                      crash-consistency harness: N kills (default 300) of a failpoint build

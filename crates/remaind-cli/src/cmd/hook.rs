@@ -1,19 +1,18 @@
-//! `remaind hook EVENT`: the Claude Code hooks adapter.
+//! `remaind hook EVENT`: the Claude Code and Codex hooks.
 //!
-//! Reads a Claude Code hook payload (JSON) on stdin and does what the hook recipe in
-//! docs/guide.md describes: `session-start` resumes and injects the packet as
-//! `hookSpecificOutput.additionalContext`, `user-prompt-submit` logs the prompt as the latest
-//! user instruction, `post-tool-use` logs the tool call with its input and response (plus a
-//! `file_change` for file-writing tools), `pre-compact` compacts through the validator. The
-//! translation is argument handling only: the ledger redacts, routes large output to
-//! artifacts and validates; compaction and resume are the library calls the other commands
-//! make.
+//! Reads a hook payload (JSON) on stdin and does what the hook recipes in docs/guide.md
+//! describe: `session-start` resumes and injects the packet as
+//! `hookSpecificOutput.additionalContext`; `pre-compact` records `/compact` instructions and
+//! compacts through the validator; every other event is mapped to ledger events by
+//! `remaind-adapters` (which runtime sent it is read from the payload; `--runtime`
+//! overrides). The translation is argument handling only.
 
 use std::io::Read;
 use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
-use remaind_ledger::{EventId, Kind, Ledger, NewEvent, Tool};
+use remaind_adapters::Runtime;
+use remaind_ledger::Ledger;
 use remaind_resume::Budget;
 use remaind_resume::ContextDir;
 use serde_json::{Map, Value, json};
@@ -21,21 +20,27 @@ use serde_json::{Map, Value, json};
 use crate::cli_error::{CliError, EXIT_REJECTED};
 use crate::global::Global;
 
-/// Run as a Claude Code hook: read the hook's JSON payload on stdin and act on it.
+/// Run as a Claude Code or Codex hook: read the hook's JSON payload on stdin and act on it.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "The folder is --dir, else REMAIND_DIR, else the nearest .context/ from the \
 payload's `cwd`. Without one the hook does nothing and exits 0, so a project opts in with \
-`remaind init`. Configuration: examples/claude-code/settings.json and docs/guide.md.\n\n\
+`remaind init`. The runtime is Codex when the payload has a `turn_id` (or a transcript under \
+.codex/), else Claude Code. Configuration: examples/claude-code/settings.json, \
+examples/codex/hooks.json and docs/guide.md.\n\n\
 Examples:\n  \
 remaind hook session-start < examples/claude-code/samples/session-start.json\n  \
 remaind hook post-tool-use < examples/claude-code/samples/post-tool-use.json\n  \
+remaind hook --runtime codex stop < examples/codex/samples/stop.json\n  \
 echo '{\"prompt\": \"Ship it\", \"cwd\": \".\"}' | remaind hook user-prompt-submit"
 )]
 pub(crate) struct Args {
     /// The hook event.
     #[arg(value_enum)]
     event: HookEvent,
+    /// The runtime that sent the payload (default: read from the payload).
+    #[arg(long, value_enum)]
+    runtime: Option<RuntimeArg>,
     /// pre-compact: ask this LLM preset (claude, codex, openai; settings in
     /// .context/schemas/llm.json) instead of the built-in compactor. Whatever goes wrong with
     /// the model, the built-in candidate is committed instead.
@@ -52,22 +57,59 @@ pub(crate) struct Args {
 /// room for the built-in fallback and the writes.
 const DEFAULT_HOOK_LIMIT: u64 = 100;
 
-/// The Claude Code hook events Remaind handles.
+/// `--runtime`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RuntimeArg {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+}
+
+impl From<RuntimeArg> for Runtime {
+    fn from(r: RuntimeArg) -> Runtime {
+        match r {
+            RuntimeArg::ClaudeCode => Runtime::ClaudeCode,
+            RuntimeArg::Codex => Runtime::Codex,
+        }
+    }
+}
+
+/// The hook events Remaind handles (both runtimes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum HookEvent {
     /// SessionStart: resume and inject the packet as additional context.
     SessionStart,
     /// UserPromptSubmit: log the prompt as a `user_message`.
     UserPromptSubmit,
-    /// PostToolUse: log the tool call, its input and its response.
+    /// PostToolUse: log the tool call (described in one line), plan changes, file changes
+    /// and answers to the agent's questions.
     PostToolUse,
-    /// PreCompact: compact with the built-in compactor (exit 3 when rejected).
+    /// PreCompact: log `/compact` instructions, then compact with the built-in compactor
+    /// (exit 3 when rejected).
     PreCompact,
+    /// PostCompact: log the runtime's summary and its proposals.
+    PostCompact,
+    /// Stop: log the assistant's last message of the turn.
+    Stop,
+    /// SubagentStop: log the subagent's last message.
+    SubagentStop,
 }
 
-/// Tools whose successful use changes a file named by `tool_input.file_path` (or
-/// `notebook_path`).
-const FILE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
+impl From<HookEvent> for remaind_adapters::HookEvent {
+    fn from(h: HookEvent) -> Self {
+        use remaind_adapters::HookEvent as A;
+        match h {
+            HookEvent::SessionStart => A::SessionStart,
+            HookEvent::UserPromptSubmit => A::UserPromptSubmit,
+            HookEvent::PostToolUse => A::PostToolUse,
+            HookEvent::PreCompact => A::PreCompact,
+            HookEvent::PostCompact => A::PostCompact,
+            HookEvent::Stop => A::Stop,
+            HookEvent::SubagentStop => A::SubagentStop,
+        }
+    }
+}
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let mut input = Vec::new();
@@ -88,15 +130,28 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let Some(ctx) = find_context(global, payload)? else {
         return Ok(ExitCode::SUCCESS);
     };
-    match args.event {
-        HookEvent::SessionStart => session_start(&ctx, payload),
-        HookEvent::UserPromptSubmit => user_prompt(&ctx, payload),
-        HookEvent::PostToolUse => post_tool_use(&ctx, payload),
-        HookEvent::PreCompact => match args.llm.as_deref() {
+    let runtime = args
+        .runtime
+        .map_or_else(|| remaind_adapters::detect_runtime(payload), Runtime::from);
+    if args.event == HookEvent::SessionStart {
+        return session_start(&ctx, runtime);
+    }
+    let records = remaind_adapters::hook_records(runtime, args.event.into(), payload)
+        .map_err(CliError::from)?;
+    let ledger = open_ledger(&ctx)?;
+    remaind_adapters::record(&ledger, records).map_err(CliError::from)?;
+    if args.event == HookEvent::PreCompact {
+        if ledger.head().map_err(CliError::from)?.0 == 0 {
+            // Nothing to compact: record nothing (a `validation` event would make every later
+            // SessionStart interrupt).
+            return Ok(ExitCode::SUCCESS);
+        }
+        return match args.llm.as_deref() {
             Some(preset) => pre_compact_llm(&ctx, preset, args.time_limit),
             None => pre_compact(&ctx),
-        },
+        };
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `--dir`/`REMAIND_DIR`, else the nearest `.context/` from the payload's `cwd` (else the
@@ -130,21 +185,31 @@ fn open_ledger(ctx: &ContextDir) -> Result<Ledger, CliError> {
     Ledger::open(ctx.root()).map_err(CliError::from)
 }
 
-/// The fields of a payload worth keeping on the event.
-fn session_data(payload: &Map<String, Value>, hook: &str) -> Map<String, Value> {
-    let mut data = Map::new();
-    data.insert("hook".into(), hook.into());
-    for key in ["session_id", "tool_use_id"] {
-        if let Some(v) = payload.get(key).filter(|v| v.is_string()) {
-            data.insert(key.into(), v.clone());
-        }
+/// The most a SessionStart hook may inject, in characters: Claude Code truncates injected
+/// context near 10,000 characters; Codex spills hook output over about 2,500 tokens to a file
+/// (at two to three characters a token in a packet full of paths and ids).
+fn injection_limit(runtime: Runtime) -> (usize, u64) {
+    match runtime {
+        Runtime::ClaudeCode => (9_500, u64::MAX),
+        Runtime::Codex => (6_000, 2_300),
     }
-    data
 }
 
-fn session_start(ctx: &ContextDir, _payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
-    let resume = match remaind_resume::resume(ctx, Budget::Configured) {
-        Ok(resume) => resume,
+fn session_start(ctx: &ContextDir, runtime: Runtime) -> Result<ExitCode, CliError> {
+    let resumed = Ledger::open(ctx.root())
+        .and_then(|ledger| ledger.head())
+        .map_err(remaind_resume::Error::Ledger)
+        .and_then(|(head, _)| {
+            if head == 0 {
+                Ok(None)
+            } else {
+                remaind_resume::resume(ctx, Budget::Configured).map(Some)
+            }
+        });
+    let full = match resumed {
+        Ok(Some(full)) => full,
+        // A fresh project: nothing to resume, nothing to inject, nothing written.
+        Ok(None) => return Ok(ExitCode::SUCCESS),
         // A changed ledger is a gate interruption for the agent, not a silent failure.
         Err(remaind_resume::Error::Ledger(e @ remaind_ledger::Error::Tampered { .. })) => {
             let context = format!(
@@ -162,22 +227,42 @@ these reasons and ask how to proceed:\n- ledger_tampered: {e}\n"
         }
         Err(e) => return Err(e.into()),
     };
-    if resume.head_seq == 0 {
-        // A fresh project: nothing to resume, nothing to inject.
-        return Ok(ExitCode::SUCCESS);
-    }
+    // The full packet goes to its file; the runtime gets one that fits its limit.
     let mut context = String::new();
-    if !resume.gate.proceed {
+    if !full.gate.proceed {
         context.push_str(
             "REMAIND RESUME GATE: INTERRUPT. Do not continue the planned work; tell the user \
 these reasons and ask how to proceed:\n",
         );
-        for reason in &resume.gate.reasons {
+        for reason in &full.gate.reasons {
             context.push_str(&format!("- {}: {}\n", reason.code.as_str(), reason.message));
         }
         context.push('\n');
     }
-    context.push_str(&resume.packet);
+    let (max_chars, max_tokens) = injection_limit(runtime);
+    let pointer = format!(
+        "\n(Shortened to fit {runtime}'s hook limit. The full packet is {}; read it, or run \
+`remaind resume`.)\n",
+        ctx.resume_packet_path()
+    );
+    let room = max_chars.saturating_sub(context.len());
+    let packet = if full.packet.len() <= room && full.tokens <= max_tokens {
+        full.packet
+    } else {
+        let room = room.saturating_sub(pointer.len());
+        let mut budget = full.tokens.min(max_tokens);
+        let mut fitted = remaind_resume::build_packet(ctx, Budget::Tokens(budget))?;
+        // Tokens per character vary with the text: shrink until the characters fit too.
+        for _ in 0..8 {
+            if fitted.packet.len() <= room || fitted.over_budget {
+                break;
+            }
+            budget = budget * room as u64 * 9 / (fitted.packet.len() as u64 * 10);
+            fitted = remaind_resume::build_packet(ctx, Budget::Tokens(budget.max(1)))?;
+        }
+        fitted.packet + &pointer
+    };
+    context.push_str(&packet);
     let out = json!({
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",
@@ -188,105 +273,6 @@ these reasons and ask how to proceed:\n",
     Ok(ExitCode::SUCCESS)
 }
 
-fn user_prompt(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
-    let Some(prompt) = payload.get("prompt").and_then(Value::as_str) else {
-        return Err(CliError::invalid(
-            "stdin: a UserPromptSubmit payload needs a string `prompt`",
-        ));
-    };
-    if prompt.trim().is_empty() {
-        return Ok(ExitCode::SUCCESS);
-    }
-    let ledger = open_ledger(ctx)?;
-    ledger
-        .append(NewEvent {
-            kind: Some(Kind::UserMessage),
-            text: Some(prompt.to_owned()),
-            actor: Some("user".to_owned()),
-            data: Some(session_data(payload, "UserPromptSubmit")),
-            ..NewEvent::default()
-        })
-        .map_err(CliError::from)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// A short description of a tool call: the command, the file or the pattern it used,
-/// redacted before it is cut (a cut secret would no longer match its rule).
-fn describe_tool(redact: impl Fn(&str) -> String, name: &str, input: &Value) -> String {
-    let field = [
-        "command",
-        "file_path",
-        "notebook_path",
-        "pattern",
-        "url",
-        "path",
-        "description",
-    ]
-    .into_iter()
-    .find_map(|k| input.get(k).and_then(Value::as_str));
-    let text = match field {
-        Some(f) => format!("{name}: {f}"),
-        None => name.to_owned(),
-    };
-    let mut text = redact(&text);
-    if text.chars().count() > 200 {
-        text = text.chars().take(199).collect::<String>() + "…";
-    }
-    text
-}
-
-fn post_tool_use(ctx: &ContextDir, payload: &Map<String, Value>) -> Result<ExitCode, CliError> {
-    let Some(name) = payload.get("tool_name").and_then(Value::as_str) else {
-        return Err(CliError::invalid(
-            "stdin: a PostToolUse payload needs a string `tool_name`",
-        ));
-    };
-    let input = payload.get("tool_input").cloned().unwrap_or(Value::Null);
-    let output = payload.get("tool_response").cloned().unwrap_or(Value::Null);
-    let failed = output.get("success").and_then(Value::as_bool) == Some(false)
-        || output.get("is_error").and_then(Value::as_bool) == Some(true);
-    let ledger = open_ledger(ctx)?;
-    let id: EventId = ledger
-        .append(NewEvent {
-            kind: Some(Kind::ToolResult),
-            text: Some(describe_tool(
-                |t| ledger.redactor().redact_str(t).0.into_owned(),
-                name,
-                &input,
-            )),
-            actor: Some("claude-code".to_owned()),
-            data: Some(session_data(payload, "PostToolUse")),
-            tool: Some(Tool {
-                name: name.to_owned(),
-                input: input.clone(),
-                output,
-            }),
-            ..NewEvent::default()
-        })
-        .map_err(CliError::from)?;
-    let path = input
-        .get("file_path")
-        .or_else(|| input.get("notebook_path"))
-        .and_then(Value::as_str);
-    if let (true, false, Some(path)) = (FILE_TOOLS.contains(&name), failed, path) {
-        let mut data = session_data(payload, "PostToolUse");
-        data.insert("path".into(), path.into());
-        ledger
-            .append(NewEvent {
-                kind: Some(Kind::FileChange),
-                text: Some(format!("{path}: changed with {name}")),
-                actor: Some("claude-code".to_owned()),
-                data: Some(data),
-                refs: vec![id],
-                ..NewEvent::default()
-            })
-            .map_err(CliError::from)?;
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// PreCompact with an LLM preset; on any error the built-in compactor runs instead, so the
-/// runtime never compacts its context away without Remaind's deterministic state.
 fn pre_compact_llm(ctx: &ContextDir, name: &str, time_limit: u64) -> Result<ExitCode, CliError> {
     let attempt = || -> Result<remaind_llm::LlmOutcome, remaind_llm::Error> {
         let preset = remaind_llm::Preset::from_name(name).unwrap_or(remaind_llm::Preset::Claude);

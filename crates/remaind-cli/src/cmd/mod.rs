@@ -8,6 +8,7 @@ pub(crate) mod demo;
 pub(crate) mod events;
 pub(crate) mod frame;
 pub(crate) mod hook;
+pub(crate) mod import;
 pub(crate) mod init;
 pub(crate) mod log;
 pub(crate) mod man;

@@ -260,9 +260,9 @@ fn example_agent_loop_runs_end_to_end() {
     assert!(text(&out.stdout).contains("agent_loop: OK"));
 }
 
-/// Every (event, command) the recipe configures.
-fn hook_commands() -> Vec<(String, String)> {
-    let path = repo_root().join("examples/claude-code/settings.json");
+/// Every (event, command) the recipe at `recipe` (relative to the repository) configures.
+pub(crate) fn hook_commands_of(recipe: &str) -> Vec<(String, String)> {
+    let path = repo_root().join(recipe);
     let settings: Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("read settings.json"))
             .expect("settings.json parses");
@@ -282,12 +282,20 @@ fn hook_commands() -> Vec<(String, String)> {
     out
 }
 
+/// Every (event, command) the Claude Code recipe configures.
+fn hook_commands() -> Vec<(String, String)> {
+    hook_commands_of("examples/claude-code/settings.json")
+}
+
 fn sample(event: &str) -> Vec<u8> {
     let name = match event {
         "SessionStart" => "session-start",
         "UserPromptSubmit" => "user-prompt-submit",
         "PostToolUse" => "post-tool-use",
         "PreCompact" => "pre-compact",
+        "PostCompact" => "post-compact",
+        "Stop" => "stop",
+        "SubagentStop" => "subagent-stop",
         other => panic!("no sample payload for {other}"),
     };
     std::fs::read(repo_root().join(format!("examples/claude-code/samples/{name}.json")))
@@ -295,7 +303,7 @@ fn sample(event: &str) -> Vec<u8> {
 }
 
 /// Runs a configured hook command through `sh -c`, with the test binary first on PATH.
-fn run_hook(command: &str, payload: &[u8], ctx: Option<&Path>, cwd: &Path) -> Output {
+pub(crate) fn run_hook(command: &str, payload: &[u8], ctx: Option<&Path>, cwd: &Path) -> Output {
     let bin_dir = Path::new(BIN).parent().expect("bin dir");
     let path = format!(
         "{}:{}",
@@ -339,11 +347,15 @@ fn claude_code_hook_recipe_runs_on_sample_payloads() {
         .expect("init");
     assert!(out.status.success(), "{}", text(&out.stderr));
 
-    // In the order a session runs them: prompt, tool use, compaction, fresh session.
+    // In the order a session runs them: prompt, tool use, turn end, compaction, fresh
+    // session.
     let order = [
         "UserPromptSubmit",
         "PostToolUse",
+        "SubagentStop",
+        "Stop",
         "PreCompact",
+        "PostCompact",
         "SessionStart",
     ];
     let mut ran = 0;

@@ -9,6 +9,8 @@ mod lifecycle_cli;
 mod llm_cli;
 mod mcp_cli;
 mod reliability;
+mod runtime_hooks;
+mod transcripts;
 
 #[path = "../../src/demo_secrets.rs"]
 mod demo_secrets;

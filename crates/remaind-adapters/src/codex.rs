@@ -1,0 +1,178 @@
+//! Codex CLI: rollout lines (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) to signals.
+//!
+//! Used: `session_meta` (the session id), `event_msg` `user_message` (what the user typed;
+//! the `response_item` user messages also carry AGENTS.md and environment context, which
+//! are not instructions), assistant messages and `task_complete` (the turn's last message),
+//! `function_call`/`custom_tool_call` paired with their outputs (`update_plan` is the plan),
+//! and `compacted` (the runtime's summary). Everything else is skipped. A line's id is its
+//! line number in the rollout, which only ever grows.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::claude_code::{prompt_signal, typed_prompt};
+use crate::signal::{Record, Runtime, Signal, Source};
+use crate::transcript::{LineOutcome, Reader};
+
+/// Reads one Codex rollout, line by line.
+#[derive(Debug, Default)]
+pub struct TranscriptReader {
+    session: Option<String>,
+    calls: HashMap<String, (String, Value)>,
+    last_text: Option<(String, Source)>,
+}
+
+fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// True when a Codex tool output reports failure: `success: false` or a non-zero exit code,
+/// also inside a JSON-encoded output string.
+pub(crate) fn failed(output: &Value) -> bool {
+    let parsed;
+    let v = match output {
+        Value::String(s) if s.trim_start().starts_with('{') => {
+            parsed = serde_json::from_str::<Value>(s).unwrap_or(Value::Null);
+            &parsed
+        }
+        other => other,
+    };
+    v.get("success").and_then(Value::as_bool) == Some(false)
+        || v.pointer("/metadata/exit_code")
+            .or_else(|| v.get("exit_code"))
+            .and_then(Value::as_i64)
+            .is_some_and(|c| c != 0)
+}
+
+impl TranscriptReader {
+    fn source(&self, n: usize, line: &Value) -> Source {
+        Source {
+            runtime: Runtime::Codex,
+            hook: None,
+            session: self.session.clone(),
+            line: Some(n.to_string()),
+            ts: str_at(line, "timestamp").map(str::to_owned),
+        }
+    }
+
+    fn flush_turn(&mut self, out: &mut Vec<Record>) {
+        if let Some((text, source)) = self.last_text.take() {
+            out.push(Record {
+                source,
+                signal: Signal::TurnEnd { text },
+            });
+        }
+    }
+
+    fn response_item(&mut self, n: usize, line: &Value, p: &Value, out: &mut Vec<Record>) {
+        match str_at(p, "type") {
+            Some("message") if str_at(p, "role") == Some("assistant") => {
+                let text: Vec<&str> = p
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| str_at(c, "text"))
+                    .collect();
+                let text = text.join("\n");
+                if !text.trim().is_empty() {
+                    self.last_text = Some((text, self.source(n, line)));
+                }
+            }
+            Some("function_call" | "custom_tool_call") => {
+                if let (Some(id), Some(name)) = (str_at(p, "call_id"), str_at(p, "name")) {
+                    let input = p
+                        .get("arguments")
+                        .or_else(|| p.get("input"))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    self.calls.insert(id.to_owned(), (name.to_owned(), input));
+                }
+            }
+            Some("function_call_output" | "custom_tool_call_output") => {
+                let Some((name, input)) = str_at(p, "call_id").and_then(|id| self.calls.remove(id))
+                else {
+                    return;
+                };
+                let output = p.get("output").cloned().unwrap_or(Value::Null);
+                out.push(Record {
+                    source: self.source(n, line),
+                    signal: Signal::ToolUse {
+                        failed: failed(&output),
+                        name,
+                        input,
+                        output,
+                    },
+                });
+            }
+            _ => {}
+        }
+    }
+
+    fn event_msg(&mut self, n: usize, line: &Value, p: &Value, out: &mut Vec<Record>) {
+        match str_at(p, "type") {
+            Some("user_message") => {
+                let Some(prompt) = str_at(p, "message").and_then(typed_prompt) else {
+                    return;
+                };
+                self.flush_turn(out);
+                if let Some(signal) = prompt_signal(prompt) {
+                    out.push(Record {
+                        source: self.source(n, line),
+                        signal,
+                    });
+                }
+            }
+            Some("agent_message") => {
+                if let Some(t) = str_at(p, "message").filter(|t| !t.trim().is_empty()) {
+                    self.last_text = Some((t.to_owned(), self.source(n, line)));
+                }
+            }
+            Some("task_complete") => {
+                if let Some(t) = str_at(p, "last_agent_message").filter(|t| !t.trim().is_empty()) {
+                    self.last_text = Some((t.to_owned(), self.source(n, line)));
+                }
+                self.flush_turn(out);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Reader for TranscriptReader {
+    fn line(&mut self, n: usize, line: &Value, out: &mut Vec<Record>) -> LineOutcome {
+        let payload = line.get("payload").unwrap_or(&Value::Null);
+        match str_at(line, "type") {
+            Some("session_meta") => {
+                self.session = str_at(payload, "id").map(str::to_owned);
+                LineOutcome::Used
+            }
+            Some("response_item") => {
+                self.response_item(n, line, payload, out);
+                LineOutcome::Used
+            }
+            Some("event_msg") => {
+                self.event_msg(n, line, payload, out);
+                LineOutcome::Used
+            }
+            Some("compacted") => {
+                if let Some(text) = str_at(payload, "message").filter(|t| !t.trim().is_empty()) {
+                    out.push(Record {
+                        source: self.source(n, line),
+                        signal: Signal::CompactSummary {
+                            text: text.to_owned(),
+                        },
+                    });
+                }
+                LineOutcome::Used
+            }
+            Some("turn_context") => LineOutcome::Used,
+            _ => LineOutcome::Unused,
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<Record>) {
+        self.flush_turn(out);
+    }
+}

@@ -1,0 +1,53 @@
+//! The adapters' one error type.
+
+use camino::Utf8PathBuf;
+
+/// Everything that can go wrong while mapping or importing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A hook payload is unusable; nothing was written.
+    #[error("{field}: {reason}")]
+    Payload {
+        /// The offending field of the payload (`stdin` for the whole payload).
+        field: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+    /// A transcript file or folder cannot be read.
+    #[error("{path}: {action}")]
+    Read {
+        /// The file or folder.
+        path: Utf8PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The ledger refused or failed an append.
+    #[error("cannot append to the ledger")]
+    Ledger(#[from] remaind_ledger::Error),
+}
+
+impl Error {
+    /// True when the caller's input was rejected (exit 2): a bad payload, or a ledger
+    /// refusal of the input.
+    pub fn is_invalid_input(&self) -> bool {
+        match self {
+            Error::Payload { .. } => true,
+            Error::Read { .. } => false,
+            Error::Ledger(e) => e.is_invalid_input(),
+        }
+    }
+
+    pub(crate) fn payload(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::Payload {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// The adapters' result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

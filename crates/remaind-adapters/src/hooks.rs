@@ -1,0 +1,306 @@
+//! Hook payloads (Claude Code's settings.json hooks, Codex's hooks.json) to records, their
+//! recording in the ledger, and the reverse: the payloads a transcript's session would have
+//! sent (to replay a session through the hooks).
+
+use std::fmt;
+use std::str::FromStr;
+
+use remaind_ledger::{EventId, Ledger};
+use serde_json::{Map, Value, json};
+
+use crate::claude_code::{self, prompt_signal};
+use crate::codex;
+use crate::error::{Error, Result};
+use crate::import::Batch;
+use crate::map::Mapper;
+use crate::plan::{self, PlanBook};
+use crate::signal::{Record, Runtime, Signal, Source};
+
+/// The hook events that carry context, in both runtimes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookEvent {
+    /// A session starts or resumes: Remaind injects the resume packet.
+    SessionStart,
+    /// The user submitted a prompt.
+    UserPromptSubmit,
+    /// A tool returned.
+    PostToolUse,
+    /// A compaction is about to run (`custom_instructions` for `/compact <instructions>`).
+    PreCompact,
+    /// A compaction ran (`compact_summary`).
+    PostCompact,
+    /// The assistant finished its turn (`last_assistant_message`).
+    Stop,
+    /// A subagent finished (`last_assistant_message`).
+    SubagentStop,
+}
+
+impl HookEvent {
+    /// Every hook event.
+    pub const ALL: [HookEvent; 7] = [
+        HookEvent::SessionStart,
+        HookEvent::UserPromptSubmit,
+        HookEvent::PostToolUse,
+        HookEvent::PreCompact,
+        HookEvent::PostCompact,
+        HookEvent::Stop,
+        HookEvent::SubagentStop,
+    ];
+
+    /// The runtimes' name, e.g. `PostToolUse`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::PreCompact => "PreCompact",
+            HookEvent::PostCompact => "PostCompact",
+            HookEvent::Stop => "Stop",
+            HookEvent::SubagentStop => "SubagentStop",
+        }
+    }
+
+    /// The command-line name, e.g. `post-tool-use`.
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "session-start",
+            HookEvent::UserPromptSubmit => "user-prompt-submit",
+            HookEvent::PostToolUse => "post-tool-use",
+            HookEvent::PreCompact => "pre-compact",
+            HookEvent::PostCompact => "post-compact",
+            HookEvent::Stop => "stop",
+            HookEvent::SubagentStop => "subagent-stop",
+        }
+    }
+}
+
+impl fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for HookEvent {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        HookEvent::ALL
+            .into_iter()
+            .find(|h| h.as_str() == s || h.cli_name() == s)
+            .ok_or_else(|| format!("unknown hook event `{s}`"))
+    }
+}
+
+fn str_at<'a>(v: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// The runtime that sent `payload`: Codex's payloads carry `turn_id` (or a transcript under
+/// `.codex/`); anything else is Claude Code's.
+pub fn detect_runtime(payload: &Map<String, Value>) -> Runtime {
+    let codex_transcript = str_at(payload, "transcript_path").is_some_and(|p| {
+        p.contains("/.codex/") || p.contains("\\.codex\\") || p.contains("/rollout-")
+    });
+    if payload.contains_key("turn_id") || codex_transcript {
+        Runtime::Codex
+    } else {
+        Runtime::ClaudeCode
+    }
+}
+
+fn text_field(payload: &Map<String, Value>, hook: HookEvent, key: &str) -> Result<String> {
+    match payload.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(_) => Err(Error::payload(
+            format!("stdin: `{key}`"),
+            format!("a {hook} payload's `{key}` must be a string"),
+        )),
+    }
+}
+
+/// The records a hook payload gives (none for SessionStart, or for an empty prompt).
+/// Errors name the payload field that is missing or of the wrong type.
+pub fn hook_records(
+    runtime: Runtime,
+    hook: HookEvent,
+    payload: &Map<String, Value>,
+) -> Result<Vec<Record>> {
+    let source = Source {
+        runtime,
+        hook: Some(hook.as_str().to_owned()),
+        session: str_at(payload, "session_id").map(str::to_owned),
+        line: None,
+        ts: None,
+    };
+    let signal = match hook {
+        HookEvent::SessionStart => None,
+        HookEvent::UserPromptSubmit => {
+            let Some(prompt) = str_at(payload, "prompt") else {
+                return Err(Error::payload(
+                    "stdin: `prompt`",
+                    "a UserPromptSubmit payload needs a string `prompt`",
+                ));
+            };
+            if prompt.trim().is_empty() {
+                None
+            } else {
+                // `/compact args` is recorded once, by PreCompact's `custom_instructions`.
+                prompt_signal(prompt.to_owned())
+                    .filter(|s| !matches!(s, Signal::CompactInstructions { .. }))
+            }
+        }
+        HookEvent::PostToolUse => {
+            let Some(name) = str_at(payload, "tool_name") else {
+                return Err(Error::payload(
+                    "stdin: `tool_name`",
+                    "a PostToolUse payload needs a string `tool_name`",
+                ));
+            };
+            let input = payload.get("tool_input").cloned().unwrap_or(Value::Null);
+            let output = payload.get("tool_response").cloned().unwrap_or(Value::Null);
+            let failed = match runtime {
+                Runtime::ClaudeCode => claude_code::failed(&output, false),
+                Runtime::Codex => codex::failed(&output),
+            };
+            Some(Signal::ToolUse {
+                name: name.to_owned(),
+                input,
+                output,
+                failed,
+            })
+        }
+        HookEvent::PreCompact => {
+            let text = text_field(payload, hook, "custom_instructions")?;
+            (!text.trim().is_empty()).then_some(Signal::CompactInstructions { text })
+        }
+        HookEvent::PostCompact => {
+            let text = text_field(payload, hook, "compact_summary")?;
+            (!text.trim().is_empty()).then_some(Signal::CompactSummary { text })
+        }
+        HookEvent::Stop => Some(Signal::TurnEnd {
+            text: text_field(payload, hook, "last_assistant_message")?,
+        }),
+        HookEvent::SubagentStop => Some(Signal::SubagentEnd {
+            text: text_field(payload, hook, "last_assistant_message")?,
+        }),
+    };
+    Ok(signal
+        .into_iter()
+        .map(|signal| Record {
+            source: source.clone(),
+            signal,
+        })
+        .collect())
+}
+
+/// The plan as the newest plan-carrying event left it, reading the ledger backwards from the
+/// head (a plan update is usually among the last few hundred events).
+fn plan_from_ledger(ledger: &Ledger) -> Result<PlanBook> {
+    let mut before = ledger.head()?.0 + 1;
+    while before > 1 {
+        let chunk = ledger.before(before, 512)?;
+        let Some(first) = chunk.first() else { break };
+        before = first.seq;
+        for ev in chunk.iter().rev() {
+            if let Some(book) = ev.data.as_ref().and_then(PlanBook::from_data) {
+                return Ok(book);
+            }
+        }
+    }
+    Ok(PlanBook::default())
+}
+
+/// Record `records` (from one hook payload) in the ledger as one batch. The plan is read
+/// from the ledger only when a record can change it.
+pub fn record(ledger: &Ledger, records: Vec<Record>) -> Result<Vec<EventId>> {
+    if records.is_empty() {
+        return Ok(Vec::new());
+    }
+    let touches_plan = records.iter().any(|r| match &r.signal {
+        Signal::CompactSummary { .. } => true,
+        Signal::ToolUse {
+            name,
+            input,
+            output,
+            ..
+        } => plan::update_of(name, input, output).is_some(),
+        _ => false,
+    });
+    let book = if touches_plan {
+        plan_from_ledger(ledger)?
+    } else {
+        PlanBook::default()
+    };
+    let head = ledger.head()?.0;
+    let mut batch = Batch::new(Mapper::new(head, book));
+    for rec in records {
+        batch.map(rec);
+    }
+    let n = batch.flush(ledger)?;
+    let end = batch.mapper.head();
+    Ok(((end - n + 1)..=end).map(EventId).collect())
+}
+
+/// The hook payloads a live session would have sent for `records` (read from its
+/// transcript), in order: replaying them through `remaind hook` gives the state an import
+/// gives. Failed tool calls are left out: the runtimes send PostToolUse for successes only.
+pub fn replay_payloads(runtime: Runtime, records: &[Record], cwd: &str) -> Vec<(HookEvent, Value)> {
+    let mut out = Vec::new();
+    for rec in records {
+        // PostToolUse fires for tools that succeeded only.
+        if matches!(rec.signal, Signal::ToolUse { failed: true, .. }) {
+            continue;
+        }
+        let session = rec.source.session.clone().unwrap_or_default();
+        let mut p = json!({
+            "session_id": session,
+            "transcript_path": match runtime {
+                Runtime::ClaudeCode => format!("/home/user/.claude/projects/p/{session}.jsonl"),
+                Runtime::Codex => format!("/home/user/.codex/sessions/rollout-{session}.jsonl"),
+            },
+            "cwd": cwd,
+        });
+        if runtime == Runtime::Codex {
+            p["turn_id"] = json!(rec.source.line.clone().unwrap_or_default());
+            p["model"] = json!("gpt-5-codex");
+        }
+        let hook = match &rec.signal {
+            Signal::Prompt { text } => {
+                p["prompt"] = json!(text);
+                HookEvent::UserPromptSubmit
+            }
+            Signal::CompactInstructions { text } => {
+                p["trigger"] = json!("manual");
+                p["custom_instructions"] = json!(text);
+                HookEvent::PreCompact
+            }
+            Signal::CompactSummary { text } => {
+                p["trigger"] = json!("auto");
+                p["compact_summary"] = json!(text);
+                HookEvent::PostCompact
+            }
+            Signal::TurnEnd { text } => {
+                p["last_assistant_message"] = json!(text);
+                HookEvent::Stop
+            }
+            Signal::SubagentEnd { text } => {
+                p["last_assistant_message"] = json!(text);
+                HookEvent::SubagentStop
+            }
+            Signal::ToolUse {
+                name,
+                input,
+                output,
+                ..
+            } => {
+                p["tool_name"] = json!(name);
+                p["tool_input"] = input.clone();
+                p["tool_response"] = output.clone();
+                HookEvent::PostToolUse
+            }
+        };
+        p["hook_event_name"] = json!(hook.as_str());
+        out.push((hook, p));
+    }
+    out
+}

@@ -1,0 +1,247 @@
+//! `import`: transcript files into the ledger, appending only lines not imported before.
+
+use std::collections::HashSet;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use remaind_ledger::{Event, Ledger};
+
+use crate::error::{Error, Result};
+use crate::map::Mapper;
+use crate::plan::PlanBook;
+use crate::signal::{Record, Runtime, line_key};
+use crate::transcript::{LineCounts, read_transcript};
+
+/// Events appended per batch (one lock, one sync each).
+const BATCH_EVENTS: usize = 4096;
+/// How often a batch is retried when another writer appended meanwhile.
+const RETRIES: usize = 8;
+
+/// What an import did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ImportReport {
+    /// Transcript files read.
+    pub files: Vec<Utf8PathBuf>,
+    /// Subagent and compaction-agent files skipped (their content is in the main file).
+    pub skipped_files: Vec<Utf8PathBuf>,
+    /// Their lines.
+    pub counts: LineCounts,
+    /// Records found in them.
+    pub records: u64,
+    /// Records skipped because their line was imported before.
+    pub already_imported: u64,
+    /// Events appended.
+    pub appended: u64,
+    /// The ledger's head after the import.
+    pub head: u64,
+}
+
+/// Progress of an import, reported after each file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Bytes of transcript read so far.
+    pub bytes_done: u64,
+    /// Bytes of transcript in all.
+    pub bytes_total: u64,
+}
+
+/// The transcript files `paths` name: files as given; a folder's `*.jsonl` files, recursively
+/// (a Claude Code project folder, a Codex sessions folder). A Claude Code session file
+/// `X.jsonl` brings its subagent files (`X/subagents/agent-*.jsonl`, or `X/agent-*.jsonl`)
+/// after it. Compaction-agent files (`agent-acompact-*`) are listed as skipped: the main
+/// transcript holds their summary.
+pub fn transcript_files(paths: &[Utf8PathBuf]) -> Result<(Vec<Utf8PathBuf>, Vec<Utf8PathBuf>)> {
+    let mut files = Vec::new();
+    for p in paths {
+        let meta = std::fs::metadata(p).map_err(|source| Error::Read {
+            path: p.clone(),
+            action: "cannot read the transcript path",
+            source,
+        })?;
+        if meta.is_dir() {
+            walk(p, &mut files, 0)?;
+        } else {
+            files.push(p.clone());
+            let stem = p.with_extension("");
+            for dir in [stem.join("subagents"), stem.clone()] {
+                if dir.is_dir() {
+                    let mut sub = Vec::new();
+                    walk(&dir, &mut sub, 8)?;
+                    files.extend(sub);
+                }
+            }
+        }
+    }
+    let mut seen = HashSet::new();
+    files.retain(|f| seen.insert(f.clone()));
+    let (skipped, files) = files.into_iter().partition(|f| {
+        f.file_name()
+            .is_some_and(|n| n.starts_with("agent-acompact"))
+    });
+    Ok((files, skipped))
+}
+
+/// `*.jsonl` under `dir`, sorted, main files before those in subfolders.
+fn walk(dir: &Utf8Path, out: &mut Vec<Utf8PathBuf>, depth: usize) -> Result<()> {
+    let err = |source| Error::Read {
+        path: dir.to_owned(),
+        action: "cannot list the transcript folder",
+        source,
+    };
+    let mut here = Vec::new();
+    let mut dirs = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(err)? {
+        let entry = entry.map_err(err)?;
+        let Ok(path) = Utf8PathBuf::from_path_buf(entry.path()) else {
+            continue;
+        };
+        let ft = entry.file_type().map_err(err)?;
+        if ft.is_dir() {
+            dirs.push(path);
+        } else if ft.is_file() && path.extension() == Some("jsonl") {
+            here.push(path);
+        }
+    }
+    here.sort();
+    dirs.sort();
+    out.extend(here);
+    if depth < 8 {
+        for d in dirs {
+            walk(&d, out, depth + 1)?;
+        }
+    }
+    Ok(())
+}
+
+/// What the ledger already holds from a runtime: the keys of imported lines and the plan as
+/// the newest plan-carrying event left it. One pass over the ledger.
+fn imported_state(ledger: &Ledger, runtime: Runtime) -> Result<(HashSet<String>, PlanBook)> {
+    let mut keys = HashSet::new();
+    let mut book = PlanBook::default();
+    for ev in ledger.iter()? {
+        let ev: Event = ev?;
+        let Some(data) = &ev.data else { continue };
+        if let Some(b) = PlanBook::from_data(data) {
+            book = b;
+        }
+        let Some(src) = data.get("origin") else {
+            continue;
+        };
+        let field = |k: &str| src.get(k).and_then(|v| v.as_str());
+        if field("runtime") != Some(runtime.as_str()) {
+            continue;
+        }
+        if let Some(line) = field("line") {
+            keys.insert(line_key(
+                runtime.as_str(),
+                field("session").unwrap_or(""),
+                line,
+            ));
+        }
+    }
+    Ok((keys, book))
+}
+
+/// Import transcript files of `runtime` into `ledger`. Lines imported before (same
+/// runtime, session and line id) are skipped, so importing a file again appends only its new
+/// lines; damaged and unknown lines are counted and skipped. `progress` is called after each
+/// file.
+pub fn import(
+    ledger: &Ledger,
+    runtime: Runtime,
+    paths: &[Utf8PathBuf],
+    mut progress: impl FnMut(Progress),
+) -> Result<ImportReport> {
+    let (files, skipped_files) = transcript_files(paths)?;
+    let bytes_total = files
+        .iter()
+        .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+        .sum();
+    let (imported, book) = imported_state(ledger, runtime)?;
+    let mut report = ImportReport {
+        skipped_files,
+        ..ImportReport::default()
+    };
+    let mut batch = Batch::new(Mapper::new(ledger.head()?.0, book));
+    let mut bytes_done = 0;
+    for file in &files {
+        let bytes = std::fs::read(file).map_err(|source| Error::Read {
+            path: file.clone(),
+            action: "cannot read the transcript",
+            source,
+        })?;
+        bytes_done += bytes.len() as u64;
+        let (records, counts) = read_transcript(runtime, &bytes);
+        drop(bytes);
+        report.counts.add(counts);
+        report.records += records.len() as u64;
+        for rec in records {
+            if rec.source.line_key().is_some_and(|k| imported.contains(&k)) {
+                report.already_imported += 1;
+                continue;
+            }
+            batch.map(rec);
+            if batch.mapper.pending() >= BATCH_EVENTS {
+                report.appended += batch.flush(ledger)?;
+            }
+        }
+        report.files.push(file.clone());
+        progress(Progress {
+            bytes_done,
+            bytes_total,
+        });
+    }
+    report.appended += batch.flush(ledger)?;
+    report.head = ledger.head()?.0;
+    Ok(report)
+}
+
+/// Records mapped but not yet appended, and the mapper as it was before them.
+pub(crate) struct Batch {
+    start: Mapper,
+    pub(crate) mapper: Mapper,
+    records: Vec<Record>,
+}
+
+impl Batch {
+    pub(crate) fn new(mapper: Mapper) -> Batch {
+        Batch {
+            start: mapper.clone(),
+            mapper,
+            records: Vec::new(),
+        }
+    }
+
+    pub(crate) fn map(&mut self, rec: Record) {
+        self.mapper.map(&rec);
+        self.records.push(rec);
+    }
+
+    /// Append the mapped events as one batch at the mapper's head; when another writer
+    /// appended meanwhile, map the records again at the new head and retry.
+    pub(crate) fn flush(&mut self, ledger: &Ledger) -> Result<u64> {
+        for _ in 0..RETRIES {
+            if self.mapper.pending() == 0 {
+                self.records.clear();
+                self.start = self.mapper.clone();
+                return Ok(0);
+            }
+            let head = self.mapper.head();
+            let events = self.mapper.take();
+            let n = events.len() as u64;
+            if ledger.append_batch_at(head, events)?.is_some() {
+                self.records.clear();
+                self.start = self.mapper.clone();
+                return Ok(n);
+            }
+            self.mapper = self.start.clone();
+            self.mapper.rebase(ledger.head()?.0);
+            for rec in &self.records {
+                self.mapper.map(rec);
+            }
+        }
+        Err(Error::payload(
+            "ledger",
+            "other writers kept appending meanwhile; run the command again (an import resumes where it stopped)",
+        ))
+    }
+}

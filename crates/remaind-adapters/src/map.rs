@@ -1,0 +1,611 @@
+//! The mapping core: signals in, ledger events out, with the plan book kept in step.
+
+use remaind_ledger::{EventId, Kind, NewEvent, Tool};
+use serde_json::{Map, Value};
+
+use crate::describe::{changed_files, describe_tool, input_object};
+use crate::plan::{self, PlanBook, Status, Step, Update};
+use crate::signal::{Record, Signal, Source};
+use crate::summary;
+
+/// A prompt longer than this many bytes keeps an excerpt inline (its head and tail, where an
+/// instruction around a pasted payload sits) and the whole prompt in an event of its own.
+pub const INLINE_PROMPT_BYTES: usize = 4096;
+/// Bytes of a long prompt's head kept inline.
+const PROMPT_HEAD_BYTES: usize = 3000;
+/// Bytes of a long prompt's tail kept inline.
+const PROMPT_TAIL_BYTES: usize = 800;
+
+/// Turns [`Record`]s into [`NewEvent`]s, assigning each the id it will get when the batch
+/// is appended at `head` (see `Ledger::append_batch_at`), so events cite each other.
+#[derive(Debug, Clone)]
+pub struct Mapper {
+    head: u64,
+    out: Vec<NewEvent>,
+    book: PlanBook,
+}
+
+/// One event being built.
+struct Draft {
+    ev: NewEvent,
+}
+
+impl Draft {
+    fn new(kind: Kind, source: &Source, actor: &str, text: impl Into<String>) -> Draft {
+        let mut data = Map::new();
+        data.insert("origin".into(), source.to_value());
+        Draft {
+            ev: NewEvent {
+                kind: Some(kind),
+                text: Some(text.into()),
+                actor: Some(actor.to_owned()),
+                data: Some(data),
+                ..NewEvent::default()
+            },
+        }
+    }
+
+    fn data(mut self, key: &str, v: impl Into<Value>) -> Draft {
+        if let Some(d) = self.ev.data.as_mut() {
+            d.insert(key.into(), v.into());
+        }
+        self
+    }
+
+    fn importance(mut self, i: u8) -> Draft {
+        self.ev.importance = Some(i);
+        self
+    }
+
+    fn refs(mut self, ids: &[EventId]) -> Draft {
+        self.ev.refs = ids.to_vec();
+        self
+    }
+}
+
+impl Mapper {
+    /// A mapper whose first event gets id `e{head + 1}`, starting from the plan in `book`.
+    pub fn new(head: u64, book: PlanBook) -> Mapper {
+        Mapper {
+            head,
+            out: Vec::new(),
+            book,
+        }
+    }
+
+    /// The ledger head the events not yet taken are to be appended at.
+    pub fn head(&self) -> u64 {
+        self.head
+    }
+
+    /// Drop the events not yet taken and continue at `head` (another writer appended).
+    pub fn rebase(&mut self, head: u64) {
+        self.out.clear();
+        self.head = head;
+    }
+
+    /// The plan as the events mapped so far leave it.
+    pub fn book(&self) -> &PlanBook {
+        &self.book
+    }
+
+    /// How many events are waiting to be appended.
+    pub fn pending(&self) -> usize {
+        self.out.len()
+    }
+
+    /// The events mapped so far, to append as one batch at the head given to
+    /// [`Mapper::new`]; the mapper then continues after them.
+    pub fn take(&mut self) -> Vec<NewEvent> {
+        self.head += self.out.len() as u64;
+        std::mem::take(&mut self.out)
+    }
+
+    fn emit(&mut self, d: Draft) -> EventId {
+        self.out.push(d.ev);
+        EventId(self.head + self.out.len() as u64)
+    }
+
+    /// Map one record.
+    pub fn map(&mut self, rec: &Record) {
+        let src = &rec.source;
+        let agent = src.runtime.actor();
+        match &rec.signal {
+            Signal::Prompt { text } => {
+                self.instruction(src, text, "prompt", &[]);
+            }
+            Signal::CompactInstructions { text } => {
+                self.instruction(src, text, "compact_instructions", &[]);
+            }
+            Signal::TurnEnd { text } if !text.trim().is_empty() => {
+                self.emit(Draft::new(Kind::AssistantMessage, src, agent, text.clone()));
+            }
+            Signal::SubagentEnd { text } if !text.trim().is_empty() => {
+                self.emit(
+                    Draft::new(Kind::AssistantMessage, src, "subagent", text.clone())
+                        .data("subagent", true),
+                );
+            }
+            Signal::TurnEnd { .. } | Signal::SubagentEnd { .. } => {}
+            Signal::CompactSummary { text } => self.compact_summary(src, text),
+            Signal::ToolUse {
+                name,
+                input,
+                output,
+                failed,
+            } => self.tool_use(src, name, input, output, *failed),
+        }
+    }
+
+    /// A user instruction: verbatim when short; a long one keeps its head and tail inline
+    /// and the whole text in a `note` it cites.
+    fn instruction(&mut self, src: &Source, text: &str, via: &str, refs: &[EventId]) -> EventId {
+        let mut refs = refs.to_vec();
+        let inline = if text.len() > INLINE_PROMPT_BYTES {
+            let whole = self.emit(
+                Draft::new(Kind::Note, src, "user", text.to_owned())
+                    .data("whole_prompt", true)
+                    .importance(1),
+            );
+            refs.push(whole);
+            excerpt(text, whole)
+        } else {
+            text.to_owned()
+        };
+        self.emit(
+            Draft::new(Kind::UserMessage, src, "user", inline)
+                .data("via", via)
+                .refs(&refs),
+        )
+    }
+
+    fn tool_use(&mut self, src: &Source, name: &str, input: &Value, output: &Value, failed: bool) {
+        let name = if name.trim().is_empty() { "tool" } else { name };
+        let agent = src.runtime.actor();
+        let plan_events = if failed {
+            Vec::new()
+        } else {
+            match plan::update_of(name, input, output) {
+                Some(update) => self.apply_plan(src, update),
+                None => Vec::new(),
+            }
+        };
+        let mut tool = Draft::new(
+            Kind::ToolResult,
+            src,
+            agent,
+            describe_tool(name, input, failed),
+        )
+        .refs(&plan_events);
+        if !plan_events.is_empty() || plan::update_of(name, input, output).is_some() {
+            tool = tool.data("plan", self.book.to_value());
+        }
+        tool.ev.tool = Some(Tool {
+            name: name.to_owned(),
+            input: input.clone(),
+            output: output.clone(),
+        });
+        let id = self.emit(tool);
+        if failed {
+            return;
+        }
+        for path in changed_files(name, input) {
+            self.emit(
+                Draft::new(Kind::FileChange, src, agent, path.clone())
+                    .data("path", path)
+                    .data("tool", name)
+                    .refs(&[id]),
+            );
+        }
+        if name == "AskUserQuestion" {
+            let answers = answers_of(input, output);
+            if !answers.is_empty() {
+                let text = if answers.len() == 1 {
+                    answers[0].1.clone()
+                } else {
+                    answers
+                        .iter()
+                        .map(|(q, a)| format!("{q} → {a}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                };
+                let questions: Vec<Value> = answers
+                    .iter()
+                    .map(|(q, _)| Value::from(q.clone()))
+                    .collect();
+                let d = Draft::new(Kind::UserMessage, src, "user", text)
+                    .data("via", "question_answer")
+                    .data("questions", questions)
+                    .refs(&[id]);
+                self.emit(d);
+            }
+        }
+    }
+
+    /// Fold a plan update into the book, emitting: `result` events for steps newly done
+    /// (resolving their step), `next_step` events for new steps and for a step that became in
+    /// progress (superseding its pending event), a `note` resolving dropped steps. The current
+    /// step (the first in progress, else the first pending) always ends up with the newest
+    /// `next_step` event, so it is the state's next step and the others its open loops.
+    fn apply_plan(&mut self, src: &Source, update: Update) -> Vec<EventId> {
+        let agent = src.runtime.actor();
+        let old = std::mem::take(&mut self.book.steps);
+        let find = |key: &str| old.iter().find(|s| s.key == key);
+        let mut steps: Vec<(Step, Option<Status>)> = match update {
+            Update::Replace(list) => list
+                .into_iter()
+                .map(|(key, text, status)| {
+                    let prior = find(&key);
+                    let step = Step {
+                        event: prior.and_then(|p| p.event),
+                        key,
+                        text,
+                        status,
+                    };
+                    (step, prior.map(|p| p.status))
+                })
+                .collect(),
+            Update::Upsert(items) => {
+                let mut steps: Vec<(Step, Option<Status>)> =
+                    old.iter().map(|s| (s.clone(), Some(s.status))).collect();
+                for (key, text, status) in items {
+                    let at = steps.iter().position(|(s, _)| s.key == key);
+                    match (at, status) {
+                        (Some(i), None) => {
+                            steps.remove(i);
+                        }
+                        (Some(i), Some(st)) => {
+                            steps[i].0.status = st;
+                            if !text.is_empty() {
+                                steps[i].0.text = text;
+                            }
+                        }
+                        (None, Some(st)) if !text.is_empty() => steps.push((
+                            Step {
+                                key,
+                                text,
+                                status: st,
+                                event: None,
+                            },
+                            None,
+                        )),
+                        (None, _) => {}
+                    }
+                }
+                steps
+            }
+        };
+        let mut emitted = Vec::new();
+        let mut dropped: Vec<EventId> = old
+            .iter()
+            .filter(|o| !steps.iter().any(|(s, _)| s.key == o.key))
+            .filter_map(|o| o.event)
+            .collect();
+        dropped.sort_unstable();
+        dropped.dedup();
+        if !dropped.is_empty() {
+            let mut d = Draft::new(
+                Kind::Note,
+                src,
+                agent,
+                format!("Plan changed: {} open steps dropped", dropped.len()),
+            );
+            d.ev.resolves = dropped;
+            emitted.push(self.emit(d));
+        }
+        for (step, prior) in &mut steps {
+            if step.status == Status::Completed && *prior != Some(Status::Completed) {
+                let mut d = Draft::new(Kind::Result, src, agent, format!("Done: {}", step.text));
+                d.ev.resolves = step.event.take().into_iter().collect();
+                emitted.push(self.emit(d));
+            }
+        }
+        let mut newest_step = None;
+        for want in [Status::Pending, Status::InProgress] {
+            for (step, prior) in &mut steps {
+                let moved = want == Status::InProgress && *prior != Some(Status::InProgress);
+                if step.status != want || (step.event.is_some() && !moved) {
+                    continue;
+                }
+                let mut d = Draft::new(Kind::NextStep, src, agent, step.text.clone());
+                d.ev.supersedes = step.event.into_iter().collect();
+                let id = self.emit(d);
+                step.event = Some(id);
+                newest_step = Some(id);
+                emitted.push(id);
+            }
+        }
+        let current = steps
+            .iter_mut()
+            .map(|(s, _)| s)
+            .filter(|s| s.event.is_some())
+            .min_by_key(|s| (s.status != Status::InProgress, s.status != Status::Pending));
+        if let (Some(step), Some(newest)) = (current, newest_step)
+            && step.event.is_some_and(|e| e < newest)
+        {
+            let mut d = Draft::new(Kind::NextStep, src, agent, step.text.clone());
+            d.ev.supersedes = step.event.into_iter().collect();
+            let id = self.emit(d);
+            step.event = Some(id);
+            emitted.push(id);
+        }
+        self.book.steps = steps.into_iter().map(|(s, _)| s).collect();
+        emitted
+    }
+
+    /// The runtime's compaction summary: recorded whole; its pending tasks, current work and
+    /// next step become proposals citing it. They rank below the ledger: with a step of the
+    /// agent's own plan in progress, the summary's next step is an open loop, not the next
+    /// step; and the next plan update drops them all.
+    fn compact_summary(&mut self, src: &Source, text: &str) {
+        let agent = src.runtime.actor();
+        let parts = summary::parse(text);
+        let summary_id = self.emit(
+            Draft::new(Kind::Note, src, agent, text.to_owned()).data("compact_summary", true),
+        );
+        let in_progress = self
+            .book
+            .steps
+            .iter()
+            .any(|s| s.status == Status::InProgress && s.event.is_some());
+        let mut proposals = Vec::new();
+        for task in &parts.pending {
+            proposals.push((
+                format!("Pending (from the compaction summary): {task}"),
+                false,
+            ));
+        }
+        if let Some(work) = &parts.current {
+            proposals.push((
+                format!("Current work (from the compaction summary): {work}"),
+                false,
+            ));
+        }
+        if let Some(next) = &parts.next {
+            proposals.push((next.clone(), !in_progress));
+        }
+        for (n, (text, as_step)) in proposals.into_iter().enumerate() {
+            let kind = if as_step { Kind::NextStep } else { Kind::Note };
+            let d = Draft::new(kind, src, agent, text.clone())
+                .data("proposal", "compact_summary")
+                .importance(2)
+                .refs(&[summary_id]);
+            let id = self.emit(d);
+            self.book.steps.push(Step {
+                key: format!("summary:{summary_id}:{n}"),
+                text,
+                status: Status::Pending,
+                event: Some(id),
+            });
+        }
+        if !parts.is_empty() {
+            let d = Draft::new(Kind::Trace, src, agent, "Plan after the compaction summary")
+                .data("plan", self.book.to_value())
+                .refs(&[summary_id]);
+            self.emit(d);
+        }
+    }
+}
+
+/// The head and tail of a long prompt around a pointer to the event holding all of it.
+fn excerpt(text: &str, whole: EventId) -> String {
+    let head_end = floor_boundary(text, PROMPT_HEAD_BYTES);
+    let head_end = text[..head_end]
+        .rfind('\n')
+        .filter(|&i| i > head_end / 2)
+        .unwrap_or(head_end);
+    let tail_start = ceil_boundary(text, text.len() - PROMPT_TAIL_BYTES);
+    let tail_start = text[tail_start..]
+        .find('\n')
+        .map(|i| tail_start + i + 1)
+        .filter(|&i| i < text.len())
+        .unwrap_or(tail_start);
+    let elided = tail_start - head_end;
+    format!(
+        "{}\n[… {elided} bytes of this prompt elided; the whole prompt is event {whole} …]\n{}",
+        text[..head_end].trim_end(),
+        text[tail_start..].trim_start()
+    )
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    i = i.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The (question, answer) pairs of an `AskUserQuestion` call: the response's `answers`
+/// object, else the `"question"="answer"` pairs of its text.
+fn answers_of(input: &Value, output: &Value) -> Vec<(String, String)> {
+    if let Some(map) = output.get("answers").and_then(Value::as_object) {
+        return map
+            .iter()
+            .filter_map(|(q, a)| {
+                let a = match a {
+                    Value::String(s) => s.clone(),
+                    Value::Array(xs) => xs
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    _ => return None,
+                };
+                Some((q.clone(), a))
+            })
+            .filter(|(_, a)| !a.trim().is_empty())
+            .collect();
+    }
+    let text = match output {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    let _ = input_object(input);
+    quoted_pairs(&text)
+}
+
+/// `"a"="b"` pairs in `text`.
+fn quoted_pairs(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('"') {
+        let after = &rest[start + 1..];
+        let Some(qend) = after.find("\"=\"") else {
+            break;
+        };
+        let q = &after[..qend];
+        let after_a = &after[qend + 3..];
+        let Some(aend) = after_a.find('"') else {
+            break;
+        };
+        out.push((q.to_owned(), after_a[..aend].to_owned()));
+        rest = &after_a[aend + 1..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signal::Runtime;
+    use serde_json::json;
+
+    fn rec(signal: Signal) -> Record {
+        Record {
+            source: Source::new(Runtime::ClaudeCode),
+            signal,
+        }
+    }
+
+    fn todo(list: &[(&str, &str)]) -> Record {
+        let todos: Vec<Value> = list
+            .iter()
+            .map(|(c, s)| json!({"content": c, "status": s, "activeForm": c}))
+            .collect();
+        rec(Signal::ToolUse {
+            name: "TodoWrite".into(),
+            input: json!({ "todos": todos }),
+            output: json!({}),
+            failed: false,
+        })
+    }
+
+    fn kinds(events: &[NewEvent]) -> Vec<(Kind, String)> {
+        events
+            .iter()
+            .map(|e| (e.kind.unwrap(), e.text.clone().unwrap_or_default()))
+            .collect()
+    }
+
+    #[test]
+    fn todo_updates_become_steps_results_and_supersessions() {
+        let mut m = Mapper::new(10, PlanBook::default());
+        m.map(&todo(&[("A", "in_progress"), ("B", "pending")]));
+        let first = m.take();
+        assert_eq!(
+            kinds(&first)[..3],
+            [
+                (Kind::NextStep, "B".into()),
+                (Kind::NextStep, "A".into()),
+                (
+                    Kind::ToolResult,
+                    "Plan: 0 done, 1 in progress, 1 pending".into()
+                ),
+            ]
+        );
+        // e11 = B, e12 = A, e13 = the tool result.
+        m.map(&todo(&[
+            ("A", "completed"),
+            ("B", "in_progress"),
+            ("C", "pending"),
+        ]));
+        let second = m.take();
+        let k = kinds(&second);
+        assert_eq!(k[0], (Kind::Result, "Done: A".into()));
+        assert_eq!(second[0].resolves, [EventId(12)]);
+        assert_eq!(k[1], (Kind::NextStep, "C".into()));
+        assert_eq!(k[2], (Kind::NextStep, "B".into()));
+        assert_eq!(second[2].supersedes, [EventId(11)]);
+        // A replaced list drops what is no longer in it.
+        m.map(&todo(&[("D", "pending")]));
+        let third = m.take();
+        assert_eq!(third[0].kind, Some(Kind::Note));
+        assert_eq!(third[0].resolves.len(), 2);
+    }
+
+    #[test]
+    fn a_step_listed_twice_is_one_step() {
+        // Found by prop_import_twice_appends_nothing: a list repeating a step made a
+        // `resolves` list name one event twice, which the ledger refuses.
+        let mut m = Mapper::new(0, PlanBook::default());
+        m.map(&todo(&[("A", "in_progress")]));
+        m.take();
+        m.map(&todo(&[("A", "completed"), ("A", "pending")]));
+        let out = m.take();
+        assert_eq!(out[0].resolves, [EventId(1)]);
+        assert_eq!(kinds(&out).len(), 2, "{:?}", kinds(&out));
+        m.map(&todo(&[("B", "pending"), ("B", "pending")]));
+        let out = m.take();
+        assert!(out.iter().all(|e| e.resolves.len() <= 1));
+    }
+
+    #[test]
+    fn a_long_prompt_keeps_its_instruction_inline_and_the_whole_in_a_note() {
+        let prompt = format!(
+            "Fix the failing CI job below\n{}\nthanks",
+            "log line\n".repeat(3000)
+        );
+        let mut m = Mapper::new(0, PlanBook::default());
+        m.map(&rec(Signal::Prompt {
+            text: prompt.clone(),
+        }));
+        let out = m.take();
+        assert_eq!(out[0].text.as_deref(), Some(prompt.as_str()));
+        let inline = out[1].text.as_deref().unwrap();
+        assert!(
+            inline.starts_with("Fix the failing CI job below\n"),
+            "{inline}"
+        );
+        assert!(inline.ends_with("thanks"), "{inline}");
+        assert!(inline.contains("event e1"), "{inline}");
+        assert!(inline.len() < INLINE_PROMPT_BYTES + 200);
+        assert_eq!(out[1].refs, [EventId(1)]);
+    }
+
+    #[test]
+    fn question_answers_are_user_instructions() {
+        let mut m = Mapper::new(0, PlanBook::default());
+        m.map(&rec(Signal::ToolUse {
+            name: "AskUserQuestion".into(),
+            input: json!({"questions": [{"question": "Is main clean?", "options": []}]}),
+            output: json!({"answers": {"Is main clean?": "main was clean; fix the issues"}}),
+            failed: false,
+        }));
+        let out = m.take();
+        assert_eq!(out[1].kind, Some(Kind::UserMessage));
+        assert_eq!(
+            out[1].text.as_deref(),
+            Some("main was clean; fix the issues")
+        );
+        assert_eq!(
+            quoted_pairs(r#"User has answered your questions: "Q1"="yes", "Q2"="no". You can now"#),
+            [
+                ("Q1".to_owned(), "yes".to_owned()),
+                ("Q2".to_owned(), "no".to_owned())
+            ]
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! The runtime-neutral signals both runtimes produce, and where each came from.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde_json::{Map, Value};
+
+/// An agent runtime Remaind has an adapter for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Runtime {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+}
+
+impl Runtime {
+    /// The name used on the command line and in `data.origin.runtime`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runtime::ClaudeCode => "claude-code",
+            Runtime::Codex => "codex",
+        }
+    }
+
+    /// The `actor` of the events the runtime's agent produced.
+    pub(crate) fn actor(self) -> &'static str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Runtime {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "claude-code" | "claude" => Ok(Runtime::ClaudeCode),
+            "codex" => Ok(Runtime::Codex),
+            other => Err(format!(
+                "unknown runtime `{other}`; expected claude-code or codex"
+            )),
+        }
+    }
+}
+
+/// Where a signal came from: stored as `data.origin` on every event it maps to.
+///
+/// `line` and `ts` are the transcript line's own id and time (an import); `hook` names the
+/// hook that delivered it (a live session). The event's own `ts` is always its append time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The runtime.
+    pub runtime: Runtime,
+    /// The hook event name, e.g. `PostToolUse`, for a hook payload.
+    pub hook: Option<String>,
+    /// The runtime's session id.
+    pub session: Option<String>,
+    /// The source line's id (Claude Code's `uuid`, a Codex rollout's line number).
+    pub line: Option<String>,
+    /// The source line's own timestamp.
+    pub ts: Option<String>,
+}
+
+impl Source {
+    /// A source with only the runtime known.
+    pub fn new(runtime: Runtime) -> Self {
+        Source {
+            runtime,
+            hook: None,
+            session: None,
+            line: None,
+            ts: None,
+        }
+    }
+
+    /// The `data.origin` object.
+    pub(crate) fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("runtime".into(), self.runtime.as_str().into());
+        for (k, v) in [
+            ("hook", &self.hook),
+            ("session", &self.session),
+            ("line", &self.line),
+            ("ts", &self.ts),
+        ] {
+            if let Some(v) = v.as_ref().filter(|v| !v.is_empty()) {
+                m.insert(k.into(), v.clone().into());
+            }
+        }
+        Value::Object(m)
+    }
+
+    /// The import key of the line: `runtime`, session and line id, when it has a line id.
+    pub(crate) fn line_key(&self) -> Option<String> {
+        let line = self.line.as_deref().filter(|l| !l.is_empty())?;
+        Some(line_key(
+            self.runtime.as_str(),
+            self.session.as_deref().unwrap_or(""),
+            line,
+        ))
+    }
+}
+
+/// The de-duplication key of a source line.
+pub(crate) fn line_key(runtime: &str, session: &str, line: &str) -> String {
+    format!("{runtime}\u{1f}{session}\u{1f}{line}")
+}
+
+/// What a runtime told us, whatever the runtime: the unit the mapping core turns into
+/// ledger events.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Signal {
+    /// The user typed a prompt.
+    Prompt {
+        /// The prompt, as typed (slash commands as `/name args`).
+        text: String,
+    },
+    /// The user asked for a compaction with instructions (`/compact <instructions>`).
+    CompactInstructions {
+        /// The instructions.
+        text: String,
+    },
+    /// The runtime's own summary of the conversation after a compaction.
+    CompactSummary {
+        /// The summary text.
+        text: String,
+    },
+    /// The assistant's last message of a turn (Stop).
+    TurnEnd {
+        /// The message.
+        text: String,
+    },
+    /// A subagent's last message (SubagentStop).
+    SubagentEnd {
+        /// The message.
+        text: String,
+    },
+    /// A tool was used and returned.
+    ToolUse {
+        /// The tool's name.
+        name: String,
+        /// Its input.
+        input: Value,
+        /// Its response.
+        output: Value,
+        /// True when the runtime reported an error.
+        failed: bool,
+    },
+}
+
+/// One signal and its source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Where it came from.
+    pub source: Source,
+    /// What it says.
+    pub signal: Signal,
+}

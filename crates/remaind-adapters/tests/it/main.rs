@@ -1,0 +1,3 @@
+//! Integration tests of the runtime adapters.
+
+mod prop_import;

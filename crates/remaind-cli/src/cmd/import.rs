@@ -1,0 +1,128 @@
+//! `remaind import`: bring Claude Code or Codex transcripts into the ledger.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use camino::Utf8PathBuf;
+use remaind_adapters::{ImportReport, Runtime};
+use remaind_ledger::Ledger;
+use serde_json::json;
+
+use crate::cli_error::CliError;
+use crate::cmd::hook::RuntimeArg;
+use crate::global::Global;
+
+/// Import agent transcripts: each line becomes events as the hooks would have logged them,
+/// with the line's own id and time kept in `data.origin`.
+///
+/// Importing the same file again appends only the lines not imported before (a session that
+/// went on since is brought up to date). Damaged and unknown lines are counted and skipped.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "PATH is a transcript file or a folder of them: a Claude Code project \
+folder (~/.claude/projects/<project>/, subagent files included) or a Codex sessions folder \
+(~/.codex/sessions/). A Claude Code session file brings its subagents/agent-*.jsonl along.\n\n\
+Examples:\n  remaind import claude-code ~/.claude/projects/-home-me-app/\n  \
+remaind import claude-code session.jsonl --json\n  \
+remaind import codex ~/.codex/sessions/2025/12/28/rollout-2025-12-28T12-18-30.jsonl"
+)]
+pub(crate) struct Args {
+    /// The runtime that wrote the transcripts.
+    #[arg(value_enum)]
+    runtime: RuntimeArg,
+    /// Transcript files or folders.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<Utf8PathBuf>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
+    let ctx = global.context()?;
+    let ledger = Ledger::open(ctx.root())?;
+    let cwd = global.cwd()?;
+    let paths: Vec<Utf8PathBuf> = args
+        .paths
+        .iter()
+        .map(|p| {
+            if p.is_absolute() {
+                p.clone()
+            } else {
+                cwd.join(p)
+            }
+        })
+        .collect();
+    for p in &paths {
+        if !p.exists() {
+            return Err(CliError::invalid(format!(
+                "PATH `{p}` does not exist; give a transcript file or a folder of them"
+            )));
+        }
+    }
+    let runtime = Runtime::from(args.runtime);
+    // Hidden unless stderr is a terminal.
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "importing {bar:30} {binary_bytes}/{binary_total_bytes} ({binary_bytes_per_sec})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let report = remaind_adapters::import(&ledger, runtime, &paths, |p| {
+        bar.set_length(p.bytes_total);
+        bar.set_position(p.bytes_done);
+    })
+    .map_err(CliError::from)?;
+    bar.finish_and_clear();
+    print_report(runtime, &report, args.json)
+}
+
+fn print_report(runtime: Runtime, r: &ImportReport, json: bool) -> Result<ExitCode, CliError> {
+    let mut out = std::io::stdout().lock();
+    let res = if json {
+        let v = json!({
+            "runtime": runtime.as_str(),
+            "files": r.files,
+            "skipped_files": r.skipped_files,
+            "lines": r.counts.lines,
+            "used_lines": r.counts.used,
+            "unused_lines": r.counts.unused,
+            "damaged_lines": r.counts.damaged,
+            "records": r.records,
+            "already_imported": r.already_imported,
+            "appended": r.appended,
+            "head": r.head,
+        });
+        writeln!(out, "{v}")
+    } else {
+        writeln!(
+            out,
+            "imported {} {} file(s): {} lines ({} used, {} of unused types, {} damaged and \
+skipped); {} records, {} already imported; appended {} events (head e{})",
+            r.files.len(),
+            runtime,
+            r.counts.lines,
+            r.counts.used,
+            r.counts.unused,
+            r.counts.damaged,
+            r.records,
+            r.already_imported,
+            r.appended,
+            r.head
+        )
+        .and_then(|()| {
+            if r.skipped_files.is_empty() {
+                Ok(())
+            } else {
+                writeln!(
+                    out,
+                    "skipped {} compaction-agent file(s): their summary is in the main transcript",
+                    r.skipped_files.len()
+                )
+            }
+        })
+    };
+    res.map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
