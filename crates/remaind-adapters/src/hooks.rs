@@ -232,7 +232,7 @@ pub fn record(ledger: &Ledger, records: Vec<Record>) -> Result<Vec<EventId>> {
         PlanBook::default()
     };
     let head = ledger.head()?.0;
-    let mut batch = Batch::new(Mapper::new(head, book));
+    let mut batch = Batch::new(Mapper::new(head, book), ledger.redactor());
     for rec in records {
         batch.map(rec);
     }

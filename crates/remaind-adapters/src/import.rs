@@ -4,6 +4,7 @@ use std::collections::HashSet;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use remaind_ledger::{Event, Ledger};
+use remaind_redact::Redactor;
 
 use crate::error::{Error, Result};
 use crate::map::Mapper;
@@ -161,7 +162,7 @@ pub fn import(
         skipped_files,
         ..ImportReport::default()
     };
-    let mut batch = Batch::new(Mapper::new(ledger.head()?.0, book));
+    let mut batch = Batch::new(Mapper::new(ledger.head()?.0, book), ledger.redactor());
     let mut bytes_done = 0;
     for file in &files {
         let bytes = std::fs::read(file).map_err(|source| Error::Read {
@@ -196,22 +197,28 @@ pub fn import(
 }
 
 /// Records mapped but not yet appended, and the mapper as it was before them.
-pub(crate) struct Batch {
+pub(crate) struct Batch<'r> {
+    redactor: &'r Redactor,
     start: Mapper,
     pub(crate) mapper: Mapper,
     records: Vec<Record>,
 }
 
-impl Batch {
-    pub(crate) fn new(mapper: Mapper) -> Batch {
+impl<'r> Batch<'r> {
+    /// Records are redacted with `redactor` (the ledger's) before they are mapped: the
+    /// mapping cuts texts (a tool description, a long prompt's excerpt), and a secret cut in
+    /// half is no longer a secret the ledger's own pass recognizes.
+    pub(crate) fn new(mapper: Mapper, redactor: &'r Redactor) -> Batch<'r> {
         Batch {
+            redactor,
             start: mapper.clone(),
             mapper,
             records: Vec::new(),
         }
     }
 
-    pub(crate) fn map(&mut self, rec: Record) {
+    pub(crate) fn map(&mut self, mut rec: Record) {
+        rec.redact(self.redactor);
         self.mapper.map(&rec);
         self.records.push(rec);
     }

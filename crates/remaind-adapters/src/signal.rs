@@ -1,8 +1,10 @@
 //! The runtime-neutral signals both runtimes produce, and where each came from.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
+use remaind_redact::Redactor;
 use serde_json::{Map, Value};
 
 /// An agent runtime Remaind has an adapter for.
@@ -160,4 +162,25 @@ pub struct Record {
     pub source: Source,
     /// What it says.
     pub signal: Signal,
+}
+
+impl Record {
+    /// Replace every secret `redactor` finds in the signal's texts and payloads.
+    pub fn redact(&mut self, redactor: &Redactor) {
+        let text = match &mut self.signal {
+            Signal::Prompt { text }
+            | Signal::CompactInstructions { text }
+            | Signal::CompactSummary { text }
+            | Signal::TurnEnd { text }
+            | Signal::SubagentEnd { text } => text,
+            Signal::ToolUse { input, output, .. } => {
+                redactor.redact_json(input);
+                redactor.redact_json(output);
+                return;
+            }
+        };
+        if let (Cow::Owned(clean), _) = redactor.redact_str(text) {
+            *text = clean;
+        }
+    }
 }

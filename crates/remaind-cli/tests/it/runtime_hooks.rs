@@ -195,3 +195,51 @@ fn monitor_bands_do_not_flip_between_reported_and_measured_counts() {
         "one band change (the reported count), not a flip per call"
     );
 }
+
+#[test]
+fn a_secret_cut_by_a_tool_description_leaves_no_fragment_in_the_ledger() {
+    // The description of a command is cut to 200 characters; a token straddling the cut
+    // would keep a fragment too short for any rule to recognize, unless the payload is
+    // redacted before it is described.
+    let body = "Zq7Xw3Rt9Yp2Lk5Mn8Bv4Cx6Jh1Gf0Ds3Ae7";
+    let command = format!("echo {} ghp_{body} done", "a".repeat(180));
+    let payload = serde_json::json!({
+        "session_id": "s1",
+        "transcript_path": "/tmp/s1.jsonl",
+        "cwd": "/tmp",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": {"stdout": "done", "stderr": "", "interrupted": false},
+    });
+    let t = tmp();
+    let ctx = init(&t.0);
+    let out = run_hook(
+        "remaind hook post-tool-use",
+        payload.to_string().as_bytes(),
+        Some(&ctx),
+        &t.0,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let described = events(&ctx)
+        .into_iter()
+        .find(|e| e["kind"] == "tool_result")
+        .expect("a tool_result event");
+    assert!(
+        described["text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("$ echo"))
+    );
+    let log = std::fs::read_to_string(ctx.join("logs/events.jsonl")).expect("log");
+    for fragment in body.as_bytes().windows(6) {
+        let fragment = std::str::from_utf8(fragment).expect("ascii");
+        assert!(
+            !log.contains(fragment),
+            "{fragment:?} of the token is in the ledger"
+        );
+    }
+}
