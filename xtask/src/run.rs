@@ -193,7 +193,9 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1));
-    if only.is_none_or(|layer| ["index", "ledger", "resume", "mcp"].contains(&layer.as_str())) {
+    if only.is_none_or(|layer| {
+        ["index", "ledger", "resume", "adapters", "mcp", "integrity"].contains(&layer.as_str())
+    }) {
         let mut build = cargo();
         build.args(["build", "--release", "-p", "remaind-cli"]);
         step("build release remaind", build)?;

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
-use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -288,6 +288,61 @@ pub struct Index<'l> {
     path: Utf8PathBuf,
     /// `None` when the file is missing or unusable: the next catch-up rebuilds it.
     conn: Option<Connection>,
+    /// The (device, inode) of the file `conn` reads, to tell when another process renamed a
+    /// rebuilt index over it.
+    file_id: Option<(u64, u64)>,
+}
+
+/// An open index file set aside without its ledger: what a long-lived reader (a server
+/// session) keeps between calls, so a call skips opening and checking the file and keeps
+/// SQLite's page cache warm. [`IndexHandle::attach`] binds it to a ledger again.
+pub struct IndexHandle {
+    context_dir: Utf8PathBuf,
+    db_dir: Utf8PathBuf,
+    path: Utf8PathBuf,
+    conn: Option<Connection>,
+    file_id: Option<(u64, u64)>,
+}
+
+impl std::fmt::Debug for IndexHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexHandle")
+            .field("path", &self.path)
+            .field("usable", &self.conn.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl IndexHandle {
+    /// The index of `context_dir` for `ledger`: this handle's connection when it still reads
+    /// the file at `.context/db/context.sqlite` of that folder (a rebuilt index renamed over
+    /// it by another process, or another folder, opens afresh as [`Index::open`] does). The
+    /// first read catches up with the ledger as always.
+    pub fn attach<'l>(self, context_dir: &Utf8Path, ledger: &'l Ledger) -> Result<Index<'l>> {
+        let same_file = self.conn.is_some()
+            && self.context_dir == context_dir
+            && self.file_id.is_some()
+            && file_id(&self.path) == self.file_id;
+        if !same_file {
+            return Index::open(context_dir, ledger);
+        }
+        Ok(Index {
+            ledger,
+            db_dir: self.db_dir,
+            path: self.path,
+            conn: self.conn,
+            file_id: self.file_id,
+        })
+    }
+}
+
+/// The (device, inode) of `path`, not following a symlink; `None` when it is not a regular
+/// file.
+fn file_id(path: &Utf8Path) -> Option<(u64, u64)> {
+    fs::symlink_metadata(path)
+        .ok()
+        .filter(fs::Metadata::is_file)
+        .map(|m| (m.dev(), m.ino()))
 }
 
 impl std::fmt::Debug for Index<'_> {
@@ -344,16 +399,33 @@ impl<'l> Index<'l> {
                     reason: "is not a regular file".to_owned(),
                 });
             }
-            Ok(m) => open_existing(&path, m.len())?,
+            Ok(m) => open_existing(&path, m.len())?.map(|c| (c, (m.dev(), m.ino()))),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(Error::io(&path, "cannot inspect", e)),
         };
+        let (conn, file_id) = conn.map_or((None, None), |(c, id)| (Some(c), Some(id)));
         Ok(Index {
             ledger,
             db_dir,
             path,
             conn,
+            file_id,
         })
+    }
+
+    /// Set the open index aside without its ledger, for [`IndexHandle::attach`] later.
+    pub fn detach(self) -> IndexHandle {
+        let context_dir = self
+            .db_dir
+            .parent()
+            .map_or_else(|| self.db_dir.clone(), Utf8Path::to_owned);
+        IndexHandle {
+            context_dir,
+            db_dir: self.db_dir,
+            path: self.path,
+            conn: self.conn,
+            file_id: self.file_id,
+        }
     }
 
     /// The index file.
@@ -512,6 +584,7 @@ impl<'l> Index<'l> {
     /// once, and renamed over the old file, so a crash leaves either index intact.
     pub fn rebuild(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<u64> {
         self.conn = None;
+        self.file_id = None;
         let (head, _) = self.ledger.head()?;
         // Removed on drop unless persisted: a failed build leaves nothing behind.
         let tmp = remaind_fs::create_temp(&self.db_dir)?.into_temp_path();
@@ -531,10 +604,10 @@ impl<'l> Index<'l> {
         tmp.persist(&self.path)
             .map_err(|e| Error::io(&self.path, "cannot replace", e.error))?;
         remaind_fs::sync_dir(&self.db_dir)?;
-        let len = fs::metadata(&self.path)
-            .map_err(|e| Error::io(&self.path, "cannot inspect", e))?
-            .len();
-        self.conn = open_existing(&self.path, len)?;
+        let meta =
+            fs::metadata(&self.path).map_err(|e| Error::io(&self.path, "cannot inspect", e))?;
+        self.conn = open_existing(&self.path, meta.len())?;
+        self.file_id = Some((meta.dev(), meta.ino()));
         if self.conn.is_none() {
             return Err(Error::Unsafe {
                 path: self.path.clone(),

@@ -37,5 +37,6 @@ mod schema;
 
 pub use error::{Error, Result};
 pub use index::{
-    CatchUp, DB_DIR, DB_PATH, Freshness, Hit, Index, MATCH_END, MATCH_START, SearchOptions, Syntax,
+    CatchUp, DB_DIR, DB_PATH, Freshness, Hit, Index, IndexHandle, MATCH_END, MATCH_START,
+    SearchOptions, Syntax,
 };

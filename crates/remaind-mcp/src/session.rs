@@ -1,14 +1,17 @@
 //! The `.context/` folder a server session works on, and its open ledger.
 //!
 //! Nothing here caches what another process can change: the ledger reads its head and lines
-//! afresh on every call (positional reads take a new snapshot each time), the search index is
-//! opened and caught up per call, and the open ledger itself is reopened when its redaction
-//! rules, key or thresholds change on disk, or when the folder was re-created.
+//! afresh on every call (positional reads take a new snapshot each time), the search index
+//! stays open between calls but catches up with the ledger on each (and is reopened when
+//! another process renamed a rebuilt index over it), and the open ledger itself is reopened
+//! when its redaction rules, key or thresholds change on disk, or when the folder was
+//! re-created.
 
 use std::os::unix::fs::MetadataExt;
 use std::sync::{Arc, Mutex};
 
 use camino::{Utf8Path, Utf8PathBuf};
+use remaind_index::{Index, IndexHandle};
 use remaind_ledger::Ledger;
 use remaind_resume::ContextDir;
 
@@ -57,6 +60,9 @@ fn fingerprint(root: &Utf8Path) -> Fingerprint {
 pub(crate) struct Session {
     locator: Locator,
     open: Mutex<Option<Open>>,
+    /// The search index between calls: opening and checking a large index file costs more
+    /// than many searches.
+    index: Mutex<Option<IndexHandle>>,
 }
 
 #[derive(Debug)]
@@ -71,6 +77,7 @@ impl Session {
         Session {
             locator,
             open: Mutex::new(None),
+            index: Mutex::new(None),
         }
     }
 
@@ -99,5 +106,24 @@ impl Session {
             ledger: Arc::clone(&ledger),
         });
         Ok((ctx, ledger))
+    }
+
+    /// Run `f` on the search index of `ctx`, bound to `ledger`: the index kept from the last
+    /// call when it still reads the same file, else opened afresh. Concurrent calls each get
+    /// an index of their own; the last one done is kept.
+    pub(crate) fn with_index<T>(
+        &self,
+        ctx: &ContextDir,
+        ledger: &Ledger,
+        f: impl FnOnce(&mut Index<'_>) -> Result<T, ToolError>,
+    ) -> Result<T, ToolError> {
+        let kept = self.index.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let mut index = match kept {
+            Some(handle) => handle.attach(ctx.root(), ledger)?,
+            None => Index::open(ctx.root(), ledger)?,
+        };
+        let out = f(&mut index);
+        *self.index.lock().unwrap_or_else(|p| p.into_inner()) = Some(index.detach());
+        out
     }
 }

@@ -194,6 +194,31 @@ fn appends_behind_the_index_are_seen() {
 }
 
 #[test]
+fn a_kept_handle_follows_an_index_another_process_rebuilt() {
+    let (_tmp, dir, ledger) = setup();
+    let mut kept = Index::open(&dir, &ledger).unwrap();
+    assert_eq!(found(&mut kept, "osprey").len(), 1);
+    let handle = kept.detach();
+    // Another process rebuilds the index (a new file renamed over the old) and appends.
+    let other = Ledger::open(&dir).unwrap();
+    Index::open(&dir, &other)
+        .unwrap()
+        .rebuild(&mut |_, _| {})
+        .unwrap();
+    let new = log(&other, Kind::Note, "osprey returns with a fish");
+    let mut again = handle.attach(&dir, &ledger).unwrap();
+    assert!(found(&mut again, "osprey").contains(&new));
+    // The catch-up went into the file at the index's path, not an orphaned one.
+    let fresh = Index::open(&dir, &ledger).unwrap().freshness().unwrap();
+    assert!(!fresh.stale && fresh.indexed_seq == 2002, "{fresh:?}");
+    // A handle still reading the live file keeps its connection and stays right.
+    let mut reused = again.detach().attach(&dir, &ledger).unwrap();
+    log(&other, Kind::Note, "osprey leaves again");
+    assert_eq!(found(&mut reused, "osprey"), expected(&ledger, "osprey"));
+    assert_right(&dir, &ledger);
+}
+
+#[test]
 fn a_rewritten_ledger_is_rebuilt() {
     let (_tmp, dir, ledger) = setup();
     drop(ledger);

@@ -237,8 +237,9 @@ fn status(session: &Session, _: NoArgs) -> Result<StatusOut, ToolError> {
     let ctx = session.context()?;
     let s = remaind_resume::status(&ctx)?;
     let index = session.ledger().ok().and_then(|(ctx, ledger)| {
-        let index = remaind_index::Index::open(ctx.root(), &ledger).ok()?;
-        index.freshness().ok()
+        session
+            .with_index(&ctx, &ledger, |index| Ok(index.freshness()?))
+            .ok()
     });
     Ok(StatusOut {
         head_seq: s.head_seq,

@@ -1,9 +1,8 @@
 //! The three reading steps: `search` (compact hits with ids), `timeline` (the lead-up and
 //! aftermath of one event) and `get_events` (full events by id or by position).
 
-use camino::Utf8Path;
-use remaind_index::{Index, SearchOptions, Syntax};
-use remaind_ledger::{Event, Filter, Kind, Ledger};
+use remaind_index::{SearchOptions, Syntax};
+use remaind_ledger::{Event, Filter, Kind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -128,10 +127,6 @@ pub(crate) struct SearchResult {
     next_offset: Option<usize>,
 }
 
-fn open_index<'l>(root: &Utf8Path, ledger: &'l Ledger) -> Result<Index<'l>, ToolError> {
-    Ok(Index::open(root, ledger)?)
-}
-
 fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError> {
     if args.query.trim().is_empty() {
         return Err(ToolError::invalid(
@@ -157,7 +152,6 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
         return Err(ToolError::invalid("until", "must be later than `since`"));
     }
     let (ctx, ledger) = session.ledger()?;
-    let mut index = open_index(ctx.root(), &ledger)?;
     let in_range = |ts: &str| {
         since.as_deref().is_none_or(|s| ts >= s) && until.as_deref().is_none_or(|u| ts < u)
     };
@@ -169,22 +163,24 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
     } else {
         wanted
     };
-    let hits = loop {
-        let opts = SearchOptions {
-            kinds: kinds.clone(),
-            min_importance: args.min_importance,
-            current_only: args.current_only,
-            limit: ask,
-            syntax: Syntax::Plain,
-        };
-        let found = index.search(&args.query, &opts)?;
-        let exhausted = found.len() < ask;
-        let kept: Vec<_> = found.into_iter().filter(|h| in_range(&h.ts)).collect();
-        if kept.len() >= wanted || exhausted {
-            break kept;
+    let hits = session.with_index(&ctx, &ledger, |index| {
+        loop {
+            let opts = SearchOptions {
+                kinds: kinds.clone(),
+                min_importance: args.min_importance,
+                current_only: args.current_only,
+                limit: ask,
+                syntax: Syntax::Plain,
+            };
+            let found = index.search(&args.query, &opts)?;
+            let exhausted = found.len() < ask;
+            let kept: Vec<_> = found.into_iter().filter(|h| in_range(&h.ts)).collect();
+            if kept.len() >= wanted || exhausted {
+                break Ok(kept);
+            }
+            ask = ask.saturating_mul(4);
         }
-        ask = ask.saturating_mul(4);
-    };
+    })?;
     let more = hits.len() > args.offset + limit;
     let hits = hits
         .into_iter()
@@ -322,12 +318,14 @@ fn timeline(session: &Session, args: TimelineArgs) -> Result<Timeline, ToolError
     let anchor = match (&args.anchor, &args.query) {
         (Some(a), None) => parse_id("anchor", a)?,
         (None, Some(q)) if !q.trim().is_empty() => {
-            let mut index = open_index(ctx.root(), &ledger)?;
             let opts = SearchOptions {
                 limit: 1,
                 ..SearchOptions::default()
             };
-            let hit = index.search(q, &opts)?.into_iter().next();
+            let hit = session
+                .with_index(&ctx, &ledger, |index| Ok(index.search(q, &opts)?))?
+                .into_iter()
+                .next();
             hit.ok_or_else(|| {
                 ToolError::invalid("query", format!("no event matches `{q}`; try other words"))
             })?
@@ -464,12 +462,13 @@ fn get_events(session: &Session, args: GetEventsArgs) -> Result<GetEvents, ToolE
         events = if filtered {
             // A kind or importance filter may skip most of the ledger: the index answers it
             // without reading every line.
-            let mut index = open_index(ctx.root(), &ledger)?;
-            match (args.from, before) {
-                (Some(from), _) => index.range(from, limit, &filter)?,
-                (None, Some(b)) => index.before(b, limit, &filter)?,
-                (None, None) => Vec::new(),
-            }
+            session.with_index(&ctx, &ledger, |index| {
+                Ok(match (args.from, before) {
+                    (Some(from), _) => index.range(from, limit, &filter)?,
+                    (None, Some(b)) => index.before(b, limit, &filter)?,
+                    (None, None) => Vec::new(),
+                })
+            })?
         } else {
             match (args.from, before) {
                 (Some(from), _) => ledger.range(from, limit)?,
