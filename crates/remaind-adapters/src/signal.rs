@@ -165,7 +165,10 @@ pub struct Record {
 }
 
 impl Record {
-    /// Replace every secret `redactor` finds in the signal's texts and payloads.
+    /// Replace every secret `redactor` finds in what the mapping may cut: the signal's text
+    /// and a tool's input (its description). A tool's output reaches events only whole (the
+    /// stored payload, an answer's text), where the ledger's own pass redacts it, so it is
+    /// not redacted twice.
     pub fn redact(&mut self, redactor: &Redactor) {
         let text = match &mut self.signal {
             Signal::Prompt { text }
@@ -173,9 +176,8 @@ impl Record {
             | Signal::CompactSummary { text }
             | Signal::TurnEnd { text }
             | Signal::SubagentEnd { text } => text,
-            Signal::ToolUse { input, output, .. } => {
+            Signal::ToolUse { input, .. } => {
                 redactor.redact_json(input);
-                redactor.redact_json(output);
                 return;
             }
         };
