@@ -19,6 +19,11 @@ use clap::{Parser, Subcommand};
 
 use crate::global::Global;
 
+// Imports, batch appends and the MCP server allocate many small JSON values on several
+// threads; glibc's malloc spent a fifth of an import in allocation and arena locks.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Durable, validated context for long-running LLM agents.
 #[derive(Debug, Parser)]
 #[command(
