@@ -10,12 +10,47 @@ use crate::error::{Error, Result};
 use crate::map::Mapper;
 use crate::plan::PlanBook;
 use crate::signal::{Record, Runtime, line_key};
-use crate::transcript::{LineCounts, read_transcript};
+use crate::transcript::{LineCounts, stream_transcript};
 
 /// Events appended per batch (one lock, one sync each).
 const BATCH_EVENTS: usize = 4096;
 /// How often a batch is retried when another writer appended meanwhile.
 const RETRIES: usize = 8;
+/// Records parsed ahead of the mapping.
+const RECORD_QUEUE: usize = 1024;
+
+/// A buffered reader that counts the bytes consumed (for progress).
+struct CountingReader<R> {
+    inner: R,
+    bytes: u64,
+}
+
+impl<R: std::io::BufRead> std::io::Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: std::io::BufRead> std::io::BufRead for CountingReader<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.bytes += amt as u64;
+        self.inner.consume(amt);
+    }
+}
+
+/// What the parsing thread hands the importing one.
+enum Parsed {
+    /// The next record.
+    Record(Record),
+    /// The current file is read through (its records were sent before).
+    FileDone { bytes: u64, counts: LineCounts },
+}
 
 /// What an import did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -164,33 +199,70 @@ pub fn import(
     };
     let mut batch = Batch::new(Mapper::new(ledger.head()?.0, book), ledger.redactor());
     let mut bytes_done = 0;
-    for file in &files {
-        let bytes = std::fs::read(file).map_err(|source| Error::Read {
-            path: file.clone(),
-            action: "cannot read the transcript",
-            source,
-        })?;
-        bytes_done += bytes.len() as u64;
-        let (records, counts) = read_transcript(runtime, &bytes);
-        drop(bytes);
-        report.counts.add(counts);
-        report.records += records.len() as u64;
-        for rec in records {
-            if rec.source.line_key().is_some_and(|k| imported.contains(&k)) {
-                report.already_imported += 1;
-                continue;
+    // One thread reads and parses the files while this one maps and appends (the append's
+    // own preparation runs on every core): an import takes about as long as its slower half.
+    std::thread::scope(|scope| -> Result<()> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Parsed>>(RECORD_QUEUE);
+        let files = &files;
+        scope.spawn(move || {
+            for file in files {
+                let read_err = |source| Error::Read {
+                    path: file.clone(),
+                    action: "cannot read the transcript",
+                    source,
+                };
+                let handle = match std::fs::File::open(file) {
+                    Ok(f) => f,
+                    Err(source) => {
+                        let _ = tx.send(Err(read_err(source)));
+                        return;
+                    }
+                };
+                let mut input = CountingReader {
+                    inner: std::io::BufReader::with_capacity(1 << 20, handle),
+                    bytes: 0,
+                };
+                // A closed channel means the importing side stopped on an error.
+                let mut open = true;
+                let counts = stream_transcript(runtime, &mut input, |rec| {
+                    open = open && tx.send(Ok(Parsed::Record(rec))).is_ok();
+                });
+                let done = counts.map_err(read_err).map(|counts| Parsed::FileDone {
+                    bytes: input.bytes,
+                    counts,
+                });
+                if !open || tx.send(done).is_err() {
+                    return;
+                }
             }
-            batch.map(rec);
-            if batch.mapper.pending() >= BATCH_EVENTS {
-                report.appended += batch.flush(ledger)?;
+        });
+        let mut next_file = files.iter();
+        for parsed in rx {
+            match parsed? {
+                Parsed::Record(rec) => {
+                    report.records += 1;
+                    if rec.source.line_key().is_some_and(|k| imported.contains(&k)) {
+                        report.already_imported += 1;
+                        continue;
+                    }
+                    batch.map(rec);
+                    if batch.mapper.pending() >= BATCH_EVENTS {
+                        report.appended += batch.flush(ledger)?;
+                    }
+                }
+                Parsed::FileDone { bytes, counts } => {
+                    bytes_done += bytes;
+                    report.counts.add(counts);
+                    report.files.extend(next_file.next().cloned());
+                    progress(Progress {
+                        bytes_done,
+                        bytes_total,
+                    });
+                }
             }
         }
-        report.files.push(file.clone());
-        progress(Progress {
-            bytes_done,
-            bytes_total,
-        });
-    }
+        Ok(())
+    })?;
     report.appended += batch.flush(ledger)?;
     report.head = ledger.head()?.0;
     Ok(report)

@@ -1,5 +1,7 @@
 //! Reading a transcript's JSON Lines into records, counting what was used, skipped or damaged.
 
+use std::io::{self, BufRead};
+
 use serde_json::Value;
 
 use crate::signal::{Record, Runtime};
@@ -49,25 +51,95 @@ impl LineCounts {
 /// The records of one transcript file's bytes, in order, and its line counts. Never fails:
 /// a damaged line is counted and skipped.
 pub fn read_transcript(runtime: Runtime, bytes: &[u8]) -> (Vec<Record>, LineCounts) {
+    let mut out = Vec::new();
+    // Reading a byte slice cannot fail.
+    let counts = stream_transcript(runtime, bytes, |rec| out.push(rec)).unwrap_or_default();
+    (out, counts)
+}
+
+/// Like [`read_transcript`] on a reader, handing each record to `emit` as soon as the line
+/// that completes it is read (an import maps and appends while later lines are parsed, and
+/// never holds a whole file). Fails only when `input` does.
+pub(crate) fn stream_transcript(
+    runtime: Runtime,
+    mut input: impl BufRead,
+    mut emit: impl FnMut(Record),
+) -> io::Result<LineCounts> {
     let mut reader: Box<dyn Reader> = match runtime {
         Runtime::ClaudeCode => Box::new(claude_code::TranscriptReader::default()),
         Runtime::Codex => Box::new(codex::TranscriptReader::default()),
     };
     let mut out = Vec::new();
     let mut counts = LineCounts::default();
-    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+    let mut read_line = |line: &[u8], n: usize| {
         if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+            return;
         }
         counts.lines += 1;
         match serde_json::from_slice::<Value>(line) {
-            Ok(v) if v.is_object() => match reader.line(i + 1, &v, &mut out) {
+            Ok(v) if v.is_object() => match reader.line(n, &v, &mut out) {
                 LineOutcome::Used => counts.used += 1,
                 LineOutcome::Unused => counts.unused += 1,
             },
             _ => counts.damaged += 1,
         }
+        out.drain(..).for_each(&mut emit);
+    };
+    // Lines wholly inside the reader's buffer are parsed in place; only a line that
+    // straddles two fills is copied.
+    let mut partial = Vec::new();
+    let mut n = 0;
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let len = buf.len();
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', buf) {
+            n += 1;
+            if partial.is_empty() {
+                read_line(&buf[start..end], n);
+            } else {
+                partial.extend_from_slice(&buf[start..end]);
+                read_line(&partial, n);
+                partial.clear();
+            }
+            start = end + 1;
+        }
+        partial.extend_from_slice(&buf[start..]);
+        input.consume(len);
+    }
+    if !partial.is_empty() {
+        read_line(&partial, n + 1);
     }
     reader.finish(&mut out);
-    (out, counts)
+    out.drain(..).for_each(&mut emit);
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_straddling_buffer_fills_read_as_one_whole_slice_does() {
+        let real: &[u8] =
+            include_bytes!("../../../fixtures/transcripts/claude-code-5c0375b4.jsonl");
+        // A torn last line without its newline, and blank lines, too.
+        let bytes = [real, b"\n\n{\"type\":\"user\",\"mess"].concat();
+        let whole = read_transcript(Runtime::ClaudeCode, &bytes);
+        for capacity in [1, 7, 64, 4096] {
+            let mut streamed = Vec::new();
+            let counts = stream_transcript(
+                Runtime::ClaudeCode,
+                io::BufReader::with_capacity(capacity, &bytes[..]),
+                |rec| streamed.push(rec),
+            )
+            .expect("reading a slice");
+            assert_eq!((streamed, counts), whole, "buffer of {capacity} bytes");
+        }
+        assert_eq!(whole.1.damaged, 1);
+        assert!(!whole.0.is_empty());
+    }
 }
