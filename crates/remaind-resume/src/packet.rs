@@ -147,11 +147,51 @@ pub struct Resume {
     pub gate: Gate,
 }
 
+/// Bytes of an instruction routed to an artifact shown inline from its start, and from its
+/// end: the instruction around a pasted payload sits at one of the two.
+const ROUTED_INSTRUCTION_HEAD: usize = 3000;
+const ROUTED_INSTRUCTION_TAIL: usize = 800;
+
+/// An instruction's text as the packet shows it. A prompt too long for the ledger line was
+/// routed to an artifact and the event holds a placeholder; the packet shows the prompt
+/// itself (its head and tail, with how to read the rest), never the placeholder.
+fn instruction_text(ledger: &Ledger, ev: &Event) -> String {
+    let text = ev.text.clone().unwrap_or_default();
+    let Some(routed) = ev.artifact.iter().find(|a| a.field == "text") else {
+        return text;
+    };
+    let short = routed.sha256.get(..12).unwrap_or(&routed.sha256);
+    let pointer = |left: usize| {
+        format!("[… {left} bytes more; the whole instruction: `remaind artifact show {short}`]")
+    };
+    let body = ledger
+        .artifacts()
+        .get(&routed.sha256)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok());
+    match body {
+        Some(body) if body.len() <= ROUTED_INSTRUCTION_HEAD + ROUTED_INSTRUCTION_TAIL => body,
+        Some(body) => {
+            let head = &body[..body.floor_char_boundary(ROUTED_INSTRUCTION_HEAD)];
+            let tail = &body[body.ceil_char_boundary(body.len() - ROUTED_INSTRUCTION_TAIL)..];
+            let left = body.len() - head.len() - tail.len();
+            format!("{head}\n{}\n{tail}", pointer(left))
+        }
+        // The store is unreadable: the excerpts the event keeps still beat a placeholder.
+        None => {
+            let left = usize::try_from(routed.bytes)
+                .unwrap_or(usize::MAX)
+                .saturating_sub(routed.head.len() + routed.tail.len());
+            format!("{}\n{}\n{}", routed.head, pointer(left), routed.tail)
+        }
+    }
+}
+
 fn latest_instruction(ledger: &Ledger, inp: &Inputs) -> Result<Option<LatestInstruction>, Error> {
     if let Some(ev) = inp.tail.iter().rev().find(|e| e.kind == Kind::UserMessage) {
         return Ok(Some(LatestInstruction {
             event: ev.id,
-            text: ev.text.clone().unwrap_or_default(),
+            text: instruction_text(ledger, ev),
             source: Source::Ledger,
         }));
     }
@@ -170,7 +210,7 @@ fn latest_instruction(ledger: &Ledger, inp: &Inputs) -> Result<Option<LatestInst
         .filter(|e| e.kind == Kind::UserMessage)
         .map(|e| LatestInstruction {
             event: e.id,
-            text: e.text.unwrap_or_default(),
+            text: instruction_text(ledger, &e),
             source: Source::State,
         }))
 }

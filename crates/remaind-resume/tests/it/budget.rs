@@ -89,3 +89,41 @@ proptest! {
         prop_assert!(r.gate.reasons.iter().all(|x| x.code.as_str() != "instruction_not_in_packet"));
     }
 }
+
+#[test]
+fn an_instruction_routed_to_an_artifact_shows_its_words_not_the_placeholder() {
+    let (_tmp, ctx) = common::fresh();
+    let long = format!(
+        "Fix the flaky retry test; keep the timeout.\n{}Then open a PR.",
+        "2026-02-11T10:00:00Z test suite_0 ... FAILED: assertion failed\n".repeat(800)
+    );
+    common::append(
+        &ctx,
+        &[json!({"kind": "user_message", "text": long, "actor": "user"})],
+    );
+    let ledger = remaind_ledger::Ledger::open(ctx.root()).unwrap();
+    let stored = ledger.get(1).unwrap().unwrap();
+    assert!(
+        stored
+            .text
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("[artifact:"),
+        "the prompt is long enough to be routed: {stored:?}"
+    );
+    let r = remaind_resume::build_packet(&ctx, Budget::Unlimited).unwrap();
+    let shown = &r.latest_instruction.as_ref().unwrap().text;
+    assert!(shown.starts_with("Fix the flaky retry test; keep the timeout.\n"));
+    assert!(shown.ends_with("Then open a PR."));
+    assert!(shown.contains("`remaind artifact show "));
+    assert!(
+        shown.len() < 5000,
+        "head and tail only: {} bytes",
+        shown.len()
+    );
+    assert!(
+        r.packet
+            .contains("Fix the flaky retry test; keep the timeout.")
+    );
+    assert!(!r.packet.contains("[artifact:"));
+}
