@@ -172,8 +172,16 @@ fn instruction_text(ledger: &Ledger, ev: &Event) -> String {
     match body {
         Some(body) if body.len() <= ROUTED_INSTRUCTION_HEAD + ROUTED_INSTRUCTION_TAIL => body,
         Some(body) => {
-            let head = &body[..body.floor_char_boundary(ROUTED_INSTRUCTION_HEAD)];
-            let tail = &body[body.ceil_char_boundary(body.len() - ROUTED_INSTRUCTION_TAIL)..];
+            // Char boundaries at most 3 bytes away (str::floor_char_boundary is newer than
+            // the MSRV).
+            let head_end = (0..=ROUTED_INSTRUCTION_HEAD)
+                .rev()
+                .find(|&i| body.is_char_boundary(i))
+                .unwrap_or(0);
+            let tail_start = (body.len() - ROUTED_INSTRUCTION_TAIL..=body.len())
+                .find(|&i| body.is_char_boundary(i))
+                .unwrap_or(body.len());
+            let (head, tail) = (&body[..head_end], &body[tail_start..]);
             let left = body.len() - head.len() - tail.len();
             format!("{head}\n{}\n{tail}", pointer(left))
         }
