@@ -17,7 +17,7 @@ const BATCH_EVENTS: usize = 4096;
 /// How often a batch is retried when another writer appended meanwhile.
 const RETRIES: usize = 8;
 /// Records parsed ahead of the mapping.
-const RECORD_QUEUE: usize = 1024;
+const RECORD_QUEUE: usize = 8192;
 
 /// A buffered reader that counts the bytes consumed (for progress).
 struct CountingReader<R> {
@@ -203,11 +203,13 @@ pub fn import(
     };
     let mut batch = Batch::new(Mapper::new(ledger.head()?.0, book), ledger.redactor());
     let mut bytes_done = 0;
-    // One thread reads and parses the files while this one maps and appends (the append's
-    // own preparation runs on every core): an import takes about as long as its slower half.
+    // One thread reads, parses and redacts the files while this one maps and appends (the
+    // append's own preparation runs on every core): an import takes about as long as its
+    // slower half.
     std::thread::scope(|scope| -> Result<()> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Parsed>>(RECORD_QUEUE);
         let files = &files;
+        let redactor = ledger.redactor();
         scope.spawn(move || {
             for file in files {
                 let read_err = |source| Error::Read {
@@ -228,7 +230,8 @@ pub fn import(
                 };
                 // A closed channel means the importing side stopped on an error.
                 let mut open = true;
-                let counts = stream_transcript(runtime, &mut input, |rec| {
+                let counts = stream_transcript(runtime, &mut input, |mut rec| {
+                    rec.redact(redactor);
                     open = open && tx.send(Ok(Parsed::Record(rec))).is_ok();
                 });
                 let done = counts.map_err(read_err).map(|counts| Parsed::FileDone {
@@ -249,7 +252,7 @@ pub fn import(
                         report.already_imported += 1;
                         continue;
                     }
-                    batch.map(rec);
+                    batch.map_redacted(rec);
                     if batch.mapper.pending() >= BATCH_EVENTS {
                         report.appended += batch.flush(ledger)?;
                     }
@@ -295,6 +298,11 @@ impl<'r> Batch<'r> {
 
     pub(crate) fn map(&mut self, mut rec: Record) {
         rec.redact(self.redactor);
+        self.map_redacted(rec);
+    }
+
+    /// [`Batch::map`] for a record already redacted with the ledger's redactor.
+    pub(crate) fn map_redacted(&mut self, rec: Record) {
         self.mapper.map(&rec);
         self.records.push(rec);
     }
