@@ -52,6 +52,19 @@ pub const ACTIVE_DIR: &str = "active";
 /// `active/history/`: every prior version of every derived file.
 pub const HISTORY_DIR: &str = "active/history";
 
+/// `memory/`: long-term memory, projected from the ledger's memory events.
+pub const MEMORY_DIR: &str = "memory";
+/// `memory/MEMORY.md`: the accepted memories, a file people read and edit by hand.
+pub const MEMORY_FILE_PATH: &str = "memory/MEMORY.md";
+/// `memory/proposals/`: one Markdown file per memory proposal awaiting review.
+pub const MEMORY_PROPOSALS_DIR: &str = "memory/proposals";
+/// `memory/archive/`: one file per accept or reject, every repeated action kept.
+pub const MEMORY_ARCHIVE_DIR: &str = "memory/archive";
+/// `memory/uses.json`: when each memory-tree node was opened (its temperature).
+pub const MEMORY_USES_PATH: &str = "memory/uses.json";
+/// `memory/rendered.sha256`: the hash of `MEMORY.md` as last written, to tell a hand edit.
+pub const MEMORY_RENDERED_PATH: &str = "memory/rendered.sha256";
+
 /// `active/state.json`, relative to `active/`.
 pub const STATE_FILE: &str = "state.json";
 /// `active/handover.md`, relative to `active/`.

@@ -1,0 +1,66 @@
+//! The fixture project's instruction files compiled into the tree.
+
+use remaind_memory::compile;
+
+fn fixture(name: &str) -> String {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/memory/project/"
+    );
+    std::fs::read_to_string(format!("{path}{name}")).expect("fixture")
+}
+
+#[test]
+fn golden_tree_of_the_fixture_project() {
+    let mut listing = String::new();
+    for name in ["CLAUDE.md", "AGENTS.md"] {
+        for n in compile(name, &fixture(name)) {
+            listing.push_str(&format!(
+                "{} {:<8} {:>3}t line {:>2} parent {:<12} {}: {}\n",
+                n.id,
+                n.node_type.as_str(),
+                n.tokens,
+                n.line,
+                n.parent.as_deref().unwrap_or("-"),
+                n.file,
+                n.label
+            ));
+        }
+    }
+    insta::assert_snapshot!(listing);
+}
+
+#[test]
+fn the_tree_of_a_context_lists_memory_and_instructions_hottest_first() {
+    let p = crate::common::Project::new();
+    std::fs::write(p.root.join("CLAUDE.md"), fixture("CLAUDE.md")).expect("write");
+    std::fs::write(p.root.join("AGENTS.md"), fixture("AGENTS.md")).expect("write");
+    let ledger = p.ledger();
+    let memory = remaind_memory::Memory::open(&p.ctx, &ledger).expect("open");
+    let all = memory.tree(None).expect("tree");
+    assert!(all.nodes.iter().any(|n| n.file == "AGENTS.md"));
+    assert!(
+        all.nodes
+            .iter()
+            .any(|n| n.file == ".context/memory/MEMORY.md")
+    );
+    assert_eq!(all.omitted, 0);
+    // Opening a node warms it: it leads the next listing.
+    let deploys = all
+        .nodes
+        .iter()
+        .find(|n| {
+            n.label == "Staging deploys go out from `main` every hour; production needs a tag."
+        })
+        .expect("the deploys paragraph")
+        .id
+        .clone();
+    let node = memory.get(&deploys).expect("get");
+    assert!(node.text.contains("production needs a tag"));
+    let warm = memory.tree(Some(40)).expect("tree");
+    assert_eq!(warm.nodes[0].id, deploys);
+    assert!(warm.nodes[0].temperature > 0.99);
+    assert!(warm.tokens <= 40 && warm.omitted > 0, "{warm:?}");
+    let err = memory.get("000000000000").expect_err("no such node");
+    assert!(err.is_invalid_input());
+}

@@ -1,0 +1,113 @@
+//! Properties of node ids, compilation and proposal names.
+
+use proptest::prelude::*;
+use remaind_memory::{Memory, compile, proposal_id, slug};
+
+use crate::common::Project;
+
+fn block() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z]{1,8}( [a-z]{1,8}){0,6}".prop_map(|s| s),
+        "[a-z]{1,8}".prop_map(|s| format!("# {s}")),
+        "[a-z]{1,8}".prop_map(|s| format!("## {s}")),
+        "[a-z]{1,8}".prop_map(|s| format!("- {s}\n- {s} too")),
+        "[a-z]{1,8}".prop_map(|s| format!("key: {s}")),
+        "[a-z]{1,8}".prop_map(|s| format!("```\n{s}\n```")),
+        "[a-z]{1,8}".prop_map(|s| format!("| {s} |\n|---|")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Compiling the same text twice gives the same nodes, byte for byte.
+    #[test]
+    fn prop_recompiling_changes_nothing(blocks in prop::collection::vec(block(), 0..12)) {
+        let md = blocks.join("\n\n");
+        let a = serde_json::to_vec(&compile("CLAUDE.md", &md)).unwrap_or_default();
+        let b = serde_json::to_vec(&compile("CLAUDE.md", &md)).unwrap_or_default();
+        prop_assert_eq!(a, b);
+    }
+
+    /// Changing one block changes that block's id and keeps the ids of the unchanged ones.
+    #[test]
+    fn prop_an_id_changes_only_with_its_content(
+        blocks in prop::collection::vec(block(), 2..10),
+        pick in any::<prop::sample::Index>(),
+        extra in "[a-z]{1,8}",
+    ) {
+        let i = pick.index(blocks.len());
+        let before = compile("CLAUDE.md", &blocks.join("\n\n"));
+        let mut changed = blocks.clone();
+        changed[i] = format!("{} {extra}", changed[i]);
+        let after = compile("CLAUDE.md", &changed.join("\n\n"));
+        let ids = |nodes: &[remaind_memory::Node]| -> Vec<(String, String)> {
+            nodes.iter().map(|n| (n.text.clone(), n.id.clone())).collect()
+        };
+        let (before, after) = (ids(&before), ids(&after));
+        for (text, id) in &after {
+            if let Some((_, old)) = before.iter().find(|(t, _)| t == text) {
+                // Same text: same id, unless a repeat of it moved (its repeat index did).
+                let repeats = before.iter().filter(|(t, _)| t == text).count();
+                if repeats == 1 && after.iter().filter(|(t, _)| t == text).count() == 1 {
+                    prop_assert_eq!(id, old);
+                }
+            } else {
+                prop_assert!(before.iter().all(|(_, old)| old != id));
+            }
+        }
+    }
+
+    /// The same title is always the same proposal; different titles never share one, even
+    /// when their slugs are equal.
+    #[test]
+    fn prop_titles_map_to_stable_distinct_files(a in "[A-Za-z ]{1,20}", b in "[A-Za-z ]{1,20}") {
+        prop_assert_eq!(proposal_id(&a), proposal_id(&a));
+        if a != b {
+            prop_assert_ne!(proposal_id(&a), proposal_id(&b));
+        }
+        let prefix = format!("{}--", slug(&a));
+        prop_assert!(proposal_id(&a).starts_with(&prefix));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Whatever the sequence of commands and hand edits, every hand-edited text stays in
+    /// MEMORY.md and in the ledger.
+    #[test]
+    fn prop_a_hand_edit_is_never_lost(steps in prop::collection::vec(0u8..4, 1..8)) {
+        let p = Project::new();
+        let ledger = p.ledger();
+        let path = p.ctx.join("memory/MEMORY.md");
+        let mut kept: Vec<String> = Vec::new();
+        for (i, step) in steps.iter().enumerate() {
+            let m = Memory::open(&p.ctx, &ledger).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            match step {
+                0 => {
+                    let line = format!("Hand note {i}: keep this.");
+                    let now = std::fs::read_to_string(&path).unwrap_or_default();
+                    std::fs::write(&path, format!("{now}\n{line}\n")).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                    kept.push(line);
+                }
+                1 => {
+                    let x = m.propose(&format!("Title {i}"), &format!("Fact {i}.")).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                    m.accept(&x.id).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                }
+                2 => {
+                    let x = m.propose(&format!("Title {i}"), &format!("Fact {i}.")).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                    m.reject(&x.id).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                }
+                _ => {
+                    m.sync().map_err(|e| TestCaseError::fail(e.to_string()))?;
+                }
+            }
+        }
+        Memory::open(&p.ctx, &ledger).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let now = std::fs::read_to_string(&path).unwrap_or_default();
+        for line in &kept {
+            prop_assert!(now.contains(line.as_str()), "{line} lost from {now}");
+        }
+    }
+}
