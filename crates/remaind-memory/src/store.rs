@@ -108,19 +108,16 @@ pub struct Memory<'l> {
 
 impl<'l> Memory<'l> {
     /// Opens the memory of `ctx`, whose ledger is `ledger`. A hand edit of `MEMORY.md` since
-    /// it was last written is recorded as an event first (never lost), then every memory
-    /// file is brought in line with the ledger.
+    /// it was last written is recorded as an event first (never lost) and the files are
+    /// brought in line with the ledger; otherwise nothing is written until an action.
     pub fn open(ctx: &ContextDir, ledger: &'l Ledger) -> Result<Memory<'l>> {
         let memory = Memory {
             ctx: ctx.clone(),
             ledger,
         };
-        for dir in [MEMORY_DIR, MEMORY_PROPOSALS_DIR, MEMORY_ARCHIVE_DIR] {
-            let path = ctx.join(dir);
-            remaind_fs::ensure_dir(&path, true).map_err(Error::file(&path))?;
+        if memory.record_hand_edit()? {
+            memory.sync()?;
         }
-        memory.record_hand_edit()?;
-        memory.sync()?;
         Ok(memory)
     }
 
@@ -137,21 +134,21 @@ impl<'l> Memory<'l> {
 
     /// When `MEMORY.md` differs from what was last written, a person edited it: the whole
     /// file goes into the ledger, and later renders start from it.
-    fn record_hand_edit(&self) -> Result<()> {
+    fn record_hand_edit(&self) -> Result<bool> {
         let Some(current) = self.read(MEMORY_FILE_PATH)? else {
-            return Ok(());
+            return Ok(false);
         };
         let rendered = self.read(MEMORY_RENDERED_PATH)?;
         let hash = remaind_fs::sha256_hex(&current);
         if rendered.as_deref().map(<[u8]>::trim_ascii) == Some(hash.as_bytes()) {
-            return Ok(());
+            return Ok(false);
         }
         let text = String::from_utf8(current).map_err(|_| Error::Damaged {
             path: self.ctx.join(MEMORY_FILE_PATH),
             reason: "is not UTF-8; save it as UTF-8 text".to_owned(),
         })?;
         self.append("hand_edit", "", "MEMORY.md", &text, 2)?;
-        Ok(())
+        Ok(true)
     }
 
     fn append(
@@ -288,6 +285,10 @@ impl<'l> Memory<'l> {
     /// the memories accepted since), one file per proposal under review, one archive file per
     /// accept or reject. Files that match are left alone.
     pub fn sync(&self) -> Result<()> {
+        for dir in [MEMORY_DIR, MEMORY_PROPOSALS_DIR, MEMORY_ARCHIVE_DIR] {
+            let path = self.ctx.join(dir);
+            remaind_fs::ensure_dir(&path, true).map_err(Error::file(&path))?;
+        }
         let actions = self.actions()?;
         let (proposals, archive, memory_md) = project(&actions);
         for p in proposals.iter().filter(|p| p.status == Status::Proposed) {
@@ -330,9 +331,12 @@ impl<'l> Memory<'l> {
             "{}/{MEMORY_FILE_PATH}",
             self.ctx.root().file_name().unwrap_or(".context")
         );
-        if let Some(bytes) = self.read(MEMORY_FILE_PATH)? {
-            nodes.extend(tree::compile(&memory_rel, &String::from_utf8_lossy(&bytes)));
-        }
+        // Before the first action there is no file yet: the tree shows what it will hold.
+        let memory_md = match self.read(MEMORY_FILE_PATH)? {
+            Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            None => project(&self.actions()?).2,
+        };
+        nodes.extend(tree::compile(&memory_rel, &memory_md));
         if let Some(project) = self.ctx.root().parent() {
             for name in ["CLAUDE.md", "AGENTS.md"] {
                 let path = project.join(name);
@@ -391,6 +395,8 @@ impl<'l> Memory<'l> {
         let excess = list.len().saturating_sub(USES_KEPT);
         list.drain(..excess);
         let bytes = serde_json::to_vec_pretty(&uses).unwrap_or_default();
+        let dir = self.ctx.join(MEMORY_DIR);
+        remaind_fs::ensure_dir(&dir, true).map_err(Error::file(&dir))?;
         self.write(MEMORY_USES_PATH, &bytes)?;
         Ok(node)
     }

@@ -13,6 +13,7 @@ pub(crate) mod init;
 pub(crate) mod log;
 pub(crate) mod man;
 pub(crate) mod mcp;
+pub(crate) mod memory;
 pub(crate) mod monitor;
 pub(crate) mod reindex;
 pub(crate) mod resume;

@@ -8,6 +8,7 @@ mod ledger_cli;
 mod lifecycle_cli;
 mod llm_cli;
 mod mcp_cli;
+mod memory_cli;
 mod reliability;
 mod runtime_hooks;
 mod transcripts;

@@ -30,7 +30,10 @@ impl Project {
     /// Every file under `memory/` (path → contents), sorted.
     pub(crate) fn memory_files(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
-        walk(&self.ctx.join("memory"), "memory", &mut out);
+        let dir = self.ctx.join("memory");
+        if dir.exists() {
+            walk(&dir, "memory", &mut out);
+        }
         out.sort();
         out
     }

@@ -88,6 +88,7 @@ proptest! {
                 0 => {
                     let line = format!("Hand note {i}: keep this.");
                     let now = std::fs::read_to_string(&path).unwrap_or_default();
+                    std::fs::create_dir_all(p.ctx.join("memory")).map_err(|e| TestCaseError::fail(e.to_string()))?;
                     std::fs::write(&path, format!("{now}\n{line}\n")).map_err(|e| TestCaseError::fail(e.to_string()))?;
                     kept.push(line);
                 }

@@ -1,0 +1,199 @@
+//! `remaind memory`: long-term memory proposals, `MEMORY.md`, and the memory tree.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use remaind_ledger::Ledger;
+use remaind_memory::{Memory, Proposal, Status};
+
+use crate::cli_error::CliError;
+use crate::global::Global;
+
+/// Review what should outlive a task, and read the project's instructions as a tree.
+///
+/// A proposal is a Markdown file under `.context/memory/proposals/`; accepting it adds it to
+/// `.context/memory/MEMORY.md`, rejecting it archives it. Every action is an event in the
+/// ledger, and the files are rebuilt from those events. Edit `MEMORY.md` by hand freely:
+/// the next memory command records the edit in the ledger and keeps it.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+remaind memory propose --title 'Test command' 'Run cargo xtask ci before every push.'\n  \
+remaind memory list\n  \
+remaind memory accept test-command--2b53589a-c017-56ec-92b8-f9c44e08c04c\n  \
+remaind memory tree --budget 2000\n  \
+remaind memory get 3c75e49eae14 --json")]
+pub(crate) struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    /// List the proposals (under review, accepted, rejected).
+    List {
+        /// Print one JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one proposal: its text, status and events.
+    Show {
+        /// The proposal's id (`slug--uuid`), or its slug when only one proposal has it.
+        id: String,
+        /// Print it as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Propose a memory for review.
+    Propose {
+        /// A short title, one line; the same title proposes the same memory again.
+        #[arg(long)]
+        title: String,
+        /// What to remember.
+        text: String,
+        /// Print the proposal as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Accept a proposal into MEMORY.md.
+    Accept {
+        /// The proposal's id.
+        id: String,
+        /// Print the proposal as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Reject a proposal (it is archived).
+    Reject {
+        /// The proposal's id.
+        id: String,
+        /// Print the proposal as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The memory tree (MEMORY.md, CLAUDE.md, AGENTS.md), hottest nodes first.
+    Tree {
+        /// Keep the listing within this many tokens.
+        #[arg(long, value_name = "TOKENS")]
+        budget: Option<u64>,
+        /// Print the tree as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one node of the tree in full (opening a node warms it).
+    Get {
+        /// The node's id, from `remaind memory tree`.
+        id: String,
+        /// Print the node as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Proposed => "proposed",
+        Status::Accepted => "accepted",
+        Status::Rejected => "rejected",
+    }
+}
+
+fn print_proposal(out: &mut impl Write, p: &Proposal, json: bool) -> std::io::Result<()> {
+    if json {
+        return writeln!(out, "{}", serde_json::to_string(p).unwrap_or_default());
+    }
+    let events: Vec<String> = p.events.iter().map(ToString::to_string).collect();
+    writeln!(
+        out,
+        "{} [{}] {}\n  {}\n  events: {}",
+        p.id,
+        status_word(p.status),
+        p.title,
+        p.text.replace('\n', "\n  "),
+        events.join(", ")
+    )
+}
+
+pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
+    let ctx = global.context()?;
+    let ledger = Ledger::open(ctx.root())?;
+    let memory = Memory::open(&ctx, &ledger)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let wrote = match args.command {
+        Sub::List { json } => {
+            let all = memory.proposals()?;
+            if !json && all.is_empty() {
+                writeln!(
+                    out,
+                    "no memory proposals yet; `remaind memory propose --title T TEXT` adds one"
+                )
+            } else {
+                all.iter()
+                    .try_for_each(|p| print_proposal(&mut out, p, json))
+            }
+        }
+        Sub::Show { id, json } => {
+            let found = memory
+                .proposals()?
+                .into_iter()
+                .filter(|p| p.id == id || p.id.starts_with(&format!("{id}--")))
+                .collect::<Vec<_>>();
+            match found.as_slice() {
+                [one] => print_proposal(&mut out, one, json),
+                [] => {
+                    return Err(CliError::invalid(format!(
+                        "no proposal `{id}`; `remaind memory list` shows the ids"
+                    )));
+                }
+                many => {
+                    return Err(CliError::invalid(format!(
+                        "`{id}` names {} proposals; give the whole id",
+                        many.len()
+                    )));
+                }
+            }
+        }
+        Sub::Propose { title, text, json } => {
+            let p = memory.propose(&title, &text)?;
+            print_proposal(&mut out, &p, json)
+        }
+        Sub::Accept { id, json } => {
+            let p = memory.accept(&id)?;
+            print_proposal(&mut out, &p, json)
+        }
+        Sub::Reject { id, json } => {
+            let p = memory.reject(&id)?;
+            print_proposal(&mut out, &p, json)
+        }
+        Sub::Tree { budget, json } => {
+            if budget == Some(0) {
+                return Err(CliError::invalid(
+                    "--budget 0 leaves room for nothing; give at least 1 token",
+                ));
+            }
+            let tree = memory.tree(budget)?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string(&tree).unwrap_or_default())
+            } else {
+                out.write_all(remaind_memory::render_listing(&tree).as_bytes())
+                    .and_then(|()| {
+                        if tree.omitted > 0 {
+                            writeln!(out, "({} more nodes left out for the budget)", tree.omitted)
+                        } else {
+                            Ok(())
+                        }
+                    })
+            }
+        }
+        Sub::Get { id, json } => {
+            let node = memory.get(&id)?;
+            if json {
+                writeln!(out, "{}", serde_json::to_string(&node).unwrap_or_default())
+            } else {
+                writeln!(out, "{}", node.text)
+            }
+        }
+    };
+    wrote.map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}

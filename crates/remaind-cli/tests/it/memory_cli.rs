@@ -1,0 +1,138 @@
+//! `remaind memory`: propose, review and read memory from the command line.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{ok, remaind, tmp};
+
+fn init(dir: &Path) -> std::path::PathBuf {
+    let ctx = dir.join(".context");
+    ok(&remaind(&ctx, &["init"], None));
+    ctx
+}
+
+fn json(out: &str) -> Value {
+    serde_json::from_str(out.trim()).expect("one JSON object")
+}
+
+#[test]
+fn a_memory_is_proposed_accepted_and_read_back_from_the_tree() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    std::fs::write(
+        t.0.join("CLAUDE.md"),
+        "# Build\n\nRun `cargo xtask ci` before every push.\n",
+    )
+    .expect("write CLAUDE.md");
+    let p = json(&ok(&remaind(
+        &ctx,
+        &[
+            "memory",
+            "propose",
+            "--title",
+            "Staging region",
+            "Deploy staging to eu-west-1 only.",
+            "--json",
+        ],
+        None,
+    )));
+    let id = p["id"].as_str().expect("id").to_owned();
+    assert!(id.starts_with("staging-region--"), "{id}");
+    assert_eq!(p["status"], "proposed");
+    assert!(ctx.join(format!("memory/proposals/{id}.md")).is_file());
+    let accepted = json(&ok(&remaind(
+        &ctx,
+        &["memory", "accept", &id, "--json"],
+        None,
+    )));
+    assert_eq!(accepted["status"], "accepted");
+    assert!(!ctx.join(format!("memory/proposals/{id}.md")).exists());
+    let md = std::fs::read_to_string(ctx.join("memory/MEMORY.md")).expect("MEMORY.md");
+    assert!(md.contains("## Staging region") && md.contains("eu-west-1 only"));
+    let list = ok(&remaind(&ctx, &["memory", "list"], None));
+    assert!(list.contains("[accepted] Staging region"), "{list}");
+
+    let tree = json(&ok(&remaind(
+        &ctx,
+        &["memory", "tree", "--budget", "2000", "--json"],
+        None,
+    )));
+    let nodes = tree["nodes"].as_array().expect("nodes");
+    let build = nodes
+        .iter()
+        .find(|n| n["file"] == "CLAUDE.md" && n["node_type"] == "text")
+        .expect("CLAUDE.md's paragraph");
+    let node_id = build["id"].as_str().expect("node id");
+    let got = ok(&remaind(&ctx, &["memory", "get", node_id], None));
+    assert_eq!(got.trim(), "Run `cargo xtask ci` before every push.");
+    // Opened, it is now the hottest.
+    let listing = ok(&remaind(
+        &ctx,
+        &["memory", "tree", "--budget", "2000"],
+        None,
+    ));
+    assert!(listing.starts_with(node_id), "{listing}");
+}
+
+#[test]
+fn bad_memory_input_exits_2_and_writes_nothing() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    let log_before = std::fs::read(ctx.join("logs/events.jsonl")).expect("log");
+    for args in [
+        &["memory", "propose", "--title", "", "text"][..],
+        &["memory", "propose", "--title", "T", "   "],
+        &["memory", "accept", "no-such--proposal"],
+        &["memory", "get", "000000000000"],
+        &["memory", "tree", "--budget", "0"],
+    ] {
+        let out = remaind(&ctx, args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.is_empty(), "{args:?} says why");
+    }
+    assert_eq!(
+        std::fs::read(ctx.join("logs/events.jsonl")).expect("log"),
+        log_before
+    );
+    assert!(!ctx.join("memory/MEMORY.md").exists());
+}
+
+#[test]
+fn a_hand_edit_of_memory_md_is_recorded_by_the_next_command() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    let p = json(&ok(&remaind(
+        &ctx,
+        &[
+            "memory",
+            "propose",
+            "--title",
+            "Owner",
+            "Storage owns it.",
+            "--json",
+        ],
+        None,
+    )));
+    ok(&remaind(
+        &ctx,
+        &["memory", "accept", p["id"].as_str().expect("id")],
+        None,
+    ));
+    let path = ctx.join("memory/MEMORY.md");
+    let edited = format!(
+        "{}\nThe staging database is reset every Monday.\n",
+        std::fs::read_to_string(&path).expect("read")
+    );
+    std::fs::write(&path, &edited).expect("hand edit");
+    ok(&remaind(&ctx, &["memory", "list"], None));
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), edited);
+    let events = ok(&remaind(&ctx, &["events", "--json"], None));
+    assert!(
+        events
+            .lines()
+            .any(|l| l.contains("\"hand_edit\"") && l.contains("reset every Monday")),
+        "{events}"
+    );
+}
