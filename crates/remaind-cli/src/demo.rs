@@ -68,6 +68,8 @@ pub(crate) enum Action {
     Compact,
     /// A candidate was rejected by the validator.
     Reject,
+    /// A memory was proposed and accepted into MEMORY.md.
+    Memory,
     /// The resume packet was built and the gate decided.
     Resume,
     /// Derived files were rolled back.
@@ -88,6 +90,7 @@ impl Action {
             Action::Monitor => "monitor",
             Action::Compact => "compact",
             Action::Reject => "compact",
+            Action::Memory => "memory",
             Action::Resume => "resume",
             Action::Rollback => "rollback",
             Action::Verify => "verify",
@@ -314,6 +317,7 @@ impl Demo<'_> {
         let rejected = self.bad_candidate(&ledger, &store)?;
 
         self.log_lines(&ledger, AFTER_COMPACTION, "after-compaction.jsonl")?;
+        self.memory(&ledger)?;
         let resume = self.resume()?;
         let rollback = self.rollback(&store, &before_state, &before_handover)?;
 
@@ -566,6 +570,36 @@ impl Demo<'_> {
             failures,
             derived_unchanged,
         })
+    }
+
+    /// What the session learned that should outlive the task becomes a reviewed memory.
+    fn memory(&mut self, ledger: &Ledger) -> Result<(), Error> {
+        let memory = remaind_memory::Memory::open(&self.ctx, ledger).map_err(Error::Memory)?;
+        let proposal = memory
+            .propose(
+                "Retries in the uploader",
+                "Uploads retry with exponential backoff and full jitter (200 ms to 5 s, \
+                 UPLOAD_MAX_TRIES tries); never retry a 4xx.",
+            )
+            .map_err(Error::Memory)?;
+        let accepted = memory.accept(&proposal.id).map_err(Error::Memory)?;
+        let event = accepted.events.last().copied();
+        self.step(
+            Action::Memory,
+            accepted.status == remaind_memory::Status::Accepted,
+            event,
+            format!(
+                "memory `{}` proposed and accepted into .context/memory/MEMORY.md (events {})",
+                accepted.title,
+                accepted
+                    .events
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+        Ok(())
     }
 
     fn resume(&mut self) -> Result<Resume, Error> {

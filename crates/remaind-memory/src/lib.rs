@@ -30,7 +30,7 @@ mod store;
 mod tree;
 
 pub use error::{Error, Result};
-pub use store::{Memory, Proposal, Status, proposal_id, slug};
+pub use store::{Memory, Proposal, Status, memory_for_packet, proposal_id, slug};
 pub use tree::{
     HALF_LIFE_HOURS, Node, NodeType, Tree, TreeEntry, compile, count_tokens, listing_line,
     render_listing, select, temperature,

@@ -402,6 +402,19 @@ impl<'l> Memory<'l> {
     }
 }
 
+/// The `MEMORY.md` text a resume packet shows: the file as written (hand edits included),
+/// or `None` when there is no file or it holds no memory yet. Read without following a
+/// link and without writing anything.
+pub fn memory_for_packet(ctx: &ContextDir) -> Result<Option<String>> {
+    let path = ctx.join(MEMORY_FILE_PATH);
+    let Some(bytes) = remaind_fs::read_file(&path).map_err(Error::file(&path))? else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let empty = project(&[]).2;
+    Ok((!text.trim().is_empty() && text != empty).then_some(text))
+}
+
 /// Folds the actions into proposals, the archive files (name → body) and `MEMORY.md`.
 fn project(actions: &[Action]) -> (Vec<Proposal>, Vec<(String, String)>, String) {
     let mut order: Vec<String> = Vec::new();

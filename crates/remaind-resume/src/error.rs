@@ -65,6 +65,9 @@ pub enum Error {
     /// A file primitive failed (a symlink or special file in the way, an I/O error).
     #[error(transparent)]
     Fs(#[from] remaind_fs::Error),
+    /// The long-term memory could not be read (its message names the file).
+    #[error(transparent)]
+    Memory(remaind_memory::Error),
 }
 
 impl Error {

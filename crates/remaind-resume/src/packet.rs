@@ -103,6 +103,8 @@ pub struct Dropped {
     pub next_step: bool,
     /// The framing was left out.
     pub framing: bool,
+    /// The long-term memory (`MEMORY.md`) was left out.
+    pub memory: bool,
 }
 
 impl Dropped {
@@ -113,6 +115,7 @@ impl Dropped {
             || self.remember_items > 0
             || self.next_step
             || self.framing
+            || self.memory
     }
 }
 
@@ -277,6 +280,7 @@ enum UnitKind {
     Remember { from_state: bool },
     State,
     Handover,
+    Memory,
     Event(EventId),
 }
 
@@ -493,7 +497,7 @@ impl Assembly {
             |k| matches!(k, UnitKind::Remember { .. }),
             None,
         );
-        for k in [UnitKind::State, UnitKind::Handover] {
+        for k in [UnitKind::State, UnitKind::Handover, UnitKind::Memory] {
             for u in self.units.iter().filter(|u| u.kept && u.what == k) {
                 out.push('\n');
                 out.push_str(&u.text);
@@ -584,9 +588,21 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
             what,
         });
     };
-    if let Some(text) = &inp.handover {
+    // Long-term memory is the lowest authority: it is dropped first.
+    if let Some(text) = remaind_memory::memory_for_packet(ctx).map_err(Error::Memory)? {
+        let (text, _) = ledger.redactor().redact_str(&text);
         unit(
             (0, 0, 0),
+            format!(
+                "## Long-term memory (MEMORY.md; below the handover in authority)\n\n{}\n",
+                inert::nested(text.trim_end())
+            ),
+            UnitKind::Memory,
+        );
+    }
+    if let Some(text) = &inp.handover {
+        unit(
+            (0, 1, 0),
             format!("## Handover\n\n{}\n", inert::nested(text.trim_end())),
             UnitKind::Handover,
         );
@@ -712,6 +728,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     for u in asm.units.iter().filter(|u| !u.kept) {
         match u.what {
             UnitKind::Handover => dropped.handover = true,
+            UnitKind::Memory => dropped.memory = true,
             UnitKind::State => dropped.state = true,
             UnitKind::Event(id) => dropped.events.push(id),
             UnitKind::Remember { .. } => dropped.remember_items += 1,

@@ -171,6 +171,15 @@ fn demo_runs_to_the_end_redacts_rejects_and_rolls_back() {
     assert!(newest_seq > last_compaction);
     assert!(stdout.contains(newest["text"].as_str().expect("text")));
 
+    // The packet carries the accepted memory (below the handover) and the open blocker.
+    let packet = &stdout;
+    let memory = packet
+        .find("## Long-term memory")
+        .expect("a memory section");
+    assert!(packet[memory..].contains("## Retries in the uploader"));
+    assert!(packet.find("## Handover").is_some_and(|h| h < memory));
+    assert!(packet.contains("blocker (importance 2, agent): The integration tests need S3"));
+
     // The folder is not reusable: a second run into it is refused with exit 2.
     let again = remaind()
         .arg("demo")
@@ -199,7 +208,7 @@ fn demo_json_reports_every_step_and_no_problem() {
     assert_eq!(report["resume"]["gate"]["proceed"], true);
     let steps = report["steps"].as_array().expect("steps");
     for action in [
-        "init", "log", "monitor", "compact", "reject", "resume", "rollback", "verify",
+        "init", "log", "monitor", "compact", "reject", "memory", "resume", "rollback", "verify",
     ] {
         assert!(
             steps.iter().any(|s| s["action"] == action),
