@@ -27,7 +27,7 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, atomic, redact, ledger, resume, compact, adapters, mcp, integrity
+                     index, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity
 ";
 
 fn main() -> ExitCode {

@@ -194,7 +194,16 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1));
     if only.is_none_or(|layer| {
-        ["index", "ledger", "resume", "adapters", "mcp", "integrity"].contains(&layer.as_str())
+        [
+            "index",
+            "ledger",
+            "resume",
+            "adapters",
+            "memory",
+            "mcp",
+            "integrity",
+        ]
+        .contains(&layer.as_str())
     }) {
         let mut build = cargo();
         build.args(["build", "--release", "-p", "remaind-cli"]);

@@ -379,11 +379,14 @@ pub fn select(
         omitted: 0,
         tokens: 0,
     };
+    let total = entries.len();
     for (_, e) in entries {
         let cost = count_tokens(&listing_line(&e));
         if budget.is_some_and(|b| tree.tokens + cost > b) {
-            tree.omitted += 1;
-            continue;
+            // Hottest first: the first node that does not fit ends the listing (a colder,
+            // shorter one slipping in after it would misorder the tree).
+            tree.omitted = total - tree.nodes.len();
+            break;
         }
         tree.tokens += cost;
         tree.nodes.push(e);

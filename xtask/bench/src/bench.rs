@@ -27,7 +27,7 @@ type LayerBench = fn(bool) -> Vec<Measurement>;
 /// Runs every benchmark and writes the report.
 pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
     // Each layer's benchmarks register here.
-    let layers: [(&str, LayerBench); 9] = [
+    let layers: [(&str, LayerBench); 10] = [
         ("index", crate::bench_index::run),
         ("atomic", crate::bench_atomic::run),
         ("redact", crate::bench_redact::run),
@@ -35,6 +35,7 @@ pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
         ("resume", crate::bench_resume::run),
         ("compact", crate::bench_compact::run),
         ("adapters", crate::bench_adapters::run),
+        ("memory", crate::bench_memory::run),
         ("mcp", crate::bench_mcp::run),
         ("integrity", crate::bench_integrity::run),
     ];
