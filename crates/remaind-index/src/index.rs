@@ -880,6 +880,23 @@ impl<'l> Index<'l> {
         self.parse_lines(lines)
     }
 
+    /// The newest `limit` events of `kinds` that are still current (neither superseded nor
+    /// resolved), oldest first: with blockers and next steps, the open loops.
+    pub fn current_of_kinds(&mut self, kinds: &[Kind], limit: usize) -> Result<Vec<Event>> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut params = Vec::new();
+        let filters = filter_sql(kinds, None, true, &mut params);
+        params.push(Value::Integer(sql_limit(limit)));
+        let sql = format!(
+            "SELECT e.seq, e.line FROM events e WHERE 1 = 1{filters} ORDER BY e.seq DESC LIMIT ?"
+        );
+        let mut lines = self.read(|conn| lines_query(conn, &sql, &params))?;
+        lines.reverse();
+        self.parse_lines(lines)
+    }
+
     /// Whether `id` is current, superseded or resolved; `None` if it does not exist. The same
     /// answer as [`Ledger::status`].
     pub fn status(&mut self, id: EventId) -> Result<Option<Status>> {

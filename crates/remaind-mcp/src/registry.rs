@@ -119,6 +119,10 @@ pub(crate) fn all() -> Vec<ToolDef> {
         tools::context::status_tool(),
         tools::context::monitor_tool(),
         tools::context::compact_tool(),
+        tools::memory::memory_tree_tool(),
+        tools::memory::memory_get_tool(),
+        tools::memory::memory_propose_tool(),
+        tools::memory::open_loops_tool(),
     ]
 }
 

@@ -6,7 +6,7 @@ use camino::Utf8PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The caller's input was refused; nothing was written.
-    #[error("invalid input: field `{field}`: {reason}")]
+    #[error("field `{field}`: {reason}")]
     Invalid {
         /// The field or argument at fault.
         field: &'static str,

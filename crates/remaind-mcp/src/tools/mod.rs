@@ -1,8 +1,10 @@
 //! The tools, one module per family: `record` (the model's own events), `read` (search,
 //! timeline, get_events: three steps so an agent pays tokens only for what it opens) and
-//! `context` (resume, status, monitor, compact).
+//! `context` (resume, status, monitor, compact) and `memory` (the memory tree, proposals,
+//! open loops).
 
 pub(crate) mod context;
+pub(crate) mod memory;
 pub(crate) mod read;
 pub(crate) mod record;
 

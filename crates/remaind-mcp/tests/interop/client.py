@@ -19,7 +19,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
-TOOLS = ["record", "search", "timeline", "get_events", "resume", "status", "monitor", "compact"]
+TOOLS = ["record", "search", "timeline", "get_events", "resume", "status", "monitor", "compact",
+         "memory_tree", "memory_get", "memory_propose", "open_loops"]
 
 passed = 0
 
@@ -158,6 +159,21 @@ async def handshake_session(binary: str, ctx: Path) -> None:
             check(isinstance(rs["gate"]["proceed"], bool), f"resume gate: {rs['gate']}")
             await tool_err(session, "resume", {"budget": 0}, "budget")
             await tool_err(session, "resume", {"budget": "lots"}, "budget")
+
+            # memory and open loops
+            pr = await tool_ok(session, "memory_propose", {"title": "CSV parsing", "text": "Parse CSV with the csv crate, never by hand."})
+            check(pr["status"] == "proposed" and pr["id"].startswith("csv-parsing--"), f"memory_propose: {pr}")
+            await tool_err(session, "memory_propose", {"title": "", "text": "x"}, "title")
+            tr = await tool_ok(session, "memory_tree", {"budget": 2000})
+            check(isinstance(tr["nodes"], list) and tr["tokens"] <= 2000, f"memory_tree: {len(tr['nodes'])} nodes")
+            await tool_err(session, "memory_tree", {"budget": 0}, "budget")
+            if tr["nodes"]:
+                node = await tool_ok(session, "memory_get", {"id": tr["nodes"][0]["id"]})
+                check(node["text"] != "", f"memory_get: {node['node_type']}")
+            await tool_err(session, "memory_get", {"id": "000000000000"}, "000000000000")
+            lo = await tool_ok(session, "open_loops", {})
+            check(isinstance(lo["loops"], list), f"open_loops: {len(lo['loops'])}")
+            await tool_err(session, "open_loops", {"limit": 0}, "limit")
 
             # resources
             listed = (await session.list_resources()).resources
