@@ -292,7 +292,10 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
     assert!(events(&ctx).is_empty(), "invalid input wrote something");
     // Still serving.
     let tools = mcp.request("tools/list", json!({}));
-    assert_eq!(tools["result"]["tools"].as_array().expect("tools").len(), 12);
+    assert_eq!(
+        tools["result"]["tools"].as_array().expect("tools").len(),
+        12
+    );
     let out = mcp.call_ok("record", json!({"kind": "note", "text": "still here"}));
     assert_eq!(out["id"], "e1");
 }
