@@ -26,7 +26,10 @@
 //! let names: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
 //! assert_eq!(
 //!     names,
-//!     ["record", "search", "timeline", "get_events", "resume", "status", "monitor", "compact"]
+//!     [
+//!         "record", "search", "timeline", "get_events", "resume", "status", "monitor",
+//!         "compact", "memory_tree", "memory_get", "memory_propose", "open_loops",
+//!     ]
 //! );
 //! // `remaind_mcp::serve_stdio(locator)` runs it on stdin/stdout until the client leaves.
 //! ```

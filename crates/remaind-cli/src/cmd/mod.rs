@@ -11,6 +11,7 @@ pub(crate) mod hook;
 pub(crate) mod import;
 pub(crate) mod init;
 pub(crate) mod log;
+pub(crate) mod loops;
 pub(crate) mod man;
 pub(crate) mod mcp;
 pub(crate) mod memory;

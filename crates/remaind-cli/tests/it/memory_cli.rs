@@ -136,3 +136,58 @@ fn a_hand_edit_of_memory_md_is_recorded_by_the_next_command() {
         "{events}"
     );
 }
+
+#[test]
+fn open_loops_are_listed_and_resolved_from_the_cli() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    ok(&remaind(
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "blocker",
+            "--text",
+            "CI runner lacks S3 credentials",
+        ],
+        None,
+    ));
+    ok(&remaind(
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "next_step",
+            "--text",
+            "Write the importer tests",
+        ],
+        None,
+    ));
+    let list = ok(&remaind(&ctx, &["loops", "list"], None));
+    assert!(list.contains("[e1]") && list.contains("[e2]"), "{list}");
+    let out = json(&ok(&remaind(
+        &ctx,
+        &[
+            "loops",
+            "resolve",
+            "e1",
+            "--text",
+            "OPS-142 closed",
+            "--json",
+        ],
+        None,
+    )));
+    assert_eq!(out["resolves"], "e1");
+    let list = ok(&remaind(&ctx, &["loops", "list", "--json"], None));
+    assert!(
+        !list.contains("\"e1\"") && list.contains("\"e2\""),
+        "{list}"
+    );
+    // Resolving it again, or something that is not a loop, is refused with nothing written.
+    for id in ["e1", "e3", "x"] {
+        let out = remaind(&ctx, &["loops", "resolve", id, "--text", "again"], None);
+        assert_eq!(out.status.code(), Some(2), "{id}");
+    }
+    let events = ok(&remaind(&ctx, &["events", "--json"], None));
+    assert_eq!(events.lines().count(), 3);
+}

@@ -1,0 +1,130 @@
+//! `remaind loops`: the open loops (blockers and next steps nothing resolved yet).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use remaind_index::Index;
+use remaind_ledger::{EventId, Kind, Ledger, NewEvent};
+use serde_json::json;
+
+use crate::cli_error::CliError;
+use crate::global::Global;
+
+/// The kinds that open a loop.
+const LOOP_KINDS: [Kind; 2] = [Kind::Blocker, Kind::NextStep];
+
+/// List the open loops, or close one with a result.
+///
+/// An open loop is a `blocker` or `next_step` event that no later event resolved or
+/// superseded. Resolving one appends a `result` event that `resolves` it: the ledger keeps
+/// both.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+remaind loops list\n  \
+remaind loops list --json --limit 10\n  \
+remaind loops resolve e42 --text 'OPS-142 closed: the runner has S3 credentials'")]
+pub(crate) struct Args {
+    #[command(subcommand)]
+    command: Sub,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    /// The open loops, oldest first.
+    List {
+        /// At most this many, the newest kept.
+        #[arg(long, value_name = "N", default_value_t = 50)]
+        limit: usize,
+        /// Print one JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Close an open loop: append a `result` event that resolves it.
+    Resolve {
+        /// The loop's event id, e.g. e42.
+        id: String,
+        /// What resolved it.
+        #[arg(long)]
+        text: String,
+        /// Print the new event's id as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
+    let ctx = global.context()?;
+    let ledger = Ledger::open(ctx.root())?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let wrote = match args.command {
+        Sub::List { limit, json } => {
+            if limit == 0 {
+                return Err(CliError::invalid(
+                    "--limit 0 lists nothing; give at least 1",
+                ));
+            }
+            let mut index = Index::open(ctx.root(), &ledger)?;
+            let loops = index.current_of_kinds(&LOOP_KINDS, limit)?;
+            if loops.is_empty() && !json {
+                writeln!(out, "no open loops")
+            } else {
+                loops.iter().try_for_each(|e| {
+                    let text = e.text.as_deref().unwrap_or("");
+                    if json {
+                        writeln!(
+                            out,
+                            "{}",
+                            json!({"id": e.id.to_string(), "kind": e.kind.as_str(), "ts": e.ts, "text": text})
+                        )
+                    } else {
+                        writeln!(out, "[{}] {} {}: {}", e.id, e.ts, e.kind, text.replace('\n', " "))
+                    }
+                })
+            }
+        }
+        Sub::Resolve { id, text, json } => {
+            let loop_id: EventId = id.trim().parse().map_err(|e| {
+                CliError::invalid(format!(
+                    "`{id}` is not an event id ({e}); give one like e42"
+                ))
+            })?;
+            if text.trim().is_empty() {
+                return Err(CliError::invalid(
+                    "--text is empty; say what resolved the loop",
+                ));
+            }
+            let open = ledger
+                .get_id(loop_id)?
+                .filter(|e| LOOP_KINDS.contains(&e.kind))
+                .is_some_and(|_| {
+                    matches!(
+                        ledger.status(loop_id),
+                        Ok(Some(remaind_ledger::Status::Current))
+                    )
+                });
+            if !open {
+                return Err(CliError::invalid(format!(
+                    "{loop_id} is not an open loop (a current blocker or next_step); `remaind loops list` shows them"
+                )));
+            }
+            let new = ledger.append(NewEvent {
+                kind: Some(Kind::Result),
+                text: Some(text),
+                resolves: vec![loop_id],
+                ..NewEvent::default()
+            })?;
+            if json {
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"id": new.to_string(), "resolves": loop_id.to_string()})
+                )
+            } else {
+                writeln!(out, "{new} resolves {loop_id}")
+            }
+        }
+    };
+    wrote.map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
