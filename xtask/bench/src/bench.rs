@@ -21,6 +21,21 @@ pub(crate) struct Measurement {
     pub(crate) note: String,
 }
 
+impl Measurement {
+    /// The one row of a layer whose benchmarks could not run, saying why (the rest of the
+    /// report still prints).
+    pub(crate) fn failed(layer: &str, why: &str) -> Measurement {
+        Measurement {
+            name: layer.to_owned(),
+            figure: f64::NAN,
+            baseline_name: "-".to_owned(),
+            baseline: f64::NAN,
+            unit: "ms".to_owned(),
+            note: format!("failed: {why}"),
+        }
+    }
+}
+
 /// One layer's benchmarks: `quick` in, measurements out.
 type LayerBench = fn(bool) -> Vec<Measurement>;
 

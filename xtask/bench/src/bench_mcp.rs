@@ -116,17 +116,7 @@ fn timed<T>(f: impl FnOnce() -> Result<T, String>) -> Result<Duration, String> {
 
 /// Runs the MCP benchmarks.
 pub(crate) fn run(quick: bool) -> Vec<Measurement> {
-    match run_inner(quick) {
-        Ok(v) => v,
-        Err(e) => vec![Measurement {
-            name: "mcp".to_owned(),
-            figure: f64::NAN,
-            baseline_name: "-".to_owned(),
-            baseline: f64::NAN,
-            unit: "ms".to_owned(),
-            note: format!("failed: {e}"),
-        }],
-    }
+    run_inner(quick).unwrap_or_else(|e| vec![Measurement::failed("mcp", &e)])
 }
 
 fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {

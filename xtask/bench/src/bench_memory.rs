@@ -31,17 +31,7 @@ fn markdown(target: usize) -> String {
 
 /// Runs the memory benchmarks.
 pub(crate) fn run(quick: bool) -> Vec<Measurement> {
-    match run_inner(quick) {
-        Ok(v) => v,
-        Err(e) => vec![Measurement {
-            name: "memory".to_owned(),
-            figure: f64::NAN,
-            baseline_name: "-".to_owned(),
-            baseline: f64::NAN,
-            unit: "ms".to_owned(),
-            note: format!("failed: {e}"),
-        }],
-    }
+    run_inner(quick).unwrap_or_else(|e| vec![Measurement::failed("memory", &e)])
 }
 
 fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
