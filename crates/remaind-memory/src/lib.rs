@@ -6,7 +6,8 @@
 //! `{slug}--{uuid-v5 of the title}.md` so the same title is always the same file), the
 //! `MEMORY.md` a person reads and edits by hand, the archive of every accept and reject, and
 //! the memory tree's use counts. The ledger stays the authority: every action is a `note`
-//! event with `data.memory`, and the files are projected from those events; a hand edit of
+//! event with `data.memory` (and every `remember` event proposes itself, titled by its
+//! first line), and the files are projected from those events; a hand edit of
 //! `MEMORY.md` is recorded as an event by the next memory command, never lost. It knows
 //! nothing of compaction, the resume packet or the CLI: those layers read it.
 //!

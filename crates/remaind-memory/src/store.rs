@@ -84,6 +84,31 @@ pub fn slug(title: &str) -> String {
     }
 }
 
+/// The title a `remember` event proposes itself under: its first line, cut to 60
+/// characters on a word boundary.
+fn remember_title(text: &str) -> String {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let words = first.split_whitespace();
+    let mut title = String::new();
+    for w in words {
+        if title.chars().count() + w.chars().count() + 1 > 60 {
+            if title.is_empty() {
+                title = w.chars().take(60).collect();
+            }
+            break;
+        }
+        if !title.is_empty() {
+            title.push(' ');
+        }
+        title.push_str(w);
+    }
+    title
+}
+
 /// One memory action recorded in the ledger.
 #[derive(Debug, Clone)]
 struct Action {
@@ -179,6 +204,23 @@ impl<'l> Memory<'l> {
         let mut out = Vec::new();
         for ev in self.ledger.iter()? {
             let ev = ev?;
+            // A `remember` event proposes itself: its first line is the title.
+            if ev.kind == Kind::Remember {
+                let text = self.event_text(&ev);
+                let title = remember_title(&text);
+                if title.is_empty() {
+                    continue;
+                }
+                out.push(Action {
+                    event: ev.id,
+                    ts: ev.ts.clone(),
+                    verb: "propose".to_owned(),
+                    id: proposal_id(&title),
+                    title,
+                    text: text.trim().to_owned(),
+                });
+                continue;
+            }
             if ev.kind != Kind::Note {
                 continue;
             }

@@ -119,3 +119,28 @@ fn a_hand_edit_is_recorded_and_kept() {
         .expect("a hand_edit event");
     assert_eq!(hand.text.as_deref(), Some(edited.as_str()));
 }
+
+#[test]
+fn a_remember_event_proposes_itself_and_can_be_accepted() {
+    let p = Project::new();
+    let ledger = p.ledger();
+    ledger
+        .append(remaind_ledger::NewEvent {
+            kind: Some(remaind_ledger::Kind::Remember),
+            text: Some("Never push to main without a review.\nThe team agreed in March.".into()),
+            ..Default::default()
+        })
+        .expect("remember");
+    let m = Memory::open(&p.ctx, &ledger).expect("open");
+    let listed = m.proposals().expect("list");
+    assert_eq!(listed.len(), 1);
+    let r = &listed[0];
+    assert_eq!(r.title, "Never push to main without a review.");
+    assert_eq!(r.id, proposal_id("Never push to main without a review."));
+    assert_eq!(r.status, Status::Proposed);
+    m.accept(&r.id).expect("accept");
+    let md = std::fs::read_to_string(p.ctx.join("memory/MEMORY.md")).expect("MEMORY.md");
+    assert!(
+        md.contains("## Never push to main without a review.") && md.contains("agreed in March")
+    );
+}
