@@ -174,8 +174,8 @@ pub(crate) enum ValueKind {
 /// - Never: placeholders ([`is_placeholder`]), code (`getenv("X")`), names
 ///   (`args.password`, `MY_TOKEN`, `accessToken`).
 /// - A password: six bytes or more.
-/// - A token: eight bytes or more, entropy near that of random text of its length, and two
-///   character classes (or 20+ bytes).
+/// - A token: eight bytes or more, entropy within a bit of log2(its length) (at most 3
+///   bits asked), and two character classes (or 20+ bytes).
 pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
     if is_placeholder(v) || is_code(v) || is_identifier_like(v) {
         return false;
@@ -186,7 +186,10 @@ pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
             if v.len() < 8 {
                 return false;
             }
-            let threshold = ((v.len() as f64).log2() - 0.5).min(3.0);
+            // Short random tokens often repeat a character or two: a 14-byte base62 draw
+            // can fall to 2.8 bits, so the bar is a bit below log2(len) (names and words
+            // are already out by the identifier test above).
+            let threshold = ((v.len() as f64).log2() - 1.0).min(3.0);
             entropy(v) >= threshold && (classes(v) >= 2 || v.len() >= 20)
         }
     }
