@@ -24,17 +24,24 @@ fn filler() -> impl Strategy<Value = String> {
 }
 
 /// The random part of a key: alphanumeric with at least one digit, and as varied as random
-/// text is (a body of two or three repeated characters is a placeholder, `ghp_aaaa…`).
+/// text is (a body of two or three repeated characters is a placeholder, `ghp_aaaa…`): the
+/// shortest planted piece (its first 14 bytes) has 10 distinct characters, and no character
+/// fills more than a tenth of the first 43 (the pieces most families plant).
 fn random_part() -> impl Strategy<Value = String> {
     ("[A-Za-z0-9]{99,140}", 0..10u8)
         .prop_map(|(r, d)| format!("{r}{d}"))
         .prop_filter("random-looking", |r| {
-            let prefix = &r.as_bytes()[..16];
-            prefix
+            let b = r.as_bytes();
+            let distinct = b[..14]
                 .iter()
                 .collect::<std::collections::BTreeSet<_>>()
-                .len()
-                >= 10
+                .len();
+            let most = b[..43]
+                .iter()
+                .map(|c| b[..43].iter().filter(|x| *x == c).count())
+                .max()
+                .unwrap_or(0);
+            distinct >= 10 && most <= 4
         })
 }
 
