@@ -258,15 +258,26 @@ impl<'l> Memory<'l> {
         Ok(project(&self.actions()?).0)
     }
 
-    fn find(&self, id: &str) -> Result<Proposal> {
-        self.proposals()?
+    /// The proposal `id` names: its whole id, or its slug when one proposal has it.
+    pub fn proposal(&self, id: &str) -> Result<Proposal> {
+        let id = id.trim();
+        let mut found: Vec<Proposal> = self
+            .proposals()?
             .into_iter()
-            .find(|p| p.id == id || p.id.starts_with(&format!("{id}--")) && !id.is_empty())
-            .ok_or_else(|| Error::NotFound {
+            .filter(|p| !id.is_empty() && (p.id == id || p.id.starts_with(&format!("{id}--"))))
+            .collect();
+        match found.len() {
+            1 => Ok(found.remove(0)),
+            0 => Err(Error::NotFound {
                 what: "proposal",
                 id: id.to_owned(),
                 hint: "`remaind memory list` shows the ids",
-            })
+            }),
+            n => Err(Error::invalid(
+                "id",
+                format!("`{id}` names {n} proposals; give the whole id"),
+            )),
+        }
     }
 
     /// Proposes `text` under `title`. The same title proposes the same memory again (its
@@ -288,7 +299,7 @@ impl<'l> Memory<'l> {
         let id = proposal_id(title);
         self.append("propose", &id, title, text.trim(), 1)?;
         self.sync()?;
-        self.find(&id)
+        self.proposal(&id)
     }
 
     /// Accepts proposal `id` into `MEMORY.md`.
@@ -302,7 +313,7 @@ impl<'l> Memory<'l> {
     }
 
     fn decide(&self, id: &str, verb: &str, to: Status) -> Result<Proposal> {
-        let p = self.find(id)?;
+        let p = self.proposal(id)?;
         if p.status != Status::Proposed {
             return Err(Error::invalid(
                 "id",
@@ -320,7 +331,7 @@ impl<'l> Memory<'l> {
         let importance = if to == Status::Accepted { 2 } else { 1 };
         self.append(verb, &p.id, &p.title, &p.text, importance)?;
         self.sync()?;
-        self.find(&p.id)
+        self.proposal(&p.id)
     }
 
     /// Rewrites every memory file from the ledger: `MEMORY.md` (from the last hand edit, then

@@ -132,27 +132,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
                     .try_for_each(|p| print_proposal(&mut out, p, json))
             }
         }
-        Sub::Show { id, json } => {
-            let found = memory
-                .proposals()?
-                .into_iter()
-                .filter(|p| p.id == id || p.id.starts_with(&format!("{id}--")))
-                .collect::<Vec<_>>();
-            match found.as_slice() {
-                [one] => print_proposal(&mut out, one, json),
-                [] => {
-                    return Err(CliError::invalid(format!(
-                        "no proposal `{id}`; `remaind memory list` shows the ids"
-                    )));
-                }
-                many => {
-                    return Err(CliError::invalid(format!(
-                        "`{id}` names {} proposals; give the whole id",
-                        many.len()
-                    )));
-                }
-            }
-        }
+        Sub::Show { id, json } => print_proposal(&mut out, &memory.proposal(&id)?, json),
         Sub::Propose { title, text, json } => {
             let p = memory.propose(&title, &text)?;
             print_proposal(&mut out, &p, json)
