@@ -192,6 +192,38 @@ impl HistoryStore {
         self.commit(&lock, &changes)
     }
 
+    /// Replaces (`Some(bytes)`) and removes (`None`) several files as one unit, like
+    /// [`HistoryStore::write_all`]: all changed or none, their points sharing one time. A
+    /// removal of a file that does not exist records nothing.
+    pub fn change_all<P: AsRef<Utf8Path>>(
+        &self,
+        changes: &[(P, Option<&[u8]>)],
+    ) -> Result<Vec<HistoryPoint>> {
+        let changes = changes
+            .iter()
+            .map(|(rel, bytes)| Ok((RelPath::new(rel.as_ref())?, *bytes)))
+            .collect::<Result<Vec<_>>>()?;
+        let lock = self.lock(true)?;
+        self.commit(&lock, &changes)
+    }
+
+    /// Records that `rel` was changed outside the store (a person edited it): a history
+    /// point whose version before the change is `prior` (`None`: it did not exist), leaving
+    /// the file as it is. Reading the past before this point gives `prior`.
+    pub fn adopt(&self, rel: impl AsRef<Utf8Path>, prior: Option<&[u8]>) -> Result<HistoryPoint> {
+        let rel = RelPath::new(rel.as_ref())?;
+        let _lock = self.lock(true)?;
+        remaind_fs::clean_temps(&self.history)?;
+        let last = self.points()?.pop();
+        let point = self.next_point(last.as_ref(), None, rel, prior.is_some())?;
+        let entry = point.entry_name();
+        if let Err(e) = remaind_fs::replace_file(&self.history, &entry, prior.unwrap_or(b"")) {
+            let _ = remaind_fs::remove_file(&self.history, &entry);
+            return Err(e.into());
+        }
+        Ok(point)
+    }
+
     /// Removes `rel`, first recording its current version as a history point, which is
     /// returned. `Ok(None)` (and nothing recorded) if the file does not exist.
     pub fn remove(&self, rel: impl AsRef<Utf8Path>) -> Result<Option<HistoryPoint>> {

@@ -72,6 +72,9 @@ pub struct Outcome {
     pub through_seq: u64,
     /// The number of events after the prior state that were compacted.
     pub tail_events: usize,
+    /// The memory proposals the continuity flush made (ids): constraints that held across
+    /// this compaction, proposed once each for a person to accept or reject.
+    pub memory_proposed: Vec<String>,
 }
 
 /// Reads a [`Ledger`] for the validator, serving the tail already read from memory.
@@ -391,12 +394,16 @@ fn commit(
         event_id: None,
         through_seq: through,
         tail_events: tail.len(),
+        memory_proposed: Vec::new(),
     };
     if opts.dry_run {
         return Ok(outcome);
     }
     match (&outcome.candidate, outcome.verdict.accepted, state_bytes) {
         (Some(cand), true, Some((state_bytes, state_sha256))) => {
+            // The continuity flush comes before the compaction: what held across it is in
+            // visible memory proposals, not only in a summary.
+            outcome.memory_proposed = continuity_flush(ledger, prior, &cand.state)?;
             // The event that records the new pair comes first: at every instant, for every
             // reader and after any crash, the pair in place is one the ledger recorded (the
             // old one until the unit below lands, the new one after). If the files then
@@ -432,6 +439,39 @@ fn commit(
         }
     }
     Ok(outcome)
+}
+
+/// The continuity flush of an accepted compaction: every constraint of the new state that
+/// the prior state already held (an event of it in both) is proposed as a long-term memory,
+/// citing those events, unless that title was proposed before. Returns the new proposals.
+fn continuity_flush(ledger: &Ledger, prior: Option<&State>, next: &State) -> Result<Vec<String>> {
+    let Some(prior) = prior else {
+        return Ok(Vec::new());
+    };
+    let held: Vec<remaind_memory::FlushItem> = next
+        .constraints
+        .iter()
+        .filter_map(|item| {
+            let cites: Vec<EventId> = item
+                .events
+                .iter()
+                .filter(|e| prior.constraints.iter().any(|p| p.events.contains(e)))
+                .copied()
+                .collect();
+            if cites.is_empty() {
+                return None;
+            }
+            remaind_memory::FlushItem::from_text(&item.text, cites)
+        })
+        .collect();
+    if held.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ctx = remaind_fs::ContextDir::new(ledger.context_dir().to_owned());
+    let flushed = remaind_memory::Memory::open(&ctx, ledger)
+        .and_then(|m| m.flush(&held))
+        .map_err(|e| Error::Memory(Box::new(e)))?;
+    Ok(flushed.into_iter().map(|p| p.id).collect())
 }
 
 /// Runs every string of an external candidate through the project's redactor.

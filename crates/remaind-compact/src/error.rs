@@ -48,6 +48,10 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// The continuity flush could not propose to long-term memory (nothing of the
+    /// compaction was written).
+    #[error("the continuity flush to long-term memory")]
+    Memory(#[source] Box<remaind_memory::Error>),
 }
 
 impl Error {

@@ -35,6 +35,15 @@ pub enum Error {
         #[source]
         source: remaind_fs::Error,
     },
+    /// The memory folder's atomic, history-keeping writes or reads failed.
+    #[error("{path}")]
+    History {
+        /// The file or folder.
+        path: Utf8PathBuf,
+        /// The cause.
+        #[source]
+        source: remaind_atomic::Error,
+    },
     /// A memory file holds something unreadable.
     #[error("{path}: {reason}")]
     Damaged {
@@ -51,7 +60,7 @@ impl Error {
         match self {
             Error::Invalid { .. } | Error::NotFound { .. } => true,
             Error::Ledger(e) => e.is_invalid_input(),
-            Error::File { .. } | Error::Damaged { .. } => false,
+            Error::File { .. } | Error::History { .. } | Error::Damaged { .. } => false,
         }
     }
 
@@ -65,6 +74,15 @@ impl Error {
     pub(crate) fn file(path: impl Into<Utf8PathBuf>) -> impl FnOnce(remaind_fs::Error) -> Error {
         let path = path.into();
         move |source| Error::File { path, source }
+    }
+}
+
+impl Error {
+    pub(crate) fn history(
+        path: impl Into<Utf8PathBuf>,
+    ) -> impl FnOnce(remaind_atomic::Error) -> Error {
+        let path = path.into();
+        move |source| Error::History { path, source }
     }
 }
 

@@ -27,11 +27,13 @@
 //! ```
 
 mod error;
+mod project;
 mod store;
 mod tree;
 
 pub use error::{Error, Result};
-pub use store::{Memory, Proposal, Status, memory_for_packet, proposal_id, slug};
+pub use project::{Proposal, Status};
+pub use store::{FlushItem, Memory, history, memory_for_packet, proposal_id, restore_to, slug};
 pub use tree::{
     HALF_LIFE_HOURS, Node, NodeType, Tree, TreeEntry, compile, count_tokens, listing_line,
     render_listing, select, temperature,

@@ -7,16 +7,20 @@
 use std::collections::{BTreeMap, HashMap};
 
 use camino::Utf8Path;
+use remaind_atomic::{HistoryPoint, HistoryStore, RestoreSummary, Timestamp};
 use remaind_fs::ContextDir;
 use remaind_fs::layout::{
     MEMORY_ARCHIVE_DIR, MEMORY_DIR, MEMORY_FILE_PATH, MEMORY_PROPOSALS_DIR, MEMORY_RENDERED_PATH,
     MEMORY_USES_PATH,
 };
-use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent};
-use serde::Serialize;
+use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent, Status as EventStatus, Statuses};
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result};
+use crate::project::{
+    Action, EMPTY_MEMORY_MD, Projection, Proposal, Status, mark_contradicted, project,
+    proposal_file,
+};
 use crate::tree::{self, Node, Tree};
 
 /// Longest proposal title, in characters.
@@ -28,34 +32,6 @@ const USES_KEPT: usize = 32;
 /// The namespace of proposal ids (UUID v5 of the title under it).
 const PROPOSAL_NAMESPACE: uuid::Uuid =
     uuid::Uuid::from_u128(0x6d65_6d6f_7279_4072_656d_6169_6e64_0001);
-
-/// Where a proposal stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Awaiting review: a file under `memory/proposals/`.
-    Proposed,
-    /// Accepted: part of `MEMORY.md`.
-    Accepted,
-    /// Rejected: only in the archive.
-    Rejected,
-}
-
-/// One memory, as the ledger's events leave it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Proposal {
-    /// `{slug}--{uuid-v5 of the title}`: the same title is always the same proposal; two
-    /// titles with the same slug never share an id.
-    pub id: String,
-    /// Its title.
-    pub title: String,
-    /// What to remember.
-    pub text: String,
-    /// Where it stands.
-    pub status: Status,
-    /// The events that proposed, accepted or rejected it, oldest first.
-    pub events: Vec<EventId>,
-}
 
 /// The id of the proposal titled `title`.
 pub fn proposal_id(title: &str) -> String {
@@ -109,19 +85,41 @@ fn remember_title(text: &str) -> String {
     title
 }
 
-/// One memory action recorded in the ledger.
-#[derive(Debug, Clone)]
-struct Action {
-    event: EventId,
-    ts: String,
-    verb: String,
-    id: String,
-    title: String,
-    text: String,
-}
-
 fn memory_data(ev: &Event) -> Option<&Map<String, Value>> {
     ev.data.as_ref()?.get("memory")?.as_object()
+}
+
+/// The path of `rel` (a `memory/…` layout path) inside the memory store.
+fn in_store(rel: &str) -> &str {
+    rel.strip_prefix(MEMORY_DIR)
+        .and_then(|r| r.strip_prefix('/'))
+        .unwrap_or(rel)
+}
+
+/// One item of a continuity flush: a fact that should outlive the task, and the ledger events
+/// it rests on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlushItem {
+    /// The proposal's title (one line).
+    pub title: String,
+    /// What to remember.
+    pub text: String,
+    /// The events it rests on; when a newer event supersedes or resolves one, the memory is
+    /// shown as no longer current.
+    pub cites: Vec<EventId>,
+}
+
+impl FlushItem {
+    /// An item titled by the first line of `text` (cut to 60 characters on a word
+    /// boundary, as a `remember` event is); `None` when `text` has no words.
+    pub fn from_text(text: &str, cites: Vec<EventId>) -> Option<FlushItem> {
+        let title = remember_title(text);
+        (!title.is_empty()).then(|| FlushItem {
+            title,
+            text: text.trim().to_owned(),
+            cites,
+        })
+    }
 }
 
 /// The long-term memory of one `.context/` folder.
@@ -129,16 +127,23 @@ fn memory_data(ev: &Event) -> Option<&Map<String, Value>> {
 pub struct Memory<'l> {
     ctx: ContextDir,
     ledger: &'l Ledger,
+    /// `memory/`, written atomically with history (so `rollback` covers it).
+    store: HistoryStore,
 }
 
 impl<'l> Memory<'l> {
     /// Opens the memory of `ctx`, whose ledger is `ledger`. A hand edit of `MEMORY.md` since
     /// it was last written is recorded as an event first (never lost) and the files are
     /// brought in line with the ledger; otherwise nothing is written until an action.
+    ///
+    /// Fails, before anything is recorded, when `memory/` or its history is a symlink or
+    /// not a folder.
     pub fn open(ctx: &ContextDir, ledger: &'l Ledger) -> Result<Memory<'l>> {
+        let store = open_store(ctx)?;
         let memory = Memory {
             ctx: ctx.clone(),
             ledger,
+            store,
         };
         if memory.record_hand_edit()? {
             memory.sync()?;
@@ -147,14 +152,9 @@ impl<'l> Memory<'l> {
     }
 
     fn read(&self, rel: &str) -> Result<Option<Vec<u8>>> {
-        let path = self.ctx.join(rel);
-        remaind_fs::read_file(&path).map_err(Error::file(&path))
-    }
-
-    fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
-        let path = self.ctx.join(rel);
-        let (dir, name) = split(&path);
-        remaind_fs::replace_file(dir, name, bytes).map_err(Error::file(&path))
+        self.store
+            .read(in_store(rel))
+            .map_err(Error::history(self.ctx.join(rel)))
     }
 
     /// When `MEMORY.md` differs from what was last written, a person edited it: the whole
@@ -172,7 +172,18 @@ impl<'l> Memory<'l> {
             path: self.ctx.join(MEMORY_FILE_PATH),
             reason: "is not UTF-8; save it as UTF-8 text".to_owned(),
         })?;
-        self.append("hand_edit", "", "MEMORY.md", &text, 2)?;
+        // The edit happened outside the store: history learns what the file held before it
+        // (the last render, when it can be rebuilt), so a rollback to before the edit brings
+        // that back.
+        let before = self.projection()?.memory_md;
+        if rendered.as_deref().map(<[u8]>::trim_ascii)
+            == Some(remaind_fs::sha256_hex(before.as_bytes()).as_bytes())
+        {
+            self.store
+                .adopt(in_store(MEMORY_FILE_PATH), Some(before.as_bytes()))
+                .map_err(Error::history(self.ctx.join(MEMORY_FILE_PATH)))?;
+        }
+        self.append("hand_edit", "", "MEMORY.md", &text, &[], 2)?;
         Ok(true)
     }
 
@@ -182,28 +193,33 @@ impl<'l> Memory<'l> {
         id: &str,
         title: &str,
         text: &str,
+        cites: &[EventId],
         importance: u8,
     ) -> Result<EventId> {
+        let mut memory = json!({"action": verb, "id": id, "title": title});
+        if !cites.is_empty() {
+            memory["cites"] = json!(cites);
+        }
         let mut data = Map::new();
-        data.insert(
-            "memory".to_owned(),
-            json!({"action": verb, "id": id, "title": title}),
-        );
+        data.insert("memory".to_owned(), memory);
         Ok(self.ledger.append(NewEvent {
             kind: Some(Kind::Note),
             text: Some(text.to_owned()),
             actor: Some("remaind".to_owned()),
             importance: Some(importance),
+            refs: cites.to_vec(),
             data: Some(data),
             ..NewEvent::default()
         })?)
     }
 
-    /// Every memory action in the ledger, oldest first.
-    fn actions(&self) -> Result<Vec<Action>> {
+    /// Every memory action in the ledger, oldest first, and the status of every event.
+    fn actions(&self) -> Result<(Vec<Action>, Statuses)> {
         let mut out = Vec::new();
+        let mut statuses = Statuses::new();
         for ev in self.ledger.iter()? {
             let ev = ev?;
+            statuses.observe(&ev);
             // A `remember` event proposes itself: its first line is the title.
             if ev.kind == Kind::Remember {
                 let text = self.event_text(&ev);
@@ -218,6 +234,7 @@ impl<'l> Memory<'l> {
                     id: proposal_id(&title),
                     title,
                     text: text.trim().to_owned(),
+                    cites: vec![ev.id],
                 });
                 continue;
             }
@@ -226,17 +243,35 @@ impl<'l> Memory<'l> {
             }
             let Some(m) = memory_data(&ev) else { continue };
             let field = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+            let title = field("title");
+            let mut id = field("id");
+            // A runtime adapter proposes by title alone: the id follows from it.
+            if id.is_empty() && field("action") == "propose" && !title.trim().is_empty() {
+                id = proposal_id(title.trim());
+            }
+            let cites = m
+                .get("cites")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(|c| c.as_str()?.parse().ok()).collect())
+                .unwrap_or_default();
             let text = self.event_text(&ev);
             out.push(Action {
                 event: ev.id,
                 ts: ev.ts.clone(),
                 verb: field("action"),
-                id: field("id"),
-                title: field("title"),
+                id,
+                title: title.trim().to_owned(),
+                // A hand edit is the person's file byte for byte.
                 text,
+                cites,
             });
         }
-        Ok(out)
+        Ok((out, statuses))
+    }
+
+    fn projection(&self) -> Result<Projection> {
+        let (actions, statuses) = self.actions()?;
+        Ok(project(&actions, &|id| statuses.get(id)))
     }
 
     /// An event's text, read back from the artifact store when it was routed there.
@@ -255,7 +290,7 @@ impl<'l> Memory<'l> {
 
     /// Every proposal, in the order first proposed.
     pub fn proposals(&self) -> Result<Vec<Proposal>> {
-        Ok(project(&self.actions()?).0)
+        Ok(self.projection()?.proposals)
     }
 
     /// The proposal `id` names: its whole id, or its slug when one proposal has it.
@@ -283,23 +318,83 @@ impl<'l> Memory<'l> {
     /// Proposes `text` under `title`. The same title proposes the same memory again (its
     /// text replaced); a rejected or accepted one is back under review.
     pub fn propose(&self, title: &str, text: &str) -> Result<Proposal> {
-        let title = title.trim();
-        if title.is_empty() {
-            return Err(Error::invalid("title", "is empty; give a short title"));
-        }
-        if title.chars().count() > TITLE_CHARS || title.contains('\n') {
-            return Err(Error::invalid(
-                "title",
-                format!("must be one line of at most {TITLE_CHARS} characters"),
-            ));
-        }
+        self.propose_citing(title, text, &[])
+    }
+
+    /// [`Memory::propose`], resting on the ledger events `cites`: when a newer event
+    /// supersedes or resolves one of them, the memory is shown as no longer current.
+    pub fn propose_citing(&self, title: &str, text: &str, cites: &[EventId]) -> Result<Proposal> {
+        let title = check_title(title)?;
         if text.trim().is_empty() {
             return Err(Error::invalid("text", "is empty; say what to remember"));
         }
+        self.check_cites(cites)?;
         let id = proposal_id(title);
-        self.append("propose", &id, title, text.trim(), 1)?;
+        self.append("propose", &id, title, text.trim(), cites, 1)?;
         self.sync()?;
         self.proposal(&id)
+    }
+
+    fn check_cites(&self, cites: &[EventId]) -> Result<()> {
+        for &c in cites {
+            if self.ledger.get_id(c)?.is_none() {
+                return Err(Error::invalid(
+                    "cites",
+                    format!("{c} is not in the ledger; cite an event `remaind search` shows"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The continuity flush: proposes each item whose title has never been proposed (a
+    /// memory already under review, accepted or rejected is left to the person), in one
+    /// sync. Returns the new proposals.
+    pub fn flush(&self, items: &[FlushItem]) -> Result<Vec<Proposal>> {
+        let known: Vec<String> = self.proposals()?.into_iter().map(|p| p.id).collect();
+        let mut added = Vec::new();
+        for item in items {
+            let Ok(title) = check_title(&item.title) else {
+                continue;
+            };
+            let id = proposal_id(title);
+            if item.text.trim().is_empty() || known.contains(&id) || added.contains(&id) {
+                continue;
+            }
+            self.append("propose", &id, title, item.text.trim(), &item.cites, 1)?;
+            added.push(id);
+        }
+        if added.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.sync()?;
+        Ok(self
+            .proposals()?
+            .into_iter()
+            .filter(|p| added.contains(&p.id))
+            .collect())
+    }
+
+    /// Replaces the text of proposal `id` (under review or accepted; an accepted one changes
+    /// in `MEMORY.md`, where a person's hand edits around it are kept).
+    pub fn edit(&self, id: &str, text: &str) -> Result<Proposal> {
+        if text.trim().is_empty() {
+            return Err(Error::invalid("text", "is empty; say what to remember"));
+        }
+        let p = self.proposal(id)?;
+        if p.status == Status::Rejected {
+            return Err(Error::invalid(
+                "id",
+                format!("`{}` is rejected; propose it again to review it", p.id),
+            ));
+        }
+        if p.text == text.trim() {
+            return Ok(p);
+        }
+        let importance = if p.status == Status::Accepted { 2 } else { 1 };
+        self.append("edit", &p.id, &p.title, text.trim(), &[], importance)?;
+        self.sync()?;
+        self.proposal(&p.id)
     }
 
     /// Accepts proposal `id` into `MEMORY.md`.
@@ -329,51 +424,62 @@ impl<'l> Memory<'l> {
             ));
         }
         let importance = if to == Status::Accepted { 2 } else { 1 };
-        self.append(verb, &p.id, &p.title, &p.text, importance)?;
+        self.append(verb, &p.id, &p.title, &p.text, &[], importance)?;
         self.sync()?;
         self.proposal(&p.id)
     }
 
     /// Rewrites every memory file from the ledger: `MEMORY.md` (from the last hand edit, then
-    /// the memories accepted since), one file per proposal under review, one archive file per
-    /// accept or reject. Files that match are left alone.
+    /// the memories accepted since, contradicted ones marked), one file per proposal under
+    /// review, one archive file per accept, reject or edit. The changed files are replaced
+    /// as one unit with history (all old or all new after a crash; `rollback` covers them);
+    /// files that match are left alone.
     pub fn sync(&self) -> Result<()> {
-        for dir in [MEMORY_DIR, MEMORY_PROPOSALS_DIR, MEMORY_ARCHIVE_DIR] {
-            let path = self.ctx.join(dir);
-            remaind_fs::ensure_dir(&path, true).map_err(Error::file(&path))?;
-        }
-        let actions = self.actions()?;
-        let (proposals, archive, memory_md) = project(&actions);
+        let Projection {
+            proposals,
+            archive,
+            memory_md,
+        } = self.projection()?;
+        let mut wanted: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut keep = Vec::new();
         for p in proposals.iter().filter(|p| p.status == Status::Proposed) {
-            let rel = format!("{MEMORY_PROPOSALS_DIR}/{}.md", p.id);
-            self.write_if_changed(&rel, proposal_file(p).as_bytes())?;
+            let name = format!("{}.md", p.id);
+            wanted.push((
+                format!("{MEMORY_PROPOSALS_DIR}/{name}"),
+                proposal_file(p).into_bytes(),
+            ));
+            keep.push(name);
+        }
+        for (name, body) in archive {
+            wanted.push((format!("{MEMORY_ARCHIVE_DIR}/{name}"), body.into_bytes()));
+        }
+        let hash = remaind_fs::sha256_hex(memory_md.as_bytes());
+        wanted.push((MEMORY_FILE_PATH.to_owned(), memory_md.into_bytes()));
+        wanted.push((
+            MEMORY_RENDERED_PATH.to_owned(),
+            format!("{hash}\n").into_bytes(),
+        ));
+        let mut changes: Vec<(String, Option<&[u8]>)> = Vec::new();
+        for (rel, bytes) in &wanted {
+            if self.read(rel)?.as_deref() != Some(bytes.as_slice()) {
+                changes.push((in_store(rel).to_owned(), Some(bytes)));
+            }
         }
         // Proposals no longer under review leave the folder.
         let dir = self.ctx.join(MEMORY_PROPOSALS_DIR);
-        let keep: Vec<String> = proposals
-            .iter()
-            .filter(|p| p.status == Status::Proposed)
-            .map(|p| format!("{}.md", p.id))
-            .collect();
         for name in list_dir(&dir)? {
             if name.ends_with(".md") && !keep.contains(&name) {
-                remaind_fs::remove_file(&dir, &name).map_err(Error::file(dir.join(&name)))?;
+                let rel = format!("{MEMORY_PROPOSALS_DIR}/{name}");
+                changes.push((in_store(&rel).to_owned(), None));
             }
         }
-        for (name, body) in &archive {
-            self.write_if_changed(&format!("{MEMORY_ARCHIVE_DIR}/{name}"), body.as_bytes())?;
-        }
-        self.write_if_changed(MEMORY_FILE_PATH, memory_md.as_bytes())?;
-        let hash = remaind_fs::sha256_hex(memory_md.as_bytes());
-        self.write_if_changed(MEMORY_RENDERED_PATH, format!("{hash}\n").as_bytes())?;
-        Ok(())
-    }
-
-    fn write_if_changed(&self, rel: &str, bytes: &[u8]) -> Result<()> {
-        if self.read(rel)?.as_deref() == Some(bytes) {
+        if changes.is_empty() {
             return Ok(());
         }
-        self.write(rel, bytes)
+        self.store
+            .change_all(&changes)
+            .map_err(Error::history(self.ctx.join(MEMORY_DIR)))?;
+        Ok(())
     }
 
     /// The memory tree of `MEMORY.md` and the project's `CLAUDE.md` and `AGENTS.md`, in
@@ -387,7 +493,7 @@ impl<'l> Memory<'l> {
         // Before the first action there is no file yet: the tree shows what it will hold.
         let memory_md = match self.read(MEMORY_FILE_PATH)? {
             Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            None => project(&self.actions()?).2,
+            None => self.projection()?.memory_md,
         };
         nodes.extend(tree::compile(&memory_rel, &memory_md));
         if let Some(project) = self.ctx.root().parent() {
@@ -438,141 +544,101 @@ impl<'l> Memory<'l> {
                 id: id.to_owned(),
                 hint: "`remaind memory tree` lists the node ids",
             })?;
+        self.warm(std::slice::from_ref(&node.id))?;
+        Ok(node)
+    }
+
+    /// Records a use of each node in `ids` now. Uses are local (they only order the tree),
+    /// so `uses.json` is replaced atomically but kept out of history.
+    fn warm(&self, ids: &[String]) -> Result<()> {
+        if ids.is_empty() {
+            return Ok(());
+        }
         let mut uses: BTreeMap<String, Vec<String>> = self
             .uses()?
             .into_iter()
             .map(|(k, v)| (k, v.iter().map(ToString::to_string).collect()))
             .collect();
-        let list = uses.entry(node.id.clone()).or_default();
-        list.push(jiff::Timestamp::now().to_string());
-        let excess = list.len().saturating_sub(USES_KEPT);
-        list.drain(..excess);
+        let now = jiff::Timestamp::now().to_string();
+        for id in ids {
+            let list = uses.entry(id.clone()).or_default();
+            list.push(now.clone());
+            let excess = list.len().saturating_sub(USES_KEPT);
+            list.drain(..excess);
+        }
         let bytes = serde_json::to_vec_pretty(&uses).unwrap_or_default();
-        let dir = self.ctx.join(MEMORY_DIR);
-        remaind_fs::ensure_dir(&dir, true).map_err(Error::file(&dir))?;
-        self.write(MEMORY_USES_PATH, &bytes)?;
-        Ok(node)
+        let path = self.ctx.join(MEMORY_USES_PATH);
+        let (dir, name) = split(&path);
+        remaind_fs::replace_file(dir, name, &bytes).map_err(Error::file(&path))
     }
 }
 
+fn check_title(title: &str) -> Result<&str> {
+    let title = title.trim();
+    if title.is_empty() {
+        return Err(Error::invalid("title", "is empty; give a short title"));
+    }
+    if title.chars().count() > TITLE_CHARS || title.contains('\n') {
+        return Err(Error::invalid(
+            "title",
+            format!("must be one line of at most {TITLE_CHARS} characters"),
+        ));
+    }
+    Ok(title)
+}
+
+fn open_store(ctx: &ContextDir) -> Result<HistoryStore> {
+    let dir = ctx.join(MEMORY_DIR);
+    HistoryStore::open(&dir).map_err(Error::history(dir))
+}
+
 /// The `MEMORY.md` text a resume packet shows: the file as written (hand edits included),
-/// or `None` when there is no file or it holds no memory yet. Read without following a
-/// link and without writing anything.
-pub fn memory_for_packet(ctx: &ContextDir) -> Result<Option<String>> {
+/// with every memory whose cited event `status` reports superseded or resolved marked as no
+/// longer current; `None` when there is no file or it holds no memory yet. Reads without
+/// following a link and writes nothing.
+pub fn memory_for_packet(
+    ctx: &ContextDir,
+    status: &mut dyn FnMut(EventId) -> Option<EventStatus>,
+) -> Result<Option<String>> {
+    let dir = ctx.join(MEMORY_DIR);
+    if !remaind_fs::ensure_dir(&dir, false).map_err(Error::file(&dir))? {
+        return Ok(None);
+    }
     let path = ctx.join(MEMORY_FILE_PATH);
     let Some(bytes) = remaind_fs::read_file(&path).map_err(Error::file(&path))? else {
         return Ok(None);
     };
     let text = String::from_utf8_lossy(&bytes).into_owned();
-    let empty = project(&[]).2;
-    Ok((!text.trim().is_empty() && text != empty).then_some(text))
-}
-
-/// Folds the actions into proposals, the archive files (name → body) and `MEMORY.md`.
-fn project(actions: &[Action]) -> (Vec<Proposal>, Vec<(String, String)>, String) {
-    let mut order: Vec<String> = Vec::new();
-    let mut by_id: HashMap<String, Proposal> = HashMap::new();
-    let mut archive = Vec::new();
-    let mut base: Option<String> = None;
-    // Accepted memories since the base, in acceptance order.
-    let mut accepted: Vec<String> = Vec::new();
-    for a in actions {
-        match a.verb.as_str() {
-            "hand_edit" => {
-                base = Some(a.text.clone());
-                accepted.clear();
-                for p in by_id.values_mut() {
-                    // What the person kept is in the base now.
-                    if p.status == Status::Accepted {
-                        p.events.push(a.event);
-                    }
-                }
-            }
-            "propose" => {
-                let p = by_id.entry(a.id.clone()).or_insert_with(|| {
-                    order.push(a.id.clone());
-                    Proposal {
-                        id: a.id.clone(),
-                        title: a.title.clone(),
-                        text: String::new(),
-                        status: Status::Proposed,
-                        events: Vec::new(),
-                    }
-                });
-                p.text = a.text.clone();
-                p.title = a.title.clone();
-                p.status = Status::Proposed;
-                p.events.push(a.event);
-                accepted.retain(|id| id != &a.id);
-            }
-            verb @ ("accept" | "reject") => {
-                let Some(p) = by_id.get_mut(&a.id) else {
-                    continue;
-                };
-                p.status = if verb == "accept" {
-                    Status::Accepted
-                } else {
-                    Status::Rejected
-                };
-                p.events.push(a.event);
-                if verb == "accept" {
-                    accepted.push(a.id.clone());
-                }
-                archive.push((
-                    format!("{}--{}-{verb}.md", p.id, a.event),
-                    format!(
-                        "---\nid: {}\ntitle: {}\naction: {verb}\nevent: {}\nat: {}\n---\n\n{}\n",
-                        p.id,
-                        yaml_line(&p.title),
-                        a.event,
-                        a.ts,
-                        p.text
-                    ),
-                ));
-            }
-            _ => {}
-        }
+    if text.trim().is_empty() || text == EMPTY_MEMORY_MD {
+        return Ok(None);
     }
-    let proposals: Vec<Proposal> = order
-        .iter()
-        .filter_map(|id| by_id.get(id).cloned())
-        .collect();
-    let mut md = base.unwrap_or_else(|| {
-        "# Memory\n\nAccepted memories of this project (remaind memory). Edit freely: a hand \
-         edit is recorded in the ledger by the next remaind memory command.\n"
-            .to_owned()
-    });
-    for id in &accepted {
-        if let Some(p) = by_id.get(id).filter(|p| p.status == Status::Accepted) {
-            if !md.ends_with('\n') {
-                md.push('\n');
-            }
-            let last = p.events.last().map(ToString::to_string).unwrap_or_default();
-            md.push_str(&format!(
-                "\n## {}\n\n{}\n\n<!-- {} {last} -->\n",
-                p.title, p.text, p.id
-            ));
-        }
+    Ok(Some(mark_contradicted(&text, status)))
+}
+
+/// Every history point of the memory files (`memory/…`, oldest first); empty when there is
+/// no `memory/` folder yet.
+pub fn history(ctx: &ContextDir) -> Result<Vec<HistoryPoint>> {
+    let dir = ctx.join(MEMORY_DIR);
+    if !remaind_fs::ensure_dir(&dir, false).map_err(Error::file(&dir))? {
+        return Ok(Vec::new());
     }
-    (proposals, archive, md)
+    open_store(ctx)?.list().map_err(Error::history(dir))
 }
 
-fn yaml_line(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
-}
-
-fn proposal_file(p: &Proposal) -> String {
-    let events: Vec<String> = p.events.iter().map(ToString::to_string).collect();
-    format!(
-        "---\nid: {}\ntitle: {}\nstatus: proposed\nevents: [{}]\n---\n\n{}\n\n\
-         <!-- remaind memory accept {} | remaind memory reject {} -->\n",
-        p.id,
-        yaml_line(&p.title),
-        events.join(", "),
-        p.text,
-        p.id,
-        p.id
-    )
+/// Restores every memory file that history knows to its version as of `to` (removed if it
+/// did not exist then), as one unit, keeping the current versions in history so the restore
+/// can be undone ([`RestoreSummary::undo_to`]). `None` when there is no `memory/` folder.
+pub fn restore_to(ctx: &ContextDir, to: Timestamp) -> Result<Option<RestoreSummary>> {
+    let dir = ctx.join(MEMORY_DIR);
+    if !remaind_fs::ensure_dir(&dir, false).map_err(Error::file(&dir))? {
+        return Ok(None);
+    }
+    let store = open_store(ctx)?;
+    let files = store.tracked().map_err(Error::history(dir.clone()))?;
+    store
+        .restore_to(files, to)
+        .map(Some)
+        .map_err(Error::history(dir))
 }
 
 fn split(path: &Utf8Path) -> (&Utf8Path, &str) {

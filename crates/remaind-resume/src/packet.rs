@@ -589,7 +589,11 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
         });
     };
     // Long-term memory is the lowest authority: it is dropped first.
-    if let Some(text) = remaind_memory::memory_for_packet(ctx).map_err(Error::Memory)? {
+    // A memory resting on an event a newer one superseded or resolved is marked as such.
+    let mut status = |id| ledger.status(id).ok().flatten();
+    if let Some(text) =
+        remaind_memory::memory_for_packet(ctx, &mut status).map_err(Error::Memory)?
+    {
         let (text, _) = ledger.redactor().redact_str(&text);
         unit(
             (0, 0, 0),

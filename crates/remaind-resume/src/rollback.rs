@@ -1,6 +1,7 @@
 //! Rollback of derived files (docs/contract.md, rollback): every file under `active/` that Remaind
-//! derives (state.json, handover.md, framing.json, resume_packet.md) restored to its version
-//! as of an instant, through the history store. The ledger is never touched.
+//! derives (state.json, handover.md, framing.json, resume_packet.md) and every memory file
+//! under `memory/` restored to its version as of an instant, through the history stores. The
+//! ledger is never touched.
 
 use remaind_atomic::{HistoryPoint, Timestamp};
 use serde::{Deserialize, Serialize};
@@ -9,6 +10,7 @@ use crate::Error;
 use crate::conv::open_store;
 use crate::inputs::accepted_pair;
 use crate::layout::{ContextDir, DERIVED_FILES, HANDOVER_FILE, STATE_FILE};
+use remaind_fs::layout::MEMORY_DIR;
 
 /// One history point of a derived file, for `rollback --list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,29 +65,47 @@ pub fn parse_time(s: &str) -> Result<Timestamp, Error> {
     })
 }
 
-/// The history points of the derived files, oldest first.
+/// The history points of the derived files (`active/` and `memory/`), oldest first.
 pub fn list(ctx: &ContextDir) -> Result<Vec<Point>, Error> {
     let store = open_store(ctx)?;
     let points = store.list().map_err(Error::Atomic)?;
-    Ok(points
+    let mut all: Vec<Point> = points
         .iter()
         .filter(|p| DERIVED_FILES.contains(&p.file().as_str()))
         .map(Point::from)
-        .collect())
+        .collect();
+    for p in remaind_memory::history(ctx).map_err(Error::Memory)? {
+        let mut point = Point::from(&p);
+        point.file = format!("{MEMORY_DIR}/{}", point.file);
+        all.push(point);
+    }
+    // Two stores: their times interleave, and each time is unique within its store.
+    all.sort_by(|a, b| a.time.cmp(&b.time).then_with(|| a.file.cmp(&b.file)));
+    Ok(all)
 }
 
-/// Restores every derived file to its version as of `to` (absent if it did not exist then).
-/// The current versions are kept in history first, so the rollback can itself be rolled back
-/// with [`Rollback::undo_to`]. `logs/events.jsonl` is never touched.
+/// Restores every derived file to its version as of `to` (absent if it did not exist then):
+/// the files under `active/` as one unit, then those under `memory/` as one unit. The current
+/// versions are kept in history first, so the rollback can itself be rolled back with
+/// [`Rollback::undo_to`]. `logs/events.jsonl` is never touched.
 pub fn rollback_to(ctx: &ContextDir, to: Timestamp) -> Result<Rollback, Error> {
     let store = open_store(ctx)?;
     check_recorded(ctx, &store, to)?;
     let summary = store.restore_to(DERIVED_FILES, to).map_err(Error::Atomic)?;
-    let changed = summary.changed.iter().map(|p| p.to_string()).collect();
+    let mut changed: Vec<String> = summary.changed.iter().map(|p| p.to_string()).collect();
+    let mut undo = summary.undo_to();
+    if let Some(memory) = remaind_memory::restore_to(ctx, to).map_err(Error::Memory)? {
+        changed.extend(memory.changed.iter().map(|p| format!("{MEMORY_DIR}/{p}")));
+        // Undoing both means going back to just before the earlier of the two restores.
+        undo = match (undo, memory.undo_to()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
     Ok(Rollback {
         to: remaind_atomic::format_time(to),
         changed,
-        undo_to: summary.undo_to().map(remaind_atomic::format_time),
+        undo_to: undo.map(remaind_atomic::format_time),
     })
 }
 

@@ -267,3 +267,59 @@ fn a_group_interrupted_after_its_commit_point_reads_whole_and_is_rolled_forward(
     assert_eq!(std::fs::read(root.join("b")).expect("b"), b"b2");
     assert!(!store.history_dir().join(".group").exists());
 }
+
+#[test]
+fn change_all_writes_and_removes_as_one_unit_sharing_a_time() {
+    let (_tmp, store) = store();
+    store.write("a.md", b"a1").expect("write a");
+    store.write("b.md", b"b1").expect("write b");
+    let points = store
+        .change_all(&[
+            ("a.md", Some(&b"a2"[..])),
+            ("b.md", None),
+            ("gone.md", None),
+        ])
+        .expect("change");
+    // The removal of a file that never existed records nothing.
+    assert_eq!(points.len(), 2);
+    assert_eq!(points[0].time(), points[1].time());
+    assert_eq!(store.read("a.md").expect("read"), Some(b"a2".to_vec()));
+    assert_eq!(store.read("b.md").expect("read"), None);
+    let before = micros_before(points[0].time());
+    assert_eq!(
+        store.version_at("b.md", before).expect("v"),
+        Some(b"b1".to_vec())
+    );
+}
+
+#[test]
+fn a_change_made_outside_the_store_is_adopted_with_its_prior_version() {
+    let (_tmp, store) = store();
+    store.write("MEMORY.md", b"rendered").expect("write");
+    // A person edits the file by hand; the store learns of it afterwards.
+    std::fs::write(store.root().join("MEMORY.md"), b"edited by hand").expect("hand edit");
+    let p = store.adopt("MEMORY.md", Some(b"rendered")).expect("adopt");
+    assert!(p.prior_existed());
+    assert_eq!(
+        store.read("MEMORY.md").expect("read"),
+        Some(b"edited by hand".to_vec())
+    );
+    let v = |t| store.version_at("MEMORY.md", t).expect("version_at");
+    assert_eq!(v(micros_before(p.time())), Some(b"rendered".to_vec()));
+    assert_eq!(v(p.time()), Some(b"edited by hand".to_vec()));
+    // Restoring to before the adoption brings the rendered version back, undoably.
+    let r = store
+        .restore_to(["MEMORY.md"], micros_before(p.time()))
+        .expect("restore");
+    assert_eq!(
+        store.read("MEMORY.md").expect("read"),
+        Some(b"rendered".to_vec())
+    );
+    store
+        .restore_to(["MEMORY.md"], r.undo_to().expect("undo"))
+        .expect("undo");
+    assert_eq!(
+        store.read("MEMORY.md").expect("read"),
+        Some(b"edited by hand".to_vec())
+    );
+}

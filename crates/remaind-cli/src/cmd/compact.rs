@@ -122,6 +122,13 @@ fn print_summary(outcome: &Outcome, dry_run: bool) {
         } else if let Some(id) = outcome.event_id {
             println!("wrote active/state.json and active/handover.md; recorded as {id}");
         }
+        if !outcome.memory_proposed.is_empty() {
+            println!(
+                "continuity flush: {} constraint(s) held across compactions, proposed as memory: {} (review with `remaind memory list`)",
+                outcome.memory_proposed.len(),
+                outcome.memory_proposed.join(", ")
+            );
+        }
         return;
     }
     let failures = &outcome.verdict.failures;

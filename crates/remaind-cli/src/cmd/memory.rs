@@ -20,6 +20,8 @@ use crate::global::Global;
 remaind memory propose --title 'Test command' 'Run cargo xtask ci before every push.'\n  \
 remaind memory list\n  \
 remaind memory accept test-command--2b53589a-c017-56ec-92b8-f9c44e08c04c\n  \
+remaind memory edit test-command 'Run cargo xtask ci before every push and every release.'\n  \
+remaind memory propose --title 'API port' --cites e12 'The API listens on 8080.'\n  \
 remaind memory tree --budget 2000\n  \
 remaind memory get 3c75e49eae14 --json")]
 pub(crate) struct Args {
@@ -49,6 +51,20 @@ enum Sub {
         #[arg(long)]
         title: String,
         /// What to remember.
+        text: String,
+        /// A ledger event this memory rests on (repeatable): when a newer event supersedes
+        /// or resolves it, the memory is shown as no longer current.
+        #[arg(long, value_name = "EVENT_ID")]
+        cites: Vec<String>,
+        /// Print the proposal as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replace the text of a proposal under review or of an accepted memory.
+    Edit {
+        /// The proposal's id.
+        id: String,
+        /// The new text.
         text: String,
         /// Print the proposal as JSON.
         #[arg(long)]
@@ -101,15 +117,29 @@ fn print_proposal(out: &mut impl Write, p: &Proposal, json: bool) -> std::io::Re
     if json {
         return writeln!(out, "{}", serde_json::to_string(p).unwrap_or_default());
     }
-    let events: Vec<String> = p.events.iter().map(ToString::to_string).collect();
+    let ids = |v: &[remaind_ledger::EventId]| -> String {
+        v.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let current = match p.contradicted_by {
+        Some(by) => format!(" (no longer current: {by} superseded or resolved what it cites)"),
+        None => String::new(),
+    };
+    let cites = if p.cites.is_empty() {
+        String::new()
+    } else {
+        format!("\n  cites: {}", ids(&p.cites))
+    };
     writeln!(
         out,
-        "{} [{}] {}\n  {}\n  events: {}",
+        "{} [{}]{current} {}\n  {}\n  events: {}{cites}",
         p.id,
         status_word(p.status),
         p.title,
         p.text.replace('\n', "\n  "),
-        events.join(", ")
+        ids(&p.events)
     )
 }
 
@@ -133,8 +163,27 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             }
         }
         Sub::Show { id, json } => print_proposal(&mut out, &memory.proposal(&id)?, json),
-        Sub::Propose { title, text, json } => {
-            let p = memory.propose(&title, &text)?;
+        Sub::Propose {
+            title,
+            text,
+            cites,
+            json,
+        } => {
+            let cites = cites
+                .iter()
+                .map(|c| {
+                    c.parse().map_err(|_| {
+                        CliError::invalid(format!(
+                            "--cites `{c}` is not an event id; give one like e12, as `remaind search` shows"
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let p = memory.propose_citing(&title, &text, &cites)?;
+            print_proposal(&mut out, &p, json)
+        }
+        Sub::Edit { id, text, json } => {
+            let p = memory.edit(&id, &text)?;
             print_proposal(&mut out, &p, json)
         }
         Sub::Accept { id, json } => {

@@ -346,3 +346,50 @@ proptest! {
         prop_assert_eq!(remaind_compact::read_prior(&c.store).expect("prior"), prior);
     }
 }
+
+#[test]
+fn a_constraint_that_held_across_a_compaction_is_flushed_to_memory_once() {
+    let c = ctx(vec![
+        ev(Kind::UserMessage, "Build the importer"),
+        ev(Kind::Constraint, "Only eu-west-1 may hold customer data."),
+        ev(Kind::NextStep, "Write the schema"),
+    ]);
+    let first = compact(&c.ledger, &c.store, Source::Builtin, Options::default()).expect("compact");
+    assert!(first.verdict.accepted, "{:#?}", first.verdict);
+    // Nothing held across a compaction yet: nothing flushed.
+    assert!(first.memory_proposed.is_empty());
+    c.ledger
+        .append(ev(Kind::UserMessage, "Now load the data"))
+        .expect("append");
+    let second =
+        compact(&c.ledger, &c.store, Source::Builtin, Options::default()).expect("compact");
+    assert!(second.verdict.accepted, "{:#?}", second.verdict);
+    assert_eq!(
+        second.memory_proposed.len(),
+        1,
+        "{:?}",
+        second.memory_proposed
+    );
+    let ctx_dir = remaind_fs::ContextDir::new(c.dir.clone());
+    let memory = remaind_memory::Memory::open(&ctx_dir, &c.ledger).expect("memory");
+    let p = memory
+        .proposal(&second.memory_proposed[0])
+        .expect("proposal");
+    assert_eq!(p.title, "Only eu-west-1 may hold customer data.");
+    assert_eq!(p.status, remaind_memory::Status::Proposed);
+    assert_eq!(p.cites, vec![remaind_ledger::EventId(2)]);
+    assert!(
+        c.dir
+            .join(format!("memory/proposals/{}.md", p.id))
+            .is_file()
+    );
+    // The flush comes before the compaction event; the next compaction proposes nothing new.
+    let compaction = second.event_id.expect("event");
+    assert!(p.events.iter().all(|e| *e < compaction));
+    c.ledger
+        .append(ev(Kind::UserMessage, "And index it"))
+        .expect("append");
+    let third = compact(&c.ledger, &c.store, Source::Builtin, Options::default()).expect("compact");
+    assert!(third.verdict.accepted);
+    assert!(third.memory_proposed.is_empty());
+}

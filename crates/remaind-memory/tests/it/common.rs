@@ -27,7 +27,8 @@ impl Project {
         Ledger::open(self.ctx.root()).expect("open ledger")
     }
 
-    /// Every file under `memory/` (path → contents), sorted.
+    /// Every memory file under `memory/` (path → contents), sorted; the store's own
+    /// `history/` is not a memory file.
     pub(crate) fn memory_files(&self) -> Vec<(String, String)> {
         let mut out = Vec::new();
         let dir = self.ctx.join("memory");
@@ -44,6 +45,9 @@ fn walk(dir: &Utf8Path, rel: &str, out: &mut Vec<(String, String)>) {
         let e = e.expect("entry");
         let path = e.path().to_owned();
         let name = format!("{rel}/{}", e.file_name());
+        if name == "memory/history" {
+            continue;
+        }
         if path.is_dir() {
             walk(&path, &name, out);
         } else {

@@ -156,3 +156,61 @@ proptest! {
         prop_assert_eq!(p.memory_files(), before);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Rolling the memory files back to the instant after any step gives that step's files
+    /// byte for byte, and undoing the rollback gives the latest files back.
+    #[test]
+    fn prop_rolling_back_and_forward_restores_memory_files_byte_for_byte(
+        steps in prop::collection::vec(0u8..5, 1..8),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let p = Project::new();
+        let ledger = p.ledger();
+        let fail = |e: &dyn std::fmt::Display| TestCaseError::fail(e.to_string());
+        let mut seen: Vec<(remaind_atomic::Timestamp, Vec<(String, String)>)> = Vec::new();
+        for (i, step) in steps.iter().enumerate() {
+            let m = Memory::open(&p.ctx, &ledger).map_err(|e| fail(&e))?;
+            let title = format!("Title {}", i % 3);
+            match step {
+                0 => {
+                    m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
+                }
+                1 => {
+                    let x = m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
+                    m.accept(&x.id).map_err(|e| fail(&e))?;
+                }
+                2 => {
+                    let x = m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
+                    m.reject(&x.id).map_err(|e| fail(&e))?;
+                }
+                3 => {
+                    let x = m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
+                    m.edit(&x.id, &format!("Fact {i}, edited.")).map_err(|e| fail(&e))?;
+                }
+                _ => {
+                    let path = p.ctx.join("memory/MEMORY.md");
+                    std::fs::create_dir_all(p.ctx.join("memory")).map_err(|e| fail(&e))?;
+                    let now = std::fs::read_to_string(&path).unwrap_or_default();
+                    std::fs::write(&path, format!("{now}\nHand line {i}.\n")).map_err(|e| fail(&e))?;
+                    // The next command records it; the files then are what it left.
+                    Memory::open(&p.ctx, &ledger).map_err(|e| fail(&e))?;
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            seen.push((remaind_atomic::Timestamp::now(), p.memory_files()));
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let latest = p.memory_files();
+        let (at, files) = &seen[pick.index(seen.len())];
+        let undo = remaind_memory::restore_to(&p.ctx, *at).map_err(|e| fail(&e))?
+            .and_then(|r| r.undo_to());
+        prop_assert_eq!(&p.memory_files(), files);
+        if let Some(undo) = undo {
+            remaind_memory::restore_to(&p.ctx, undo).map_err(|e| fail(&e))?;
+        }
+        prop_assert_eq!(p.memory_files(), latest);
+    }
+}

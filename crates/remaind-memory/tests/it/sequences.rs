@@ -144,3 +144,127 @@ fn a_remember_event_proposes_itself_and_can_be_accepted() {
         md.contains("## Never push to main without a review.") && md.contains("agreed in March")
     );
 }
+
+#[test]
+fn an_edit_changes_the_memory_in_place_and_keeps_the_hand_edits_around_it() {
+    let p = Project::new();
+    let ledger = p.ledger();
+    let m = Memory::open(&p.ctx, &ledger).expect("open");
+    let a = m
+        .propose("Region", "Deploy to eu-west-1 only.")
+        .expect("propose");
+    m.accept(&a.id).expect("accept");
+    let path = p.ctx.join("memory/MEMORY.md");
+    let by_hand = "\nThe staging database is reset every Monday.\n";
+    let edited = format!("{}{by_hand}", std::fs::read_to_string(&path).expect("read"));
+    std::fs::write(&path, &edited).expect("hand edit");
+    let m = Memory::open(&p.ctx, &ledger).expect("open");
+    let e = m
+        .edit("region", "Deploy to eu-west-1 and eu-central-1.")
+        .expect("edit");
+    assert_eq!(e.status, Status::Accepted);
+    let now = std::fs::read_to_string(&path).expect("read");
+    assert!(
+        now.contains("## Region\n\nDeploy to eu-west-1 and eu-central-1.\n"),
+        "{now}"
+    );
+    assert!(!now.contains("eu-west-1 only"), "{now}");
+    assert!(now.ends_with(by_hand), "{now}");
+    assert_eq!(now.matches("## Region").count(), 1, "{now}");
+    // The edit is archived beside the accept; a rejected memory is not edited.
+    let files = p.memory_files();
+    assert!(files.iter().any(|(n, _)| n.ends_with("-edit.md")));
+    let r = m.propose("Old idea", "Use tabs.").expect("propose");
+    m.reject(&r.id).expect("reject");
+    let before = p.memory_files();
+    assert!(
+        m.edit(&r.id, "Use spaces.")
+            .expect_err("rejected")
+            .is_invalid_input()
+    );
+    assert!(m.edit(&a.id, "  ").expect_err("empty").is_invalid_input());
+    assert_eq!(p.memory_files(), before);
+}
+
+#[test]
+fn a_memory_whose_cited_fact_is_superseded_is_shown_as_no_longer_current() {
+    let p = Project::new();
+    let ledger = p.ledger();
+    let port = ledger
+        .append(remaind_ledger::NewEvent {
+            kind: Some(remaind_ledger::Kind::Constraint),
+            text: Some("The API listens on 8080.".into()),
+            ..Default::default()
+        })
+        .expect("constraint");
+    let m = Memory::open(&p.ctx, &ledger).expect("open");
+    let x = m
+        .propose_citing("API port", "The API listens on 8080.", &[port])
+        .expect("propose");
+    m.accept(&x.id).expect("accept");
+    let unknown: remaind_ledger::EventId = "e99".parse().expect("id");
+    assert!(
+        m.propose_citing("Bad", "x", &[unknown])
+            .expect_err("no such event")
+            .is_invalid_input()
+    );
+    let mut status = |id| ledger.status(id).ok().flatten();
+    let shown = remaind_memory::memory_for_packet(&p.ctx, &mut status)
+        .expect("packet")
+        .expect("some");
+    assert!(shown.contains("## API port\n"), "{shown}");
+    let correction = ledger
+        .append(remaind_ledger::NewEvent {
+            kind: Some(remaind_ledger::Kind::Correction),
+            text: Some("The API moved to 9090.".into()),
+            supersedes: vec![port],
+            ..Default::default()
+        })
+        .expect("correction");
+    // The packet marks it at once, before any memory command rewrites the file.
+    let mut status = |id| ledger.status(id).ok().flatten();
+    let shown = remaind_memory::memory_for_packet(&p.ctx, &mut status)
+        .expect("packet")
+        .expect("some");
+    assert!(
+        shown.contains(&format!(
+            "## API port (no longer current)\n\n> Not current: {correction} superseded {port}"
+        )),
+        "{shown}"
+    );
+    // The next sync writes the same mark into MEMORY.md, and the proposal says so.
+    m.sync().expect("sync");
+    let md = std::fs::read_to_string(p.ctx.join("memory/MEMORY.md")).expect("read");
+    assert_eq!(md, shown);
+    assert_eq!(
+        m.proposal(&x.id).expect("p").contradicted_by,
+        Some(correction)
+    );
+}
+
+#[test]
+fn the_continuity_flush_proposes_each_title_once() {
+    let p = Project::new();
+    let ledger = p.ledger();
+    let m = Memory::open(&p.ctx, &ledger).expect("open");
+    let item = |text: &str| remaind_memory::FlushItem::from_text(text, Vec::new()).expect("item");
+    let first = m
+        .flush(&[
+            item("Only eu-west-1.\nCompliance says so."),
+            item("Tabs, not spaces."),
+        ])
+        .expect("flush");
+    assert_eq!(first.len(), 2);
+    assert_eq!(first[0].title, "Only eu-west-1.");
+    m.reject(&first[1].id).expect("reject");
+    let head = ledger.head().expect("head").0;
+    // Flushed again: nothing new (a rejected one stays rejected), nothing appended.
+    let again = m
+        .flush(&[
+            item("Only eu-west-1.\nCompliance says so."),
+            item("Tabs, not spaces."),
+        ])
+        .expect("flush");
+    assert!(again.is_empty());
+    assert_eq!(ledger.head().expect("head").0, head);
+}

@@ -1,0 +1,358 @@
+//! The projection: memory actions from the ledger folded into proposals, archive files and
+//! `MEMORY.md`, and the marking of memories a newer ledger fact contradicts.
+
+use std::collections::HashMap;
+
+use remaind_ledger::{EventId, Status as EventStatus};
+use serde::Serialize;
+
+/// Where a proposal stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Awaiting review: a file under `memory/proposals/`.
+    Proposed,
+    /// Accepted: part of `MEMORY.md`.
+    Accepted,
+    /// Rejected: only in the archive.
+    Rejected,
+}
+
+/// One memory, as the ledger's events leave it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Proposal {
+    /// `{slug}--{uuid-v5 of the title}`: the same title is always the same proposal; two
+    /// titles with the same slug never share an id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// What to remember.
+    pub text: String,
+    /// Where it stands.
+    pub status: Status,
+    /// The events that proposed, edited, accepted or rejected it, oldest first.
+    pub events: Vec<EventId>,
+    /// The ledger events it rests on (a `remember` event, a constraint that held across
+    /// compactions, a runtime summary); empty for a memory a person wrote.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cites: Vec<EventId>,
+    /// The newer ledger event that superseded or resolved one of `cites`: the memory is no
+    /// longer current and is shown as such.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contradicted_by: Option<EventId>,
+}
+
+/// One memory action recorded in the ledger.
+#[derive(Debug, Clone)]
+pub(crate) struct Action {
+    pub(crate) event: EventId,
+    pub(crate) ts: String,
+    pub(crate) verb: String,
+    pub(crate) id: String,
+    pub(crate) title: String,
+    pub(crate) text: String,
+    pub(crate) cites: Vec<EventId>,
+}
+
+/// What the actions leave.
+pub(crate) struct Projection {
+    pub(crate) proposals: Vec<Proposal>,
+    /// Archive file name → body, one per accept, reject or edit.
+    pub(crate) archive: Vec<(String, String)>,
+    pub(crate) memory_md: String,
+}
+
+/// The `MEMORY.md` of a folder with no accepted memory yet.
+pub(crate) const EMPTY_MEMORY_MD: &str = "# Memory\n\nAccepted memories of this project (remaind memory). Edit freely: a hand \
+     edit is recorded in the ledger by the next remaind memory command.\n";
+
+/// What a contradicted memory's heading ends with.
+const NOT_CURRENT: &str = " (no longer current)";
+
+/// Folds `actions` (oldest first) into proposals, the archive and `MEMORY.md`; `status`
+/// tells whether a cited event still stands.
+pub(crate) fn project(actions: &[Action], status: &dyn Fn(EventId) -> EventStatus) -> Projection {
+    let mut order: Vec<String> = Vec::new();
+    let mut by_id: HashMap<String, Proposal> = HashMap::new();
+    let mut archive = Vec::new();
+    let mut base: Option<String> = None;
+    // Accepted memories rendered after the base, in acceptance order.
+    let mut accepted: Vec<String> = Vec::new();
+    for a in actions {
+        match a.verb.as_str() {
+            "hand_edit" => {
+                base = Some(a.text.clone());
+                accepted.clear();
+                for p in by_id.values_mut() {
+                    // What the person kept is in the base now.
+                    if p.status == Status::Accepted {
+                        p.events.push(a.event);
+                    }
+                }
+            }
+            "propose" => {
+                let p = by_id.entry(a.id.clone()).or_insert_with(|| {
+                    order.push(a.id.clone());
+                    Proposal {
+                        id: a.id.clone(),
+                        title: a.title.clone(),
+                        text: String::new(),
+                        status: Status::Proposed,
+                        events: Vec::new(),
+                        cites: Vec::new(),
+                        contradicted_by: None,
+                    }
+                });
+                p.text = a.text.clone();
+                p.title = a.title.clone();
+                p.cites = a.cites.clone();
+                p.status = Status::Proposed;
+                p.events.push(a.event);
+                accepted.retain(|id| id != &a.id);
+            }
+            "edit" => {
+                let Some(p) = by_id.get_mut(&a.id) else {
+                    continue;
+                };
+                if p.status == Status::Rejected {
+                    continue;
+                }
+                p.text = a.text.clone();
+                p.events.push(a.event);
+                archive.push(archive_entry(p, "edit", a));
+                if p.status == Status::Accepted && !accepted.contains(&a.id) {
+                    // Accepted before the last hand edit: its section is in the base.
+                    let replaced = base
+                        .as_deref()
+                        .and_then(|b| replace_section(b, &p.id, &section(p)));
+                    match replaced {
+                        Some(b) => base = Some(b),
+                        None => accepted.push(a.id.clone()),
+                    }
+                }
+            }
+            verb @ ("accept" | "reject") => {
+                let Some(p) = by_id.get_mut(&a.id) else {
+                    continue;
+                };
+                p.status = if verb == "accept" {
+                    Status::Accepted
+                } else {
+                    Status::Rejected
+                };
+                p.events.push(a.event);
+                if verb == "accept" {
+                    accepted.push(a.id.clone());
+                }
+                archive.push(archive_entry(p, verb, a));
+            }
+            _ => {}
+        }
+    }
+    let mut proposals: Vec<Proposal> = order
+        .iter()
+        .filter_map(|id| by_id.get(id).cloned())
+        .collect();
+    for p in &mut proposals {
+        p.contradicted_by = p.cites.iter().find_map(|&c| by_of(status(c)));
+    }
+    let mut md = base.unwrap_or_else(|| EMPTY_MEMORY_MD.to_owned());
+    for id in &accepted {
+        if let Some(p) = by_id.get(id).filter(|p| p.status == Status::Accepted) {
+            if !md.ends_with('\n') {
+                md.push('\n');
+            }
+            md.push('\n');
+            md.push_str(&section(p));
+        }
+    }
+    let memory_md = mark_contradicted(&md, &mut |id| Some(status(id)));
+    Projection {
+        proposals,
+        archive,
+        memory_md,
+    }
+}
+
+fn by_of(s: EventStatus) -> Option<EventId> {
+    match s {
+        EventStatus::Current => None,
+        EventStatus::Superseded { by } | EventStatus::Resolved { by } => Some(by),
+    }
+}
+
+fn archive_entry(p: &Proposal, verb: &str, a: &Action) -> (String, String) {
+    (
+        format!("{}--{}-{verb}.md", p.id, a.event),
+        format!(
+            "---\nid: {}\ntitle: {}\naction: {verb}\nevent: {}\nat: {}\n---\n\n{}\n",
+            p.id,
+            yaml_line(&p.title),
+            a.event,
+            a.ts,
+            p.text
+        ),
+    )
+}
+
+/// A memory's section of `MEMORY.md`; its last line names the proposal, the last event that
+/// touched it and the events it cites (how a contradicted memory is found again).
+fn section(p: &Proposal) -> String {
+    let last = p.events.last().map(ToString::to_string).unwrap_or_default();
+    let cites = if p.cites.is_empty() {
+        String::new()
+    } else {
+        let ids: Vec<String> = p.cites.iter().map(ToString::to_string).collect();
+        format!(" cites {}", ids.join(" "))
+    };
+    format!(
+        "## {}\n\n{}\n\n<!-- {} {last}{cites} -->\n",
+        p.title, p.text, p.id
+    )
+}
+
+/// `md` with the section of proposal `id` (from its `## ` heading to its marker line)
+/// replaced by `new`; `None` when no section carries its marker.
+fn replace_section(md: &str, id: &str, new: &str) -> Option<String> {
+    let lines: Vec<&str> = md.split_inclusive('\n').collect();
+    let marker = format!("<!-- {id} ");
+    let end = lines.iter().position(|l| l.starts_with(&marker))?;
+    let start = lines[..end].iter().rposition(|l| l.starts_with("## "))?;
+    let mut out: String = lines[..start].concat();
+    out.push_str(new);
+    out.push_str(&lines[end + 1..].concat());
+    Some(out)
+}
+
+/// `md` with every memory whose marker cites an event that is no longer current (per
+/// `status`; `None`: unknown, left alone) marked as such: its heading says so and a quoted
+/// line names the newer event. Idempotent: a marked section is left as it is.
+pub(crate) fn mark_contradicted(
+    md: &str,
+    status: &mut dyn FnMut(EventId) -> Option<EventStatus>,
+) -> String {
+    let lines: Vec<&str> = md.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(md.len());
+    let mut heading: Option<usize> = None;
+    // Where each marked heading's note goes: (line index, note).
+    let mut notes: HashMap<usize, String> = HashMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts_with("## ") {
+            heading = Some(i);
+            continue;
+        }
+        let Some(h) = heading else { continue };
+        let Some(cites) = marker_cites(line) else {
+            continue;
+        };
+        heading = None;
+        if lines[h].trim_end().ends_with(NOT_CURRENT) {
+            continue;
+        }
+        for cite in cites {
+            let Some(s) = status(cite) else { continue };
+            let Some(by) = by_of(s) else { continue };
+            let how = match s {
+                EventStatus::Resolved { .. } => "resolved",
+                _ => "superseded",
+            };
+            notes.insert(
+                h,
+                format!(
+                    "> Not current: {by} {how} {cite}, which this memory rests on. Kept for the \
+                     record; the ledger's newer fact wins.\n"
+                ),
+            );
+            break;
+        }
+    }
+    for (i, line) in lines.iter().enumerate() {
+        match notes.get(&i) {
+            Some(note) => {
+                out.push_str(line.trim_end());
+                out.push_str(NOT_CURRENT);
+                out.push_str("\n\n");
+                out.push_str(note);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// The cited events of a marker line `<!-- id eN cites eA eB -->`.
+fn marker_cites(line: &str) -> Option<Vec<EventId>> {
+    let inner = line
+        .trim_end()
+        .strip_prefix("<!-- ")?
+        .strip_suffix(" -->")?;
+    let (_, cites) = inner.split_once(" cites ")?;
+    Some(
+        cites
+            .split_whitespace()
+            .filter_map(|c| c.parse().ok())
+            .collect(),
+    )
+}
+
+pub(crate) fn yaml_line(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+/// A proposal under review, as its file under `memory/proposals/`.
+pub(crate) fn proposal_file(p: &Proposal) -> String {
+    let events: Vec<String> = p.events.iter().map(ToString::to_string).collect();
+    let cites: Vec<String> = p.cites.iter().map(ToString::to_string).collect();
+    let cites = if cites.is_empty() {
+        String::new()
+    } else {
+        format!("cites: [{}]\n", cites.join(", "))
+    };
+    format!(
+        "---\nid: {}\ntitle: {}\nstatus: proposed\nevents: [{}]\n{cites}---\n\n{}\n\n\
+         <!-- remaind memory accept {} | remaind memory reject {} -->\n",
+        p.id,
+        yaml_line(&p.title),
+        events.join(", "),
+        p.text,
+        p.id,
+        p.id
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u64) -> EventId {
+        format!("e{n}").parse().expect("id")
+    }
+
+    #[test]
+    fn a_contradicted_section_is_marked_once_and_others_are_left_alone() {
+        let md = "# Memory\n\n## Port\n\nThe API listens on 8080.\n\n<!-- port--x e3 cites e2 -->\n\n## Style\n\nTabs.\n\n<!-- style--y e5 -->\n";
+        let mut status = |c: EventId| {
+            Some(if c == id(2) {
+                EventStatus::Superseded { by: id(9) }
+            } else {
+                EventStatus::Current
+            })
+        };
+        let once = mark_contradicted(md, &mut status);
+        assert!(once.contains("## Port (no longer current)\n\n> Not current: e9 superseded e2"));
+        assert!(once.contains("## Style\n\nTabs."));
+        assert_eq!(mark_contradicted(&once, &mut status), once);
+    }
+
+    #[test]
+    fn a_section_is_replaced_from_its_heading_to_its_marker() {
+        let md = "# Memory\n\nkept by hand\n\n## Old\n\nold text\n\n<!-- old--x e3 -->\n\nafter\n";
+        let out = replace_section(md, "old--x", "## Old\n\nnew text\n\n<!-- old--x e7 -->\n")
+            .expect("found");
+        assert_eq!(
+            out,
+            "# Memory\n\nkept by hand\n\n## Old\n\nnew text\n\n<!-- old--x e7 -->\n\nafter\n"
+        );
+        assert!(replace_section(md, "gone--z", "x").is_none());
+    }
+}
