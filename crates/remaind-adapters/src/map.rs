@@ -378,6 +378,25 @@ impl Mapper {
                 event: Some(id),
             });
         }
+        // What should outlive the task becomes a long-term memory suggestion for a person to
+        // accept: one per durable section and session (a later summary refreshes it while it
+        // is under review; a decided one is left alone).
+        let session = src.session.as_deref().map_or(String::new(), |s| {
+            format!(" (session {})", s.chars().take(8).collect::<String>())
+        });
+        for (name, body) in &parts.durable {
+            let title = format!("{name}{session}");
+            let memory = serde_json::json!({
+                "action": "suggest",
+                "title": title,
+                "cites": [summary_id],
+                "source": "runtime_summary",
+            });
+            let d = Draft::new(Kind::Note, src, agent, body.clone())
+                .data("memory", memory)
+                .refs(&[summary_id]);
+            self.emit(d);
+        }
         if !parts.is_empty() {
             let d = Draft::new(Kind::Trace, src, agent, "Plan after the compaction summary")
                 .data("plan", self.book.to_value())

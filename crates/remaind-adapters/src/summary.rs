@@ -1,8 +1,12 @@
 //! The parts of a runtime's compaction summary worth proposing: its numbered sections
-//! "Pending Tasks", "Current Work" and "(Optional) Next Step".
+//! "Pending Tasks", "Current Work" and "(Optional) Next Step" (for the plan), and "Key
+//! Technical Concepts" and "Errors and fixes" (what should outlive the task: long-term
+//! memory proposals).
 
 /// Longest proposal taken from a section, in characters.
 const MAX_PART_CHARS: usize = 600;
+/// Longest memory proposal taken from a durable section, in characters.
+const MAX_DURABLE_CHARS: usize = 2000;
 
 /// What a compaction summary says is pending, current and next.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -10,7 +14,12 @@ pub(crate) struct Parts {
     pub(crate) pending: Vec<String>,
     pub(crate) current: Option<String>,
     pub(crate) next: Option<String>,
+    /// Durable sections (name, body as written, its lines kept), in the summary's order.
+    pub(crate) durable: Vec<(&'static str, String)>,
 }
+
+/// The durable sections: what a summary says that outlives the task.
+const DURABLE: [&str; 2] = ["Key technical concepts", "Errors and fixes"];
 
 impl Parts {
     pub(crate) fn is_empty(&self) -> bool {
@@ -34,6 +43,10 @@ fn heading(line: &str) -> Option<usize> {
         Some(1)
     } else if t.starts_with("optional next step") || t.starts_with("next step") {
         Some(2)
+    } else if t.starts_with("key technical concepts") {
+        Some(3)
+    } else if t.starts_with("errors and fixes") {
+        Some(4)
     } else {
         None
     }
@@ -52,7 +65,7 @@ fn collapse(s: &str) -> String {
 /// The sections of `summary`: a section runs from its heading to the next line that starts
 /// at the margin.
 pub(crate) fn parse(summary: &str) -> Parts {
-    let mut bodies: [Option<Vec<&str>>; 3] = [None, None, None];
+    let mut bodies: [Option<Vec<&str>>; 5] = [None, None, None, None, None];
     let mut open: Option<usize> = None;
     for line in summary.lines() {
         if let Some(which) = heading(line) {
@@ -104,7 +117,45 @@ pub(crate) fn parse(summary: &str) -> Parts {
         .as_ref()
         .and_then(|b| Some(collapse(&b.join("\n"))).filter(|t| !t.is_empty()));
     parts.next = bodies[2].as_ref().and_then(paragraph);
+    for (name, body) in DURABLE.into_iter().zip(&bodies[3..]) {
+        if let Some(text) = body
+            .as_ref()
+            .map(|b| durable_text(b))
+            .filter(|t| !t.is_empty() && !t.to_ascii_lowercase().starts_with("none"))
+        {
+            parts.durable.push((name, text));
+        }
+    }
     parts
+}
+
+/// A durable section's body: its lines dedented by the first one's indent, blank runs
+/// collapsed, cut to [`MAX_DURABLE_CHARS`] at a line end.
+fn durable_text(body: &[&str]) -> String {
+    let indent = body.iter().find(|l| !l.trim().is_empty()).map_or(0, |l| {
+        l.chars().take_while(|c| *c == ' ' || *c == '\t').count()
+    });
+    let mut out = String::new();
+    for line in body {
+        let mut line = *line;
+        for _ in 0..indent {
+            match line.strip_prefix([' ', '\t']) {
+                Some(rest) => line = rest,
+                None => break,
+            }
+        }
+        let line = line.trim_end();
+        if line.is_empty() && (out.is_empty() || out.ends_with("\n\n")) {
+            continue;
+        }
+        if out.chars().count() + line.chars().count() + 1 > MAX_DURABLE_CHARS {
+            out.push_str("…\n");
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.trim_end().to_owned()
 }
 
 #[cfg(test)]
@@ -119,5 +170,19 @@ mod tests {
         assert_eq!(p.current.as_deref(), Some("Working on a. - edited f"));
         assert_eq!(p.next.as_deref(), Some("Run the tests."));
         assert!(parse("no sections here").is_empty());
+    }
+
+    #[test]
+    fn durable_sections_keep_their_lines_and_skip_none() {
+        let s = "Summary:\n2. Key Technical Concepts:\n   - Ash Framework\n   - esbuild\n\n3. Files and Code Sections:\n   - lib/x.ex\n4. Errors and fixes:\n   None.\n7. Pending Tasks:\n   - a";
+        let p = parse(s);
+        assert_eq!(
+            p.durable,
+            vec![(
+                "Key technical concepts",
+                "- Ash Framework\n- esbuild".to_owned()
+            )]
+        );
+        assert_eq!(p.pending, vec!["a".to_owned()]);
     }
 }

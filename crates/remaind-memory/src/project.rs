@@ -90,7 +90,13 @@ pub(crate) fn project(actions: &[Action], status: &dyn Fn(EventId) -> EventStatu
                     }
                 }
             }
-            "propose" => {
+            // A suggestion (a runtime's summary) proposes, or refreshes a proposal still
+            // under review; a memory a person already decided on is left alone.
+            "suggest"
+                if by_id
+                    .get(&a.id)
+                    .is_some_and(|p| p.status != Status::Proposed) => {}
+            "propose" | "suggest" => {
                 let p = by_id.entry(a.id.clone()).or_insert_with(|| {
                     order.push(a.id.clone());
                     Proposal {

@@ -246,7 +246,8 @@ impl<'l> Memory<'l> {
             let title = field("title");
             let mut id = field("id");
             // A runtime adapter proposes by title alone: the id follows from it.
-            if id.is_empty() && field("action") == "propose" && !title.trim().is_empty() {
+            let proposes = matches!(field("action").as_str(), "propose" | "suggest");
+            if id.is_empty() && proposes && !title.trim().is_empty() {
                 id = proposal_id(title.trim());
             }
             let cites = m

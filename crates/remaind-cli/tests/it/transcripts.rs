@@ -178,6 +178,32 @@ fn golden_transcript_claude_code_8463c716_with_compaction_and_subagent() {
         "{next}"
     );
     insta::assert_json_snapshot!(state);
+    // What should outlive the task (the summary's key concepts and its errors and fixes)
+    // waits in long-term memory for a person's review, citing the summary.
+    let (_, _t, ctx) = import("claude-code-8463c716.jsonl", "claude-code");
+    let listed = ok(&remaind(&ctx, &["memory", "list", "--json"], None));
+    let proposals: Vec<Value> = listed
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("proposal"))
+        .collect();
+    let titles: Vec<&str> = proposals
+        .iter()
+        .filter_map(|p| p["title"].as_str())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Key technical concepts (session 8463c716)",
+            "Errors and fixes (session 8463c716)"
+        ],
+        "{listed}"
+    );
+    assert!(proposals.iter().all(|p| p["status"] == "proposed"));
+    assert!(
+        proposals[1]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Credo nesting depth"))
+    );
 }
 
 #[test]

@@ -268,3 +268,38 @@ fn the_continuity_flush_proposes_each_title_once() {
     assert!(again.is_empty());
     assert_eq!(ledger.head().expect("head").0, head);
 }
+
+#[test]
+fn a_suggestion_proposes_or_refreshes_but_never_reopens_a_decided_memory() {
+    let p = Project::new();
+    let ledger = p.ledger();
+    let suggest = |text: &str| {
+        let mut data = serde_json::Map::new();
+        data.insert(
+            "memory".into(),
+            serde_json::json!({"action": "suggest", "title": "Key technical concepts (session abc)"}),
+        );
+        ledger
+            .append(remaind_ledger::NewEvent {
+                kind: Some(remaind_ledger::Kind::Note),
+                text: Some(text.into()),
+                data: Some(data),
+                ..Default::default()
+            })
+            .expect("suggest")
+    };
+    suggest("- Phoenix LiveView");
+    let m = Memory::open(&p.ctx, &ledger).expect("open");
+    let id = proposal_id("Key technical concepts (session abc)");
+    assert_eq!(m.proposal(&id).expect("p").text, "- Phoenix LiveView");
+    suggest("- Phoenix LiveView\n- Ecto");
+    assert_eq!(
+        m.proposal(&id).expect("p").text,
+        "- Phoenix LiveView\n- Ecto"
+    );
+    m.accept(&id).expect("accept");
+    suggest("- something else entirely");
+    let after = m.proposal(&id).expect("p");
+    assert_eq!(after.status, Status::Accepted);
+    assert_eq!(after.text, "- Phoenix LiveView\n- Ecto");
+}
