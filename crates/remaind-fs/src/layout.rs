@@ -62,6 +62,8 @@ pub const MEMORY_PROPOSALS_DIR: &str = "memory/proposals";
 pub const MEMORY_ARCHIVE_DIR: &str = "memory/archive";
 /// `memory/uses.json`: when each memory-tree node was opened (its temperature).
 pub const MEMORY_USES_PATH: &str = "memory/uses.json";
+/// `db/memory_tree`: the compiled memory tree, a cache rebuilt when missing or stale.
+pub const MEMORY_TREE_PATH: &str = "db/memory_tree";
 /// `memory/rendered.sha256`: the hash of `MEMORY.md` as last written, to tell a hand edit.
 pub const MEMORY_RENDERED_PATH: &str = "memory/rendered.sha256";
 

@@ -26,6 +26,7 @@
 //! # Ok(()) }
 //! ```
 
+mod cache;
 mod error;
 mod project;
 mod store;

@@ -11,11 +11,12 @@ use remaind_atomic::{HistoryPoint, HistoryStore, RestoreSummary, Timestamp};
 use remaind_fs::ContextDir;
 use remaind_fs::layout::{
     MEMORY_ARCHIVE_DIR, MEMORY_DIR, MEMORY_FILE_PATH, MEMORY_PROPOSALS_DIR, MEMORY_RENDERED_PATH,
-    MEMORY_USES_PATH,
+    MEMORY_TREE_PATH, MEMORY_USES_PATH,
 };
 use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent, Status as EventStatus, Statuses};
 use serde_json::{Map, Value, json};
 
+use crate::cache;
 use crate::error::{Error, Result};
 use crate::project::{
     Action, EMPTY_MEMORY_MD, Projection, Proposal, Status, mark_contradicted, project,
@@ -484,9 +485,10 @@ impl<'l> Memory<'l> {
     }
 
     /// The memory tree of `MEMORY.md` and the project's `CLAUDE.md` and `AGENTS.md`, in
-    /// document order.
+    /// document order. Compiled once per version of each file: the compiled tree is kept in
+    /// `db/memory_tree` and a file is compiled again only when its bytes change.
     pub fn nodes(&self) -> Result<Vec<Node>> {
-        let mut nodes = Vec::new();
+        let mut sources: Vec<(String, String)> = Vec::new();
         let memory_rel = format!(
             "{}/{MEMORY_FILE_PATH}",
             self.ctx.root().file_name().unwrap_or(".context")
@@ -496,17 +498,39 @@ impl<'l> Memory<'l> {
             Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             None => self.projection()?.memory_md,
         };
-        nodes.extend(tree::compile(&memory_rel, &memory_md));
+        sources.push((memory_rel, memory_md));
         if let Some(project) = self.ctx.root().parent() {
             for name in ["CLAUDE.md", "AGENTS.md"] {
                 let path = project.join(name);
                 // A missing (or unreadable) instruction file is simply not in the tree.
                 if let Ok(Some(bytes)) = remaind_fs::read_file(&path) {
-                    nodes.extend(tree::compile(name, &String::from_utf8_lossy(&bytes)));
+                    sources.push((
+                        name.to_owned(),
+                        String::from_utf8_lossy(&bytes).into_owned(),
+                    ));
                 }
             }
         }
-        Ok(nodes)
+        let path = self.ctx.join(MEMORY_TREE_PATH);
+        // An unreadable or foreign cache is rebuilt, never trusted.
+        let cached = remaind_fs::read_file(&path)
+            .map_err(Error::file(&path))?
+            .and_then(|b| cache::parse(&b))
+            .unwrap_or_default();
+        let mut stale = cached.len() != sources.len();
+        let mut sections = Vec::with_capacity(sources.len());
+        for (file, text) in &sources {
+            let (section, compiled) = cache::section_for(file, text, cached.get(file));
+            stale |= compiled;
+            sections.push(section);
+        }
+        if stale {
+            let (dir, name) = split(&path);
+            remaind_fs::ensure_dir(dir, true).map_err(Error::file(dir))?;
+            remaind_fs::replace_file(dir, name, cache::render(&sections).as_bytes())
+                .map_err(Error::file(&path))?;
+        }
+        Ok(sections.into_iter().flat_map(|s| s.nodes).collect())
     }
 
     fn uses(&self) -> Result<HashMap<String, Vec<jiff::Timestamp>>> {
@@ -532,6 +556,27 @@ impl<'l> Memory<'l> {
             jiff::Timestamp::now(),
             budget,
         ))
+    }
+
+    /// The nodes whose text holds every word of `query` (ignoring case), hottest first,
+    /// within `budget` tokens of listing. A match is a use: every node listed warms.
+    pub fn tree_matching(&self, query: &str, budget: Option<u64>) -> Result<Tree> {
+        let words: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+        if words.is_empty() {
+            return Err(Error::invalid("query", "is empty; give a word to look for"));
+        }
+        let matched: Vec<Node> = self
+            .nodes()?
+            .into_iter()
+            .filter(|n| {
+                let text = n.text.to_lowercase();
+                words.iter().all(|w| text.contains(w.as_str()))
+            })
+            .collect();
+        let tree = tree::select(&matched, &self.uses()?, jiff::Timestamp::now(), budget);
+        let listed: Vec<String> = tree.nodes.iter().map(|n| n.id.clone()).collect();
+        self.warm(&listed)?;
+        Ok(tree)
     }
 
     /// Node `id` in full. Opening a node is a use: it warms.

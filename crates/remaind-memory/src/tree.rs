@@ -282,7 +282,7 @@ fn node_id(file: &str, node_type: NodeType, text: &str, repeat: usize) -> String
 
 /// How warm a node is `now`, given when it was used: each use counts 1 when it happens and
 /// halves every [`HALF_LIFE_HOURS`] hours after (`Σ 0.5^(age_hours / 72)`). Opening a node
-/// with `memory get` is a use.
+/// (`memory get`) and a node matching a query (`memory tree --query`) are uses.
 pub fn temperature(uses: &[jiff::Timestamp], now: jiff::Timestamp) -> f64 {
     uses.iter()
         .map(|t| {
@@ -350,37 +350,33 @@ pub fn select(
     now: jiff::Timestamp,
     budget: Option<u64>,
 ) -> Tree {
-    let mut entries: Vec<(usize, TreeEntry)> = nodes
+    // Temperatures first; entries are built only for the nodes listed.
+    let mut order: Vec<(usize, f64)> = nodes
         .iter()
         .enumerate()
         .map(|(i, n)| {
             let t = uses.get(&n.id).map_or(0.0, |u| temperature(u, now));
-            (
-                i,
-                TreeEntry {
-                    id: n.id.clone(),
-                    parent: n.parent.clone(),
-                    file: n.file.clone(),
-                    node_type: n.node_type,
-                    label: n.label.clone(),
-                    tokens: n.tokens,
-                    temperature: (t * 1000.0).round() / 1000.0,
-                },
-            )
+            (i, (t * 1000.0).round() / 1000.0)
         })
         .collect();
-    entries.sort_by(|(ia, a), (ib, b)| {
-        b.temperature
-            .total_cmp(&a.temperature)
-            .then_with(|| ia.cmp(ib))
-    });
+    order.sort_by(|(ia, a), (ib, b)| b.total_cmp(a).then_with(|| ia.cmp(ib)));
     let mut tree = Tree {
         nodes: Vec::new(),
         omitted: 0,
         tokens: 0,
     };
-    let total = entries.len();
-    for (_, e) in entries {
+    let total = order.len();
+    for (i, temperature) in order {
+        let n = &nodes[i];
+        let e = TreeEntry {
+            id: n.id.clone(),
+            parent: n.parent.clone(),
+            file: n.file.clone(),
+            node_type: n.node_type,
+            label: n.label.clone(),
+            tokens: n.tokens,
+            temperature,
+        };
         let cost = count_tokens(&listing_line(&e));
         if budget.is_some_and(|b| tree.tokens + cost > b) {
             // Hottest first: the first node that does not fit ends the listing (a colder,

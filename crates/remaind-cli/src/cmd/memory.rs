@@ -23,6 +23,7 @@ remaind memory accept test-command--2b53589a-c017-56ec-92b8-f9c44e08c04c\n  \
 remaind memory edit test-command 'Run cargo xtask ci before every push and every release.'\n  \
 remaind memory propose --title 'API port' --cites e12 'The API listens on 8080.'\n  \
 remaind memory tree --budget 2000\n  \
+remaind memory tree --query 'release checklist'\n  \
 remaind memory get 3c75e49eae14 --json")]
 pub(crate) struct Args {
     #[command(subcommand)]
@@ -91,6 +92,10 @@ enum Sub {
         /// Keep the listing within this many tokens.
         #[arg(long, value_name = "TOKENS")]
         budget: Option<u64>,
+        /// Only the nodes whose text holds every one of these words (ignoring case); a
+        /// match warms the node.
+        #[arg(long, value_name = "WORDS")]
+        query: Option<String>,
         /// Print the tree as one JSON object.
         #[arg(long)]
         json: bool,
@@ -194,13 +199,20 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             let p = memory.reject(&id)?;
             print_proposal(&mut out, &p, json)
         }
-        Sub::Tree { budget, json } => {
+        Sub::Tree {
+            budget,
+            query,
+            json,
+        } => {
             if budget == Some(0) {
                 return Err(CliError::invalid(
                     "--budget 0 leaves room for nothing; give at least 1 token",
                 ));
             }
-            let tree = memory.tree(budget)?;
+            let tree = match &query {
+                Some(q) => memory.tree_matching(q, budget)?,
+                None => memory.tree(budget)?,
+            };
             if json {
                 writeln!(out, "{}", serde_json::to_string(&tree).unwrap_or_default())
             } else {

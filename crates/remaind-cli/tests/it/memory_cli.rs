@@ -73,6 +73,50 @@ fn a_memory_is_proposed_accepted_and_read_back_from_the_tree() {
         None,
     ));
     assert!(listing.starts_with(node_id), "{listing}");
+    // A query lists only the nodes holding its words, and a match warms them too.
+    let matched = json(&ok(&remaind(
+        &ctx,
+        &["memory", "tree", "--query", "EU-WEST-1 staging", "--json"],
+        None,
+    )));
+    let hits = matched["nodes"].as_array().expect("nodes");
+    assert_eq!(hits.len(), 1, "{matched}");
+    assert!(
+        hits[0]["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("MEMORY.md"))
+    );
+    assert!(
+        hits[0]["temperature"].as_f64() == Some(0.0),
+        "warmed after listing"
+    );
+    let again = json(&ok(&remaind(
+        &ctx,
+        &["memory", "tree", "--query", "eu-west-1", "--json"],
+        None,
+    )));
+    assert!(
+        again["nodes"][0]["temperature"].as_f64() > Some(0.9),
+        "{again}"
+    );
+    // Edit the accepted memory: MEMORY.md changes in place.
+    let edited = json(&ok(&remaind(
+        &ctx,
+        &[
+            "memory",
+            "edit",
+            &id,
+            "Deploy staging to eu-central-1.",
+            "--json",
+        ],
+        None,
+    )));
+    assert_eq!(edited["status"], "accepted");
+    let md = std::fs::read_to_string(ctx.join("memory/MEMORY.md")).expect("MEMORY.md");
+    assert!(
+        md.contains("eu-central-1") && !md.contains("eu-west-1"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -86,6 +130,14 @@ fn bad_memory_input_exits_2_and_writes_nothing() {
         &["memory", "accept", "no-such--proposal"],
         &["memory", "get", "000000000000"],
         &["memory", "tree", "--budget", "0"],
+        &["memory", "tree", "--query", "  "],
+        &["memory", "edit", "no-such--proposal", "text"],
+        &[
+            "memory", "propose", "--title", "T", "text", "--cites", "e999",
+        ],
+        &[
+            "memory", "propose", "--title", "T", "text", "--cites", "nine",
+        ],
     ] {
         let out = remaind(&ctx, args, None);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");

@@ -26,6 +26,10 @@ pub(crate) struct TreeArgs {
     #[serde(default)]
     #[schemars(range(min = 1))]
     budget: Option<u64>,
+    /// Only the nodes whose text holds every one of these words (ignoring case); a match
+    /// warms the node.
+    #[serde(default)]
+    query: Option<String>,
 }
 
 /// One node of the tree, without its text.
@@ -64,7 +68,11 @@ fn memory_tree(session: &Session, args: TreeArgs) -> Result<TreeOut, ToolError> 
         return Err(ToolError::invalid("budget", "must be at least 1 token"));
     }
     let (ctx, ledger) = session.ledger()?;
-    let tree = Memory::open(&ctx, &ledger)?.tree(Some(budget))?;
+    let memory = Memory::open(&ctx, &ledger)?;
+    let tree = match args.query.as_deref() {
+        Some(q) => memory.tree_matching(q, Some(budget))?,
+        None => memory.tree(Some(budget))?,
+    };
     Ok(TreeOut {
         nodes: tree
             .nodes
@@ -90,7 +98,8 @@ pub(crate) fn memory_tree_tool() -> ToolDef {
         "The project's memory and instructions as a tree",
         "MEMORY.md (accepted memories), CLAUDE.md and AGENTS.md as typed nodes (heading, list, \
 kv, table, preamble, text, code, embed) with ids, labels and token counts, hottest first \
-within a token budget. Open the nodes you need with `memory_get`.",
+within a token budget; with `query`, only the nodes holding its words. Open the nodes you \
+need with `memory_get`.",
         Effect::Reads,
         memory_tree,
     )

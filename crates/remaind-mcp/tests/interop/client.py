@@ -167,6 +167,12 @@ async def handshake_session(binary: str, ctx: Path) -> None:
             tr = await tool_ok(session, "memory_tree", {"budget": 2000})
             check(isinstance(tr["nodes"], list) and tr["tokens"] <= 2000, f"memory_tree: {len(tr['nodes'])} nodes")
             await tool_err(session, "memory_tree", {"budget": 0}, "budget")
+            tq = await tool_ok(session, "memory_tree", {"budget": 2000, "query": "ACCEPTED memories"})
+            check(len(tq["nodes"]) >= 1 and all(n["temperature"] == 0 for n in tq["nodes"]),
+                  f"memory_tree query: {len(tq['nodes'])} nodes")
+            tq2 = await tool_ok(session, "memory_tree", {"budget": 2000, "query": "accepted memories"})
+            check(tq2["nodes"][0]["temperature"] > 0.9, "memory_tree: a match warms the node")
+            await tool_err(session, "memory_tree", {"query": "  "}, "query")
             if tr["nodes"]:
                 node = await tool_ok(session, "memory_get", {"id": tr["nodes"][0]["id"]})
                 check(node["text"] != "", f"memory_get: {node['node_type']}")

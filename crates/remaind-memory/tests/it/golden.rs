@@ -64,3 +64,25 @@ fn the_tree_of_a_context_lists_memory_and_instructions_hottest_first() {
     let err = memory.get("000000000000").expect_err("no such node");
     assert!(err.is_invalid_input());
 }
+
+#[test]
+fn a_damaged_tree_cache_is_rebuilt_not_trusted() {
+    let p = crate::common::Project::new();
+    std::fs::write(
+        p.root.join("CLAUDE.md"),
+        "# Build\n\nRun `cargo xtask ci`.\n",
+    )
+    .expect("write");
+    let ledger = p.ledger();
+    let m = remaind_memory::Memory::open(&p.ctx, &ledger).expect("open");
+    let good = m.nodes().expect("nodes");
+    let cache = p.ctx.join("db/memory_tree");
+    for damage in [
+        "",
+        "remaind-memory-tree 1\nS\tCLAUDE.md\n",
+        "remaind-memory-tree 1\nN\tx\n",
+    ] {
+        std::fs::write(&cache, damage).expect("damage");
+        assert_eq!(m.nodes().expect("nodes"), good, "after {damage:?}");
+    }
+}

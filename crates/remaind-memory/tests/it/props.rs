@@ -214,3 +214,35 @@ proptest! {
         prop_assert_eq!(p.memory_files(), latest);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The tree read back from its cache is the tree compiled from the files, whatever
+    /// they hold (line endings included), and a changed file is compiled again.
+    #[test]
+    fn prop_the_cached_tree_is_the_compiled_tree(
+        blocks in prop::collection::vec(block(), 0..10),
+        crlf in any::<bool>(),
+        extra in "[a-z]{1,8}",
+    ) {
+        let p = Project::new();
+        let ledger = p.ledger();
+        let fail = |e: &dyn std::fmt::Display| TestCaseError::fail(e.to_string());
+        let mut md = blocks.join("\n\n");
+        if crlf {
+            md = md.replace('\n', "\r\n");
+        }
+        std::fs::write(p.root.join("CLAUDE.md"), &md).map_err(|e| fail(&e))?;
+        let m = Memory::open(&p.ctx, &ledger).map_err(|e| fail(&e))?;
+        let first = m.nodes().map_err(|e| fail(&e))?;
+        prop_assert!(p.ctx.join("db/memory_tree").is_file());
+        let cached = m.nodes().map_err(|e| fail(&e))?;
+        prop_assert_eq!(&cached, &first);
+        let compiled = compile("CLAUDE.md", &md);
+        prop_assert_eq!(cached.iter().filter(|n| n.file == "CLAUDE.md").cloned().collect::<Vec<_>>(), compiled);
+        std::fs::write(p.root.join("CLAUDE.md"), format!("{md}\n\n# {extra}\n")).map_err(|e| fail(&e))?;
+        let changed = m.nodes().map_err(|e| fail(&e))?;
+        prop_assert!(changed.iter().any(|n| n.file == "CLAUDE.md" && n.label == extra));
+    }
+}

@@ -1,0 +1,243 @@
+//! The compiled memory tree, kept next to the index (`db/memory_tree`) so a listing does not
+//! tokenize every instruction file again. Derived like the index: one section per source
+//! file keyed by the SHA-256 of its bytes; a source whose bytes changed (or a missing or
+//! unreadable cache) is compiled again and the cache rewritten atomically.
+//!
+//! Format (text, one record per line, fields separated by tabs, `\\`, tab and newline
+//! escaped in labels):
+//! `remaind-memory-tree 1`, then per source `S file sha256 nodes`, followed by its nodes
+//! `N id parent|- line lines type tokens label`. A node's text is not stored: it is lines
+//! `line .. line + lines` of its source, which is read anyway to check its hash.
+
+use std::collections::HashMap;
+
+use crate::tree::{self, Node, NodeType};
+
+const MAGIC: &str = "remaind-memory-tree 1";
+
+/// One source file's compiled nodes, as cached.
+pub(crate) struct Section {
+    pub(crate) file: String,
+    pub(crate) sha256: String,
+    pub(crate) nodes: Vec<Node>,
+}
+
+/// The sections of a cache file; `None` when it is not one this version wrote (it is then
+/// rebuilt, never trusted).
+pub(crate) fn parse(bytes: &[u8]) -> Option<HashMap<String, CachedSection>> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let mut lines = text.split('\n');
+    if lines.next()? != MAGIC {
+        return None;
+    }
+    let mut out = HashMap::new();
+    let mut current: Option<CachedSection> = None;
+    for line in lines {
+        if line.is_empty() {
+            continue;
+        }
+        let mut f = line.split('\t');
+        match f.next()? {
+            "S" => {
+                if let Some(done) = current.take() {
+                    out.insert(done.file.clone(), done);
+                }
+                let file = unescape(f.next()?);
+                let sha256 = f.next()?.to_owned();
+                let n: usize = f.next()?.parse().ok()?;
+                current = Some(CachedSection {
+                    file,
+                    sha256,
+                    nodes: Vec::with_capacity(n),
+                });
+            }
+            "N" => {
+                let section = current.as_mut()?;
+                let id = f.next()?.to_owned();
+                let parent = match f.next()? {
+                    "-" => None,
+                    p => Some(p.to_owned()),
+                };
+                let line: usize = f.next()?.parse().ok()?;
+                let lines: usize = f.next()?.parse().ok()?;
+                let node_type = type_of(f.next()?)?;
+                let tokens: u64 = f.next()?.parse().ok()?;
+                let label = unescape(f.next()?);
+                section.nodes.push(CachedNode {
+                    id,
+                    parent,
+                    line,
+                    lines,
+                    node_type,
+                    tokens,
+                    label,
+                });
+            }
+            _ => return None,
+        }
+    }
+    if let Some(done) = current.take() {
+        out.insert(done.file.clone(), done);
+    }
+    Some(out)
+}
+
+/// A section as read back: its nodes without their text.
+pub(crate) struct CachedSection {
+    pub(crate) file: String,
+    pub(crate) sha256: String,
+    nodes: Vec<CachedNode>,
+}
+
+struct CachedNode {
+    id: String,
+    parent: Option<String>,
+    line: usize,
+    lines: usize,
+    node_type: NodeType,
+    tokens: u64,
+    label: String,
+}
+
+impl CachedSection {
+    /// The nodes, their texts cut from `source` (the bytes whose hash matched). `None` when
+    /// a node's lines fall outside it (then the source is compiled again).
+    pub(crate) fn nodes(&self, source: &str) -> Option<Vec<Node>> {
+        let lines: Vec<&str> = source.lines().collect();
+        self.nodes
+            .iter()
+            .map(|n| {
+                let start = n.line.checked_sub(1)?;
+                let text = lines.get(start..start + n.lines)?.join("\n");
+                Some(Node {
+                    id: n.id.clone(),
+                    parent: n.parent.clone(),
+                    file: self.file.clone(),
+                    line: n.line,
+                    node_type: n.node_type,
+                    label: n.label.clone(),
+                    text,
+                    tokens: n.tokens,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The cache file for `sections`, in their order.
+pub(crate) fn render(sections: &[Section]) -> String {
+    let mut out = String::from(MAGIC);
+    out.push('\n');
+    for s in sections {
+        out.push_str(&format!(
+            "S\t{}\t{}\t{}\n",
+            escape(&s.file),
+            s.sha256,
+            s.nodes.len()
+        ));
+        for n in &s.nodes {
+            // The text is its lines joined by `\n`: one more line than separators.
+            let lines = n.text.split('\n').count();
+            out.push_str(&format!(
+                "N\t{}\t{}\t{}\t{lines}\t{}\t{}\t{}\n",
+                n.id,
+                n.parent.as_deref().unwrap_or("-"),
+                n.line,
+                n.node_type.as_str(),
+                n.tokens,
+                escape(&n.label)
+            ));
+        }
+    }
+    out
+}
+
+fn type_of(s: &str) -> Option<NodeType> {
+    [
+        NodeType::Heading,
+        NodeType::List,
+        NodeType::Kv,
+        NodeType::Table,
+        NodeType::Preamble,
+        NodeType::Text,
+        NodeType::Code,
+        NodeType::Embed,
+    ]
+    .into_iter()
+    .find(|t| t.as_str() == s)
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('\t', "\\t")
+        .replace('\n', "\\n")
+        .replace('\r', "\\r")
+}
+
+fn unescape(s: &str) -> String {
+    if !s.contains('\\') {
+        return s.to_owned();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('t') => out.push('\t'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// Compiles `source` (named `file`) unless `cached` holds it under the same hash.
+pub(crate) fn section_for(
+    file: &str,
+    source: &str,
+    cached: Option<&CachedSection>,
+) -> (Section, bool) {
+    let sha256 = remaind_fs::sha256_hex(source.as_bytes());
+    if let Some(c) = cached.filter(|c| c.sha256 == sha256)
+        && let Some(nodes) = c.nodes(source)
+    {
+        let section = Section {
+            file: file.to_owned(),
+            sha256,
+            nodes,
+        };
+        return (section, false);
+    }
+    let section = Section {
+        file: file.to_owned(),
+        sha256,
+        nodes: tree::compile(file, source),
+    };
+    (section, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cache_reads_back_the_nodes_it_was_written_from() {
+        let md = "# Build\r\n\r\nRun\tit.\r\n\r\n- one\n- two\n  more\n\n```sh\ncargo test\n```\n";
+        let (section, compiled) = section_for("CLAUDE.md", md, None);
+        assert!(compiled);
+        let bytes = render(std::slice::from_ref(&section));
+        let parsed = parse(bytes.as_bytes()).expect("parses");
+        let (again, compiled) = section_for("CLAUDE.md", md, parsed.get("CLAUDE.md"));
+        assert!(!compiled, "the same bytes are not compiled again");
+        assert_eq!(again.nodes, section.nodes);
+        // Changed bytes are compiled again.
+        let (_, compiled) = section_for("CLAUDE.md", "# Other\n", parsed.get("CLAUDE.md"));
+        assert!(compiled);
+        assert!(parse(b"something else\n").is_none());
+    }
+}
