@@ -28,6 +28,8 @@ use crate::tree::{self, Node, Tree};
 const TITLE_CHARS: usize = 120;
 /// Longest slug, in bytes.
 const SLUG_BYTES: usize = 48;
+/// Most proposals one continuity flush makes: it suggests, a person reviews.
+pub const FLUSH_MAX: usize = 16;
 /// Uses kept per node (the oldest weigh almost nothing).
 const USES_KEPT: usize = 32;
 /// The namespace of proposal ids (UUID v5 of the title under it).
@@ -349,32 +351,63 @@ impl<'l> Memory<'l> {
         Ok(())
     }
 
-    /// The continuity flush: proposes each item whose title has never been proposed (a
-    /// memory already under review, accepted or rejected is left to the person), in one
-    /// sync. Returns the new proposals.
+    /// The continuity flush: suggests each item whose title was never proposed (a memory
+    /// already under review, accepted or rejected is left to the person), at most
+    /// [`FLUSH_MAX`] per call, and writes their proposal files as one unit. Cheap on any
+    /// ledger: what is known is read from the memory files, not from a pass over the
+    /// ledger (a suggestion of a known title changes nothing a person decided, so a stale
+    /// file only costs an event). Returns the new proposals.
     pub fn flush(&self, items: &[FlushItem]) -> Result<Vec<Proposal>> {
-        let known: Vec<String> = self.proposals()?.into_iter().map(|p| p.id).collect();
-        let mut added = Vec::new();
+        let archived = list_dir(&self.ctx.join(MEMORY_ARCHIVE_DIR))?;
+        let memory_md = self.read(MEMORY_FILE_PATH)?.unwrap_or_default();
+        let memory_md = String::from_utf8_lossy(&memory_md);
+        let mut added: Vec<Proposal> = Vec::new();
         for item in items {
+            if added.len() >= FLUSH_MAX {
+                break;
+            }
             let Ok(title) = check_title(&item.title) else {
                 continue;
             };
             let id = proposal_id(title);
-            if item.text.trim().is_empty() || known.contains(&id) || added.contains(&id) {
+            let text = item.text.trim();
+            let known = added.iter().any(|p| p.id == id)
+                || archived.iter().any(|n| n.starts_with(&format!("{id}--")))
+                || memory_md.contains(&format!("<!-- {id} "))
+                || self
+                    .read(&format!("{MEMORY_PROPOSALS_DIR}/{id}.md"))?
+                    .is_some();
+            if text.is_empty() || known {
                 continue;
             }
-            self.append("propose", &id, title, item.text.trim(), &item.cites, 1)?;
-            added.push(id);
+            let event = self.append("suggest", &id, title, text, &item.cites, 1)?;
+            added.push(Proposal {
+                id,
+                title: title.to_owned(),
+                text: text.to_owned(),
+                status: Status::Proposed,
+                events: vec![event],
+                cites: item.cites.clone(),
+                contradicted_by: None,
+            });
         }
-        if added.is_empty() {
-            return Ok(Vec::new());
+        let files: Vec<(String, String)> = added
+            .iter()
+            .map(|p| {
+                let rel = format!("{MEMORY_PROPOSALS_DIR}/{}.md", p.id);
+                (in_store(&rel).to_owned(), proposal_file(p))
+            })
+            .collect();
+        if !files.is_empty() {
+            let changes: Vec<(&str, Option<&[u8]>)> = files
+                .iter()
+                .map(|(rel, body)| (rel.as_str(), Some(body.as_bytes())))
+                .collect();
+            self.store
+                .change_all(&changes)
+                .map_err(Error::history(self.ctx.join(MEMORY_PROPOSALS_DIR)))?;
         }
-        self.sync()?;
-        Ok(self
-            .proposals()?
-            .into_iter()
-            .filter(|p| added.contains(&p.id))
-            .collect())
+        Ok(added)
     }
 
     /// Replaces the text of proposal `id` (under review or accepted; an accepted one changes

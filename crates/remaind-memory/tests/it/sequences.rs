@@ -256,6 +256,17 @@ fn the_continuity_flush_proposes_each_title_once() {
         .expect("flush");
     assert_eq!(first.len(), 2);
     assert_eq!(first[0].title, "Only eu-west-1.");
+    // The flush writes the proposal files a full sync from the ledger would.
+    let proposals = |p: &Project| -> Vec<(String, String)> {
+        p.memory_files()
+            .into_iter()
+            .filter(|(n, _)| n.starts_with("memory/proposals/"))
+            .collect()
+    };
+    let flushed = proposals(&p);
+    assert_eq!(flushed.len(), 2);
+    m.sync().expect("sync");
+    assert_eq!(proposals(&p), flushed);
     m.reject(&first[1].id).expect("reject");
     let head = ledger.head().expect("head").0;
     // Flushed again: nothing new (a rejected one stays rejected), nothing appended.
