@@ -58,6 +58,8 @@ pub const MEMORY_DIR: &str = "memory";
 pub const MEMORY_FILE_PATH: &str = "memory/MEMORY.md";
 /// `memory/proposals/`: one Markdown file per memory proposal awaiting review.
 pub const MEMORY_PROPOSALS_DIR: &str = "memory/proposals";
+/// `memory/loops/`: one Markdown file per open loop (a current blocker or next step).
+pub const MEMORY_LOOPS_DIR: &str = "memory/loops";
 /// `memory/archive/`: one file per accept or reject, every repeated action kept.
 pub const MEMORY_ARCHIVE_DIR: &str = "memory/archive";
 /// `memory/uses.json`: when each memory-tree node was opened (its temperature).

@@ -60,6 +60,17 @@ pub(crate) struct Projection {
     /// Archive file name → body, one per accept, reject or edit.
     pub(crate) archive: Vec<(String, String)>,
     pub(crate) memory_md: String,
+    /// Open-loop file name → body, one per open loop title.
+    pub(crate) loops: Vec<(String, String)>,
+}
+
+/// The events of one open-loop title.
+struct Loop {
+    id: String,
+    title: String,
+    kind: String,
+    text: String,
+    events: Vec<(EventId, String)>,
 }
 
 /// The `MEMORY.md` of a folder with no accepted memory yet.
@@ -78,7 +89,31 @@ pub(crate) fn project(actions: &[Action], status: &dyn Fn(EventId) -> EventStatu
     let mut base: Option<String> = None;
     // Accepted memories rendered after the base, in acceptance order.
     let mut accepted: Vec<String> = Vec::new();
+    let mut loops: Vec<Loop> = Vec::new();
+    let mut loop_at: HashMap<String, usize> = HashMap::new();
+    // The events that resolve others: when, and what they said.
+    let mut closers: HashMap<EventId, (String, String)> = HashMap::new();
     for a in actions {
+        if let Some(kind) = a.verb.strip_prefix("loop:") {
+            let i = *loop_at.entry(a.id.clone()).or_insert_with(|| {
+                loops.push(Loop {
+                    id: a.id.clone(),
+                    title: a.title.clone(),
+                    kind: kind.to_owned(),
+                    text: String::new(),
+                    events: Vec::new(),
+                });
+                loops.len() - 1
+            });
+            loops[i].text = a.text.clone();
+            loops[i].kind = kind.to_owned();
+            loops[i].events.push((a.event, a.ts.clone()));
+            continue;
+        }
+        if a.verb == "closes" {
+            closers.insert(a.event, (a.ts.clone(), first_line(&a.text)));
+            continue;
+        }
         match a.verb.as_str() {
             "hand_edit" => {
                 base = Some(a.text.clone());
@@ -173,11 +208,63 @@ pub(crate) fn project(actions: &[Action], status: &dyn Fn(EventId) -> EventStatu
         }
     }
     let memory_md = mark_contradicted(&md, &mut |id| Some(status(id)));
+    let mut loop_files = Vec::new();
+    for l in &loops {
+        let open: Vec<EventId> = l
+            .events
+            .iter()
+            .map(|(e, _)| *e)
+            .filter(|e| status(*e) == EventStatus::Current)
+            .collect();
+        if !open.is_empty() {
+            loop_files.push((format!("{}.md", l.id), loop_file(l, &open)));
+        }
+        // A resolved loop leaves its file for the archive; a superseded one was replaced.
+        for (e, _) in &l.events {
+            if let EventStatus::Resolved { by } = status(*e) {
+                let (at, said) = closers.get(&by).cloned().unwrap_or_default();
+                archive.push((
+                    format!("{}--{by}-resolve.md", l.id),
+                    format!(
+                        "---\nid: {}\ntitle: {}\naction: resolve\nloop: {e}\nevent: {by}\nat: {at}\n---\n\n{}\n\nResolved by {by}: {}\n",
+                        l.id,
+                        yaml_line(&l.title),
+                        l.text,
+                        said
+                    ),
+                ));
+            }
+        }
+    }
     Projection {
         proposals,
         archive,
         memory_md,
+        loops: loop_files,
     }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// An open loop, as its file under `memory/loops/`.
+fn loop_file(l: &Loop, open: &[EventId]) -> String {
+    let events: Vec<String> = open.iter().map(ToString::to_string).collect();
+    let last = events.last().cloned().unwrap_or_default();
+    format!(
+        "---\nid: {}\ntitle: {}\nkind: {}\nevents: [{}]\n---\n\n{}\n\n\
+         <!-- remaind loops resolve {last} --text 'what closed it' -->\n",
+        l.id,
+        yaml_line(&l.title),
+        l.kind,
+        events.join(", "),
+        l.text,
+    )
 }
 
 fn by_of(s: EventStatus) -> Option<EventId> {

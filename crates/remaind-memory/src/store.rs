@@ -10,8 +10,8 @@ use camino::Utf8Path;
 use remaind_atomic::{HistoryPoint, HistoryStore, RestoreSummary, Timestamp};
 use remaind_fs::ContextDir;
 use remaind_fs::layout::{
-    MEMORY_ARCHIVE_DIR, MEMORY_DIR, MEMORY_FILE_PATH, MEMORY_PROPOSALS_DIR, MEMORY_RENDERED_PATH,
-    MEMORY_TREE_PATH, MEMORY_USES_PATH,
+    MEMORY_ARCHIVE_DIR, MEMORY_DIR, MEMORY_FILE_PATH, MEMORY_LOOPS_DIR, MEMORY_PROPOSALS_DIR,
+    MEMORY_RENDERED_PATH, MEMORY_TREE_PATH, MEMORY_USES_PATH,
 };
 use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent, Status as EventStatus, Statuses};
 use serde_json::{Map, Value, json};
@@ -35,6 +35,16 @@ const USES_KEPT: usize = 32;
 /// The namespace of proposal ids (UUID v5 of the title under it).
 const PROPOSAL_NAMESPACE: uuid::Uuid =
     uuid::Uuid::from_u128(0x6d65_6d6f_7279_4072_656d_6169_6e64_0001);
+
+/// The namespace of open-loop ids (distinct from proposals', so a loop and a memory with
+/// one title never share a name).
+const LOOP_NAMESPACE: uuid::Uuid = uuid::Uuid::from_u128(0x6d65_6d6f_7279_4072_656d_6169_6e64_0002);
+
+/// The id of the open loop titled `title`: `{slug}--{uuid-v5}`, like a proposal's.
+pub fn loop_id(title: &str) -> String {
+    let uuid = uuid::Uuid::new_v5(&LOOP_NAMESPACE, title.as_bytes());
+    format!("{}--{uuid}", slug(title))
+}
 
 /// The id of the proposal titled `title`.
 pub fn proposal_id(title: &str) -> String {
@@ -223,6 +233,34 @@ impl<'l> Memory<'l> {
         for ev in self.ledger.iter()? {
             let ev = ev?;
             statuses.observe(&ev);
+            if !ev.resolves.is_empty() {
+                out.push(Action {
+                    event: ev.id,
+                    ts: ev.ts.clone(),
+                    verb: "closes".to_owned(),
+                    id: String::new(),
+                    title: String::new(),
+                    text: ev.text.clone().unwrap_or_default(),
+                    cites: ev.resolves.clone(),
+                });
+            }
+            // A current blocker or next step is an open loop.
+            if matches!(ev.kind, Kind::Blocker | Kind::NextStep) {
+                let text = self.event_text(&ev);
+                let title = remember_title(&text);
+                if !title.is_empty() {
+                    out.push(Action {
+                        event: ev.id,
+                        ts: ev.ts.clone(),
+                        verb: format!("loop:{}", ev.kind.as_str()),
+                        id: loop_id(&title),
+                        title,
+                        text: text.trim().to_owned(),
+                        cites: Vec::new(),
+                    });
+                }
+                continue;
+            }
             // A `remember` event proposes itself: its first line is the title.
             if ev.kind == Kind::Remember {
                 let text = self.event_text(&ev);
@@ -474,6 +512,7 @@ impl<'l> Memory<'l> {
             proposals,
             archive,
             memory_md,
+            loops,
         } = self.projection()?;
         let mut wanted: Vec<(String, Vec<u8>)> = Vec::new();
         let mut keep = Vec::new();
@@ -484,6 +523,11 @@ impl<'l> Memory<'l> {
                 proposal_file(p).into_bytes(),
             ));
             keep.push(name);
+        }
+        let mut keep_loops = Vec::new();
+        for (name, body) in loops {
+            wanted.push((format!("{MEMORY_LOOPS_DIR}/{name}"), body.into_bytes()));
+            keep_loops.push(name);
         }
         for (name, body) in archive {
             wanted.push((format!("{MEMORY_ARCHIVE_DIR}/{name}"), body.into_bytes()));
@@ -500,12 +544,16 @@ impl<'l> Memory<'l> {
                 changes.push((in_store(rel).to_owned(), Some(bytes)));
             }
         }
-        // Proposals no longer under review leave the folder.
-        let dir = self.ctx.join(MEMORY_PROPOSALS_DIR);
-        for name in list_dir(&dir)? {
-            if name.ends_with(".md") && !keep.contains(&name) {
-                let rel = format!("{MEMORY_PROPOSALS_DIR}/{name}");
-                changes.push((in_store(&rel).to_owned(), None));
+        // Proposals no longer under review and loops no longer open leave their folders.
+        for (folder, kept) in [
+            (MEMORY_PROPOSALS_DIR, &keep),
+            (MEMORY_LOOPS_DIR, &keep_loops),
+        ] {
+            for name in list_dir(&self.ctx.join(folder))? {
+                if name.ends_with(".md") && !kept.contains(&name) {
+                    let rel = format!("{folder}/{name}");
+                    changes.push((in_store(&rel).to_owned(), None));
+                }
             }
         }
         if changes.is_empty() {

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use remaind_index::Index;
 use remaind_ledger::{EventId, Kind, Ledger, NewEvent};
+use remaind_memory::Memory;
 use serde_json::json;
 
 use crate::cli_error::CliError;
@@ -17,7 +18,8 @@ const LOOP_KINDS: [Kind; 2] = [Kind::Blocker, Kind::NextStep];
 ///
 /// An open loop is a `blocker` or `next_step` event that no later event resolved or
 /// superseded. Resolving one appends a `result` event that `resolves` it: the ledger keeps
-/// both.
+/// both. Each open loop is also a Markdown file under `.context/memory/loops/`, brought up
+/// to date by these commands; a resolved one moves to `.context/memory/archive/`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
 remaind loops list\n  \
@@ -66,6 +68,8 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             }
             let mut index = Index::open(ctx.root(), &ledger)?;
             let loops = index.current_of_kinds(&LOOP_KINDS, limit)?;
+            // The loop files are derived: listing brings them up to date.
+            Memory::open(&ctx, &ledger)?.sync()?;
             if loops.is_empty() && !json {
                 writeln!(out, "no open loops")
             } else {
@@ -114,6 +118,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
                 resolves: vec![loop_id],
                 ..NewEvent::default()
             })?;
+            Memory::open(&ctx, &ledger)?.sync()?;
             if json {
                 writeln!(
                     out,

@@ -217,6 +217,10 @@ fn open_loops_are_listed_and_resolved_from_the_cli() {
     ));
     let list = ok(&remaind(&ctx, &["loops", "list"], None));
     assert!(list.contains("[e1]") && list.contains("[e2]"), "{list}");
+    let loop_files = |ctx: &std::path::Path| -> usize {
+        std::fs::read_dir(ctx.join("memory/loops")).map_or(0, |d| d.count())
+    };
+    assert_eq!(loop_files(&ctx), 2, "one file per open loop");
     let out = json(&ok(&remaind(
         &ctx,
         &[
@@ -230,6 +234,15 @@ fn open_loops_are_listed_and_resolved_from_the_cli() {
         None,
     )));
     assert_eq!(out["resolves"], "e1");
+    assert_eq!(loop_files(&ctx), 1, "the resolved loop's file left");
+    let archived: Vec<String> = std::fs::read_dir(ctx.join("memory/archive"))
+        .expect("archive")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .collect();
+    assert!(
+        archived.len() == 1 && archived[0].ends_with("--e3-resolve.md"),
+        "{archived:?}"
+    );
     let list = ok(&remaind(&ctx, &["loops", "list", "--json"], None));
     assert!(
         !list.contains("\"e1\"") && list.contains("\"e2\""),

@@ -314,3 +314,56 @@ fn a_suggestion_proposes_or_refreshes_but_never_reopens_a_decided_memory() {
     assert_eq!(after.status, Status::Accepted);
     assert_eq!(after.text, "- Phoenix LiveView\n- Ecto");
 }
+
+#[test]
+fn open_loops_are_files_and_resolving_one_archives_it() {
+    let p = Project::new();
+    let ledger = p.ledger();
+    let append = |kind, text: &str, resolves: Vec<remaind_ledger::EventId>, supersedes| {
+        ledger
+            .append(remaind_ledger::NewEvent {
+                kind: Some(kind),
+                text: Some(text.into()),
+                resolves,
+                supersedes,
+                ..Default::default()
+            })
+            .expect("append")
+    };
+    use remaind_ledger::Kind;
+    let blocker = append(
+        Kind::Blocker,
+        "Waiting for OPS-142: staging credentials",
+        vec![],
+        vec![],
+    );
+    let step = append(Kind::NextStep, "Write the migration", vec![], vec![]);
+    let old = append(Kind::NextStep, "Ask about the schema", vec![], vec![]);
+    append(
+        Kind::Correction,
+        "No need to ask: the schema is in docs/",
+        vec![],
+        vec![old],
+    );
+    let m = Memory::open(&p.ctx, &ledger).expect("open");
+    m.propose("Test command", "Run `cargo xtask ci` before every push.")
+        .expect("propose");
+    append(Kind::Result, "Credentials arrived", vec![blocker], vec![]);
+    m.sync().expect("sync");
+    insta::assert_snapshot!(files(&p));
+    let loops: Vec<String> = p
+        .memory_files()
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| n.starts_with("memory/loops/"))
+        .collect();
+    // Only the step is still open; the superseded question left no archive entry.
+    assert_eq!(
+        loops,
+        [format!(
+            "memory/loops/{}.md",
+            remaind_memory::loop_id("Write the migration")
+        )]
+    );
+    assert!(step.to_string().starts_with('e'));
+}
