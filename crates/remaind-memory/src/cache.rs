@@ -20,6 +20,8 @@ pub(crate) struct Section {
     pub(crate) file: String,
     pub(crate) sha256: String,
     pub(crate) nodes: Vec<Node>,
+    /// How many source lines each node spans (its text may have been left out).
+    lines: Vec<usize>,
 }
 
 /// The sections of a cache file; `None` when it is not one this version wrote (it is then
@@ -102,13 +104,18 @@ struct CachedNode {
 impl CachedSection {
     /// The nodes, their texts cut from `source` (the bytes whose hash matched). `None` when
     /// a node's lines fall outside it (then the source is compiled again).
-    pub(crate) fn nodes(&self, source: &str) -> Option<Vec<Node>> {
+    pub(crate) fn nodes(&self, source: &str, texts: bool) -> Option<Vec<Node>> {
         let lines: Vec<&str> = source.lines().collect();
         self.nodes
             .iter()
             .map(|n| {
                 let start = n.line.checked_sub(1)?;
-                let text = lines.get(start..start + n.lines)?.join("\n");
+                let block = lines.get(start..start.checked_add(n.lines)?)?;
+                let text = if texts {
+                    block.join("\n")
+                } else {
+                    String::new()
+                };
                 Some(Node {
                     id: n.id.clone(),
                     parent: n.parent.clone(),
@@ -135,9 +142,7 @@ pub(crate) fn render(sections: &[Section]) -> String {
             s.sha256,
             s.nodes.len()
         ));
-        for n in &s.nodes {
-            // The text is its lines joined by `\n`: one more line than separators.
-            let lines = n.text.split('\n').count();
+        for (n, lines) in s.nodes.iter().zip(&s.lines) {
             out.push_str(&format!(
                 "N\t{}\t{}\t{}\t{lines}\t{}\t{}\t{}\n",
                 n.id,
@@ -196,27 +201,34 @@ fn unescape(s: &str) -> String {
     out
 }
 
-/// Compiles `source` (named `file`) unless `cached` holds it under the same hash.
+/// Compiles `source` (named `file`) unless `cached` holds it under the same hash (then,
+/// with `texts` false, the nodes' texts are left empty).
 pub(crate) fn section_for(
     file: &str,
     source: &str,
     cached: Option<&CachedSection>,
+    texts: bool,
 ) -> (Section, bool) {
     let sha256 = remaind_fs::sha256_hex(source.as_bytes());
     if let Some(c) = cached.filter(|c| c.sha256 == sha256)
-        && let Some(nodes) = c.nodes(source)
+        && let Some(nodes) = c.nodes(source, texts)
     {
         let section = Section {
             file: file.to_owned(),
             sha256,
+            lines: c.nodes.iter().map(|n| n.lines).collect(),
             nodes,
         };
         return (section, false);
     }
+    let nodes = tree::compile(file, source);
+    // A node's text is its lines joined by `\n`: one more line than separators.
+    let lines = nodes.iter().map(|n| n.text.split('\n').count()).collect();
     let section = Section {
         file: file.to_owned(),
         sha256,
-        nodes: tree::compile(file, source),
+        nodes,
+        lines,
     };
     (section, true)
 }
@@ -228,15 +240,15 @@ mod tests {
     #[test]
     fn a_cache_reads_back_the_nodes_it_was_written_from() {
         let md = "# Build\r\n\r\nRun\tit.\r\n\r\n- one\n- two\n  more\n\n```sh\ncargo test\n```\n";
-        let (section, compiled) = section_for("CLAUDE.md", md, None);
+        let (section, compiled) = section_for("CLAUDE.md", md, None, true);
         assert!(compiled);
         let bytes = render(std::slice::from_ref(&section));
         let parsed = parse(bytes.as_bytes()).expect("parses");
-        let (again, compiled) = section_for("CLAUDE.md", md, parsed.get("CLAUDE.md"));
+        let (again, compiled) = section_for("CLAUDE.md", md, parsed.get("CLAUDE.md"), true);
         assert!(!compiled, "the same bytes are not compiled again");
         assert_eq!(again.nodes, section.nodes);
         // Changed bytes are compiled again.
-        let (_, compiled) = section_for("CLAUDE.md", "# Other\n", parsed.get("CLAUDE.md"));
+        let (_, compiled) = section_for("CLAUDE.md", "# Other\n", parsed.get("CLAUDE.md"), true);
         assert!(compiled);
         assert!(parse(b"something else\n").is_none());
     }

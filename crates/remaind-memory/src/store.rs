@@ -569,6 +569,12 @@ impl<'l> Memory<'l> {
     /// document order. Compiled once per version of each file: the compiled tree is kept in
     /// `db/memory_tree` and a file is compiled again only when its bytes change.
     pub fn nodes(&self) -> Result<Vec<Node>> {
+        self.compiled(true)
+    }
+
+    /// The nodes; with `texts` false a node read from the cache has an empty `text` (a
+    /// listing needs none, and cutting 10 MB of text into nodes is most of its cost).
+    fn compiled(&self, texts: bool) -> Result<Vec<Node>> {
         let mut sources: Vec<(String, String)> = Vec::new();
         let memory_rel = format!(
             "{}/{MEMORY_FILE_PATH}",
@@ -601,7 +607,7 @@ impl<'l> Memory<'l> {
         let mut stale = cached.len() != sources.len();
         let mut sections = Vec::with_capacity(sources.len());
         for (file, text) in &sources {
-            let (section, compiled) = cache::section_for(file, text, cached.get(file));
+            let (section, compiled) = cache::section_for(file, text, cached.get(file), texts);
             stale |= compiled;
             sections.push(section);
         }
@@ -632,7 +638,7 @@ impl<'l> Memory<'l> {
     /// The tree, hottest nodes first, within `budget` tokens of listing (`None`: all).
     pub fn tree(&self, budget: Option<u64>) -> Result<Tree> {
         Ok(tree::select(
-            &self.nodes()?,
+            &self.compiled(false)?,
             &self.uses()?,
             jiff::Timestamp::now(),
             budget,

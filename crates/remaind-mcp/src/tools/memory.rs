@@ -163,6 +163,10 @@ pub(crate) struct ProposeArgs {
     title: String,
     /// What should outlive this task: a preference, a convention, a hard-won fact.
     text: String,
+    /// Ledger event ids it rests on (e.g. `["e12"]`): when a newer event supersedes or
+    /// resolves one, the memory is shown as no longer current.
+    #[serde(default)]
+    cites: Vec<String>,
 }
 
 /// A proposal and where it stands.
@@ -179,8 +183,20 @@ pub(crate) struct ProposalOut {
 }
 
 fn memory_propose(session: &Session, args: ProposeArgs) -> Result<ProposalOut, ToolError> {
+    let cites = args
+        .cites
+        .iter()
+        .map(|c| {
+            c.parse().map_err(|_| {
+                ToolError::invalid(
+                    "cites",
+                    format!("`{c}` is not an event id; give one like e12"),
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let (ctx, ledger) = session.ledger()?;
-    let p = Memory::open(&ctx, &ledger)?.propose(&args.title, &args.text)?;
+    let p = Memory::open(&ctx, &ledger)?.propose_citing(&args.title, &args.text, &cites)?;
     Ok(ProposalOut {
         id: p.id,
         title: p.title,

@@ -241,6 +241,15 @@ proptest! {
         prop_assert_eq!(&cached, &first);
         let compiled = compile("CLAUDE.md", &md);
         prop_assert_eq!(cached.iter().filter(|n| n.file == "CLAUDE.md").cloned().collect::<Vec<_>>(), compiled);
+        // A listing (which reads no texts) while another file changes rewrites the cache;
+        // the texts read back afterwards are still right.
+        std::fs::write(p.root.join("AGENTS.md"), format!("# {extra}\n")).map_err(|e| fail(&e))?;
+        m.tree(Some(50)).map_err(|e| fail(&e))?;
+        let again = m.nodes().map_err(|e| fail(&e))?;
+        prop_assert_eq!(
+            again.iter().filter(|n| n.file == "CLAUDE.md").cloned().collect::<Vec<_>>(),
+            compile("CLAUDE.md", &md)
+        );
         std::fs::write(p.root.join("CLAUDE.md"), format!("{md}\n\n# {extra}\n")).map_err(|e| fail(&e))?;
         let changed = m.nodes().map_err(|e| fail(&e))?;
         prop_assert!(changed.iter().any(|n| n.file == "CLAUDE.md" && n.label == extra));
