@@ -104,30 +104,44 @@ struct CachedNode {
 impl CachedSection {
     /// The nodes, their texts cut from `source` (the bytes whose hash matched). `None` when
     /// a node's lines fall outside it (then the source is compiled again).
-    pub(crate) fn nodes(&self, source: &str, texts: bool) -> Option<Vec<Node>> {
-        let lines: Vec<&str> = source.lines().collect();
-        self.nodes
-            .iter()
+    pub(crate) fn into_nodes(self, source: &str, texts: bool) -> Option<(Vec<Node>, Vec<usize>)> {
+        // Without texts only the line count is needed to check the ranges.
+        let lines: Vec<&str> = if texts {
+            source.lines().collect()
+        } else {
+            Vec::new()
+        };
+        let count = if texts {
+            lines.len()
+        } else {
+            source.lines().count()
+        };
+        let spans: Vec<usize> = self.nodes.iter().map(|n| n.lines).collect();
+        let file = self.file;
+        let nodes = self
+            .nodes
+            .into_iter()
             .map(|n| {
                 let start = n.line.checked_sub(1)?;
-                let block = lines.get(start..start.checked_add(n.lines)?)?;
+                let end = start.checked_add(n.lines).filter(|&e| e <= count)?;
                 let text = if texts {
-                    block.join("\n")
+                    lines[start..end].join("\n")
                 } else {
                     String::new()
                 };
                 Some(Node {
-                    id: n.id.clone(),
-                    parent: n.parent.clone(),
-                    file: self.file.clone(),
+                    id: n.id,
+                    parent: n.parent,
+                    file: file.clone(),
                     line: n.line,
                     node_type: n.node_type,
-                    label: n.label.clone(),
+                    label: n.label,
                     text,
                     tokens: n.tokens,
                 })
             })
-            .collect()
+            .collect::<Option<Vec<Node>>>()?;
+        Some((nodes, spans))
     }
 }
 
@@ -206,17 +220,17 @@ fn unescape(s: &str) -> String {
 pub(crate) fn section_for(
     file: &str,
     source: &str,
-    cached: Option<&CachedSection>,
+    cached: Option<CachedSection>,
     texts: bool,
 ) -> (Section, bool) {
     let sha256 = remaind_fs::sha256_hex(source.as_bytes());
     if let Some(c) = cached.filter(|c| c.sha256 == sha256)
-        && let Some(nodes) = c.nodes(source, texts)
+        && let Some((nodes, lines)) = c.into_nodes(source, texts)
     {
         let section = Section {
             file: file.to_owned(),
             sha256,
-            lines: c.nodes.iter().map(|n| n.lines).collect(),
+            lines,
             nodes,
         };
         return (section, false);
@@ -243,12 +257,17 @@ mod tests {
         let (section, compiled) = section_for("CLAUDE.md", md, None, true);
         assert!(compiled);
         let bytes = render(std::slice::from_ref(&section));
-        let parsed = parse(bytes.as_bytes()).expect("parses");
-        let (again, compiled) = section_for("CLAUDE.md", md, parsed.get("CLAUDE.md"), true);
+        let mut parsed = parse(bytes.as_bytes()).expect("parses");
+        let (again, compiled) = section_for(
+            "CLAUDE.md",
+            md,
+            parse(bytes.as_bytes()).and_then(|mut p| p.remove("CLAUDE.md")),
+            true,
+        );
         assert!(!compiled, "the same bytes are not compiled again");
         assert_eq!(again.nodes, section.nodes);
         // Changed bytes are compiled again.
-        let (_, compiled) = section_for("CLAUDE.md", "# Other\n", parsed.get("CLAUDE.md"), true);
+        let (_, compiled) = section_for("CLAUDE.md", "# Other\n", parsed.remove("CLAUDE.md"), true);
         assert!(compiled);
         assert!(parse(b"something else\n").is_none());
     }

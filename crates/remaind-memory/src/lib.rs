@@ -35,8 +35,8 @@ mod tree;
 pub use error::{Error, Result};
 pub use project::{Proposal, Status};
 pub use store::{
-    FLUSH_MAX, FlushItem, Memory, history, loop_id, memory_for_packet, proposal_id, restore_to,
-    slug,
+    CITATION_WINDOW, FLUSH_MAX, FlushItem, Memory, history, loop_id, memory_for_packet,
+    proposal_id, restore_to, slug,
 };
 pub use tree::{
     HALF_LIFE_HOURS, Node, NodeType, Tree, TreeEntry, compile, count_tokens, listing_line,

@@ -30,6 +30,8 @@ const TITLE_CHARS: usize = 120;
 const SLUG_BYTES: usize = 48;
 /// Most proposals one continuity flush makes: it suggests, a person reviews.
 pub const FLUSH_MAX: usize = 16;
+/// How many of the newest events are read for node citations.
+pub const CITATION_WINDOW: usize = 1000;
 /// Uses kept per node (the oldest weigh almost nothing).
 const USES_KEPT: usize = 32;
 /// The namespace of proposal ids (UUID v5 of the title under it).
@@ -582,7 +584,7 @@ impl<'l> Memory<'l> {
         );
         // Before the first action there is no file yet: the tree shows what it will hold.
         let memory_md = match self.read(MEMORY_FILE_PATH)? {
-            Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Some(bytes) => text_of(bytes),
             None => self.projection()?.memory_md,
         };
         sources.push((memory_rel, memory_md));
@@ -591,23 +593,20 @@ impl<'l> Memory<'l> {
                 let path = project.join(name);
                 // A missing (or unreadable) instruction file is simply not in the tree.
                 if let Ok(Some(bytes)) = remaind_fs::read_file(&path) {
-                    sources.push((
-                        name.to_owned(),
-                        String::from_utf8_lossy(&bytes).into_owned(),
-                    ));
+                    sources.push((name.to_owned(), text_of(bytes)));
                 }
             }
         }
         let path = self.ctx.join(MEMORY_TREE_PATH);
         // An unreadable or foreign cache is rebuilt, never trusted.
-        let cached = remaind_fs::read_file(&path)
+        let mut cached = remaind_fs::read_file(&path)
             .map_err(Error::file(&path))?
             .and_then(|b| cache::parse(&b))
             .unwrap_or_default();
         let mut stale = cached.len() != sources.len();
         let mut sections = Vec::with_capacity(sources.len());
         for (file, text) in &sources {
-            let (section, compiled) = cache::section_for(file, text, cached.get(file), texts);
+            let (section, compiled) = cache::section_for(file, text, cached.remove(file), texts);
             stale |= compiled;
             sections.push(section);
         }
@@ -635,11 +634,32 @@ impl<'l> Memory<'l> {
             .collect())
     }
 
+    /// Every use of every node: the recorded openings and matches, and each citation (a
+    /// node id written in the text of one of the last [`CITATION_WINDOW`] events, at that
+    /// event's time).
+    fn heat(&self) -> Result<HashMap<String, Vec<jiff::Timestamp>>> {
+        let mut uses = self.uses()?;
+        let (head, _) = self.ledger.head()?;
+        let from = head.saturating_sub(CITATION_WINDOW as u64) + 1;
+        for ev in self.ledger.range(from, CITATION_WINDOW)? {
+            let Some(text) = ev.text.as_deref() else {
+                continue;
+            };
+            let Ok(at) = ev.ts.parse::<jiff::Timestamp>() else {
+                continue;
+            };
+            for id in node_ids_in(text) {
+                uses.entry(id.to_owned()).or_default().push(at);
+            }
+        }
+        Ok(uses)
+    }
+
     /// The tree, hottest nodes first, within `budget` tokens of listing (`None`: all).
     pub fn tree(&self, budget: Option<u64>) -> Result<Tree> {
         Ok(tree::select(
             &self.compiled(false)?,
-            &self.uses()?,
+            &self.heat()?,
             jiff::Timestamp::now(),
             budget,
         ))
@@ -660,7 +680,7 @@ impl<'l> Memory<'l> {
                 words.iter().all(|w| text.contains(w.as_str()))
             })
             .collect();
-        let tree = tree::select(&matched, &self.uses()?, jiff::Timestamp::now(), budget);
+        let tree = tree::select(&matched, &self.heat()?, jiff::Timestamp::now(), budget);
         let listed: Vec<String> = tree.nodes.iter().map(|n| n.id.clone()).collect();
         self.warm(&listed)?;
         Ok(tree)
@@ -704,6 +724,21 @@ impl<'l> Memory<'l> {
         let (dir, name) = split(&path);
         remaind_fs::replace_file(dir, name, &bytes).map_err(Error::file(&path))
     }
+}
+
+/// `bytes` as text without a copy when they are UTF-8 (invalid bytes become U+FFFD).
+fn text_of(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The 12-hex-digit words of `text` (what node ids look like).
+fn node_ids_in(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| {
+            w.len() == 12
+                && w.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        })
 }
 
 fn check_title(title: &str) -> Result<&str> {

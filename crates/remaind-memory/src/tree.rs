@@ -282,7 +282,8 @@ fn node_id(file: &str, node_type: NodeType, text: &str, repeat: usize) -> String
 
 /// How warm a node is `now`, given when it was used: each use counts 1 when it happens and
 /// halves every [`HALF_LIFE_HOURS`] hours after (`Σ 0.5^(age_hours / 72)`). Opening a node
-/// (`memory get`) and a node matching a query (`memory tree --query`) are uses.
+/// (`memory get`), a node matching a query (`memory tree --query`) and a citation (its id
+/// in the text of one of the newest ledger events) are uses.
 pub fn temperature(uses: &[jiff::Timestamp], now: jiff::Timestamp) -> f64 {
     uses.iter()
         .map(|t| {

@@ -86,3 +86,33 @@ fn a_damaged_tree_cache_is_rebuilt_not_trusted() {
         assert_eq!(m.nodes().expect("nodes"), good, "after {damage:?}");
     }
 }
+
+#[test]
+fn a_node_cited_by_a_recent_event_warms() {
+    let p = crate::common::Project::new();
+    std::fs::write(
+        p.root.join("CLAUDE.md"),
+        "# Build\n\nRun `cargo xtask ci`.\n\n# Style\n\nOne change per commit.\n",
+    )
+    .expect("write");
+    let ledger = p.ledger();
+    let m = remaind_memory::Memory::open(&p.ctx, &ledger).expect("open");
+    let style = m
+        .nodes()
+        .expect("nodes")
+        .into_iter()
+        .find(|n| n.text == "One change per commit.")
+        .expect("the style paragraph");
+    let cold = m.tree(None).expect("tree");
+    assert!(cold.nodes.iter().all(|n| n.temperature == 0.0));
+    ledger
+        .append(remaind_ledger::NewEvent {
+            kind: Some(remaind_ledger::Kind::Decision),
+            text: Some(format!("Split the change, per memory node {}.", style.id)),
+            ..Default::default()
+        })
+        .expect("cite");
+    let warm = m.tree(None).expect("tree");
+    assert_eq!(warm.nodes[0].id, style.id, "the cited node comes first");
+    assert!(warm.nodes[0].temperature > 0.9);
+}
