@@ -64,6 +64,8 @@ pub const MEMORY_LOOPS_DIR: &str = "memory/loops";
 pub const MEMORY_ARCHIVE_DIR: &str = "memory/archive";
 /// `memory/uses.json`: when each memory-tree node was opened (its temperature).
 pub const MEMORY_USES_PATH: &str = "memory/uses.json";
+/// `schemas/memory.json`: optional; `tree_paths` adds project files to the memory tree.
+pub const MEMORY_CONFIG_PATH: &str = "schemas/memory.json";
 /// `db/memory_tree`: the compiled memory tree, a cache rebuilt when missing or stale.
 pub const MEMORY_TREE_PATH: &str = "db/memory_tree";
 /// `memory/rendered.sha256`: the hash of `MEMORY.md` as last written, to tell a hand edit.

@@ -44,6 +44,14 @@ pub enum Error {
         #[source]
         source: remaind_atomic::Error,
     },
+    /// `schemas/memory.json` is not a valid memory configuration; nothing was written.
+    #[error("{path}: {reason}")]
+    Config {
+        /// The file.
+        path: Utf8PathBuf,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
     /// A memory file holds something unreadable.
     #[error("{path}: {reason}")]
     Damaged {
@@ -58,7 +66,7 @@ impl Error {
     /// True when the caller's input was refused and nothing was written (exit 2).
     pub fn is_invalid_input(&self) -> bool {
         match self {
-            Error::Invalid { .. } | Error::NotFound { .. } => true,
+            Error::Invalid { .. } | Error::NotFound { .. } | Error::Config { .. } => true,
             Error::Ledger(e) => e.is_invalid_input(),
             Error::File { .. } | Error::History { .. } | Error::Damaged { .. } => false,
         }

@@ -10,8 +10,8 @@ use camino::Utf8Path;
 use remaind_atomic::{HistoryPoint, HistoryStore, RestoreSummary, Timestamp};
 use remaind_fs::ContextDir;
 use remaind_fs::layout::{
-    MEMORY_ARCHIVE_DIR, MEMORY_DIR, MEMORY_FILE_PATH, MEMORY_LOOPS_DIR, MEMORY_PROPOSALS_DIR,
-    MEMORY_RENDERED_PATH, MEMORY_TREE_PATH, MEMORY_USES_PATH,
+    MEMORY_ARCHIVE_DIR, MEMORY_CONFIG_PATH, MEMORY_DIR, MEMORY_FILE_PATH, MEMORY_LOOPS_DIR,
+    MEMORY_PROPOSALS_DIR, MEMORY_RENDERED_PATH, MEMORY_TREE_PATH, MEMORY_USES_PATH,
 };
 use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent, Status as EventStatus, Statuses};
 use serde_json::{Map, Value, json};
@@ -588,8 +588,12 @@ impl<'l> Memory<'l> {
             None => self.projection()?.memory_md,
         };
         sources.push((memory_rel, memory_md));
+        let configured = self.tree_paths()?;
         if let Some(project) = self.ctx.root().parent() {
-            for name in ["CLAUDE.md", "AGENTS.md"] {
+            let names = ["CLAUDE.md", "AGENTS.md"]
+                .into_iter()
+                .chain(configured.iter().map(String::as_str));
+            for name in names {
                 let path = project.join(name);
                 // A missing (or unreadable) instruction file is simply not in the tree.
                 if let Ok(Some(bytes)) = remaind_fs::read_file(&path) {
@@ -632,6 +636,48 @@ impl<'l> Memory<'l> {
             .into_iter()
             .map(|(id, ts)| (id, ts.iter().filter_map(|t| t.parse().ok()).collect()))
             .collect())
+    }
+
+    /// The project files `schemas/memory.json` adds to the tree (`tree_paths`), in order;
+    /// none when the file is absent.
+    pub fn tree_paths(&self) -> Result<Vec<String>> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Config {
+            #[serde(default)]
+            tree_paths: Vec<String>,
+        }
+        let path = self.ctx.join(MEMORY_CONFIG_PATH);
+        let Some(bytes) = remaind_fs::read_file(&path).map_err(Error::file(&path))? else {
+            return Ok(Vec::new());
+        };
+        let bad = |reason: String| Error::Config {
+            path: path.clone(),
+            reason,
+        };
+        let config: Config = serde_json::from_slice(&bytes).map_err(|e| {
+            bad(format!(
+                "{e}; expected {{\"tree_paths\": [\"docs/conventions.md\"]}}"
+            ))
+        })?;
+        let mut out: Vec<String> = Vec::new();
+        for (i, p) in config.tree_paths.into_iter().enumerate() {
+            let rel = camino::Utf8Path::new(&p);
+            let escapes = rel.is_absolute()
+                || rel
+                    .components()
+                    .any(|c| !matches!(c, camino::Utf8Component::Normal(_)))
+                || p.trim().is_empty();
+            if escapes {
+                return Err(bad(format!(
+                    "tree_paths[{i}] `{p}` must be a path inside the project, relative to it (no `..`, not absolute)"
+                )));
+            }
+            if !["CLAUDE.md", "AGENTS.md"].contains(&p.as_str()) && !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        Ok(out)
     }
 
     /// Every use of every node: the recorded openings and matches, and each citation (a

@@ -116,3 +116,41 @@ fn a_node_cited_by_a_recent_event_warms() {
     assert_eq!(warm.nodes[0].id, style.id, "the cited node comes first");
     assert!(warm.nodes[0].temperature > 0.9);
 }
+
+#[test]
+fn configured_paths_join_the_tree_and_a_bad_configuration_is_refused() {
+    let p = crate::common::Project::new();
+    std::fs::create_dir_all(p.root.join("docs")).expect("docs");
+    std::fs::write(
+        p.root.join("docs/style.md"),
+        "# Style\n\nOne change per commit.\n",
+    )
+    .expect("write");
+    let config = p.ctx.join("schemas/memory.json");
+    std::fs::create_dir_all(p.ctx.join("schemas")).expect("schemas");
+    std::fs::write(
+        &config,
+        r#"{"tree_paths": ["docs/style.md", "docs/missing.md"]}"#,
+    )
+    .expect("config");
+    let ledger = p.ledger();
+    let m = remaind_memory::Memory::open(&p.ctx, &ledger).expect("open");
+    let nodes = m.nodes().expect("nodes");
+    assert!(
+        nodes
+            .iter()
+            .any(|n| n.file == "docs/style.md" && n.text == "One change per commit."),
+        "{nodes:?}"
+    );
+    for bad in [
+        r#"{"tree_paths": ["/etc/passwd"]}"#,
+        r#"{"tree_paths": ["../elsewhere.md"]}"#,
+        r#"{"paths": ["docs/style.md"]}"#,
+        "not json",
+    ] {
+        std::fs::write(&config, bad).expect("config");
+        let err = m.nodes().expect_err(bad);
+        assert!(err.is_invalid_input(), "{bad}: {err}");
+        assert!(err.to_string().contains("memory.json"), "{err}");
+    }
+}
