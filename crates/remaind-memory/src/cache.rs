@@ -11,8 +11,9 @@
 
 use std::collections::HashMap;
 
-use crate::tree::{self, Node, NodeType};
+use crate::tree::{self, Node, NodeType, Vocabulary};
 
+/// The first line, followed by a space and the vocabulary the counts were made with.
 const MAGIC: &str = "remaind-memory-tree 1";
 
 /// One source file's compiled nodes, as cached.
@@ -26,10 +27,14 @@ pub(crate) struct Section {
 
 /// The sections of a cache file; `None` when it is not one this version wrote (it is then
 /// rebuilt, never trusted).
-pub(crate) fn parse(bytes: &[u8]) -> Option<HashMap<String, CachedSection>> {
+pub(crate) fn parse(
+    bytes: &[u8],
+    vocabulary: Vocabulary,
+) -> Option<HashMap<String, CachedSection>> {
     let text = std::str::from_utf8(bytes).ok()?;
     let mut lines = text.split('\n');
-    if lines.next()? != MAGIC {
+    // Counts made with another vocabulary are stale.
+    if lines.next()? != format!("{MAGIC} {}", vocabulary.as_str()) {
         return None;
     }
     let mut out = HashMap::new();
@@ -146,9 +151,8 @@ impl CachedSection {
 }
 
 /// The cache file for `sections`, in their order.
-pub(crate) fn render(sections: &[Section]) -> String {
-    let mut out = String::from(MAGIC);
-    out.push('\n');
+pub(crate) fn render(sections: &[Section], vocabulary: Vocabulary) -> String {
+    let mut out = format!("{MAGIC} {}\n", vocabulary.as_str());
     for s in sections {
         out.push_str(&format!(
             "S\t{}\t{}\t{}\n",
@@ -222,6 +226,7 @@ pub(crate) fn section_for(
     source: &str,
     cached: Option<CachedSection>,
     texts: bool,
+    vocabulary: Vocabulary,
 ) -> (Section, bool) {
     let sha256 = remaind_fs::sha256_hex(source.as_bytes());
     if let Some(c) = cached.filter(|c| c.sha256 == sha256)
@@ -235,7 +240,7 @@ pub(crate) fn section_for(
         };
         return (section, false);
     }
-    let nodes = tree::compile(file, source);
+    let nodes = tree::compile_with(file, source, vocabulary);
     // A node's text is its lines joined by `\n`: one more line than separators.
     let lines = nodes.iter().map(|n| n.text.split('\n').count()).collect();
     let section = Section {
@@ -251,24 +256,35 @@ pub(crate) fn section_for(
 mod tests {
     use super::*;
 
+    const V: Vocabulary = Vocabulary::O200kBase;
+
     #[test]
     fn a_cache_reads_back_the_nodes_it_was_written_from() {
         let md = "# Build\r\n\r\nRun\tit.\r\n\r\n- one\n- two\n  more\n\n```sh\ncargo test\n```\n";
-        let (section, compiled) = section_for("CLAUDE.md", md, None, true);
+        let (section, compiled) = section_for("CLAUDE.md", md, None, true, V);
         assert!(compiled);
-        let bytes = render(std::slice::from_ref(&section));
-        let mut parsed = parse(bytes.as_bytes()).expect("parses");
+        let bytes = render(std::slice::from_ref(&section), V);
+        let mut parsed = parse(bytes.as_bytes(), V).expect("parses");
+        // Counts of another vocabulary are not read back.
+        assert!(parse(bytes.as_bytes(), Vocabulary::Cl100kBase).is_none());
         let (again, compiled) = section_for(
             "CLAUDE.md",
             md,
-            parse(bytes.as_bytes()).and_then(|mut p| p.remove("CLAUDE.md")),
+            parse(bytes.as_bytes(), V).and_then(|mut p| p.remove("CLAUDE.md")),
             true,
+            V,
         );
         assert!(!compiled, "the same bytes are not compiled again");
         assert_eq!(again.nodes, section.nodes);
         // Changed bytes are compiled again.
-        let (_, compiled) = section_for("CLAUDE.md", "# Other\n", parsed.remove("CLAUDE.md"), true);
+        let (_, compiled) = section_for(
+            "CLAUDE.md",
+            "# Other\n",
+            parsed.remove("CLAUDE.md"),
+            true,
+            V,
+        );
         assert!(compiled);
-        assert!(parse(b"something else\n").is_none());
+        assert!(parse(b"something else\n", V).is_none());
     }
 }

@@ -12,6 +12,7 @@ use remaind_fs::ContextDir;
 use remaind_fs::layout::{
     MEMORY_ARCHIVE_DIR, MEMORY_CONFIG_PATH, MEMORY_DIR, MEMORY_FILE_PATH, MEMORY_LOOPS_DIR,
     MEMORY_PROPOSALS_DIR, MEMORY_RENDERED_PATH, MEMORY_TREE_PATH, MEMORY_USES_PATH,
+    THRESHOLDS_PATH,
 };
 use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent, Status as EventStatus, Statuses};
 use serde_json::{Map, Value, json};
@@ -22,7 +23,7 @@ use crate::project::{
     Action, EMPTY_MEMORY_MD, Projection, Proposal, Status, mark_contradicted, project,
     proposal_file,
 };
-use crate::tree::{self, Node, Tree};
+use crate::tree::{self, Node, Tree, Vocabulary};
 
 /// Longest proposal title, in characters.
 const TITLE_CHARS: usize = 120;
@@ -577,6 +578,7 @@ impl<'l> Memory<'l> {
     /// The nodes; with `texts` false a node read from the cache has an empty `text` (a
     /// listing needs none, and cutting 10 MB of text into nodes is most of its cost).
     fn compiled(&self, texts: bool) -> Result<Vec<Node>> {
+        let vocabulary = self.vocabulary()?;
         let mut sources: Vec<(String, String)> = Vec::new();
         let memory_rel = format!(
             "{}/{MEMORY_FILE_PATH}",
@@ -605,19 +607,20 @@ impl<'l> Memory<'l> {
         // An unreadable or foreign cache is rebuilt, never trusted.
         let mut cached = remaind_fs::read_file(&path)
             .map_err(Error::file(&path))?
-            .and_then(|b| cache::parse(&b))
+            .and_then(|b| cache::parse(&b, vocabulary))
             .unwrap_or_default();
         let mut stale = cached.len() != sources.len();
         let mut sections = Vec::with_capacity(sources.len());
         for (file, text) in &sources {
-            let (section, compiled) = cache::section_for(file, text, cached.remove(file), texts);
+            let (section, compiled) =
+                cache::section_for(file, text, cached.remove(file), texts, vocabulary);
             stale |= compiled;
             sections.push(section);
         }
         if stale {
             let (dir, name) = split(&path);
             remaind_fs::ensure_dir(dir, true).map_err(Error::file(dir))?;
-            remaind_fs::replace_file(dir, name, cache::render(&sections).as_bytes())
+            remaind_fs::replace_file(dir, name, cache::render(&sections, vocabulary).as_bytes())
                 .map_err(Error::file(&path))?;
         }
         Ok(sections.into_iter().flat_map(|s| s.nodes).collect())
@@ -636,6 +639,28 @@ impl<'l> Memory<'l> {
             .into_iter()
             .map(|(id, ts)| (id, ts.iter().filter_map(|t| t.parse().ok()).collect()))
             .collect())
+    }
+
+    /// The tokenizer `remaind monitor` counts with (`schemas/thresholds.json`'s
+    /// `tokenizer`; `o200k_base` when it names none).
+    pub fn vocabulary(&self) -> Result<Vocabulary> {
+        let path = self.ctx.join(THRESHOLDS_PATH);
+        let Some(bytes) = remaind_fs::read_file(&path).map_err(Error::file(&path))? else {
+            return Ok(Vocabulary::default());
+        };
+        let value: Value = serde_json::from_slice(&bytes).map_err(|e| Error::Config {
+            path: path.clone(),
+            reason: format!("{e}; `remaind init --force` restores the default"),
+        })?;
+        match value.get("tokenizer").and_then(Value::as_str) {
+            None => Ok(Vocabulary::default()),
+            Some(name) => Vocabulary::from_name(name).ok_or_else(|| Error::Config {
+                path,
+                reason: format!(
+                    "unknown tokenizer `{name}`; expected `o200k_base` or `cl100k_base`"
+                ),
+            }),
+        }
     }
 
     /// The project files `schemas/memory.json` adds to the tree (`tree_paths`), in order;
@@ -703,11 +728,12 @@ impl<'l> Memory<'l> {
 
     /// The tree, hottest nodes first, within `budget` tokens of listing (`None`: all).
     pub fn tree(&self, budget: Option<u64>) -> Result<Tree> {
-        Ok(tree::select(
+        Ok(tree::select_with(
             &self.compiled(false)?,
             &self.heat()?,
             jiff::Timestamp::now(),
             budget,
+            self.vocabulary()?,
         ))
     }
 
@@ -726,7 +752,8 @@ impl<'l> Memory<'l> {
                 words.iter().all(|w| text.contains(w.as_str()))
             })
             .collect();
-        let tree = tree::select(&matched, &self.heat()?, jiff::Timestamp::now(), budget);
+        let now = jiff::Timestamp::now();
+        let tree = tree::select_with(&matched, &self.heat()?, now, budget, self.vocabulary()?);
         let listed: Vec<String> = tree.nodes.iter().map(|n| n.id.clone()).collect();
         self.warm(&listed)?;
         Ok(tree)

@@ -69,9 +69,48 @@ pub struct Node {
     pub tokens: u64,
 }
 
-/// Counts tokens the way `remaind monitor` does by default.
+/// The tokenizer a tree counts with: the one `remaind monitor` uses
+/// (`schemas/thresholds.json`'s `tokenizer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Vocabulary {
+    /// OpenAI's `o200k_base`, monitor's default.
+    #[default]
+    #[serde(rename = "o200k_base")]
+    O200kBase,
+    /// OpenAI's `cl100k_base`.
+    #[serde(rename = "cl100k_base")]
+    Cl100kBase,
+}
+
+impl Vocabulary {
+    /// The wire name, e.g. `o200k_base`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Vocabulary::O200kBase => "o200k_base",
+            Vocabulary::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    /// The vocabulary named `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Vocabulary> {
+        [Vocabulary::O200kBase, Vocabulary::Cl100kBase]
+            .into_iter()
+            .find(|v| v.as_str() == name)
+    }
+
+    /// Tokens of `text`.
+    pub fn count(self, text: &str) -> u64 {
+        let bpe = match self {
+            Vocabulary::O200kBase => bpe_openai::o200k_base(),
+            Vocabulary::Cl100kBase => bpe_openai::cl100k_base(),
+        };
+        u64::try_from(bpe.count(text)).unwrap_or(u64::MAX)
+    }
+}
+
+/// Counts tokens the way `remaind monitor` does by default (`o200k_base`).
 pub fn count_tokens(text: &str) -> u64 {
-    bpe_openai::o200k_base().count(text) as u64
+    Vocabulary::O200kBase.count(text)
 }
 
 fn is_fence(line: &str) -> Option<&str> {
@@ -238,9 +277,15 @@ fn blocks(markdown: &str) -> Vec<Block> {
     out
 }
 
-/// Compiles one Markdown file into nodes, in document order. `file` names it in ids and
-/// listings. The same `file` and text always give the same nodes, byte for byte.
+/// Compiles one Markdown file into nodes, in document order, counting tokens with
+/// `o200k_base`. `file` names it in ids and listings. The same `file` and text always give
+/// the same nodes, byte for byte.
 pub fn compile(file: &str, markdown: &str) -> Vec<Node> {
+    compile_with(file, markdown, Vocabulary::default())
+}
+
+/// [`compile`], counting tokens with `vocabulary`.
+pub fn compile_with(file: &str, markdown: &str, vocabulary: Vocabulary) -> Vec<Node> {
     let mut nodes = Vec::new();
     // Open headings: (level, id).
     let mut open: Vec<(usize, String)> = Vec::new();
@@ -268,7 +313,7 @@ pub fn compile(file: &str, markdown: &str) -> Vec<Node> {
             line: block.line,
             node_type: block.node_type,
             label: label_of(block.node_type, &block.text),
-            tokens: count_tokens(&block.text),
+            tokens: vocabulary.count(&block.text),
             text: block.text.clone(),
         });
     }
@@ -344,12 +389,23 @@ pub fn render_listing(tree: &Tree) -> String {
 }
 
 /// Orders `nodes` by temperature (`uses` per id, at `now`) and keeps what fits `budget`
-/// tokens of listing; `None` keeps all.
+/// tokens of listing (counted with `o200k_base`); `None` keeps all.
 pub fn select(
     nodes: &[Node],
     uses: &HashMap<String, Vec<jiff::Timestamp>>,
     now: jiff::Timestamp,
     budget: Option<u64>,
+) -> Tree {
+    select_with(nodes, uses, now, budget, Vocabulary::default())
+}
+
+/// [`select`], counting the listing's tokens with `vocabulary`.
+pub fn select_with(
+    nodes: &[Node],
+    uses: &HashMap<String, Vec<jiff::Timestamp>>,
+    now: jiff::Timestamp,
+    budget: Option<u64>,
+    vocabulary: Vocabulary,
 ) -> Tree {
     // Temperatures first; entries are built only for the nodes listed.
     let mut order: Vec<(usize, f64)> = nodes
@@ -378,7 +434,7 @@ pub fn select(
             tokens: n.tokens,
             temperature,
         };
-        let cost = count_tokens(&listing_line(&e));
+        let cost = vocabulary.count(&listing_line(&e));
         if budget.is_some_and(|b| tree.tokens + cost > b) {
             // Hottest first: the first node that does not fit ends the listing (a colder,
             // shorter one slipping in after it would misorder the tree).

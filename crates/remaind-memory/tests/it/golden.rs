@@ -154,3 +154,37 @@ fn configured_paths_join_the_tree_and_a_bad_configuration_is_refused() {
         assert!(err.to_string().contains("memory.json"), "{err}");
     }
 }
+
+#[test]
+fn token_counts_follow_the_tokenizer_monitor_uses() {
+    let p = crate::common::Project::new();
+    // Text whose count differs between the two vocabularies.
+    let text = "Ünïcödé déjà vu — 漢字かな交じり文 and emoji 🚀🚀 in one paragraph.";
+    std::fs::write(p.root.join("CLAUDE.md"), format!("# T\n\n{text}\n")).expect("write");
+    let ledger = p.ledger();
+    let m = remaind_memory::Memory::open(&p.ctx, &ledger).expect("open");
+    let count = |m: &remaind_memory::Memory| {
+        m.nodes()
+            .expect("nodes")
+            .into_iter()
+            .find(|n| n.text == text)
+            .expect("node")
+            .tokens
+    };
+    assert_eq!(count(&m), remaind_memory::Vocabulary::O200kBase.count(text));
+    std::fs::create_dir_all(p.ctx.join("schemas")).expect("schemas");
+    std::fs::write(
+        p.ctx.join("schemas/thresholds.json"),
+        r#"{"tokenizer": "cl100k_base"}"#,
+    )
+    .expect("thresholds");
+    // The cache made with the other vocabulary is not reused.
+    assert_eq!(
+        count(&m),
+        remaind_memory::Vocabulary::Cl100kBase.count(text)
+    );
+    assert_ne!(
+        remaind_memory::Vocabulary::Cl100kBase.count(text),
+        remaind_memory::Vocabulary::O200kBase.count(text)
+    );
+}
