@@ -105,10 +105,12 @@ enum Case {
     Exact(&'static str),
 }
 
-/// Inputs shorter than this are searched by the case-insensitive automaton, longer ones by
-/// the SIMD searcher on lower-cased chunks (measured on the corpus' 1,282 agent-output lines,
-/// release build: 0.8 ms against 3.2 ms for five passes).
+/// Inputs shorter than this are lower-cased into one buffer on the stack, longer ones a
+/// chunk at a time into a buffer kept by the thread.
 const SHORT: usize = 512;
+
+/// NUL bytes after a short input, at least the SIMD searcher's minimum haystack length.
+const PAD: usize = 64;
 
 /// Bytes of input lower-cased and searched at once by [`Compiled::candidates`].
 const FOLD_CHUNK: usize = 8192;
@@ -155,12 +157,12 @@ impl Compiled {
     /// automaton's own prefilter skips through clean text.
     pub(crate) fn candidates(&self, b: &[u8]) -> RuleSet {
         let all = self.all();
-        // Below a few hundred bytes (most strings of an event) the case-insensitive automaton
-        // wins: lower-casing into a buffer and setting up the SIMD search cost more than
-        // the scan.
-        let Some(folded) = self.folded.as_ref().filter(|_| b.len() >= SHORT) else {
+        let Some(folded) = self.folded.as_ref() else {
             return self.candidates_unfolded(b, all);
         };
+        if b.len() < SHORT {
+            return self.candidates_short(folded, b, all);
+        }
         // The text is lower-cased a chunk at a time into a buffer and searched for the
         // lower-cased literals: the same occurrences as an ASCII case-insensitive search, at
         // the speed of a case-sensitive one. Consecutive chunks overlap by one byte less than
@@ -201,6 +203,56 @@ impl Compiled {
                 start = end - (self.longest - 1);
             }
         })
+    }
+
+    /// [`candidates`](Self::candidates) of the text around `placeholders` (sorted, disjoint
+    /// `[REDACTED:<rule>:<hex>]` spans of `b`) whose rule is a built-in one.
+    ///
+    /// No literal holds `[` or `]`, so every occurrence of one is inside such a placeholder or
+    /// outside all of them. One inside can only start a match whose secret is inside it too:
+    /// a built-in rule name holds no `=`, `-`, space or `://`, and what follows it (`:`, twelve
+    /// hex digits, `]`) ends every value a key word leads to (`]` ends them, and no rule wants
+    /// a value of twelve bytes or fewer right after a `:` that isn't stopped there), so that
+    /// match would be dropped as inside a placeholder anyway. A user rule's name could be a
+    /// key word a rule reads past `]` (`authorization`), so its placeholders are searched.
+    pub(crate) fn candidates_outside(&self, b: &[u8], placeholders: &[(usize, usize)]) -> RuleSet {
+        let mut found = 0;
+        let mut at = 0;
+        for &(start, end) in placeholders {
+            let name = &b[start + "[REDACTED:".len()..end - ":0123456789ab]".len()];
+            if !NAMES.iter().any(|n| n.as_bytes() == name) {
+                continue;
+            }
+            found |= self.candidates(&b[at..start]);
+            at = end;
+        }
+        found | self.candidates(&b[at..])
+    }
+
+    /// [`candidates`](Self::candidates) of a short input: lower-cased into a buffer on the
+    /// stack and padded with NUL bytes (which no literal holds), so that the SIMD searcher
+    /// always has the minimum length it needs, even when resuming after a hit near the end
+    /// (shorter haystacks go to its much slower Rabin-Karp fallback).
+    fn candidates_short(&self, folded: &packed::Searcher, b: &[u8], all: RuleSet) -> RuleSet {
+        let mut buf = [0u8; SHORT + PAD];
+        let len = b.len().min(SHORT);
+        for (d, &c) in buf.iter_mut().zip(&b[..len]) {
+            *d = c | (u8::from(c.wrapping_sub(b'A') < 26) << 5);
+        }
+        let hay = &buf[..len + PAD];
+        let mut found = 0;
+        let mut at = 0;
+        while let Some(m) = folded.find_in(hay, Span::from(at..hay.len())) {
+            let index = m.pattern().as_usize();
+            if Self::hit_counts(index, b, m.start()) {
+                found |= self.literal_rules[index];
+                if found == all {
+                    return found;
+                }
+            }
+            at = m.start() + 1;
+        }
+        found
     }
 
     /// [`candidates`](Self::candidates) with the case-insensitive automaton.

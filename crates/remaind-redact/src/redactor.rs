@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
@@ -10,9 +10,13 @@ use sha2::Sha256;
 
 use crate::error::Error;
 use crate::judge::{ValueKind, is_credential};
-use crate::prefilter::BUILTIN;
+use crate::prefilter::{BUILTIN, RuleSet};
 use crate::rules::{GENERIC, NAMES};
 use crate::user::{self, UserRules};
+
+/// The start of every placeholder.
+static PLACEHOLDER_START: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new(b"[REDACTED:"));
 
 /// One replacement made by a [`Redactor`]: which rule fired and what replaced the secret.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -350,10 +354,30 @@ impl Redactor {
 
     /// Every span to replace, sorted and disjoint.
     fn spans(&self, b: &[u8]) -> Vec<Span> {
+        self.spans_admitting(b, None)
+    }
+
+    /// [`spans`](Self::spans), running every built-in rule when `all` is set (as if the
+    /// prefilter admitted them all), for tests.
+    fn spans_admitting(&self, b: &[u8], all: Option<RuleSet>) -> Vec<Span> {
         let builtin = &*BUILTIN;
         let mut candidates = Vec::new();
-        // One pass over the input tells which built-in rules can match at all.
-        let admitted = builtin.candidates(b);
+        // Text inside an existing placeholder is never redacted again. Most text has none,
+        // which one substring search tells.
+        let placeholders: Vec<(usize, usize)> = if PLACEHOLDER_START.find(b).is_some() {
+            builtin
+                .placeholder
+                .find_iter(b)
+                .map(|m| (m.start(), m.end()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // One pass over the input tells which built-in rules can match at all. Rule literals
+        // inside a built-in rule's placeholder (`token` in `[REDACTED:github_token:…]`) are
+        // not counted: text redacted once is searched again, and every built-in placeholder
+        // holds a key word, which would send every rule that takes one over it for nothing.
+        let admitted = all.unwrap_or_else(|| builtin.candidates_outside(b, &placeholders));
         for (index, (rule, regex, groups)) in builtin.rules.iter().enumerate() {
             if admitted & (1 << index) == 0 {
                 continue;
@@ -406,12 +430,6 @@ impl Redactor {
         if candidates.is_empty() {
             return candidates;
         }
-        // Text inside an existing placeholder is never redacted again.
-        let placeholders: Vec<(usize, usize)> = builtin
-            .placeholder
-            .find_iter(b)
-            .map(|m| (m.start(), m.end()))
-            .collect();
         if !placeholders.is_empty() {
             // Placeholders are sorted and disjoint: one forward walk over both lists.
             candidates.sort_unstable();
@@ -511,6 +529,47 @@ mod tests {
                 },
             ]
         );
+    }
+
+    /// Rule literals inside a built-in rule's placeholder admit no rule, which changes
+    /// nothing: whatever precedes or follows the placeholder, running every rule finds the
+    /// same spans.
+    #[test]
+    fn literals_inside_builtin_placeholders_change_nothing() {
+        let r = Redactor::new(&[7; 32], &[]).expect("redactor");
+        let all = RuleSet::MAX >> (RuleSet::BITS as usize - NAMES.len());
+        let around = [
+            "",
+            " ",
+            "=",
+            ": ",
+            "\"",
+            "'",
+            "x",
+            "Bearer ",
+            "Authorization: ",
+            "token=",
+            "--password ",
+            "https://user:",
+            "abcdefABCDEF0123456789abcdefABCDEF0123456789",
+            "@host",
+            "%20",
+            "\\n",
+            "-u ",
+        ];
+        for name in NAMES {
+            let placeholder = r.placeholder(name, b"secret");
+            for before in around {
+                for after in around {
+                    let text = format!("{before}{placeholder}{after}");
+                    assert_eq!(
+                        r.spans(text.as_bytes()),
+                        r.spans_admitting(text.as_bytes(), Some(all)),
+                        "{text}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
