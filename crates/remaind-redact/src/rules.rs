@@ -505,8 +505,222 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         .collect()
 }
 
+/// The secret group of a `generic_secret` match `b[start..end]` and whether its key names a
+/// password (the `pw` group), read off the match; `None` where the regex has to say.
+///
+/// The pattern is `{SECRET_KEY_WORDS}{KEY_SUFFIX}{SEP_STRICT}(?P<s>{VALUE}+)`. The key part is
+/// made of `[A-Za-z0-9_.-]`, none of which can start the separator, so in every way of
+/// matching it ends where that run of bytes ends; which key word it starts with decides
+/// `pw` (a password word starts with `passw`, `_pass` or `pwd`, no other word does). The
+/// regex takes the first way, in priority order, that matches: the separator is followed
+/// here taking at each step the alternative the regex tries first (an opening quote, every
+/// space, `=>` before `:=` before `:` or `=`, …, the longest run of value bytes). When that
+/// way reaches the end of the match it is the regex's; when it fails somewhere (`token=%20`
+/// at the end of the text, whose value is `%20`), the regex, which would try the other
+/// alternatives, is asked instead.
+pub(crate) fn assignment_value(b: &[u8], start: usize, end: usize) -> Option<(usize, ValueKind)> {
+    let key_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+    let at = |i: usize, s: &[u8]| b.get(i..).is_some_and(|rest| rest.starts_with(s));
+    // `(?:\\*["']|%2[27])?`
+    let quote = |i: usize| {
+        let mut j = i;
+        while b.get(j) == Some(&b'\\') {
+            j += 1;
+        }
+        if matches!(b.get(j), Some(b'"' | b'\'')) {
+            j + 1
+        } else if at(i, b"%22") || at(i, b"%27") {
+            i + 3
+        } else {
+            i
+        }
+    };
+    // `(?:[ \t]|%20)*`
+    let spaces = |mut i: usize| loop {
+        if matches!(b.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        } else if at(i, b"%20") {
+            i += 3;
+        } else {
+            return i;
+        }
+    };
+    let mut i = start;
+    while b.get(i).copied().is_some_and(key_byte) {
+        i += 1;
+    }
+    i = spaces(quote(i));
+    i += if at(i, b"=>") || at(i, b":=") {
+        2
+    } else if matches!(b.get(i), Some(b':' | b'=')) {
+        1
+    } else if at(i, b"%3") && matches!(b.get(i + 2), Some(b'A' | b'a' | b'D' | b'd')) {
+        3
+    } else {
+        return None;
+    };
+    let value = quote(spaces(i));
+    let value_end = value
+        + b.get(value..)?
+            .iter()
+            .take_while(|&&c| is_value_byte(c))
+            .count();
+    if value_end == value || value_end != end {
+        return None;
+    }
+    let key = &b[start..];
+    let password = [&b"passw"[..], b"_pass", b"pwd"].iter().any(|w| {
+        key.get(..w.len())
+            .is_some_and(|k| k.eq_ignore_ascii_case(w))
+    });
+    let kind = if password {
+        ValueKind::Password
+    } else {
+        ValueKind::Token
+    };
+    Some((value, kind))
+}
+
+/// A byte of [`VALUE`]: not ASCII white space (`\s` without Unicode: space, `\t`, `\n`,
+/// `\x0B`, `\x0C`, `\r`), a quote, a backslash, a separator or a bracket.
+fn is_value_byte(c: u8) -> bool {
+    !matches!(
+        c,
+        b' ' | b'\t'
+            | b'\n'
+            | 0x0B
+            | 0x0C
+            | b'\r'
+            | b'\''
+            | b'"'
+            | b'`'
+            | b'\\'
+            | b','
+            | b';'
+            | b'&'
+            | b'<'
+            | b'>'
+            | b'('
+            | b')'
+            | b'['
+            | b']'
+            | b'|'
+    )
+}
+
 /// A JSON object key that announces a secret value (`"client_secret"`, `"password"`,
 /// `"apiKey"`): the whole key is a secret word with at most two segments around it.
 pub(crate) fn secret_key_name_pattern() -> String {
     format!(r"(?-u)^(?:[A-Za-z0-9]+[_.-]?){{0,3}}{SECRET_KEY_WORDS}{KEY_SUFFIX}$")
+}
+
+#[cfg(test)]
+mod tests {
+    use regex::bytes::Regex;
+
+    use super::*;
+
+    /// [`assignment_value`] agrees with the regex's own groups wherever it answers, on text
+    /// built from the pieces that decide them, and answers for ordinary assignments.
+    #[test]
+    fn assignment_value_reads_the_groups_the_regex_would() {
+        #[allow(clippy::expect_used)]
+        let regex = builtin_rules()
+            .into_iter()
+            .find(|r| r.name == GENERIC)
+            .map(|r| Regex::new(&r.pattern).expect("generic compiles"))
+            .expect("generic rule");
+        let pieces: &[&str] = &[
+            "password",
+            "PassWord",
+            "passwd",
+            "_pass",
+            "pwd",
+            "secret",
+            "Token",
+            "credentials",
+            "api_key",
+            "api.key",
+            "apikey",
+            "-key",
+            "_KEY",
+            "Base",
+            "_base",
+            ".x",
+            "word",
+            "=",
+            ":",
+            "=>",
+            ":=",
+            "%3A",
+            "%3d",
+            "%20",
+            "%22",
+            "%27",
+            "%2",
+            " ",
+            "\t",
+            "\"",
+            "'",
+            "\\",
+            "\\\"",
+            "x",
+            "S3cr3t",
+            "abc123XYZ",
+            "%",
+            "[",
+            "]",
+            ",",
+            "\n",
+            "\x0b",
+            "é",
+            "$X",
+            "-",
+            "_",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut answered = 0;
+        for _ in 0..20_000 {
+            let n = 1 + next() as usize % 9;
+            let text: String = (0..n)
+                .map(|_| pieces[next() as usize % pieces.len()])
+                .collect();
+            let b = text.as_bytes();
+            let mut at = 0;
+            while let Some(caps) = regex.captures_at(b, at) {
+                let (Some(whole), Some(s)) = (caps.get(0), caps.name("s")) else {
+                    panic!("{text:?}: no secret group");
+                };
+                if let Some((value, kind)) = assignment_value(b, whole.start(), whole.end()) {
+                    answered += 1;
+                    assert_eq!(value, s.start(), "{text:?}");
+                    let pw = kind == ValueKind::Password;
+                    assert_eq!(pw, caps.name("pw").is_some(), "{text:?}");
+                }
+                at = whole.start() + 1;
+            }
+        }
+        assert!(answered > 1_000, "{answered}");
+        for text in [
+            "API_KEY=abc",
+            "password: \"hunter22\"",
+            "token := 'x'",
+            "secret%3Dabc",
+        ] {
+            let m = regex.find(text.as_bytes()).map(|m| (m.start(), m.end()));
+            let Some((start, end)) = m else {
+                panic!("{text}: no match")
+            };
+            assert!(
+                assignment_value(text.as_bytes(), start, end).is_some(),
+                "{text}"
+            );
+        }
+    }
 }
