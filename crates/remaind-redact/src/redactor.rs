@@ -12,7 +12,7 @@ use sha2::Sha256;
 use crate::error::Error;
 use crate::judge::{ValueKind, is_credential};
 use crate::prefilter::{BUILTIN, RuleSet};
-use crate::rules::{BuiltinRule, Check, GENERIC, NAMES, assignment_value};
+use crate::rules::{BuiltinRule, Check, GENERIC, NAMES, Secret, assignment_value};
 use crate::user::{self, UserRules};
 
 /// The start of every placeholder.
@@ -480,7 +480,9 @@ struct Candidate {
 
 /// The leftmost match of a built-in rule at or after `at`, checked.
 ///
-/// A `key = value` assignment (`generic_secret`, the most frequent match by far, since
+/// Most rules' secret is the match, or the match after a leading escape (see
+/// [`Secret`]): those are found without capture groups, whose search (after the forward and
+/// reverse DFA searches that find the match) costs more than finding it. A `key = value` assignment (`generic_secret`, the most frequent match by far, since
 /// ordinary configuration and placeholders match it) is found without capture groups, which
 /// cost three times the search: its groups are read off the match by
 /// [`assignment_value`] when that can, by the regex otherwise.
@@ -491,6 +493,17 @@ fn next_candidate(
     b: &[u8],
     at: usize,
 ) -> Option<Candidate> {
+    if rule.secret != Secret::Groups {
+        let whole = regex.find_at(b, at)?;
+        let (start, end) = rule.secret.span(whole.start(), whole.as_bytes());
+        if let Some(accepted) = rule.check.accept_secret(&b[start..end], start) {
+            return Some(Candidate {
+                whole: (whole.start(), whole.end()),
+                secret_start: start,
+                accepted,
+            });
+        }
+    }
     if matches!(rule.check, Check::Assignment) {
         let whole = regex.find_at(b, at)?;
         if let Some((value, kind)) = assignment_value(b, whole.start(), whole.end()) {

@@ -37,7 +37,34 @@ const VALUE: &str = r#"[^\s'"`\\,;&<>()\[\]|]"#;
 pub(crate) struct BuiltinRule {
     pub(crate) name: &'static str,
     pub(crate) pattern: String,
+    /// Where the secret is in a match.
+    pub(crate) secret: Secret,
     pub(crate) check: Check,
+}
+
+/// Where a rule's secret is in one of its matches.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Secret {
+    /// The whole match (its `s` group, if any, is the whole pattern).
+    Whole,
+    /// The match after the escape [`B`] consumed, if it consumed one: the pattern is `{B}`,
+    /// then the `s` group starting with a letter, then possibly `\b`.
+    AfterEscape,
+    /// Capture groups, which the regex reads.
+    Groups,
+}
+
+impl Secret {
+    /// The span of the secret in `whole`, a match at `start` in its haystack.
+    pub(crate) fn span(self, start: usize, whole: &[u8]) -> (usize, usize) {
+        let skip = match (self, whole) {
+            (Secret::AfterEscape, [b'\\', b'u', ..]) => 6,
+            (Secret::AfterEscape, [b'\\', ..]) => 2,
+            (Secret::AfterEscape, [b'%', ..]) => 3,
+            _ => 0,
+        };
+        (start + skip, start + whole.len())
+    }
 }
 
 /// A post-match check: returns the accepted byte range (absolute, in the haystack) of the
@@ -71,20 +98,13 @@ impl Check {
         caps: &Captures<'_>,
         secret: regex::bytes::Match<'_>,
     ) -> Option<(usize, usize)> {
+        if let Some(accepted) = self.accept_secret(secret.as_bytes(), secret.start()) {
+            return accepted;
+        }
         let bytes = secret.as_bytes();
         let whole = Some((secret.start(), secret.end()));
         let ok = match self {
-            Check::None => true,
-            Check::HasDigit => bytes.iter().any(u8::is_ascii_digit) && !is_placeholder_token(bytes),
-            Check::NotPlaceholder => !is_placeholder_token(bytes),
-            Check::BearerToken => {
-                // `.` and `~` are legal in a token but end sentences far more often than tokens.
-                let len = trim_end(bytes, |b| matches!(b, b'.' | b'~'));
-                return looks_random(&bytes[..len])
-                    .then_some((secret.start(), secret.start() + len));
-            }
             Check::Authorization => return authorization(caps, secret),
-            Check::Header => header_value(bytes),
             Check::Assignment => {
                 let kind = if caps.name("pw").is_some() {
                     ValueKind::Password
@@ -104,8 +124,38 @@ impl Check {
                 }
                 None => is_credential(bytes, ValueKind::Token),
             },
+            Check::None
+            | Check::HasDigit
+            | Check::NotPlaceholder
+            | Check::BearerToken
+            | Check::Header => false,
         };
         if ok { whole } else { None }
+    }
+
+    /// The check on a secret alone (`bytes`, at `start` in the haystack), for the checks
+    /// that need no other group of the match; `None` for those that do.
+    pub(crate) fn accept_secret(
+        self,
+        bytes: &[u8],
+        start: usize,
+    ) -> Option<Option<(usize, usize)>> {
+        let whole = Some((start, start + bytes.len()));
+        let ok = match self {
+            Check::None => true,
+            Check::HasDigit => bytes.iter().any(u8::is_ascii_digit) && !is_placeholder_token(bytes),
+            Check::NotPlaceholder => !is_placeholder_token(bytes),
+            Check::BearerToken => {
+                // `.` and `~` are legal in a token but end sentences far more often than tokens.
+                let len = trim_end(bytes, |b| matches!(b, b'.' | b'~'));
+                return Some(looks_random(&bytes[..len]).then_some((start, start + len)));
+            }
+            Check::Header => header_value(bytes),
+            Check::Authorization | Check::Assignment | Check::UrlPassword | Check::CommandLine => {
+                return None;
+            }
+        };
+        Some(if ok { whole } else { None })
     }
 }
 
@@ -313,17 +363,20 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
     let pem_header = r"[A-Za-z][A-Za-z0-9-]*:[^\r\n\\]*";
     let pem_body = format!(r"(?:[A-Za-z0-9+/=%\s\\]|{pem_header})*");
     let pem = format!(r"(?-u){pem_begin}(?:{pem_body}?{pem_end}|{pem_body})");
-    let token = |body: &str| format!("(?-u)(?P<s>{body})");
-    let bounded = |body: &str| format!(r"(?-u){B}(?P<s>{body})\b");
+    let token = |body: &str| (format!("(?-u)(?P<s>{body})"), Secret::Whole);
+    let bounded = |body: &str| (format!(r"(?-u){B}(?P<s>{body})\b"), Secret::AfterEscape);
+    let whole = |pattern: String| (pattern, Secret::Whole);
+    let escaped = |pattern: String| (pattern, Secret::AfterEscape);
+    let groups = |pattern: String| (pattern, Secret::Groups);
     let rules = [
-        (PRIVATE_KEY, pem, Check::None),
+        (PRIVATE_KEY, whole(pem), Check::None),
         (ANTHROPIC, token(r"sk-ant-[A-Za-z0-9_-]{20,}"), Check::NotPlaceholder),
         (OPENROUTER, token(r"sk-or-[A-Za-z0-9_-]{20,}"), Check::NotPlaceholder),
         (
             // Legacy `sk-` + 48, `sk-proj-`, `sk-svcacct-`, `sk-admin-`: at least 20 bytes after
             // `sk-` and a digit somewhere, so hyphenated words after "sk-" never qualify.
             OPENAI,
-            format!(r"(?-u){B}(?P<s>sk-[A-Za-z0-9_-]{{20,}})"),
+            escaped(format!(r"(?-u){B}(?P<s>sk-[A-Za-z0-9_-]{{20,}})")),
             Check::HasDigit,
         ),
         (
@@ -348,8 +401,8 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             SLACK_WEBHOOK,
-            r"(?-u)hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,})"
-                .to_owned(),
+            groups(r"(?-u)hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,})"
+                .to_owned()),
             Check::NotPlaceholder,
         ),
         (
@@ -372,9 +425,9 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             TWILIO,
-            format!(
+            groups(format!(
                 r"(?-u)(?i:twilio)[A-Za-z0-9_.-]{{0,40}}{SEP_STRICT}(?P<s>SK[0-9a-fA-F]{{32}}|[0-9a-f]{{32}})\b"
-            ),
+            )),
             Check::NotPlaceholder,
         ),
         (VAULT, bounded(r"hv[sb]\.[A-Za-z0-9_-]{24,}"), Check::NotPlaceholder),
@@ -405,26 +458,26 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             AZURE_KEY,
-            r"(?-u)(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned(),
+            groups(r"(?-u)(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned()),
             Check::NotPlaceholder,
         ),
         (
             AZURE_SAS,
-            r"(?-u)(?i:sig)=(?P<s>[A-Za-z0-9%+/]{30,}(?:=|%3[Dd]){0,2})".to_owned(),
+            groups(r"(?-u)(?i:sig)=(?P<s>[A-Za-z0-9%+/]{30,}(?:=|%3[Dd]){0,2})".to_owned()),
             Check::NotPlaceholder,
         ),
         (
             AWS_ACCESS_KEY_ID,
-            format!(r"(?-u){B}(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})"),
+            escaped(format!(r"(?-u){B}(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})")),
             Check::NotPlaceholder,
         ),
         (
             // STS tokens by their fixed base64 prefix anywhere, or any long value under a
             // session-token key name.
             AWS_SESSION_TOKEN,
-            format!(
+            groups(format!(
                 r"(?-u)(?P<s>(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9/+=]{{100,}})|(?i:aws[_.-]?session[_.-]?token|aws[_.-]?security[_.-]?token|x-amz-security-token|sessiontoken){SEP}(?P<t>[A-Za-z0-9/+=%]{{100,}})"
-            ),
+            )),
             Check::NotPlaceholder,
         ),
         (
@@ -444,16 +497,16 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             // Only in an assignment context: `aws_secret_access_key = …`,
             // `AWS_SECRET_ACCESS_KEY=…`, `"SecretAccessKey": "…"`, `aws-secret-key: …`.
             AWS_SECRET_ACCESS_KEY,
-            format!(
+            groups(format!(
                 r"(?-u)(?i:aws[_.-]?secret(?:[_.-]?access)?(?:[_.-]?key)?|secret[_.-]?access[_.-]?key){SEP}(?P<s>[A-Za-z0-9/+=%]{{40,}})"
-            ),
+            )),
             Check::NotPlaceholder,
         ),
         (
             BEARER,
-            format!(
+            groups(format!(
                 r"(?-u){B}(?i:bearer)(?:[ \t]+|%20)(?:(?i:bearer)(?:[ \t]+|%20))*(?P<s>[A-Za-z0-9._~+/-]+=*)"
-            ),
+            )),
             Check::BearerToken,
         ),
         (
@@ -461,45 +514,46 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             // word (`w`), or, for parameter-list schemes such as Digest whose values hold
             // quotes, the rest of the line (`t`).
             AUTHORIZATION,
-            format!(
+            groups(format!(
                 r"(?-u){B}(?i:(?:proxy[_-])?authorization){SEP_STRICT}(?:(?P<t>(?i:digest|negotiate|ntlm|aws4-hmac-sha256|hoba|mutual|vapid)[ \t]+(?:[^\r\n\\]|\\[^nr])*)|(?:(?i:bearer|basic|token|apikey)[ \t]+)*(?:(?P<w>[A-Za-z][A-Za-z0-9_-]*)[ \t]+)?(?P<s>[^\s'\x22\\\[&,;]+))"
-            ),
+            )),
             Check::Authorization,
         ),
         (
             API_KEY_HEADER,
-            format!(
+            groups(format!(
                 r#"(?-u){B}(?i:x-api-key|x-goog-api-key|x-auth-token|x-access-token|x-vault-token|x-api-token|private-token|api-key|apikey|token|ocp-apim-subscription-key)(?:\\*["'])?[ \t]*:[ \t]*(?:\\*["'])?(?P<s>{VALUE}+)"#
-            ),
+            )),
             Check::Header,
         ),
         (
             URL_CREDENTIALS,
-            r#"(?-u)://(?P<user>[^:/?#@\s'"`\\<>\[\]]*):(?P<s>[^@/?#\s'"`\\<>\[\]]+)@"#.to_owned(),
+            groups(r#"(?-u)://(?P<user>[^:/?#@\s'"`\\<>\[\]]*):(?P<s>[^@/?#\s'"`\\<>\[\]]+)@"#.to_owned()),
             Check::UrlPassword,
         ),
         (
             // `curl -u user:pass`, `--password=…`/`--token …` and friends, `mysql -pSECRET`.
             COMMAND_LINE,
-            r#"(?-u)(?:(?m:^)|[ \t'"]|%20)(?:-u(?:[ ]|%20)+|--(?:proxy-)?user(?:(?:[ ]|%20)+|=))['"]?(?P<user>[^\s:'"\\&;|%]+):(?P<s>[^\s'"\\&;|%]+)|(?:[ \t]|%20)--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:(?:[ ]|%20)+|=)['"]?(?P<t>[^\s'"\\&;|%]+)|(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?(?:[ \t]|%20)-p(?P<v>[^\s'"\\&;|%]+)"#
-                .to_owned(),
+            groups(r#"(?-u)(?:(?m:^)|[ \t'"]|%20)(?:-u(?:[ ]|%20)+|--(?:proxy-)?user(?:(?:[ ]|%20)+|=))['"]?(?P<user>[^\s:'"\\&;|%]+):(?P<s>[^\s'"\\&;|%]+)|(?:[ \t]|%20)--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:(?:[ ]|%20)+|=)['"]?(?P<t>[^\s'"\\&;|%]+)|(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?(?:[ \t]|%20)-p(?P<v>[^\s'"\\&;|%]+)"#
+                .to_owned()),
             Check::CommandLine,
         ),
         (
             // `API_KEY=…`, `DB_PASSWORD: …`, `"client_secret": "…"`, `token := "…"`: a key name
             // holding a secret word, then a value judged by `Check::Assignment`.
             GENERIC,
-            format!(
+            groups(format!(
                 r#"(?-u){SECRET_KEY_WORDS}{KEY_SUFFIX}{SEP_STRICT}(?P<s>{VALUE}+)"#
-            ),
+            )),
             Check::Assignment,
         ),
     ];
     rules
         .into_iter()
-        .map(|(name, pattern, check)| BuiltinRule {
+        .map(|(name, (pattern, secret), check)| BuiltinRule {
             name,
             pattern,
+            secret,
             check,
         })
         .collect()
@@ -619,6 +673,53 @@ mod tests {
     use regex::bytes::Regex;
 
     use super::*;
+
+    /// Where a rule says its secret is the match (after a leading escape), it is the secret
+    /// group the regex finds, in every text of the secrets corpus and around escapes; and
+    /// the check of such a rule needs no other group.
+    #[test]
+    fn secrets_read_off_the_match_are_the_secret_group() {
+        let corpus = include_str!("../../../fixtures/redact/corpus/secrets.jsonl");
+        let mut texts: Vec<String> = corpus
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|row| row["secret"].as_str().map(str::to_owned))
+            .collect();
+        let secrets = texts.clone();
+        for secret in &secrets {
+            for before in ["\\n", "\\u0041", "%20", "%0A", " ", "x", "\\", "%", "\\q"] {
+                texts.push(format!("{before}{secret} {before}{secret}"));
+            }
+        }
+        let mut checked = 0;
+        for rule in builtin_rules() {
+            if rule.secret == Secret::Groups {
+                continue;
+            }
+            assert!(
+                rule.check.accept_secret(b"x", 0).is_some(),
+                "{}: its check needs groups",
+                rule.name
+            );
+            #[allow(clippy::expect_used)]
+            let regex = Regex::new(&rule.pattern).expect("rule compiles");
+            for text in &texts {
+                let b = text.as_bytes();
+                for caps in regex.captures_iter(b) {
+                    let Some(whole) = caps.get(0) else { continue };
+                    let secret = caps.name("s").unwrap_or(whole);
+                    assert_eq!(
+                        rule.secret.span(whole.start(), whole.as_bytes()),
+                        (secret.start(), secret.end()),
+                        "{}: {text}",
+                        rule.name
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 
     /// [`assignment_value`] agrees with the regex's own groups wherever it answers, on text
     /// built from the pieces that decide them, and answers for ordinary assignments.
