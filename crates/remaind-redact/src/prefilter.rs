@@ -105,12 +105,9 @@ enum Case {
     Exact(&'static str),
 }
 
-/// Inputs shorter than this are lower-cased into one buffer on the stack, longer ones a
-/// chunk at a time into a buffer kept by the thread.
-const SHORT: usize = 512;
-
-/// NUL bytes after a short input, at least the SIMD searcher's minimum haystack length.
-const PAD: usize = 64;
+/// Inputs this long with their padding, most strings of an event, are lower-cased into a
+/// buffer on the stack, longer ones into a buffer kept by the thread.
+const SMALL: usize = 256;
 
 /// Bytes of input lower-cased and searched at once by [`Compiled::candidates`].
 const FOLD_CHUNK: usize = 8192;
@@ -160,13 +157,21 @@ impl Compiled {
         let Some(folded) = self.folded.as_ref() else {
             return self.candidates_unfolded(b, all);
         };
-        if b.len() < SHORT {
-            return self.candidates_short(folded, b, all);
+        // The text is lower-cased into a buffer and searched for the lower-cased literals: the
+        // same occurrences as an ASCII case-insensitive search, at the speed of a
+        // case-sensitive one. The buffer is padded with NUL bytes (which no literal holds) to
+        // the searcher's minimum length past any hit, so that it never falls back to its much
+        // slower Rabin-Karp search on a short haystack or a short rest after a hit.
+        let pad = folded.minimum_len();
+        if b.len() + pad <= SMALL {
+            // Most strings of an event: on the stack.
+            let mut buf = [0u8; SMALL];
+            fold(&mut buf[..b.len()], b);
+            return self.search_folded(folded, &buf[..b.len() + pad], b, 0, all);
         }
-        // The text is lower-cased a chunk at a time into a buffer and searched for the
-        // lower-cased literals: the same occurrences as an ASCII case-insensitive search, at
-        // the speed of a case-sensitive one. Consecutive chunks overlap by one byte less than
-        // the longest literal, so an occurrence across a chunk boundary is whole in the next.
+        // A chunk at a time into a buffer kept by the thread. Consecutive chunks overlap by one
+        // byte less than the longest literal, so an occurrence across a chunk boundary is whole
+        // in the next.
         thread_local! {
             static BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
         }
@@ -179,30 +184,40 @@ impl Compiled {
             loop {
                 let end = b.len().min(start + FOLD_CHUNK);
                 buf.clear();
-                // Branch-free, so that it vectorizes.
-                buf.extend(
-                    b[start..end]
-                        .iter()
-                        .map(|&c| c | (u8::from(c.wrapping_sub(b'A') < 26) << 5)),
-                );
-                let chunk = buf.as_slice();
-                let mut at = 0;
-                while let Some(m) = folded.find_in(chunk, Span::from(at..chunk.len())) {
-                    let index = m.pattern().as_usize();
-                    if Self::hit_counts(index, b, start + m.start()) {
-                        found |= self.literal_rules[index];
-                        if found == all {
-                            return found;
-                        }
-                    }
-                    at = m.start() + 1;
-                }
-                if end == b.len() {
+                buf.resize(end - start + pad, 0);
+                fold(&mut buf[..end - start], &b[start..end]);
+                found |= self.search_folded(folded, &buf, b, start, all);
+                if found == all || end == b.len() {
                     return found;
                 }
                 start = end - (self.longest - 1);
             }
         })
+    }
+
+    /// The rules admitted by the literals `folded` finds in `hay`, the lower-cased (and
+    /// padded) copy of `b[offset..]`.
+    fn search_folded(
+        &self,
+        folded: &packed::Searcher,
+        hay: &[u8],
+        b: &[u8],
+        offset: usize,
+        all: RuleSet,
+    ) -> RuleSet {
+        let mut found = 0;
+        let mut at = 0;
+        while let Some(m) = folded.find_in(hay, Span::from(at..hay.len())) {
+            let index = m.pattern().as_usize();
+            if Self::hit_counts(index, b, offset + m.start()) {
+                found |= self.literal_rules[index];
+                if found == all {
+                    return found;
+                }
+            }
+            at = m.start() + 1;
+        }
+        found
     }
 
     /// [`candidates`](Self::candidates) of the text around `placeholders` (sorted, disjoint
@@ -229,32 +244,6 @@ impl Compiled {
         found | self.candidates(&b[at..])
     }
 
-    /// [`candidates`](Self::candidates) of a short input: lower-cased into a buffer on the
-    /// stack and padded with NUL bytes (which no literal holds), so that the SIMD searcher
-    /// always has the minimum length it needs, even when resuming after a hit near the end
-    /// (shorter haystacks go to its much slower Rabin-Karp fallback).
-    fn candidates_short(&self, folded: &packed::Searcher, b: &[u8], all: RuleSet) -> RuleSet {
-        let mut buf = [0u8; SHORT + PAD];
-        let len = b.len().min(SHORT);
-        for (d, &c) in buf.iter_mut().zip(&b[..len]) {
-            *d = c | (u8::from(c.wrapping_sub(b'A') < 26) << 5);
-        }
-        let hay = &buf[..len + PAD];
-        let mut found = 0;
-        let mut at = 0;
-        while let Some(m) = folded.find_in(hay, Span::from(at..hay.len())) {
-            let index = m.pattern().as_usize();
-            if Self::hit_counts(index, b, m.start()) {
-                found |= self.literal_rules[index];
-                if found == all {
-                    return found;
-                }
-            }
-            at = m.start() + 1;
-        }
-        found
-    }
-
     /// [`candidates`](Self::candidates) with the case-insensitive automaton.
     fn candidates_unfolded(&self, b: &[u8], all: RuleSet) -> RuleSet {
         let mut found = 0;
@@ -273,6 +262,13 @@ impl Compiled {
             at = m.start() + 1;
         }
         found
+    }
+}
+
+/// Writes `src` lower-cased (ASCII) into `dst`, branch-free so that it vectorizes.
+fn fold(dst: &mut [u8], src: &[u8]) {
+    for (d, &c) in dst.iter_mut().zip(src) {
+        *d = c | (u8::from(c.wrapping_sub(b'A') < 26) << 5);
     }
 }
 

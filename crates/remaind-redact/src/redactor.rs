@@ -379,10 +379,14 @@ impl Redactor {
         // not counted: text redacted once is searched again, and every built-in placeholder
         // holds a key word, which would send every rule that takes one over it for nothing.
         let admitted = all.unwrap_or_else(|| builtin.candidates_outside(b, &placeholders));
-        for (index, (rule, regex, groups)) in builtin.rules.iter().enumerate() {
-            if admitted & (1 << index) == 0 {
-                continue;
-            }
+        // Admitted rules only, in order (most strings admit none).
+        let mut rest = admitted;
+        while rest != 0 {
+            let index = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let Some((rule, regex, groups)) = builtin.rules.get(index) else {
+                break;
+            };
             // Most admitted rules do not match at all: the cheapest question first, with no
             // capture slots to allocate.
             if !regex.is_match(b) {
