@@ -328,8 +328,8 @@ impl Redactor {
     pub fn json_text_is_clean(&self, json: &[u8]) -> bool {
         let user = &self.inner.user;
         (user.is_empty() || (user.keyword_gated && !user.any_keyword(json)))
-            && memchr::memmem::find(json, b"\\u").is_none()
-            && memchr::memmem::find(json, b"\\/").is_none()
+            && !memchr::memchr_iter(b'\\', json)
+                .any(|at| matches!(json.get(at + 1), Some(b'u' | b'/')))
             && BUILTIN.candidates(json) == 0
     }
 
