@@ -399,6 +399,16 @@ impl Redactor {
                 let Some(found) = next_candidate(rule, regex, groups, b, at) else {
                     break;
                 };
+                // A match starting inside a placeholder ends inside it, and so does every
+                // later one that starts before its end: all dropped below, not judged.
+                if rule.bracket_free
+                    && let Some(&(_, end)) = placeholders
+                        .iter()
+                        .find(|&&(start, end)| start < found.whole.0 && found.whole.0 < end)
+                {
+                    at = end;
+                    continue;
+                }
                 match found.accepted {
                     Some((start, end)) if end > start => {
                         candidates.push(Span {

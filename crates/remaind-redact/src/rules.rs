@@ -40,6 +40,11 @@ pub(crate) struct BuiltinRule {
     /// Where the secret is in a match.
     pub(crate) secret: Secret,
     pub(crate) check: Check,
+    /// No match holds `]`: so one that starts inside a placeholder ends inside it. True of
+    /// the key-word rules a placeholder's own name sets off (`generic_secret`,
+    /// `api_key_header`, `aws_secret_access_key`), whose key words, separators and values
+    /// ([`VALUE`], `[A-Za-z0-9/+=%]`) exclude it.
+    pub(crate) bracket_free: bool,
 }
 
 /// Where a rule's secret is in one of its matches.
@@ -555,6 +560,7 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             pattern,
             secret,
             check,
+            bracket_free: matches!(name, GENERIC | API_KEY_HEADER | AWS_SECRET_ACCESS_KEY),
         })
         .collect()
 }
@@ -719,6 +725,69 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    /// No match of a rule said to be bracket-free holds `]`, on text built from key words,
+    /// separators, values and brackets.
+    #[test]
+    fn bracket_free_rules_never_match_a_bracket() {
+        let pieces: &[&str] = &[
+            "password",
+            "secret",
+            "token",
+            "api_key",
+            "x-api-key",
+            "aws_secret_access_key",
+            "SecretAccessKey",
+            "_KEY",
+            "=",
+            ": ",
+            "\"",
+            "'",
+            "%3A",
+            "%20",
+            "\\n",
+            "%5D",
+            "]",
+            "[",
+            "]]",
+            "abcdefABCDEF0123456789/+=abcdefABCDEF0123456789",
+            "S3cr3t!x",
+            " ",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let rules: Vec<(&str, Regex)> = builtin_rules()
+            .into_iter()
+            .filter(|r| r.bracket_free)
+            .map(|r| {
+                #[allow(clippy::expect_used)]
+                let regex = Regex::new(&r.pattern).expect("rule compiles");
+                (r.name, regex)
+            })
+            .collect();
+        assert_eq!(rules.len(), 3);
+        let mut matched = 0;
+        for _ in 0..5_000 {
+            let n = 1 + next() as usize % 8;
+            let text: String = (0..n)
+                .map(|_| pieces[next() as usize % pieces.len()])
+                .collect();
+            for (name, regex) in &rules {
+                for at in 0..text.len() {
+                    if let Some(m) = regex.find_at(text.as_bytes(), at) {
+                        assert!(!m.as_bytes().contains(&b']'), "{name}: {text:?}");
+                        matched += 1;
+                    }
+                }
+            }
+        }
+        assert!(matched > 1_000, "{matched}");
     }
 
     /// [`assignment_value`] agrees with the regex's own groups wherever it answers, on text
