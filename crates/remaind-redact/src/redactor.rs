@@ -509,8 +509,9 @@ fn next_candidate(
 ) -> Option<Candidate> {
     if rule.secret != Secret::Groups {
         let whole = regex.find_at(b, at)?;
-        let (start, end) = rule.secret.span(whole.start(), whole.as_bytes());
-        if let Some(accepted) = rule.check.accept_secret(&b[start..end], start) {
+        if let Some((start, end)) = rule.secret.span(whole.start(), whole.as_bytes())
+            && let Some(accepted) = rule.check.accept_secret(&b[start..end], start)
+        {
             return Some(Candidate {
                 whole: (whole.start(), whole.end()),
                 secret_start: start,

@@ -55,22 +55,36 @@ pub(crate) enum Secret {
     /// The match after the escape [`B`] consumed, if it consumed one: the pattern is `{B}`,
     /// then the `s` group starting with a letter, then possibly `\b`.
     AfterEscape,
+    /// The whole match when it starts with one of these (the alternative whose secret is the
+    /// match does, no other can), capture groups otherwise.
+    WholeWhenPrefixed(&'static [&'static str]),
     /// Capture groups, which the regex reads.
     Groups,
 }
 
 impl Secret {
-    /// The span of the secret in `whole`, a match at `start` in its haystack.
-    pub(crate) fn span(self, start: usize, whole: &[u8]) -> (usize, usize) {
+    /// The span of the secret in `whole`, a match at `start` in its haystack; `None` when
+    /// the regex has to read it from capture groups.
+    pub(crate) fn span(self, start: usize, whole: &[u8]) -> Option<(usize, usize)> {
         let skip = match (self, whole) {
+            (Secret::Groups, _) => return None,
+            (Secret::WholeWhenPrefixed(prefixes), _) => {
+                if !prefixes.iter().any(|p| whole.starts_with(p.as_bytes())) {
+                    return None;
+                }
+                0
+            }
             (Secret::AfterEscape, [b'\\', b'u', ..]) => 6,
             (Secret::AfterEscape, [b'\\', ..]) => 2,
             (Secret::AfterEscape, [b'%', ..]) => 3,
-            _ => 0,
+            (Secret::Whole | Secret::AfterEscape, _) => 0,
         };
-        (start + skip, start + whole.len())
+        Some((start + skip, start + whole.len()))
     }
 }
+
+/// The fixed starts of AWS STS session tokens.
+const STS_PREFIXES: &[&str] = &["FwoGZXIvYXdz", "IQoJb3JpZ2luX2Vj"];
 
 /// A post-match check: returns the accepted byte range (absolute, in the haystack) of the
 /// secret, or `None` to reject the candidate.
@@ -480,9 +494,13 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             // STS tokens by their fixed base64 prefix anywhere, or any long value under a
             // session-token key name.
             AWS_SESSION_TOKEN,
-            groups(format!(
-                r"(?-u)(?P<s>(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9/+=]{{100,}})|(?i:aws[_.-]?session[_.-]?token|aws[_.-]?security[_.-]?token|x-amz-security-token|sessiontoken){SEP}(?P<t>[A-Za-z0-9/+=%]{{100,}})"
-            )),
+            (
+                format!(
+                    r"(?-u)(?P<s>(?:{sts})[A-Za-z0-9/+=]{{100,}})|(?i:aws[_.-]?session[_.-]?token|aws[_.-]?security[_.-]?token|x-amz-security-token|sessiontoken){SEP}(?P<t>[A-Za-z0-9/+=%]{{100,}})",
+                    sts = STS_PREFIXES.join("|")
+                ),
+                Secret::WholeWhenPrefixed(STS_PREFIXES),
+            ),
             Check::NotPlaceholder,
         ),
         (
@@ -713,9 +731,12 @@ mod tests {
                 let b = text.as_bytes();
                 for caps in regex.captures_iter(b) {
                     let Some(whole) = caps.get(0) else { continue };
-                    let secret = caps.name("s").unwrap_or(whole);
+                    let secret = caps.name("s").or_else(|| caps.name("t")).unwrap_or(whole);
+                    let Some(span) = rule.secret.span(whole.start(), whole.as_bytes()) else {
+                        continue;
+                    };
                     assert_eq!(
-                        rule.secret.span(whole.start(), whole.as_bytes()),
+                        span,
                         (secret.start(), secret.end()),
                         "{}: {text}",
                         rule.name
