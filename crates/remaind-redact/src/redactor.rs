@@ -355,12 +355,13 @@ impl Redactor {
 
     /// Every span to replace, sorted and disjoint.
     fn spans(&self, b: &[u8]) -> Vec<Span> {
-        self.spans_admitting(b, None)
+        self.spans_admitting(b, None, true)
     }
 
     /// [`spans`](Self::spans), running every built-in rule when `all` is set (as if the
-    /// prefilter admitted them all), for tests.
-    fn spans_admitting(&self, b: &[u8], all: Option<RuleSet>) -> Vec<Span> {
+    /// prefilter admitted them all), and searching bracket-free rules only between
+    /// placeholders when `between` is; for tests.
+    fn spans_admitting(&self, b: &[u8], all: Option<RuleSet>, between: bool) -> Vec<Span> {
         let builtin = &*BUILTIN;
         let mut candidates = Vec::new();
         // Text inside an existing placeholder is never redacted again. Most text has none,
@@ -387,42 +388,34 @@ impl Redactor {
             let Some((rule, regex, groups)) = builtin.rules.get(index) else {
                 break;
             };
-            // Most admitted rules do not match at all: the cheapest question first, with no
-            // capture slots to allocate.
-            if !regex.is_match(b) {
-                continue;
-            }
-            // A rejected candidate may hide one that starts inside it (`X="password: hunter2"`
-            // first offers `password:` as the value of `X`): search again from its secret.
-            let mut at = 0;
-            while at <= b.len() {
-                let Some(found) = next_candidate(rule, regex, groups, b, at) else {
-                    break;
-                };
-                // A match starting inside a placeholder ends inside it, and so does every
-                // later one that starts before its end: all dropped below, not judged.
-                if rule.bracket_free
-                    && let Some(&(_, end)) = placeholders
-                        .iter()
-                        .find(|&&(start, end)| start < found.whole.0 && found.whole.0 < end)
-                {
-                    at = end;
-                    continue;
+            // A match of a bracket-free rule is inside a placeholder (and dropped below) or
+            // outside all of them: only the text between them is searched, as text of its own,
+            // which looks the same to the rule at its ends (`[` and `]` are no word bytes).
+            if between && rule.bracket_free && !placeholders.is_empty() {
+                let mut from = 0;
+                for &(start, end) in &placeholders {
+                    rule_spans(
+                        rule,
+                        regex,
+                        groups,
+                        &b[from..start],
+                        from,
+                        index,
+                        &mut candidates,
+                    );
+                    from = end;
                 }
-                match found.accepted {
-                    Some((start, end)) if end > start => {
-                        candidates.push(Span {
-                            start,
-                            end,
-                            rule: index,
-                        });
-                        at = found.whole.1.max(at + 1);
-                    }
-                    _ if found.secret_start > at && found.secret_start > found.whole.0 => {
-                        at = found.secret_start;
-                    }
-                    _ => at = found.whole.0.max(at) + 1,
-                }
+                rule_spans(
+                    rule,
+                    regex,
+                    groups,
+                    &b[from..],
+                    from,
+                    index,
+                    &mut candidates,
+                );
+            } else {
+                rule_spans(rule, regex, groups, b, 0, index, &mut candidates);
             }
         }
         let user = &self.inner.user;
@@ -479,6 +472,46 @@ impl Redactor {
         }
         out.extend_from_slice(&b[at..]);
         (out, applied)
+    }
+}
+
+/// Pushes onto `candidates` the spans built-in rule `index` accepts in `b`, which starts at
+/// `offset` in the text.
+fn rule_spans(
+    rule: &BuiltinRule,
+    regex: &Regex,
+    groups: &[usize],
+    b: &[u8],
+    offset: usize,
+    index: usize,
+    candidates: &mut Vec<Span>,
+) {
+    // Most admitted rules do not match at all: the cheapest question first, with no capture
+    // slots to allocate.
+    if !regex.is_match(b) {
+        return;
+    }
+    // A rejected candidate may hide one that starts inside it (`X="password: hunter2"` first
+    // offers `password:` as the value of `X`): search again from its secret.
+    let mut at = 0;
+    while at <= b.len() {
+        let Some(found) = next_candidate(rule, regex, groups, b, at) else {
+            break;
+        };
+        match found.accepted {
+            Some((start, end)) if end > start => {
+                candidates.push(Span {
+                    start: offset + start,
+                    end: offset + end,
+                    rule: index,
+                });
+                at = found.whole.1.max(at + 1);
+            }
+            _ if found.secret_start > at && found.secret_start > found.whole.0 => {
+                at = found.secret_start;
+            }
+            _ => at = found.whole.0.max(at) + 1,
+        }
     }
 }
 
@@ -637,12 +670,59 @@ mod tests {
                     let text = format!("{before}{placeholder}{after}");
                     assert_eq!(
                         r.spans(text.as_bytes()),
-                        r.spans_admitting(text.as_bytes(), Some(all)),
+                        r.spans_admitting(text.as_bytes(), Some(all), false),
                         "{text}"
                     );
                 }
             }
         }
+    }
+
+    /// Searching bracket-free rules only between placeholders finds what searching the
+    /// whole text does, around placeholders of built-in and user rules.
+    #[test]
+    fn bracket_free_rules_searched_between_placeholders_find_the_same() {
+        let r = Redactor::new(&[7; 32], &[]).expect("redactor");
+        let pieces = [
+            "[REDACTED:generic_secret:0123456789ab]",
+            "[REDACTED:api_key_header:0123456789ab]",
+            "[REDACTED:my_secret_rule:abcdef012345]",
+            "[REDACTED:x:abcdef012345]",
+            "password=",
+            "token: ",
+            "X-API-Key: ",
+            "aws_secret_access_key=",
+            "\"",
+            " ",
+            "\\n",
+            "[",
+            "]",
+            "Zq8vT2mK9pLx4Rw7",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9p",
+            "S3cr3t!x",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut found = 0;
+        for _ in 0..3_000 {
+            let n = 1 + next() as usize % 8;
+            let text: String = (0..n)
+                .map(|_| pieces[next() as usize % pieces.len()])
+                .collect();
+            let spans = r.spans_admitting(text.as_bytes(), None, true);
+            assert_eq!(
+                spans,
+                r.spans_admitting(text.as_bytes(), None, false),
+                "{text}"
+            );
+            found += usize::from(!spans.is_empty());
+        }
+        assert!(found > 300, "{found}");
     }
 
     #[test]

@@ -40,10 +40,11 @@ pub(crate) struct BuiltinRule {
     /// Where the secret is in a match.
     pub(crate) secret: Secret,
     pub(crate) check: Check,
-    /// No match holds `]`: so one that starts inside a placeholder ends inside it. True of
-    /// the key-word rules a placeholder's own name sets off (`generic_secret`,
-    /// `api_key_header`, `aws_secret_access_key`), whose key words, separators and values
-    /// ([`VALUE`], `[A-Za-z0-9/+=%]`) exclude it.
+    /// No match holds `[` or `]`, and none looks outside itself but for `\b`: so every
+    /// match is inside a placeholder or outside all of them, and the text between two
+    /// placeholders can be searched alone. True of the key-word rules a placeholder's own
+    /// name sets off (`generic_secret`, `api_key_header`, `aws_secret_access_key`), whose key
+    /// words, separators, escapes and values ([`VALUE`], `[A-Za-z0-9/+=%]`) exclude both.
     pub(crate) bracket_free: bool,
 }
 
@@ -748,8 +749,8 @@ mod tests {
         assert!(checked > 10_000, "{checked}");
     }
 
-    /// No match of a rule said to be bracket-free holds `]`, on text built from key words,
-    /// separators, values and brackets.
+    /// No match of a rule said to be bracket-free holds `[` or `]`, on text built from key
+    /// words, separators, values and brackets.
     #[test]
     fn bracket_free_rules_never_match_a_bracket() {
         let pieces: &[&str] = &[
@@ -802,7 +803,10 @@ mod tests {
             for (name, regex) in &rules {
                 for at in 0..text.len() {
                     if let Some(m) = regex.find_at(text.as_bytes(), at) {
-                        assert!(!m.as_bytes().contains(&b']'), "{name}: {text:?}");
+                        assert!(
+                            !m.as_bytes().iter().any(|c| matches!(c, b'[' | b']')),
+                            "{name}: {text:?}"
+                        );
                         matched += 1;
                     }
                 }
