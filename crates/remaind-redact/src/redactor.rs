@@ -540,7 +540,7 @@ fn next_candidate(
     b: &[u8],
     at: usize,
 ) -> Option<Candidate> {
-    if rule.secret != Secret::Groups {
+    if !matches!(rule.secret, Secret::Groups) {
         let whole = regex.find_at(b, at)?;
         if let Some((start, end)) = rule.secret.span(whole.start(), whole.as_bytes())
             && let Some(accepted) = rule.check.accept_secret(&b[start..end], start)

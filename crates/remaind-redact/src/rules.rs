@@ -49,7 +49,7 @@ pub(crate) struct BuiltinRule {
 }
 
 /// Where a rule's secret is in one of its matches.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Secret {
     /// The whole match (its `s` group, if any, is the whole pattern).
     Whole,
@@ -59,6 +59,8 @@ pub(crate) enum Secret {
     /// The whole match when it starts with one of these (the alternative whose secret is the
     /// match does, no other can), capture groups otherwise.
     WholeWhenPrefixed(&'static [&'static str]),
+    /// The match from the offset this function gives, read off its fixed prefix.
+    From(fn(&[u8]) -> usize),
     /// Capture groups, which the regex reads.
     Groups,
 }
@@ -75,6 +77,7 @@ impl Secret {
                 }
                 0
             }
+            (Secret::From(offset), _) => offset(whole),
             (Secret::AfterEscape, [b'\\', b'u', ..]) => 6,
             (Secret::AfterEscape, [b'\\', ..]) => 2,
             (Secret::AfterEscape, [b'%', ..]) => 3,
@@ -421,8 +424,15 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             SLACK_WEBHOOK,
-            groups(r"(?-u)hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,})"
-                .to_owned()),
+            (
+                r"(?-u)hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,})"
+                    .to_owned(),
+                // After `hooks.slack.com/<word>/`.
+                Secret::From(|whole| {
+                    let word = whole.iter().skip(16).position(|&c| c == b'/');
+                    word.map_or(0, |w| 16 + w + 1)
+                }),
+            ),
             Check::NotPlaceholder,
         ),
         (
@@ -445,9 +455,21 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             TWILIO,
-            groups(format!(
-                r"(?-u)(?i:twilio)[A-Za-z0-9_.-]{{0,40}}{SEP_STRICT}(?P<s>SK[0-9a-fA-F]{{32}}|[0-9a-f]{{32}})\b"
-            )),
+            (
+                format!(
+                    r"(?-u)(?i:twilio)[A-Za-z0-9_.-]{{0,40}}{SEP_STRICT}(?P<s>SK[0-9a-fA-F]{{32}}|[0-9a-f]{{32}})\b"
+                ),
+                // The last 34 bytes when they start with `SK`, else the last 32: what precedes
+                // the secret is a separator, which never ends with `K`.
+                Secret::From(|whole| {
+                    let sk = whole.len().saturating_sub(34);
+                    if whole[sk..].starts_with(b"SK") {
+                        sk
+                    } else {
+                        whole.len().saturating_sub(32)
+                    }
+                }),
+            ),
             Check::NotPlaceholder,
         ),
         (VAULT, bounded(r"hv[sb]\.[A-Za-z0-9_-]{24,}"), Check::NotPlaceholder),
@@ -478,12 +500,25 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             AZURE_KEY,
-            groups(r"(?-u)(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned()),
+            (
+                r"(?-u)(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned(),
+                // After `AccountKey=` or `SharedAccessKey=`.
+                Secret::From(|whole| {
+                    if whole[..1].eq_ignore_ascii_case(b"a") {
+                        "AccountKey=".len()
+                    } else {
+                        "SharedAccessKey=".len()
+                    }
+                }),
+            ),
             Check::NotPlaceholder,
         ),
         (
             AZURE_SAS,
-            groups(r"(?-u)(?i:sig)=(?P<s>[A-Za-z0-9%+/]{30,}(?:=|%3[Dd]){0,2})".to_owned()),
+            (
+                r"(?-u)(?i:sig)=(?P<s>[A-Za-z0-9%+/]{30,}(?:=|%3[Dd]){0,2})".to_owned(),
+                Secret::From(|_| "sig=".len()),
+            ),
             Check::NotPlaceholder,
         ),
         (
@@ -705,12 +740,19 @@ mod tests {
     #[test]
     fn secrets_read_off_the_match_are_the_secret_group() {
         let corpus = include_str!("../../../fixtures/redact/corpus/secrets.jsonl");
-        let mut texts: Vec<String> = corpus
+        let rows: Vec<serde_json::Value> = corpus
             .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let secrets: Vec<String> = rows
+            .iter()
             .filter_map(|row| row["secret"].as_str().map(str::to_owned))
             .collect();
-        let secrets = texts.clone();
+        let mut texts: Vec<String> = rows
+            .iter()
+            .filter_map(|row| row["text"].as_str().map(str::to_owned))
+            .chain(secrets.iter().cloned())
+            .collect();
         for secret in &secrets {
             for before in ["\\n", "\\u0041", "%20", "%0A", " ", "x", "\\", "%", "\\q"] {
                 texts.push(format!("{before}{secret} {before}{secret}"));
@@ -718,7 +760,7 @@ mod tests {
         }
         let mut checked = 0;
         for rule in builtin_rules() {
-            if rule.secret == Secret::Groups {
+            if matches!(rule.secret, Secret::Groups) {
                 continue;
             }
             assert!(
@@ -728,6 +770,7 @@ mod tests {
             );
             #[allow(clippy::expect_used)]
             let regex = Regex::new(&rule.pattern).expect("rule compiles");
+            let before = checked;
             for text in &texts {
                 let b = text.as_bytes();
                 for caps in regex.captures_iter(b) {
@@ -745,6 +788,7 @@ mod tests {
                     checked += 1;
                 }
             }
+            assert!(checked > before, "{}: no match read off", rule.name);
         }
         assert!(checked > 10_000, "{checked}");
     }
