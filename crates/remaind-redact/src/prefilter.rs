@@ -79,9 +79,10 @@ const LITERALS: &[(&str, Case, &[&str])] = &[
         Case::Any,
         &[AWS_SESSION_TOKEN, API_KEY_HEADER, COMMAND_LINE, GENERIC],
     ),
+    // The rules `key` admits depend on its neighbours: see [`Case::Key`].
     (
         "key",
-        Case::Any,
+        Case::Key,
         &[
             AZURE_KEY,
             AWS_BEDROCK,
@@ -103,7 +104,26 @@ enum Case {
     Any,
     /// Exactly so (the literal is this, lower-cased).
     Exact(&'static str),
+    /// `key` in any case, admitting only the rules its neighbours allow ([`KEY_AFTER_DASH`]):
+    /// alone it is everywhere (`PRIVATE KEY`, `{ key, label }`, `keyboard`), but every rule
+    /// it stands for has it after `_`, `-`, `.` or `i`, or before `=`.
+    Key,
 }
+
+/// The rules `key` admits by its neighbours: `AccountKey=`, `SharedAccessKey=`
+/// (`azure_storage_key`) before `=`; after `-`: `bedrock-api-key-` (`aws_bedrock_api_key`),
+/// `x-api-key`, `api-key`, `…-subscription-key` (`api_key_header`), `--api-key`
+/// (`command_line_credential`), `-key` (`generic_secret`); after `i`: `apikey` in the last
+/// three; after `_` or `.`: `api_key`, `_key`, `api.key` (`generic_secret`). In JSON text a
+/// neighbour is the same byte as in the decoded string, or (next to an escape other than
+/// `\u`, which the pre-pass does not take) neither is one of these.
+const KEY_AFTER_DASH: &[&str] = &[AWS_BEDROCK, API_KEY_HEADER, COMMAND_LINE, GENERIC];
+/// See [`KEY_AFTER_DASH`].
+const KEY_AFTER_I: &[&str] = &[API_KEY_HEADER, COMMAND_LINE, GENERIC];
+/// See [`KEY_AFTER_DASH`].
+const KEY_AFTER_UNDERSCORE: &[&str] = &[GENERIC];
+/// See [`KEY_AFTER_DASH`].
+const KEY_BEFORE_EQUALS: &[&str] = &[AZURE_KEY];
 
 /// Inputs this long with their padding, most strings of an event, are lower-cased into a
 /// buffer on the stack, longer ones into a buffer kept by the thread.
@@ -128,6 +148,8 @@ pub(crate) struct Compiled {
     prefilter: AhoCorasick,
     /// For each literal, the set of rules it admits.
     literal_rules: Vec<RuleSet>,
+    /// The rules `key` admits after `-`, after `i`, after `_` or `.`, and before `=`.
+    key_rules: [RuleSet; 4],
     pub(crate) placeholder: Regex,
     /// A JSON object key naming a secret value (see [`secret_key_name_pattern`]).
     pub(crate) secret_key_name: Regex,
@@ -139,11 +161,29 @@ impl Compiled {
         RuleSet::MAX >> (RuleSet::BITS as usize - self.rules.len())
     }
 
-    /// Whether the hit of literal `index` at `at` in `b` counts.
-    fn hit_counts(index: usize, b: &[u8], at: usize) -> bool {
+    /// The rules the hit of literal `index` at `at` in `b` admits.
+    fn hit_rules(&self, index: usize, b: &[u8], at: usize) -> RuleSet {
         match LITERALS[index].1 {
-            Case::Any => true,
-            Case::Exact(exact) => b.get(at..at + exact.len()) == Some(exact.as_bytes()),
+            Case::Any => self.literal_rules[index],
+            Case::Exact(exact) if b.get(at..at + exact.len()) == Some(exact.as_bytes()) => {
+                self.literal_rules[index]
+            }
+            Case::Exact(_) => 0,
+            Case::Key => {
+                let [dash, i, underscore, equals] = self.key_rules;
+                let before = match at.checked_sub(1).and_then(|p| b.get(p)) {
+                    Some(b'-') => dash,
+                    Some(b'i' | b'I') => i,
+                    Some(b'_' | b'.') => underscore,
+                    _ => 0,
+                };
+                let after = if b.get(at + 3) == Some(&b'=') {
+                    equals
+                } else {
+                    0
+                };
+                before | after
+            }
         }
     }
 
@@ -209,11 +249,9 @@ impl Compiled {
         let mut at = 0;
         while let Some(m) = folded.find_in(hay, Span::from(at..hay.len())) {
             let index = m.pattern().as_usize();
-            if Self::hit_counts(index, b, offset + m.start()) {
-                found |= self.literal_rules[index];
-                if found == all {
-                    return found;
-                }
+            found |= self.hit_rules(index, b, offset + m.start());
+            if found == all {
+                return found;
             }
             at = m.start() + 1;
         }
@@ -253,11 +291,9 @@ impl Compiled {
                 break;
             };
             let index = m.pattern().as_usize();
-            if Self::hit_counts(index, b, m.start()) {
-                found |= self.literal_rules[index];
-                if found == all {
-                    break;
-                }
+            found |= self.hit_rules(index, b, m.start());
+            if found == all {
+                break;
             }
             at = m.start() + 1;
         }
@@ -298,15 +334,19 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         .extend(parts())
         .build();
     let longest = parts().map(str::len).max().unwrap_or(1);
-    let literal_rules = LITERALS
-        .iter()
-        .map(|(_, _, names)| {
-            names
-                .iter()
-                .filter_map(|name| NAMES.iter().position(|n| n == name))
-                .fold(0, |set: RuleSet, i| set | (1 << i))
-        })
-        .collect();
+    let set = |names: &[&str]| {
+        names
+            .iter()
+            .filter_map(|name| NAMES.iter().position(|n| n == name))
+            .fold(0, |set: RuleSet, i| set | (1 << i))
+    };
+    let literal_rules = LITERALS.iter().map(|(_, _, names)| set(names)).collect();
+    let key_rules = [
+        set(KEY_AFTER_DASH),
+        set(KEY_AFTER_I),
+        set(KEY_AFTER_UNDERSCORE),
+        set(KEY_BEFORE_EQUALS),
+    ];
     #[allow(clippy::expect_used)]
     let placeholder = Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
         .expect("placeholder pattern compiles");
@@ -325,6 +365,7 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         longest,
         prefilter,
         literal_rules,
+        key_rules,
         placeholder,
         secret_key_name,
     }
@@ -395,9 +436,9 @@ mod tests {
                         1 if len > 2 * FOLD_CHUNK => 2 * FOLD_CHUNK - 12 - (next() as usize % 3),
                         _ => at,
                     };
-                    let cased: Vec<u8> = match case {
+                    let mut cased: Vec<u8> = match case {
                         Case::Exact(exact) => exact.bytes().collect(),
-                        Case::Any => literal
+                        Case::Any | Case::Key => literal
                             .bytes()
                             .map(|b| {
                                 if next() % 2 == 0 {
@@ -408,6 +449,10 @@ mod tests {
                             })
                             .collect(),
                     };
+                    if let Case::Key = case {
+                        // As in `api-key`.
+                        cased.insert(0, b'-');
+                    }
                     let at = at.min(text.len());
                     text.splice(at..at, cased);
                     let got = c.candidates(&text);
@@ -417,6 +462,73 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every text a rule's regex matches admits the rule: on the corpus and on text built
+    /// from the key words and forms of the context rules, in every case.
+    #[test]
+    fn every_match_admits_its_rule() {
+        let c = &*BUILTIN;
+        let mut texts: Vec<String> = [
+            include_str!("../../../fixtures/redact/corpus/secrets.jsonl"),
+            include_str!("../../../fixtures/redact/corpus/agent-output.tsv"),
+        ]
+        .iter()
+        .flat_map(|corpus| corpus.lines().map(str::to_owned))
+        .collect();
+        let pieces: &[&str] = &[
+            "api_key",
+            "API.KEY",
+            "api-Key",
+            "ApiKey",
+            "_KEY",
+            "-key",
+            "x-api-key",
+            "X-Goog-Api-Key",
+            "ocp-apim-subscription-key",
+            "--api-key",
+            "--apikey",
+            "AccountKey",
+            "SharedAccessKey",
+            "bedrock-api-key-",
+            "ABSK",
+            "token",
+            "PRIVATE KEY",
+            "key",
+            "=",
+            ": ",
+            " ",
+            "\"",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGh",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGhwJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGhwJalr",
+            "S3cr3t!x",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let n = 1 + next() as usize % 6;
+            texts.push(
+                (0..n)
+                    .map(|_| pieces[next() as usize % pieces.len()])
+                    .collect(),
+            );
+        }
+        let mut matched = 0;
+        for text in &texts {
+            let admitted = c.candidates(text.as_bytes());
+            for (index, (rule, regex, _)) in c.rules.iter().enumerate() {
+                if regex.is_match(text.as_bytes()) {
+                    assert_ne!(admitted & (1 << index), 0, "{}: {text:?}", rule.name);
+                    matched += 1;
+                }
+            }
+        }
+        assert!(matched > 3_000, "{matched}");
     }
 
     #[test]
