@@ -63,7 +63,7 @@ const LITERALS: &[(&str, Case, &[&str])] = &[
     ("eyj", Case::Any, &[JWT]),
     ("bearer", Case::Any, &[BEARER]),
     ("rizat", Case::Any, &[AUTHORIZATION]),
-    ("://", Case::Any, &[URL_CREDENTIALS]),
+    ("://", Case::Then(at_sign_follows), &[URL_CREDENTIALS]),
     ("-u ", Case::Any, &[COMMAND_LINE]),
     ("-u%20", Case::Any, &[COMMAND_LINE]),
     ("-user", Case::Any, &[COMMAND_LINE]),
@@ -71,12 +71,12 @@ const LITERALS: &[(&str, Case, &[&str])] = &[
     // Key-name words.
     (
         "ecret",
-        Case::Any,
+        Case::Then(secret_word_ends),
         &[AWS_SECRET_ACCESS_KEY, COMMAND_LINE, GENERIC],
     ),
     (
         "token",
-        Case::Any,
+        Case::Then(key_word_ends),
         &[AWS_SESSION_TOKEN, API_KEY_HEADER, COMMAND_LINE, GENERIC],
     ),
     // The rules `key` admits depend on its neighbours: see [`Case::Key`].
@@ -108,6 +108,36 @@ enum Case {
     /// alone it is everywhere (`PRIVATE KEY`, `{ key, label }`, `keyboard`), but every rule
     /// it stands for has it after `_`, `-`, `.` or `i`, or before `=`.
     Key,
+    /// In any case, and what follows it passes this test (see [`key_word_ends`]).
+    Then(fn(&[u8]) -> bool),
+}
+
+/// Whether `rest`, what follows `token` in the text, can continue a key name as the rules
+/// `token` admits have it: a key-name suffix (`_ID`, `.x`, `-y`, `Secret`, in
+/// `generic_secret`) or a separator (`"`, `'`, `\\`, `%`, space, tab, `:`, `=`; in
+/// `generic_secret`, `api_key_header`, `aws_session_token`, `command_line_credential`). Not
+/// `tokens`, `tokenizer`, `token,` or `token)`. In JSON text the byte after it is the one in
+/// the decoded string or a backslash, which passes.
+fn key_word_ends(rest: &[u8]) -> bool {
+    rest.first().is_some_and(|&c| {
+        c.is_ascii_uppercase()
+            || matches!(
+                c,
+                b'_' | b'.' | b'-' | b'"' | b'\'' | b'\\' | b'%' | b' ' | b'\t' | b':' | b'='
+            )
+    })
+}
+
+/// [`key_word_ends`] after `secret`, which `aws_secret_access_key` also continues with
+/// `access` or `key` (`AWSSecretKey`, `secretaccesskey`). Not `secrets`, `secretly`.
+fn secret_word_ends(rest: &[u8]) -> bool {
+    key_word_ends(rest) || matches!(rest.first(), Some(b'a' | b'k'))
+}
+
+/// Whether an `@` follows `://`, as it does in every URL holding a password. In JSON text an
+/// `@` is one in the decoded string (the pre-pass does not take `\u` escapes).
+fn at_sign_follows(rest: &[u8]) -> bool {
+    memchr::memchr(b'@', rest).is_some()
 }
 
 /// The rules `key` admits by its neighbours: `AccountKey=`, `SharedAccessKey=`
@@ -169,6 +199,14 @@ impl Compiled {
                 self.literal_rules[index]
             }
             Case::Exact(_) => 0,
+            Case::Then(follows) => {
+                let rest = b.get(at + LITERALS[index].0.len()..).unwrap_or_default();
+                if follows(rest) {
+                    self.literal_rules[index]
+                } else {
+                    0
+                }
+            }
             Case::Key => {
                 let [dash, i, underscore, equals] = self.key_rules;
                 let before = match at.checked_sub(1).and_then(|p| b.get(p)) {
@@ -438,7 +476,7 @@ mod tests {
                     };
                     let mut cased: Vec<u8> = match case {
                         Case::Exact(exact) => exact.bytes().collect(),
-                        Case::Any | Case::Key => literal
+                        Case::Any | Case::Key | Case::Then(_) => literal
                             .bytes()
                             .map(|b| {
                                 if next() % 2 == 0 {
@@ -449,9 +487,12 @@ mod tests {
                             })
                             .collect(),
                     };
-                    if let Case::Key = case {
+                    match case {
                         // As in `api-key`.
-                        cased.insert(0, b'-');
+                        Case::Key => cased.insert(0, b'-'),
+                        // As in `token=`, `secret=`, `://u:p@`.
+                        Case::Then(_) => cased.extend_from_slice(b"=@"),
+                        Case::Any | Case::Exact(_) => {}
                     }
                     let at = at.min(text.len());
                     text.splice(at..at, cased);
