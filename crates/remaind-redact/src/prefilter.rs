@@ -340,7 +340,7 @@ impl Compiled {
 }
 
 /// Writes `src` lower-cased (ASCII) into `dst`, branch-free so that it vectorizes.
-fn fold(dst: &mut [u8], src: &[u8]) {
+pub(crate) fn fold(dst: &mut [u8], src: &[u8]) {
     for (d, &c) in dst.iter_mut().zip(src) {
         *d = c | (u8::from(c.wrapping_sub(b'A') < 26) << 5);
     }
