@@ -198,7 +198,16 @@ impl Redactor {
     /// replacement in order of position. Spans are widened to character boundaries, so the
     /// output is always valid UTF-8.
     pub fn redact_str<'a>(&self, s: &'a str) -> (Cow<'a, str>, Vec<Applied>) {
-        let mut spans = self.spans(s.as_bytes());
+        self.redact_str_knowing(s, None)
+    }
+
+    /// [`redact_str`](Self::redact_str), given the placeholders of `s` when known.
+    fn redact_str_knowing<'a>(
+        &self,
+        s: &'a str,
+        placeholders: Option<Vec<(usize, usize)>>,
+    ) -> (Cow<'a, str>, Vec<Applied>) {
+        let (mut spans, placeholders) = self.spans_knowing(s.as_bytes(), placeholders);
         if spans.is_empty() {
             return (Cow::Borrowed(s), Vec::new());
         }
@@ -211,15 +220,16 @@ impl Redactor {
             }
         }
         let spans = merge(spans);
-        let (out, mut applied) = self.replace(s.as_bytes(), &spans);
+        let (out, mut applied, out_placeholders) =
+            self.replace(s.as_bytes(), &spans, &placeholders);
         // Only whole characters were replaced, by ASCII placeholders.
-        let out = match String::from_utf8(out) {
-            Ok(out) => out,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        let (out, out_placeholders) = match String::from_utf8(out) {
+            Ok(out) => (out, Some(out_placeholders)),
+            Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), None),
         };
         // A replacement can expose a secret that was glued to the one before it (a key
         // boundary appears where the first key was): redact again until nothing changes.
-        let (again, more) = self.redact_str(&out);
+        let (again, more) = self.redact_str_knowing(&out, out_placeholders);
         match again {
             Cow::Borrowed(_) => (Cow::Owned(out), applied),
             Cow::Owned(again) => {
@@ -232,20 +242,21 @@ impl Redactor {
     /// Redacts bytes (which need not be UTF-8). Returns the redacted bytes and one [`Applied`]
     /// per replacement in order of position.
     pub fn redact_bytes(&self, b: &[u8]) -> (Vec<u8>, Vec<Applied>) {
-        let spans = self.spans(b);
+        let (spans, placeholders) = self.spans_knowing(b, None);
         if spans.is_empty() {
             return (b.to_vec(), Vec::new());
         }
-        let (mut out, mut applied) = self.replace(b, &spans);
+        let (mut out, mut applied, mut placeholders) = self.replace(b, &spans, &placeholders);
         // As in `redact_str`: repeat until a pass finds nothing. Every pass that changes the
         // bytes replaces at least one secret, so this ends.
         loop {
-            let spans = self.spans(&out);
+            let (spans, known) = self.spans_knowing(&out, Some(placeholders));
             if spans.is_empty() {
                 return (out, applied);
             }
-            let (next, more) = self.replace(&out, &spans);
+            let (next, more, next_placeholders) = self.replace(&out, &spans, &known);
             out = next;
+            placeholders = next_placeholders;
             applied.extend(more);
         }
     }
@@ -355,31 +366,49 @@ impl Redactor {
 
     /// Every span to replace, sorted and disjoint.
     fn spans(&self, b: &[u8]) -> Vec<Span> {
-        self.spans_admitting(b, None, true)
+        self.spans_knowing(b, None).0
+    }
+
+    /// [`spans`](Self::spans) and the placeholders of `b`, given them when known (the text
+    /// a replacement wrote: see [`replace`](Self::replace)).
+    fn spans_knowing(
+        &self,
+        b: &[u8],
+        placeholders: Option<Vec<(usize, usize)>>,
+    ) -> (Vec<Span>, Vec<(usize, usize)>) {
+        let placeholders = match placeholders {
+            Some(known) => {
+                debug_assert_eq!(
+                    known,
+                    find_placeholders(b),
+                    "{}",
+                    String::from_utf8_lossy(b)
+                );
+                known
+            }
+            None => find_placeholders(b),
+        };
+        let spans = self.spans_admitting(b, &placeholders, None, true);
+        (spans, placeholders)
     }
 
     /// [`spans`](Self::spans), running every built-in rule when `all` is set (as if the
     /// prefilter admitted them all), and searching bracket-free rules only between
     /// placeholders when `between` is; for tests.
-    fn spans_admitting(&self, b: &[u8], all: Option<RuleSet>, between: bool) -> Vec<Span> {
+    fn spans_admitting(
+        &self,
+        b: &[u8],
+        placeholders: &[(usize, usize)],
+        all: Option<RuleSet>,
+        between: bool,
+    ) -> Vec<Span> {
         let builtin = &*BUILTIN;
         let mut candidates = Vec::new();
-        // Text inside an existing placeholder is never redacted again. Most text has none,
-        // which one substring search tells.
-        let placeholders: Vec<(usize, usize)> = if PLACEHOLDER_START.find(b).is_some() {
-            builtin
-                .placeholder
-                .find_iter(b)
-                .map(|m| (m.start(), m.end()))
-                .collect()
-        } else {
-            Vec::new()
-        };
         // One pass over the input tells which built-in rules can match at all. Rule literals
         // inside a built-in rule's placeholder (`token` in `[REDACTED:github_token:…]`) are
         // not counted: text redacted once is searched again, and every built-in placeholder
         // holds a key word, which would send every rule that takes one over it for nothing.
-        let admitted = all.unwrap_or_else(|| builtin.candidates_outside(b, &placeholders));
+        let admitted = all.unwrap_or_else(|| builtin.candidates_outside(b, placeholders));
         // Admitted rules only, in order (most strings admit none).
         let mut rest = admitted;
         while rest != 0 {
@@ -393,7 +422,7 @@ impl Redactor {
             // which looks the same to the rule at its ends (`[` and `]` are no word bytes).
             if between && rule.bracket_free && !placeholders.is_empty() {
                 let mut from = 0;
-                for &(start, end) in &placeholders {
+                for &(start, end) in placeholders {
                     rule_spans(
                         rule,
                         regex,
@@ -454,25 +483,67 @@ impl Redactor {
         merge(candidates)
     }
 
-    /// Writes `b` with every span replaced by its placeholder.
-    fn replace(&self, b: &[u8], spans: &[Span]) -> (Vec<u8>, Vec<Applied>) {
+    /// Writes `b` with every span replaced by its placeholder. Also returns the placeholders
+    /// of the result: those of `b` (`placeholders`) no span touched, moved, and the new ones.
+    /// No other appears: a placeholder has `[` only at its start, so none can start inside
+    /// another or reach over the `[` of a new one, and one that a span cut lost its `[` or
+    /// its end to it.
+    fn replace(
+        &self,
+        b: &[u8],
+        spans: &[Span],
+        placeholders: &[(usize, usize)],
+    ) -> (Vec<u8>, Vec<Applied>, Vec<(usize, usize)>) {
         let mut out = Vec::with_capacity(b.len());
         let mut applied = Vec::with_capacity(spans.len());
+        let mut written = Vec::with_capacity(placeholders.len() + spans.len());
+        let mut old = placeholders.iter().peekable();
         let mut at = 0;
-        for span in spans {
+        for span in spans.iter().copied().chain(std::iter::once(Span {
+            start: b.len(),
+            end: b.len(),
+            rule: usize::MAX,
+        })) {
+            // `b[at..span.start]` is copied to `out[base..]`.
+            let base = out.len();
             out.extend_from_slice(&b[at..span.start]);
+            while let Some(&&(start, end)) = old.peek() {
+                if end <= span.start && start >= at {
+                    written.push((base + start - at, base + end - at));
+                } else if start >= span.end && span.rule != usize::MAX {
+                    break;
+                }
+                old.next();
+            }
+            if span.rule == usize::MAX {
+                break;
+            }
             let rule = self.rule_name(span.rule);
             let placeholder = self.placeholder(rule, &b[span.start..span.end]);
+            let start = out.len();
             out.extend_from_slice(placeholder.as_bytes());
+            written.push((start, out.len()));
             applied.push(Applied {
                 rule: rule.to_owned(),
                 placeholder,
             });
             at = span.end;
         }
-        out.extend_from_slice(&b[at..]);
-        (out, applied)
+        (out, applied, written)
     }
+}
+
+/// The placeholders in `b`, sorted and disjoint. Most text has none, which one substring
+/// search tells.
+fn find_placeholders(b: &[u8]) -> Vec<(usize, usize)> {
+    if PLACEHOLDER_START.find(b).is_none() {
+        return Vec::new();
+    }
+    BUILTIN
+        .placeholder
+        .find_iter(b)
+        .map(|m| (m.start(), m.end()))
+        .collect()
 }
 
 /// Pushes onto `candidates` the spans built-in rule `index` accepts in `b`, which starts at
@@ -670,7 +741,12 @@ mod tests {
                     let text = format!("{before}{placeholder}{after}");
                     assert_eq!(
                         r.spans(text.as_bytes()),
-                        r.spans_admitting(text.as_bytes(), Some(all), false),
+                        r.spans_admitting(
+                            text.as_bytes(),
+                            &find_placeholders(text.as_bytes()),
+                            Some(all),
+                            false
+                        ),
                         "{text}"
                     );
                 }
@@ -714,15 +790,41 @@ mod tests {
             let text: String = (0..n)
                 .map(|_| pieces[next() as usize % pieces.len()])
                 .collect();
-            let spans = r.spans_admitting(text.as_bytes(), None, true);
+            let placeholders = find_placeholders(text.as_bytes());
+            let spans = r.spans_admitting(text.as_bytes(), &placeholders, None, true);
             assert_eq!(
                 spans,
-                r.spans_admitting(text.as_bytes(), None, false),
+                r.spans_admitting(text.as_bytes(), &placeholders, None, false),
                 "{text}"
             );
             found += usize::from(!spans.is_empty());
         }
         assert!(found > 300, "{found}");
+    }
+
+    /// The placeholders a replacement reports are those a search of its output finds (a
+    /// debug assertion compares them on every pass), around, beside and inside the spans
+    /// replaced.
+    #[test]
+    fn replacements_know_their_placeholders() {
+        let r = Redactor::new(&[7; 32], &[]).expect("redactor");
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ0123456789";
+        let old = "[REDACTED:jwt:0123456789ab]";
+        for text in [
+            format!("{old}{token}"),
+            format!("{token}{old}"),
+            format!("{old} {token} {old}"),
+            format!("Authorization: Digest {old} nonce={token}"),
+            format!("password={token}{old}x"),
+            format!("[REDACTED:{token}:0123456789ab]"),
+            format!("{old}{old}token={token}"),
+        ] {
+            let (once, _) = r.redact_str(&text);
+            let (twice, applied) = r.redact_str(&once);
+            assert!(applied.is_empty(), "{text} -> {once} -> {twice}");
+            let (bytes, _) = r.redact_bytes(text.as_bytes());
+            assert_eq!(bytes, once.as_bytes(), "{text}");
+        }
     }
 
     #[test]
