@@ -159,6 +159,9 @@ const KEY_BEFORE_EQUALS: &[&str] = &[AZURE_KEY];
 /// buffer on the stack, longer ones into a buffer kept by the thread.
 const SMALL: usize = 256;
 
+/// Inputs shorter than this are searched by the case-insensitive automaton.
+const TINY: usize = 20;
+
 /// Bytes of input lower-cased and searched at once by [`Compiled::candidates`].
 const FOLD_CHUNK: usize = 8192;
 
@@ -240,6 +243,11 @@ impl Compiled {
         // case-sensitive one. The buffer is padded with NUL bytes (which no literal holds) to
         // the searcher's minimum length past any hit, so that it never falls back to its much
         // slower Rabin-Karp search on a short haystack or a short rest after a hit.
+        // Below a few dozen bytes (most keys and values of an event) the case-insensitive
+        // automaton's scan costs less than setting up the SIMD search.
+        if b.len() < TINY {
+            return self.candidates_unfolded(b, all);
+        }
         let pad = folded.minimum_len();
         if b.len() + pad <= SMALL {
             // Most strings of an event: on the stack.
