@@ -63,7 +63,7 @@ const LITERALS: &[(&str, Case, &[&str])] = &[
     ("eyj", Case::Any, &[JWT]),
     ("bearer", Case::Any, &[BEARER]),
     ("rizat", Case::Any, &[AUTHORIZATION]),
-    ("://", Case::Any, &[URL_CREDENTIALS]),
+    ("://", Case::Then(at_sign_follows), &[URL_CREDENTIALS]),
     ("-u ", Case::Any, &[COMMAND_LINE]),
     ("-u%20", Case::Any, &[COMMAND_LINE]),
     ("-user", Case::Any, &[COMMAND_LINE]),
@@ -71,17 +71,18 @@ const LITERALS: &[(&str, Case, &[&str])] = &[
     // Key-name words.
     (
         "ecret",
-        Case::Any,
+        Case::Then(secret_word_ends),
         &[AWS_SECRET_ACCESS_KEY, COMMAND_LINE, GENERIC],
     ),
     (
         "token",
-        Case::Any,
+        Case::Then(key_word_ends),
         &[AWS_SESSION_TOKEN, API_KEY_HEADER, COMMAND_LINE, GENERIC],
     ),
+    // The rules `key` admits depend on its neighbours: see [`Case::Key`].
     (
         "key",
-        Case::Any,
+        Case::Key,
         &[
             AZURE_KEY,
             AWS_BEDROCK,
@@ -103,12 +104,63 @@ enum Case {
     Any,
     /// Exactly so (the literal is this, lower-cased).
     Exact(&'static str),
+    /// `key` in any case, admitting only the rules its neighbours allow ([`KEY_AFTER_DASH`]):
+    /// alone it is everywhere (`PRIVATE KEY`, `{ key, label }`, `keyboard`), but every rule
+    /// it stands for has it after `_`, `-`, `.` or `i`, or before `=`.
+    Key,
+    /// In any case, and what follows it passes this test (see [`key_word_ends`]).
+    Then(fn(&[u8]) -> bool),
 }
 
-/// Inputs shorter than this are searched by the case-insensitive automaton, longer ones by
-/// the SIMD searcher on lower-cased chunks (measured on the corpus' 1,282 agent-output lines,
-/// release build: 0.8 ms against 3.2 ms for five passes).
-const SHORT: usize = 512;
+/// Whether `rest`, what follows `token` in the text, can continue a key name as the rules
+/// `token` admits have it: a key-name suffix (`_ID`, `.x`, `-y`, `Secret`, in
+/// `generic_secret`) or a separator (`"`, `'`, `\\`, `%`, space, tab, `:`, `=`; in
+/// `generic_secret`, `api_key_header`, `aws_session_token`, `command_line_credential`). Not
+/// `tokens`, `tokenizer`, `token,` or `token)`. In JSON text the byte after it is the one in
+/// the decoded string or a backslash, which passes.
+fn key_word_ends(rest: &[u8]) -> bool {
+    rest.first().is_some_and(|&c| {
+        c.is_ascii_uppercase()
+            || matches!(
+                c,
+                b'_' | b'.' | b'-' | b'"' | b'\'' | b'\\' | b'%' | b' ' | b'\t' | b':' | b'='
+            )
+    })
+}
+
+/// [`key_word_ends`] after `secret`, which `aws_secret_access_key` also continues with
+/// `access` or `key` (`AWSSecretKey`, `secretaccesskey`). Not `secrets`, `secretly`.
+fn secret_word_ends(rest: &[u8]) -> bool {
+    key_word_ends(rest) || matches!(rest.first(), Some(b'a' | b'k'))
+}
+
+/// Whether an `@` follows `://`, as it does in every URL holding a password. In JSON text an
+/// `@` is one in the decoded string (the pre-pass does not take `\u` escapes).
+fn at_sign_follows(rest: &[u8]) -> bool {
+    memchr::memchr(b'@', rest).is_some()
+}
+
+/// The rules `key` admits by its neighbours: `AccountKey=`, `SharedAccessKey=`
+/// (`azure_storage_key`) before `=`; after `-`: `bedrock-api-key-` (`aws_bedrock_api_key`),
+/// `x-api-key`, `api-key`, `…-subscription-key` (`api_key_header`), `--api-key`
+/// (`command_line_credential`), `-key` (`generic_secret`); after `i`: `apikey` in the last
+/// three; after `_` or `.`: `api_key`, `_key`, `api.key` (`generic_secret`). In JSON text a
+/// neighbour is the same byte as in the decoded string, or (next to an escape other than
+/// `\u`, which the pre-pass does not take) neither is one of these.
+const KEY_AFTER_DASH: &[&str] = &[AWS_BEDROCK, API_KEY_HEADER, COMMAND_LINE, GENERIC];
+/// See [`KEY_AFTER_DASH`].
+const KEY_AFTER_I: &[&str] = &[API_KEY_HEADER, COMMAND_LINE, GENERIC];
+/// See [`KEY_AFTER_DASH`].
+const KEY_AFTER_UNDERSCORE: &[&str] = &[GENERIC];
+/// See [`KEY_AFTER_DASH`].
+const KEY_BEFORE_EQUALS: &[&str] = &[AZURE_KEY];
+
+/// Inputs this long with their padding, most strings of an event, are lower-cased into a
+/// buffer on the stack, longer ones into a buffer kept by the thread.
+const SMALL: usize = 256;
+
+/// Inputs shorter than this are searched by the case-insensitive automaton.
+const TINY: usize = 20;
 
 /// Bytes of input lower-cased and searched at once by [`Compiled::candidates`].
 const FOLD_CHUNK: usize = 8192;
@@ -129,6 +181,8 @@ pub(crate) struct Compiled {
     prefilter: AhoCorasick,
     /// For each literal, the set of rules it admits.
     literal_rules: Vec<RuleSet>,
+    /// The rules `key` admits after `-`, after `i`, after `_` or `.`, and before `=`.
+    key_rules: [RuleSet; 4],
     pub(crate) placeholder: Regex,
     /// A JSON object key naming a secret value (see [`secret_key_name_pattern`]).
     pub(crate) secret_key_name: Regex,
@@ -140,11 +194,37 @@ impl Compiled {
         RuleSet::MAX >> (RuleSet::BITS as usize - self.rules.len())
     }
 
-    /// Whether the hit of literal `index` at `at` in `b` counts.
-    fn hit_counts(index: usize, b: &[u8], at: usize) -> bool {
+    /// The rules the hit of literal `index` at `at` in `b` admits.
+    fn hit_rules(&self, index: usize, b: &[u8], at: usize) -> RuleSet {
         match LITERALS[index].1 {
-            Case::Any => true,
-            Case::Exact(exact) => b.get(at..at + exact.len()) == Some(exact.as_bytes()),
+            Case::Any => self.literal_rules[index],
+            Case::Exact(exact) if b.get(at..at + exact.len()) == Some(exact.as_bytes()) => {
+                self.literal_rules[index]
+            }
+            Case::Exact(_) => 0,
+            Case::Then(follows) => {
+                let rest = b.get(at + LITERALS[index].0.len()..).unwrap_or_default();
+                if follows(rest) {
+                    self.literal_rules[index]
+                } else {
+                    0
+                }
+            }
+            Case::Key => {
+                let [dash, i, underscore, equals] = self.key_rules;
+                let before = match at.checked_sub(1).and_then(|p| b.get(p)) {
+                    Some(b'-') => dash,
+                    Some(b'i' | b'I') => i,
+                    Some(b'_' | b'.') => underscore,
+                    _ => 0,
+                };
+                let after = if b.get(at + 3) == Some(&b'=') {
+                    equals
+                } else {
+                    0
+                };
+                before | after
+            }
         }
     }
 
@@ -155,16 +235,29 @@ impl Compiled {
     /// automaton's own prefilter skips through clean text.
     pub(crate) fn candidates(&self, b: &[u8]) -> RuleSet {
         let all = self.all();
-        // Below a few hundred bytes (most strings of an event) the case-insensitive automaton
-        // wins: lower-casing into a buffer and setting up the SIMD search cost more than
-        // the scan.
-        let Some(folded) = self.folded.as_ref().filter(|_| b.len() >= SHORT) else {
+        let Some(folded) = self.folded.as_ref() else {
             return self.candidates_unfolded(b, all);
         };
-        // The text is lower-cased a chunk at a time into a buffer and searched for the
-        // lower-cased literals: the same occurrences as an ASCII case-insensitive search, at
-        // the speed of a case-sensitive one. Consecutive chunks overlap by one byte less than
-        // the longest literal, so an occurrence across a chunk boundary is whole in the next.
+        // The text is lower-cased into a buffer and searched for the lower-cased literals: the
+        // same occurrences as an ASCII case-insensitive search, at the speed of a
+        // case-sensitive one. The buffer is padded with NUL bytes (which no literal holds) to
+        // the searcher's minimum length past any hit, so that it never falls back to its much
+        // slower Rabin-Karp search on a short haystack or a short rest after a hit.
+        // Below a few dozen bytes (most keys and values of an event) the case-insensitive
+        // automaton's scan costs less than setting up the SIMD search.
+        if b.len() < TINY {
+            return self.candidates_unfolded(b, all);
+        }
+        let pad = folded.minimum_len();
+        if b.len() + pad <= SMALL {
+            // Most strings of an event: on the stack.
+            let mut buf = [0u8; SMALL];
+            fold(&mut buf[..b.len()], b);
+            return self.search_folded(folded, &buf[..b.len() + pad], b, 0, all);
+        }
+        // A chunk at a time into a buffer kept by the thread. Consecutive chunks overlap by one
+        // byte less than the longest literal, so an occurrence across a chunk boundary is whole
+        // in the next.
         thread_local! {
             static BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
         }
@@ -177,30 +270,62 @@ impl Compiled {
             loop {
                 let end = b.len().min(start + FOLD_CHUNK);
                 buf.clear();
-                // Branch-free, so that it vectorizes.
-                buf.extend(
-                    b[start..end]
-                        .iter()
-                        .map(|&c| c | (u8::from(c.wrapping_sub(b'A') < 26) << 5)),
-                );
-                let chunk = buf.as_slice();
-                let mut at = 0;
-                while let Some(m) = folded.find_in(chunk, Span::from(at..chunk.len())) {
-                    let index = m.pattern().as_usize();
-                    if Self::hit_counts(index, b, start + m.start()) {
-                        found |= self.literal_rules[index];
-                        if found == all {
-                            return found;
-                        }
-                    }
-                    at = m.start() + 1;
-                }
-                if end == b.len() {
+                buf.resize(end - start + pad, 0);
+                fold(&mut buf[..end - start], &b[start..end]);
+                found |= self.search_folded(folded, &buf, b, start, all);
+                if found == all || end == b.len() {
                     return found;
                 }
                 start = end - (self.longest - 1);
             }
         })
+    }
+
+    /// The rules admitted by the literals `folded` finds in `hay`, the lower-cased (and
+    /// padded) copy of `b[offset..]`.
+    fn search_folded(
+        &self,
+        folded: &packed::Searcher,
+        hay: &[u8],
+        b: &[u8],
+        offset: usize,
+        all: RuleSet,
+    ) -> RuleSet {
+        let mut found = 0;
+        let mut at = 0;
+        while let Some(m) = folded.find_in(hay, Span::from(at..hay.len())) {
+            let index = m.pattern().as_usize();
+            found |= self.hit_rules(index, b, offset + m.start());
+            if found == all {
+                return found;
+            }
+            at = m.start() + 1;
+        }
+        found
+    }
+
+    /// [`candidates`](Self::candidates) of the text around `placeholders` (sorted, disjoint
+    /// `[REDACTED:<rule>:<hex>]` spans of `b`) whose rule is a built-in one.
+    ///
+    /// No literal holds `[` or `]`, so every occurrence of one is inside such a placeholder or
+    /// outside all of them. One inside can only start a match whose secret is inside it too:
+    /// a built-in rule name holds no `=`, `-`, space or `://`, and what follows it (`:`, twelve
+    /// hex digits, `]`) ends every value a key word leads to (`]` ends them, and no rule wants
+    /// a value of twelve bytes or fewer right after a `:` that isn't stopped there), so that
+    /// match would be dropped as inside a placeholder anyway. A user rule's name could be a
+    /// key word a rule reads past `]` (`authorization`), so its placeholders are searched.
+    pub(crate) fn candidates_outside(&self, b: &[u8], placeholders: &[(usize, usize)]) -> RuleSet {
+        let mut found = 0;
+        let mut at = 0;
+        for &(start, end) in placeholders {
+            let name = &b[start + "[REDACTED:".len()..end - ":0123456789ab]".len()];
+            if !NAMES.iter().any(|n| n.as_bytes() == name) {
+                continue;
+            }
+            found |= self.candidates(&b[at..start]);
+            at = end;
+        }
+        found | self.candidates(&b[at..])
     }
 
     /// [`candidates`](Self::candidates) with the case-insensitive automaton.
@@ -212,15 +337,20 @@ impl Compiled {
                 break;
             };
             let index = m.pattern().as_usize();
-            if Self::hit_counts(index, b, m.start()) {
-                found |= self.literal_rules[index];
-                if found == all {
-                    break;
-                }
+            found |= self.hit_rules(index, b, m.start());
+            if found == all {
+                break;
             }
             at = m.start() + 1;
         }
         found
+    }
+}
+
+/// Writes `src` lower-cased (ASCII) into `dst`, branch-free so that it vectorizes.
+pub(crate) fn fold(dst: &mut [u8], src: &[u8]) {
+    for (d, &c) in dst.iter_mut().zip(src) {
+        *d = c | (u8::from(c.wrapping_sub(b'A') < 26) << 5);
     }
 }
 
@@ -250,15 +380,19 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         .extend(parts())
         .build();
     let longest = parts().map(str::len).max().unwrap_or(1);
-    let literal_rules = LITERALS
-        .iter()
-        .map(|(_, _, names)| {
-            names
-                .iter()
-                .filter_map(|name| NAMES.iter().position(|n| n == name))
-                .fold(0, |set: RuleSet, i| set | (1 << i))
-        })
-        .collect();
+    let set = |names: &[&str]| {
+        names
+            .iter()
+            .filter_map(|name| NAMES.iter().position(|n| n == name))
+            .fold(0, |set: RuleSet, i| set | (1 << i))
+    };
+    let literal_rules = LITERALS.iter().map(|(_, _, names)| set(names)).collect();
+    let key_rules = [
+        set(KEY_AFTER_DASH),
+        set(KEY_AFTER_I),
+        set(KEY_AFTER_UNDERSCORE),
+        set(KEY_BEFORE_EQUALS),
+    ];
     #[allow(clippy::expect_used)]
     let placeholder = Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
         .expect("placeholder pattern compiles");
@@ -277,6 +411,7 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         longest,
         prefilter,
         literal_rules,
+        key_rules,
         placeholder,
         secret_key_name,
     }
@@ -347,9 +482,9 @@ mod tests {
                         1 if len > 2 * FOLD_CHUNK => 2 * FOLD_CHUNK - 12 - (next() as usize % 3),
                         _ => at,
                     };
-                    let cased: Vec<u8> = match case {
+                    let mut cased: Vec<u8> = match case {
                         Case::Exact(exact) => exact.bytes().collect(),
-                        Case::Any => literal
+                        Case::Any | Case::Key | Case::Then(_) => literal
                             .bytes()
                             .map(|b| {
                                 if next() % 2 == 0 {
@@ -360,6 +495,13 @@ mod tests {
                             })
                             .collect(),
                     };
+                    match case {
+                        // As in `api-key`.
+                        Case::Key => cased.insert(0, b'-'),
+                        // As in `token=`, `secret=`, `://u:p@`.
+                        Case::Then(_) => cased.extend_from_slice(b"=@"),
+                        Case::Any | Case::Exact(_) => {}
+                    }
                     let at = at.min(text.len());
                     text.splice(at..at, cased);
                     let got = c.candidates(&text);
@@ -369,6 +511,73 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every text a rule's regex matches admits the rule: on the corpus and on text built
+    /// from the key words and forms of the context rules, in every case.
+    #[test]
+    fn every_match_admits_its_rule() {
+        let c = &*BUILTIN;
+        let mut texts: Vec<String> = [
+            include_str!("../../../fixtures/redact/corpus/secrets.jsonl"),
+            include_str!("../../../fixtures/redact/corpus/agent-output.tsv"),
+        ]
+        .iter()
+        .flat_map(|corpus| corpus.lines().map(str::to_owned))
+        .collect();
+        let pieces: &[&str] = &[
+            "api_key",
+            "API.KEY",
+            "api-Key",
+            "ApiKey",
+            "_KEY",
+            "-key",
+            "x-api-key",
+            "X-Goog-Api-Key",
+            "ocp-apim-subscription-key",
+            "--api-key",
+            "--apikey",
+            "AccountKey",
+            "SharedAccessKey",
+            "bedrock-api-key-",
+            "ABSK",
+            "token",
+            "PRIVATE KEY",
+            "key",
+            "=",
+            ": ",
+            " ",
+            "\"",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGh",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGhwJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGhwJalr",
+            "S3cr3t!x",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let n = 1 + next() as usize % 6;
+            texts.push(
+                (0..n)
+                    .map(|_| pieces[next() as usize % pieces.len()])
+                    .collect(),
+            );
+        }
+        let mut matched = 0;
+        for text in &texts {
+            let admitted = c.candidates(text.as_bytes());
+            for (index, (rule, regex, _)) in c.rules.iter().enumerate() {
+                if regex.is_match(text.as_bytes()) {
+                    assert_ne!(admitted & (1 << index), 0, "{}: {text:?}", rule.name);
+                    matched += 1;
+                }
+            }
+        }
+        assert!(matched > 3_000, "{matched}");
     }
 
     #[test]

@@ -2,17 +2,22 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use hmac::{Hmac, Mac};
+use regex::bytes::Regex;
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::error::Error;
 use crate::judge::{ValueKind, is_credential};
-use crate::prefilter::BUILTIN;
-use crate::rules::{GENERIC, NAMES};
+use crate::prefilter::{BUILTIN, RuleSet};
+use crate::rules::{BuiltinRule, Check, GENERIC, NAMES, Secret, assignment_value};
 use crate::user::{self, UserRules};
+
+/// The start of every placeholder.
+static PLACEHOLDER_START: LazyLock<memchr::memmem::Finder<'static>> =
+    LazyLock::new(|| memchr::memmem::Finder::new(b"[REDACTED:"));
 
 /// One replacement made by a [`Redactor`]: which rule fired and what replaced the secret.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -193,7 +198,16 @@ impl Redactor {
     /// replacement in order of position. Spans are widened to character boundaries, so the
     /// output is always valid UTF-8.
     pub fn redact_str<'a>(&self, s: &'a str) -> (Cow<'a, str>, Vec<Applied>) {
-        let mut spans = self.spans(s.as_bytes());
+        self.redact_str_knowing(s, None)
+    }
+
+    /// [`redact_str`](Self::redact_str), given the placeholders of `s` when known.
+    fn redact_str_knowing<'a>(
+        &self,
+        s: &'a str,
+        placeholders: Option<Vec<(usize, usize)>>,
+    ) -> (Cow<'a, str>, Vec<Applied>) {
+        let (mut spans, placeholders) = self.spans_knowing(s.as_bytes(), placeholders);
         if spans.is_empty() {
             return (Cow::Borrowed(s), Vec::new());
         }
@@ -206,15 +220,16 @@ impl Redactor {
             }
         }
         let spans = merge(spans);
-        let (out, mut applied) = self.replace(s.as_bytes(), &spans);
+        let (out, mut applied, out_placeholders) =
+            self.replace(s.as_bytes(), &spans, &placeholders);
         // Only whole characters were replaced, by ASCII placeholders.
-        let out = match String::from_utf8(out) {
-            Ok(out) => out,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        let (out, out_placeholders) = match String::from_utf8(out) {
+            Ok(out) => (out, Some(out_placeholders)),
+            Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), None),
         };
         // A replacement can expose a secret that was glued to the one before it (a key
         // boundary appears where the first key was): redact again until nothing changes.
-        let (again, more) = self.redact_str(&out);
+        let (again, more) = self.redact_str_knowing(&out, out_placeholders);
         match again {
             Cow::Borrowed(_) => (Cow::Owned(out), applied),
             Cow::Owned(again) => {
@@ -227,20 +242,21 @@ impl Redactor {
     /// Redacts bytes (which need not be UTF-8). Returns the redacted bytes and one [`Applied`]
     /// per replacement in order of position.
     pub fn redact_bytes(&self, b: &[u8]) -> (Vec<u8>, Vec<Applied>) {
-        let spans = self.spans(b);
+        let (spans, placeholders) = self.spans_knowing(b, None);
         if spans.is_empty() {
             return (b.to_vec(), Vec::new());
         }
-        let (mut out, mut applied) = self.replace(b, &spans);
+        let (mut out, mut applied, mut placeholders) = self.replace(b, &spans, &placeholders);
         // As in `redact_str`: repeat until a pass finds nothing. Every pass that changes the
         // bytes replaces at least one secret, so this ends.
         loop {
-            let spans = self.spans(&out);
+            let (spans, known) = self.spans_knowing(&out, Some(placeholders));
             if spans.is_empty() {
                 return (out, applied);
             }
-            let (next, more) = self.replace(&out, &spans);
+            let (next, more, next_placeholders) = self.replace(&out, &spans, &known);
             out = next;
+            placeholders = next_placeholders;
             applied.extend(more);
         }
     }
@@ -323,8 +339,8 @@ impl Redactor {
     pub fn json_text_is_clean(&self, json: &[u8]) -> bool {
         let user = &self.inner.user;
         (user.is_empty() || (user.keyword_gated && !user.any_keyword(json)))
-            && memchr::memmem::find(json, b"\\u").is_none()
-            && memchr::memmem::find(json, b"\\/").is_none()
+            && !memchr::memchr_iter(b'\\', json)
+                .any(|at| matches!(json.get(at + 1), Some(b'u' | b'/')))
             && BUILTIN.candidates(json) == 0
     }
 
@@ -350,40 +366,85 @@ impl Redactor {
 
     /// Every span to replace, sorted and disjoint.
     fn spans(&self, b: &[u8]) -> Vec<Span> {
+        self.spans_knowing(b, None).0
+    }
+
+    /// [`spans`](Self::spans) and the placeholders of `b`, given them when known (the text
+    /// a replacement wrote: see [`replace`](Self::replace)).
+    fn spans_knowing(
+        &self,
+        b: &[u8],
+        placeholders: Option<Vec<(usize, usize)>>,
+    ) -> (Vec<Span>, Vec<(usize, usize)>) {
+        let placeholders = match placeholders {
+            Some(known) => {
+                debug_assert_eq!(
+                    known,
+                    find_placeholders(b),
+                    "{}",
+                    String::from_utf8_lossy(b)
+                );
+                known
+            }
+            None => find_placeholders(b),
+        };
+        let spans = self.spans_admitting(b, &placeholders, None, true);
+        (spans, placeholders)
+    }
+
+    /// [`spans`](Self::spans), running every built-in rule when `all` is set (as if the
+    /// prefilter admitted them all), and searching bracket-free rules only between
+    /// placeholders when `between` is; for tests.
+    fn spans_admitting(
+        &self,
+        b: &[u8],
+        placeholders: &[(usize, usize)],
+        all: Option<RuleSet>,
+        between: bool,
+    ) -> Vec<Span> {
         let builtin = &*BUILTIN;
         let mut candidates = Vec::new();
-        // One pass over the input tells which built-in rules can match at all.
-        let admitted = builtin.candidates(b);
-        for (index, (rule, regex, groups)) in builtin.rules.iter().enumerate() {
-            if admitted & (1 << index) == 0 {
-                continue;
-            }
-            // Most admitted rules do not match at all: the cheapest question first, with no
-            // capture slots to allocate.
-            if !regex.is_match(b) {
-                continue;
-            }
-            // A rejected candidate may hide one that starts inside it (`X="password: hunter2"`
-            // first offers `password:` as the value of `X`): search again from its secret.
-            let mut at = 0;
-            while at <= b.len() {
-                let Some(caps) = regex.captures_at(b, at) else {
-                    break;
-                };
-                let Some(whole) = caps.get(0) else { break };
-                let m = groups.iter().find_map(|&g| caps.get(g)).unwrap_or(whole);
-                match rule.check.accept(&caps, m) {
-                    Some((start, end)) if end > start => {
-                        candidates.push(Span {
-                            start,
-                            end,
-                            rule: index,
-                        });
-                        at = whole.end().max(at + 1);
-                    }
-                    _ if m.start() > at && m.start() > whole.start() => at = m.start(),
-                    _ => at = whole.start().max(at) + 1,
+        // One pass over the input tells which built-in rules can match at all. Rule literals
+        // inside a built-in rule's placeholder (`token` in `[REDACTED:github_token:…]`) are
+        // not counted: text redacted once is searched again, and every built-in placeholder
+        // holds a key word, which would send every rule that takes one over it for nothing.
+        let admitted = all.unwrap_or_else(|| builtin.candidates_outside(b, placeholders));
+        // Admitted rules only, in order (most strings admit none).
+        let mut rest = admitted;
+        while rest != 0 {
+            let index = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let Some((rule, regex, groups)) = builtin.rules.get(index) else {
+                break;
+            };
+            // A match of a bracket-free rule is inside a placeholder (and dropped below) or
+            // outside all of them: only the text between them is searched, as text of its own,
+            // which looks the same to the rule at its ends (`[` and `]` are no word bytes).
+            if between && rule.bracket_free && !placeholders.is_empty() {
+                let mut from = 0;
+                for &(start, end) in placeholders {
+                    rule_spans(
+                        rule,
+                        regex,
+                        groups,
+                        &b[from..start],
+                        from,
+                        index,
+                        &mut candidates,
+                    );
+                    from = end;
                 }
+                rule_spans(
+                    rule,
+                    regex,
+                    groups,
+                    &b[from..],
+                    from,
+                    index,
+                    &mut candidates,
+                );
+            } else {
+                rule_spans(rule, regex, groups, b, 0, index, &mut candidates);
             }
         }
         let user = &self.inner.user;
@@ -406,12 +467,6 @@ impl Redactor {
         if candidates.is_empty() {
             return candidates;
         }
-        // Text inside an existing placeholder is never redacted again.
-        let placeholders: Vec<(usize, usize)> = builtin
-            .placeholder
-            .find_iter(b)
-            .map(|m| (m.start(), m.end()))
-            .collect();
         if !placeholders.is_empty() {
             // Placeholders are sorted and disjoint: one forward walk over both lists.
             candidates.sort_unstable();
@@ -428,25 +483,165 @@ impl Redactor {
         merge(candidates)
     }
 
-    /// Writes `b` with every span replaced by its placeholder.
-    fn replace(&self, b: &[u8], spans: &[Span]) -> (Vec<u8>, Vec<Applied>) {
+    /// Writes `b` with every span replaced by its placeholder. Also returns the placeholders
+    /// of the result: those of `b` (`placeholders`) no span touched, moved, and the new ones.
+    /// No other appears: a placeholder has `[` only at its start, so none can start inside
+    /// another or reach over the `[` of a new one, and one that a span cut lost its `[` or
+    /// its end to it.
+    fn replace(
+        &self,
+        b: &[u8],
+        spans: &[Span],
+        placeholders: &[(usize, usize)],
+    ) -> (Vec<u8>, Vec<Applied>, Vec<(usize, usize)>) {
         let mut out = Vec::with_capacity(b.len());
         let mut applied = Vec::with_capacity(spans.len());
+        let mut written = Vec::with_capacity(placeholders.len() + spans.len());
+        let mut old = placeholders.iter().peekable();
         let mut at = 0;
-        for span in spans {
+        for span in spans.iter().copied().chain(std::iter::once(Span {
+            start: b.len(),
+            end: b.len(),
+            rule: usize::MAX,
+        })) {
+            // `b[at..span.start]` is copied to `out[base..]`.
+            let base = out.len();
             out.extend_from_slice(&b[at..span.start]);
+            while let Some(&&(start, end)) = old.peek() {
+                if end <= span.start && start >= at {
+                    written.push((base + start - at, base + end - at));
+                } else if start >= span.end && span.rule != usize::MAX {
+                    break;
+                }
+                old.next();
+            }
+            if span.rule == usize::MAX {
+                break;
+            }
             let rule = self.rule_name(span.rule);
             let placeholder = self.placeholder(rule, &b[span.start..span.end]);
+            let start = out.len();
             out.extend_from_slice(placeholder.as_bytes());
+            written.push((start, out.len()));
             applied.push(Applied {
                 rule: rule.to_owned(),
                 placeholder,
             });
             at = span.end;
         }
-        out.extend_from_slice(&b[at..]);
-        (out, applied)
+        (out, applied, written)
     }
+}
+
+/// The placeholders in `b`, sorted and disjoint. Most text has none, which one substring
+/// search tells.
+fn find_placeholders(b: &[u8]) -> Vec<(usize, usize)> {
+    if PLACEHOLDER_START.find(b).is_none() {
+        return Vec::new();
+    }
+    BUILTIN
+        .placeholder
+        .find_iter(b)
+        .map(|m| (m.start(), m.end()))
+        .collect()
+}
+
+/// Pushes onto `candidates` the spans built-in rule `index` accepts in `b`, which starts at
+/// `offset` in the text.
+fn rule_spans(
+    rule: &BuiltinRule,
+    regex: &Regex,
+    groups: &[usize],
+    b: &[u8],
+    offset: usize,
+    index: usize,
+    candidates: &mut Vec<Span>,
+) {
+    // Most admitted rules do not match at all: the cheapest question first, with no capture
+    // slots to allocate.
+    if !regex.is_match(b) {
+        return;
+    }
+    // A rejected candidate may hide one that starts inside it (`X="password: hunter2"` first
+    // offers `password:` as the value of `X`): search again from its secret.
+    let mut at = 0;
+    while at <= b.len() {
+        let Some(found) = next_candidate(rule, regex, groups, b, at) else {
+            break;
+        };
+        match found.accepted {
+            Some((start, end)) if end > start => {
+                candidates.push(Span {
+                    start: offset + start,
+                    end: offset + end,
+                    rule: index,
+                });
+                at = found.whole.1.max(at + 1);
+            }
+            _ if found.secret_start > at && found.secret_start > found.whole.0 => {
+                at = found.secret_start;
+            }
+            _ => at = found.whole.0.max(at) + 1,
+        }
+    }
+}
+
+/// A match of a built-in rule and what its check made of it.
+struct Candidate {
+    /// The whole match.
+    whole: (usize, usize),
+    /// Where its secret group starts (the match's start when it has none).
+    secret_start: usize,
+    /// The secret's span if the check accepted it.
+    accepted: Option<(usize, usize)>,
+}
+
+/// The leftmost match of a built-in rule at or after `at`, checked.
+///
+/// Most rules' secret is the match, or the match after a leading escape (see
+/// [`Secret`]): those are found without capture groups, whose search (after the forward and
+/// reverse DFA searches that find the match) costs more than finding it. A `key = value` assignment (`generic_secret`, the most frequent match by far, since
+/// ordinary configuration and placeholders match it) is found without capture groups, which
+/// cost three times the search: its groups are read off the match by
+/// [`assignment_value`] when that can, by the regex otherwise.
+fn next_candidate(
+    rule: &BuiltinRule,
+    regex: &Regex,
+    groups: &[usize],
+    b: &[u8],
+    at: usize,
+) -> Option<Candidate> {
+    if !matches!(rule.secret, Secret::Groups) {
+        let whole = regex.find_at(b, at)?;
+        if let Some((start, end)) = rule.secret.span(whole.start(), whole.as_bytes())
+            && let Some(accepted) = rule.check.accept_secret(&b[start..end], start)
+        {
+            return Some(Candidate {
+                whole: (whole.start(), whole.end()),
+                secret_start: start,
+                accepted,
+            });
+        }
+    }
+    if matches!(rule.check, Check::Assignment) {
+        let whole = regex.find_at(b, at)?;
+        if let Some((value, kind)) = assignment_value(b, whole.start(), whole.end()) {
+            let accepted = is_credential(&b[value..whole.end()], kind);
+            return Some(Candidate {
+                whole: (whole.start(), whole.end()),
+                secret_start: value,
+                accepted: accepted.then_some((value, whole.end())),
+            });
+        }
+    }
+    let caps = regex.captures_at(b, at)?;
+    let whole = caps.get(0)?;
+    let m = groups.iter().find_map(|&g| caps.get(g)).unwrap_or(whole);
+    Some(Candidate {
+        whole: (whole.start(), whole.end()),
+        secret_start: m.start(),
+        accepted: rule.check.accept(&caps, m),
+    })
 }
 
 /// Sorts candidates leftmost first, longest first, most specific first, and folds overlapping
@@ -511,6 +706,125 @@ mod tests {
                 },
             ]
         );
+    }
+
+    /// Rule literals inside a built-in rule's placeholder admit no rule, which changes
+    /// nothing: whatever precedes or follows the placeholder, running every rule finds the
+    /// same spans.
+    #[test]
+    fn literals_inside_builtin_placeholders_change_nothing() {
+        let r = Redactor::new(&[7; 32], &[]).expect("redactor");
+        let all = RuleSet::MAX >> (RuleSet::BITS as usize - NAMES.len());
+        let around = [
+            "",
+            " ",
+            "=",
+            ": ",
+            "\"",
+            "'",
+            "x",
+            "Bearer ",
+            "Authorization: ",
+            "token=",
+            "--password ",
+            "https://user:",
+            "abcdefABCDEF0123456789abcdefABCDEF0123456789",
+            "@host",
+            "%20",
+            "\\n",
+            "-u ",
+        ];
+        for name in NAMES {
+            let placeholder = r.placeholder(name, b"secret");
+            for before in around {
+                for after in around {
+                    let text = format!("{before}{placeholder}{after}");
+                    assert_eq!(
+                        r.spans(text.as_bytes()),
+                        r.spans_admitting(
+                            text.as_bytes(),
+                            &find_placeholders(text.as_bytes()),
+                            Some(all),
+                            false
+                        ),
+                        "{text}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Searching bracket-free rules only between placeholders finds what searching the
+    /// whole text does, around placeholders of built-in and user rules.
+    #[test]
+    fn bracket_free_rules_searched_between_placeholders_find_the_same() {
+        let r = Redactor::new(&[7; 32], &[]).expect("redactor");
+        let pieces = [
+            "[REDACTED:generic_secret:0123456789ab]",
+            "[REDACTED:api_key_header:0123456789ab]",
+            "[REDACTED:my_secret_rule:abcdef012345]",
+            "[REDACTED:x:abcdef012345]",
+            "password=",
+            "token: ",
+            "X-API-Key: ",
+            "aws_secret_access_key=",
+            "\"",
+            " ",
+            "\\n",
+            "[",
+            "]",
+            "Zq8vT2mK9pLx4Rw7",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9p",
+            "S3cr3t!x",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut found = 0;
+        for _ in 0..3_000 {
+            let n = 1 + next() as usize % 8;
+            let text: String = (0..n)
+                .map(|_| pieces[next() as usize % pieces.len()])
+                .collect();
+            let placeholders = find_placeholders(text.as_bytes());
+            let spans = r.spans_admitting(text.as_bytes(), &placeholders, None, true);
+            assert_eq!(
+                spans,
+                r.spans_admitting(text.as_bytes(), &placeholders, None, false),
+                "{text}"
+            );
+            found += usize::from(!spans.is_empty());
+        }
+        assert!(found > 300, "{found}");
+    }
+
+    /// The placeholders a replacement reports are those a search of its output finds (a
+    /// debug assertion compares them on every pass), around, beside and inside the spans
+    /// replaced.
+    #[test]
+    fn replacements_know_their_placeholders() {
+        let r = Redactor::new(&[7; 32], &[]).expect("redactor");
+        let token = "ghp_0123456789abcdefghijABCDEFGHIJ0123456789";
+        let old = "[REDACTED:jwt:0123456789ab]";
+        for text in [
+            format!("{old}{token}"),
+            format!("{token}{old}"),
+            format!("{old} {token} {old}"),
+            format!("Authorization: Digest {old} nonce={token}"),
+            format!("password={token}{old}x"),
+            format!("[REDACTED:{token}:0123456789ab]"),
+            format!("{old}{old}token={token}"),
+        ] {
+            let (once, _) = r.redact_str(&text);
+            let (twice, applied) = r.redact_str(&once);
+            assert!(applied.is_empty(), "{text} -> {once} -> {twice}");
+            let (bytes, _) = r.redact_bytes(text.as_bytes());
+            assert_eq!(bytes, once.as_bytes(), "{text}");
+        }
     }
 
     #[test]

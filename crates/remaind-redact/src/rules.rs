@@ -37,8 +37,58 @@ const VALUE: &str = r#"[^\s'"`\\,;&<>()\[\]|]"#;
 pub(crate) struct BuiltinRule {
     pub(crate) name: &'static str,
     pub(crate) pattern: String,
+    /// Where the secret is in a match.
+    pub(crate) secret: Secret,
     pub(crate) check: Check,
+    /// No match holds `[` or `]`, and none looks outside itself but for `\b`: so every
+    /// match is inside a placeholder or outside all of them, and the text between two
+    /// placeholders can be searched alone. True of the key-word rules a placeholder's own
+    /// name sets off (`generic_secret`, `api_key_header`, `aws_secret_access_key`), whose key
+    /// words, separators, escapes and values ([`VALUE`], `[A-Za-z0-9/+=%]`) exclude both.
+    pub(crate) bracket_free: bool,
 }
+
+/// Where a rule's secret is in one of its matches.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Secret {
+    /// The whole match (its `s` group, if any, is the whole pattern).
+    Whole,
+    /// The match after the escape [`B`] consumed, if it consumed one: the pattern is `{B}`,
+    /// then the `s` group starting with a letter, then possibly `\b`.
+    AfterEscape,
+    /// The whole match when it starts with one of these (the alternative whose secret is the
+    /// match does, no other can), capture groups otherwise.
+    WholeWhenPrefixed(&'static [&'static str]),
+    /// The match from the offset this function gives, read off its fixed prefix.
+    From(fn(&[u8]) -> usize),
+    /// Capture groups, which the regex reads.
+    Groups,
+}
+
+impl Secret {
+    /// The span of the secret in `whole`, a match at `start` in its haystack; `None` when
+    /// the regex has to read it from capture groups.
+    pub(crate) fn span(self, start: usize, whole: &[u8]) -> Option<(usize, usize)> {
+        let skip = match (self, whole) {
+            (Secret::Groups, _) => return None,
+            (Secret::WholeWhenPrefixed(prefixes), _) => {
+                if !prefixes.iter().any(|p| whole.starts_with(p.as_bytes())) {
+                    return None;
+                }
+                0
+            }
+            (Secret::From(offset), _) => offset(whole),
+            (Secret::AfterEscape, [b'\\', b'u', ..]) => 6,
+            (Secret::AfterEscape, [b'\\', ..]) => 2,
+            (Secret::AfterEscape, [b'%', ..]) => 3,
+            (Secret::Whole | Secret::AfterEscape, _) => 0,
+        };
+        Some((start + skip, start + whole.len()))
+    }
+}
+
+/// The fixed starts of AWS STS session tokens.
+const STS_PREFIXES: &[&str] = &["FwoGZXIvYXdz", "IQoJb3JpZ2luX2Vj"];
 
 /// A post-match check: returns the accepted byte range (absolute, in the haystack) of the
 /// secret, or `None` to reject the candidate.
@@ -71,20 +121,13 @@ impl Check {
         caps: &Captures<'_>,
         secret: regex::bytes::Match<'_>,
     ) -> Option<(usize, usize)> {
+        if let Some(accepted) = self.accept_secret(secret.as_bytes(), secret.start()) {
+            return accepted;
+        }
         let bytes = secret.as_bytes();
         let whole = Some((secret.start(), secret.end()));
         let ok = match self {
-            Check::None => true,
-            Check::HasDigit => bytes.iter().any(u8::is_ascii_digit) && !is_placeholder_token(bytes),
-            Check::NotPlaceholder => !is_placeholder_token(bytes),
-            Check::BearerToken => {
-                // `.` and `~` are legal in a token but end sentences far more often than tokens.
-                let len = trim_end(bytes, |b| matches!(b, b'.' | b'~'));
-                return looks_random(&bytes[..len])
-                    .then_some((secret.start(), secret.start() + len));
-            }
             Check::Authorization => return authorization(caps, secret),
-            Check::Header => header_value(bytes),
             Check::Assignment => {
                 let kind = if caps.name("pw").is_some() {
                     ValueKind::Password
@@ -104,8 +147,38 @@ impl Check {
                 }
                 None => is_credential(bytes, ValueKind::Token),
             },
+            Check::None
+            | Check::HasDigit
+            | Check::NotPlaceholder
+            | Check::BearerToken
+            | Check::Header => false,
         };
         if ok { whole } else { None }
+    }
+
+    /// The check on a secret alone (`bytes`, at `start` in the haystack), for the checks
+    /// that need no other group of the match; `None` for those that do.
+    pub(crate) fn accept_secret(
+        self,
+        bytes: &[u8],
+        start: usize,
+    ) -> Option<Option<(usize, usize)>> {
+        let whole = Some((start, start + bytes.len()));
+        let ok = match self {
+            Check::None => true,
+            Check::HasDigit => bytes.iter().any(u8::is_ascii_digit) && !is_placeholder_token(bytes),
+            Check::NotPlaceholder => !is_placeholder_token(bytes),
+            Check::BearerToken => {
+                // `.` and `~` are legal in a token but end sentences far more often than tokens.
+                let len = trim_end(bytes, |b| matches!(b, b'.' | b'~'));
+                return Some(looks_random(&bytes[..len]).then_some((start, start + len)));
+            }
+            Check::Header => header_value(bytes),
+            Check::Authorization | Check::Assignment | Check::UrlPassword | Check::CommandLine => {
+                return None;
+            }
+        };
+        Some(if ok { whole } else { None })
     }
 }
 
@@ -313,17 +386,20 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
     let pem_header = r"[A-Za-z][A-Za-z0-9-]*:[^\r\n\\]*";
     let pem_body = format!(r"(?:[A-Za-z0-9+/=%\s\\]|{pem_header})*");
     let pem = format!(r"(?-u){pem_begin}(?:{pem_body}?{pem_end}|{pem_body})");
-    let token = |body: &str| format!("(?-u)(?P<s>{body})");
-    let bounded = |body: &str| format!(r"(?-u){B}(?P<s>{body})\b");
+    let token = |body: &str| (format!("(?-u)(?P<s>{body})"), Secret::Whole);
+    let bounded = |body: &str| (format!(r"(?-u){B}(?P<s>{body})\b"), Secret::AfterEscape);
+    let whole = |pattern: String| (pattern, Secret::Whole);
+    let escaped = |pattern: String| (pattern, Secret::AfterEscape);
+    let groups = |pattern: String| (pattern, Secret::Groups);
     let rules = [
-        (PRIVATE_KEY, pem, Check::None),
+        (PRIVATE_KEY, whole(pem), Check::None),
         (ANTHROPIC, token(r"sk-ant-[A-Za-z0-9_-]{20,}"), Check::NotPlaceholder),
         (OPENROUTER, token(r"sk-or-[A-Za-z0-9_-]{20,}"), Check::NotPlaceholder),
         (
             // Legacy `sk-` + 48, `sk-proj-`, `sk-svcacct-`, `sk-admin-`: at least 20 bytes after
             // `sk-` and a digit somewhere, so hyphenated words after "sk-" never qualify.
             OPENAI,
-            format!(r"(?-u){B}(?P<s>sk-[A-Za-z0-9_-]{{20,}})"),
+            escaped(format!(r"(?-u){B}(?P<s>sk-[A-Za-z0-9_-]{{20,}})")),
             Check::HasDigit,
         ),
         (
@@ -348,8 +424,15 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             SLACK_WEBHOOK,
-            r"(?-u)hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,})"
-                .to_owned(),
+            (
+                r"(?-u)hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9+/_-]{20,})"
+                    .to_owned(),
+                // After `hooks.slack.com/<word>/`.
+                Secret::From(|whole| {
+                    let word = whole.iter().skip(16).position(|&c| c == b'/');
+                    word.map_or(0, |w| 16 + w + 1)
+                }),
+            ),
             Check::NotPlaceholder,
         ),
         (
@@ -372,8 +455,20 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             TWILIO,
-            format!(
-                r"(?-u)(?i:twilio)[A-Za-z0-9_.-]{{0,40}}{SEP_STRICT}(?P<s>SK[0-9a-fA-F]{{32}}|[0-9a-f]{{32}})\b"
+            (
+                format!(
+                    r"(?-u)(?i:twilio)[A-Za-z0-9_.-]{{0,40}}{SEP_STRICT}(?P<s>SK[0-9a-fA-F]{{32}}|[0-9a-f]{{32}})\b"
+                ),
+                // The last 34 bytes when they start with `SK`, else the last 32: what precedes
+                // the secret is a separator, which never ends with `K`.
+                Secret::From(|whole| {
+                    let sk = whole.len().saturating_sub(34);
+                    if whole[sk..].starts_with(b"SK") {
+                        sk
+                    } else {
+                        whole.len().saturating_sub(32)
+                    }
+                }),
             ),
             Check::NotPlaceholder,
         ),
@@ -405,25 +500,42 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             AZURE_KEY,
-            r"(?-u)(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned(),
+            (
+                r"(?-u)(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned(),
+                // After `AccountKey=` or `SharedAccessKey=`.
+                Secret::From(|whole| {
+                    if whole[..1].eq_ignore_ascii_case(b"a") {
+                        "AccountKey=".len()
+                    } else {
+                        "SharedAccessKey=".len()
+                    }
+                }),
+            ),
             Check::NotPlaceholder,
         ),
         (
             AZURE_SAS,
-            r"(?-u)(?i:sig)=(?P<s>[A-Za-z0-9%+/]{30,}(?:=|%3[Dd]){0,2})".to_owned(),
+            (
+                r"(?-u)(?i:sig)=(?P<s>[A-Za-z0-9%+/]{30,}(?:=|%3[Dd]){0,2})".to_owned(),
+                Secret::From(|_| "sig=".len()),
+            ),
             Check::NotPlaceholder,
         ),
         (
             AWS_ACCESS_KEY_ID,
-            format!(r"(?-u){B}(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})"),
+            escaped(format!(r"(?-u){B}(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})")),
             Check::NotPlaceholder,
         ),
         (
             // STS tokens by their fixed base64 prefix anywhere, or any long value under a
             // session-token key name.
             AWS_SESSION_TOKEN,
-            format!(
-                r"(?-u)(?P<s>(?:FwoGZXIvYXdz|IQoJb3JpZ2luX2Vj)[A-Za-z0-9/+=]{{100,}})|(?i:aws[_.-]?session[_.-]?token|aws[_.-]?security[_.-]?token|x-amz-security-token|sessiontoken){SEP}(?P<t>[A-Za-z0-9/+=%]{{100,}})"
+            (
+                format!(
+                    r"(?-u)(?P<s>(?:{sts})[A-Za-z0-9/+=]{{100,}})|(?i:aws[_.-]?session[_.-]?token|aws[_.-]?security[_.-]?token|x-amz-security-token|sessiontoken){SEP}(?P<t>[A-Za-z0-9/+=%]{{100,}})",
+                    sts = STS_PREFIXES.join("|")
+                ),
+                Secret::WholeWhenPrefixed(STS_PREFIXES),
             ),
             Check::NotPlaceholder,
         ),
@@ -444,16 +556,16 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             // Only in an assignment context: `aws_secret_access_key = …`,
             // `AWS_SECRET_ACCESS_KEY=…`, `"SecretAccessKey": "…"`, `aws-secret-key: …`.
             AWS_SECRET_ACCESS_KEY,
-            format!(
+            groups(format!(
                 r"(?-u)(?i:aws[_.-]?secret(?:[_.-]?access)?(?:[_.-]?key)?|secret[_.-]?access[_.-]?key){SEP}(?P<s>[A-Za-z0-9/+=%]{{40,}})"
-            ),
+            )),
             Check::NotPlaceholder,
         ),
         (
             BEARER,
-            format!(
+            groups(format!(
                 r"(?-u){B}(?i:bearer)(?:[ \t]+|%20)(?:(?i:bearer)(?:[ \t]+|%20))*(?P<s>[A-Za-z0-9._~+/-]+=*)"
-            ),
+            )),
             Check::BearerToken,
         ),
         (
@@ -461,52 +573,393 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             // word (`w`), or, for parameter-list schemes such as Digest whose values hold
             // quotes, the rest of the line (`t`).
             AUTHORIZATION,
-            format!(
+            groups(format!(
                 r"(?-u){B}(?i:(?:proxy[_-])?authorization){SEP_STRICT}(?:(?P<t>(?i:digest|negotiate|ntlm|aws4-hmac-sha256|hoba|mutual|vapid)[ \t]+(?:[^\r\n\\]|\\[^nr])*)|(?:(?i:bearer|basic|token|apikey)[ \t]+)*(?:(?P<w>[A-Za-z][A-Za-z0-9_-]*)[ \t]+)?(?P<s>[^\s'\x22\\\[&,;]+))"
-            ),
+            )),
             Check::Authorization,
         ),
         (
             API_KEY_HEADER,
-            format!(
+            groups(format!(
                 r#"(?-u){B}(?i:x-api-key|x-goog-api-key|x-auth-token|x-access-token|x-vault-token|x-api-token|private-token|api-key|apikey|token|ocp-apim-subscription-key)(?:\\*["'])?[ \t]*:[ \t]*(?:\\*["'])?(?P<s>{VALUE}+)"#
-            ),
+            )),
             Check::Header,
         ),
         (
             URL_CREDENTIALS,
-            r#"(?-u)://(?P<user>[^:/?#@\s'"`\\<>\[\]]*):(?P<s>[^@/?#\s'"`\\<>\[\]]+)@"#.to_owned(),
+            groups(r#"(?-u)://(?P<user>[^:/?#@\s'"`\\<>\[\]]*):(?P<s>[^@/?#\s'"`\\<>\[\]]+)@"#.to_owned()),
             Check::UrlPassword,
         ),
         (
             // `curl -u user:pass`, `--password=…`/`--token …` and friends, `mysql -pSECRET`.
             COMMAND_LINE,
-            r#"(?-u)(?:(?m:^)|[ \t'"]|%20)(?:-u(?:[ ]|%20)+|--(?:proxy-)?user(?:(?:[ ]|%20)+|=))['"]?(?P<user>[^\s:'"\\&;|%]+):(?P<s>[^\s'"\\&;|%]+)|(?:[ \t]|%20)--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:(?:[ ]|%20)+|=)['"]?(?P<t>[^\s'"\\&;|%]+)|(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?(?:[ \t]|%20)-p(?P<v>[^\s'"\\&;|%]+)"#
-                .to_owned(),
+            groups(r#"(?-u)(?:(?m:^)|[ \t'"]|%20)(?:-u(?:[ ]|%20)+|--(?:proxy-)?user(?:(?:[ ]|%20)+|=))['"]?(?P<user>[^\s:'"\\&;|%]+):(?P<s>[^\s'"\\&;|%]+)|(?:[ \t]|%20)--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:(?:[ ]|%20)+|=)['"]?(?P<t>[^\s'"\\&;|%]+)|(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?(?:[ \t]|%20)-p(?P<v>[^\s'"\\&;|%]+)"#
+                .to_owned()),
             Check::CommandLine,
         ),
         (
             // `API_KEY=…`, `DB_PASSWORD: …`, `"client_secret": "…"`, `token := "…"`: a key name
             // holding a secret word, then a value judged by `Check::Assignment`.
             GENERIC,
-            format!(
+            groups(format!(
                 r#"(?-u){SECRET_KEY_WORDS}{KEY_SUFFIX}{SEP_STRICT}(?P<s>{VALUE}+)"#
-            ),
+            )),
             Check::Assignment,
         ),
     ];
     rules
         .into_iter()
-        .map(|(name, pattern, check)| BuiltinRule {
+        .map(|(name, (pattern, secret), check)| BuiltinRule {
             name,
             pattern,
+            secret,
             check,
+            bracket_free: matches!(name, GENERIC | API_KEY_HEADER | AWS_SECRET_ACCESS_KEY),
         })
         .collect()
+}
+
+/// The secret group of a `generic_secret` match `b[start..end]` and whether its key names a
+/// password (the `pw` group), read off the match; `None` where the regex has to say.
+///
+/// The pattern is `{SECRET_KEY_WORDS}{KEY_SUFFIX}{SEP_STRICT}(?P<s>{VALUE}+)`. The key part is
+/// made of `[A-Za-z0-9_.-]`, none of which can start the separator, so in every way of
+/// matching it ends where that run of bytes ends; which key word it starts with decides
+/// `pw` (a password word starts with `passw`, `_pass` or `pwd`, no other word does). The
+/// regex takes the first way, in priority order, that matches: the separator is followed
+/// here taking at each step the alternative the regex tries first (an opening quote, every
+/// space, `=>` before `:=` before `:` or `=`, …, the longest run of value bytes). When that
+/// way reaches the end of the match it is the regex's; when it fails somewhere (`token=%20`
+/// at the end of the text, whose value is `%20`), the regex, which would try the other
+/// alternatives, is asked instead.
+pub(crate) fn assignment_value(b: &[u8], start: usize, end: usize) -> Option<(usize, ValueKind)> {
+    let key_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+    let at = |i: usize, s: &[u8]| b.get(i..).is_some_and(|rest| rest.starts_with(s));
+    // `(?:\\*["']|%2[27])?`
+    let quote = |i: usize| {
+        let mut j = i;
+        while b.get(j) == Some(&b'\\') {
+            j += 1;
+        }
+        if matches!(b.get(j), Some(b'"' | b'\'')) {
+            j + 1
+        } else if at(i, b"%22") || at(i, b"%27") {
+            i + 3
+        } else {
+            i
+        }
+    };
+    // `(?:[ \t]|%20)*`
+    let spaces = |mut i: usize| loop {
+        if matches!(b.get(i), Some(b' ' | b'\t')) {
+            i += 1;
+        } else if at(i, b"%20") {
+            i += 3;
+        } else {
+            return i;
+        }
+    };
+    let mut i = start;
+    while b.get(i).copied().is_some_and(key_byte) {
+        i += 1;
+    }
+    i = spaces(quote(i));
+    i += if at(i, b"=>") || at(i, b":=") {
+        2
+    } else if matches!(b.get(i), Some(b':' | b'=')) {
+        1
+    } else if at(i, b"%3") && matches!(b.get(i + 2), Some(b'A' | b'a' | b'D' | b'd')) {
+        3
+    } else {
+        return None;
+    };
+    let value = quote(spaces(i));
+    let value_end = value
+        + b.get(value..)?
+            .iter()
+            .take_while(|&&c| is_value_byte(c))
+            .count();
+    if value_end == value || value_end != end {
+        return None;
+    }
+    let key = &b[start..];
+    let password = [&b"passw"[..], b"_pass", b"pwd"].iter().any(|w| {
+        key.get(..w.len())
+            .is_some_and(|k| k.eq_ignore_ascii_case(w))
+    });
+    let kind = if password {
+        ValueKind::Password
+    } else {
+        ValueKind::Token
+    };
+    Some((value, kind))
+}
+
+/// A byte of [`VALUE`]: not ASCII white space (`\s` without Unicode: space, `\t`, `\n`,
+/// `\x0B`, `\x0C`, `\r`), a quote, a backslash, a separator or a bracket.
+fn is_value_byte(c: u8) -> bool {
+    !matches!(
+        c,
+        b' ' | b'\t'
+            | b'\n'
+            | 0x0B
+            | 0x0C
+            | b'\r'
+            | b'\''
+            | b'"'
+            | b'`'
+            | b'\\'
+            | b','
+            | b';'
+            | b'&'
+            | b'<'
+            | b'>'
+            | b'('
+            | b')'
+            | b'['
+            | b']'
+            | b'|'
+    )
 }
 
 /// A JSON object key that announces a secret value (`"client_secret"`, `"password"`,
 /// `"apiKey"`): the whole key is a secret word with at most two segments around it.
 pub(crate) fn secret_key_name_pattern() -> String {
     format!(r"(?-u)^(?:[A-Za-z0-9]+[_.-]?){{0,3}}{SECRET_KEY_WORDS}{KEY_SUFFIX}$")
+}
+
+#[cfg(test)]
+mod tests {
+    use regex::bytes::Regex;
+
+    use super::*;
+
+    /// Where a rule says its secret is the match (after a leading escape), it is the secret
+    /// group the regex finds, in every text of the secrets corpus and around escapes; and
+    /// the check of such a rule needs no other group.
+    #[test]
+    fn secrets_read_off_the_match_are_the_secret_group() {
+        let corpus = include_str!("../../../fixtures/redact/corpus/secrets.jsonl");
+        let rows: Vec<serde_json::Value> = corpus
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        let secrets: Vec<String> = rows
+            .iter()
+            .filter_map(|row| row["secret"].as_str().map(str::to_owned))
+            .collect();
+        let mut texts: Vec<String> = rows
+            .iter()
+            .filter_map(|row| row["text"].as_str().map(str::to_owned))
+            .chain(secrets.iter().cloned())
+            .collect();
+        for secret in &secrets {
+            for before in ["\\n", "\\u0041", "%20", "%0A", " ", "x", "\\", "%", "\\q"] {
+                texts.push(format!("{before}{secret} {before}{secret}"));
+            }
+        }
+        let mut checked = 0;
+        for rule in builtin_rules() {
+            if matches!(rule.secret, Secret::Groups) {
+                continue;
+            }
+            assert!(
+                rule.check.accept_secret(b"x", 0).is_some(),
+                "{}: its check needs groups",
+                rule.name
+            );
+            #[allow(clippy::expect_used)]
+            let regex = Regex::new(&rule.pattern).expect("rule compiles");
+            let before = checked;
+            for text in &texts {
+                let b = text.as_bytes();
+                for caps in regex.captures_iter(b) {
+                    let Some(whole) = caps.get(0) else { continue };
+                    let secret = caps.name("s").or_else(|| caps.name("t")).unwrap_or(whole);
+                    let Some(span) = rule.secret.span(whole.start(), whole.as_bytes()) else {
+                        continue;
+                    };
+                    assert_eq!(
+                        span,
+                        (secret.start(), secret.end()),
+                        "{}: {text}",
+                        rule.name
+                    );
+                    checked += 1;
+                }
+            }
+            assert!(checked > before, "{}: no match read off", rule.name);
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    /// No match of a rule said to be bracket-free holds `[` or `]`, on text built from key
+    /// words, separators, values and brackets.
+    #[test]
+    fn bracket_free_rules_never_match_a_bracket() {
+        let pieces: &[&str] = &[
+            "password",
+            "secret",
+            "token",
+            "api_key",
+            "x-api-key",
+            "aws_secret_access_key",
+            "SecretAccessKey",
+            "_KEY",
+            "=",
+            ": ",
+            "\"",
+            "'",
+            "%3A",
+            "%20",
+            "\\n",
+            "%5D",
+            "]",
+            "[",
+            "]]",
+            "abcdefABCDEF0123456789/+=abcdefABCDEF0123456789",
+            "S3cr3t!x",
+            " ",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let rules: Vec<(&str, Regex)> = builtin_rules()
+            .into_iter()
+            .filter(|r| r.bracket_free)
+            .map(|r| {
+                #[allow(clippy::expect_used)]
+                let regex = Regex::new(&r.pattern).expect("rule compiles");
+                (r.name, regex)
+            })
+            .collect();
+        assert_eq!(rules.len(), 3);
+        let mut matched = 0;
+        for _ in 0..5_000 {
+            let n = 1 + next() as usize % 8;
+            let text: String = (0..n)
+                .map(|_| pieces[next() as usize % pieces.len()])
+                .collect();
+            for (name, regex) in &rules {
+                for at in 0..text.len() {
+                    if let Some(m) = regex.find_at(text.as_bytes(), at) {
+                        assert!(
+                            !m.as_bytes().iter().any(|c| matches!(c, b'[' | b']')),
+                            "{name}: {text:?}"
+                        );
+                        matched += 1;
+                    }
+                }
+            }
+        }
+        assert!(matched > 1_000, "{matched}");
+    }
+
+    /// [`assignment_value`] agrees with the regex's own groups wherever it answers, on text
+    /// built from the pieces that decide them, and answers for ordinary assignments.
+    #[test]
+    fn assignment_value_reads_the_groups_the_regex_would() {
+        #[allow(clippy::expect_used)]
+        let regex = builtin_rules()
+            .into_iter()
+            .find(|r| r.name == GENERIC)
+            .map(|r| Regex::new(&r.pattern).expect("generic compiles"))
+            .expect("generic rule");
+        let pieces: &[&str] = &[
+            "password",
+            "PassWord",
+            "passwd",
+            "_pass",
+            "pwd",
+            "secret",
+            "Token",
+            "credentials",
+            "api_key",
+            "api.key",
+            "apikey",
+            "-key",
+            "_KEY",
+            "Base",
+            "_base",
+            ".x",
+            "word",
+            "=",
+            ":",
+            "=>",
+            ":=",
+            "%3A",
+            "%3d",
+            "%20",
+            "%22",
+            "%27",
+            "%2",
+            " ",
+            "\t",
+            "\"",
+            "'",
+            "\\",
+            "\\\"",
+            "x",
+            "S3cr3t",
+            "abc123XYZ",
+            "%",
+            "[",
+            "]",
+            ",",
+            "\n",
+            "\x0b",
+            "é",
+            "$X",
+            "-",
+            "_",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut answered = 0;
+        for _ in 0..20_000 {
+            let n = 1 + next() as usize % 9;
+            let text: String = (0..n)
+                .map(|_| pieces[next() as usize % pieces.len()])
+                .collect();
+            let b = text.as_bytes();
+            let mut at = 0;
+            while let Some(caps) = regex.captures_at(b, at) {
+                let (Some(whole), Some(s)) = (caps.get(0), caps.name("s")) else {
+                    panic!("{text:?}: no secret group");
+                };
+                if let Some((value, kind)) = assignment_value(b, whole.start(), whole.end()) {
+                    answered += 1;
+                    assert_eq!(value, s.start(), "{text:?}");
+                    let pw = kind == ValueKind::Password;
+                    assert_eq!(pw, caps.name("pw").is_some(), "{text:?}");
+                }
+                at = whole.start() + 1;
+            }
+        }
+        assert!(answered > 1_000, "{answered}");
+        for text in [
+            "API_KEY=abc",
+            "password: \"hunter22\"",
+            "token := 'x'",
+            "secret%3Dabc",
+        ] {
+            let m = regex.find(text.as_bytes()).map(|m| (m.start(), m.end()));
+            let Some((start, end)) = m else {
+                panic!("{text}: no match")
+            };
+            assert!(
+                assignment_value(text.as_bytes(), start, end).is_some(),
+                "{text}"
+            );
+        }
+    }
 }
