@@ -301,13 +301,7 @@ mod tests {
     fn placeholder_parts_found_as_the_automaton_finds_them() {
         let finder = &*PLACEHOLDER_PARTS_FINDER;
         assert!(finder.folded.is_some(), "the folded searcher builds");
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng(0x2545_f491_4f6c_dd1du64);
         let alphabet = b"abcXYZ019_-.*x\xe2\x80\xa6EeMmPpLl";
         let mut hits = 0;
         for _ in 0..20_000 {

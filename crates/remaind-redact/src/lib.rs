@@ -60,3 +60,14 @@ pub fn gitleaks_files(redaction_json: &str) -> Result<Vec<String>, Error> {
 /// key-named assignments (`generic_secret`) whose value is judged by entropy and placeholder
 /// shape.
 pub const BUILTIN_RULES: &[&str] = rules::NAMES;
+
+/// A deterministic xorshift64 generator for the unit tests' generated texts.
+#[cfg(test)]
+pub(crate) fn test_rng(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    }
+}

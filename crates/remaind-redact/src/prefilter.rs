@@ -450,13 +450,7 @@ mod tests {
     fn folded_prefilter_admits_what_the_case_insensitive_automaton_does() {
         let c = &*BUILTIN;
         let all = c.all();
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng(0x2545_f491_4f6c_dd1du64);
         for (literal, case, _) in LITERALS {
             for len in [
                 0usize,
@@ -552,13 +546,7 @@ mod tests {
             "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGhwJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGhwJalr",
             "S3cr3t!x",
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15u64);
         for _ in 0..20_000 {
             let n = 1 + next() as usize % 6;
             texts.push(

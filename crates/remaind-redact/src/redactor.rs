@@ -777,13 +777,7 @@ mod tests {
             "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9p",
             "S3cr3t!x",
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng(0x2545_f491_4f6c_dd1du64);
         let mut found = 0;
         for _ in 0..3_000 {
             let n = 1 + next() as usize % 8;

@@ -821,13 +821,7 @@ mod tests {
             "S3cr3t!x",
             " ",
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15u64);
         let rules: Vec<(&str, Regex)> = builtin_rules()
             .into_iter()
             .filter(|r| r.bracket_free)
@@ -917,13 +911,7 @@ mod tests {
             "-",
             "_",
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15u64);
         let mut answered = 0;
         for _ in 0..20_000 {
             let n = 1 + next() as usize % 9;

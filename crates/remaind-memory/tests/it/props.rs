@@ -120,33 +120,13 @@ proptest! {
     /// them and rebuilding from the ledger gives every file back byte for byte.
     #[test]
     fn prop_memory_files_are_rebuilt_from_the_ledger_byte_for_byte(
-        steps in prop::collection::vec(0u8..4, 1..8),
+        steps in prop::collection::vec(0u8..5, 1..8),
     ) {
         let p = Project::new();
         let ledger = p.ledger();
         let fail = |e: &dyn std::fmt::Display| TestCaseError::fail(e.to_string());
         for (i, step) in steps.iter().enumerate() {
-            let m = Memory::open(&p.ctx, &ledger).map_err(|e| fail(&e))?;
-            let title = format!("Title {}", i % 3);
-            match step {
-                0 => {
-                    m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
-                }
-                1 => {
-                    let x = m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
-                    m.accept(&x.id).map_err(|e| fail(&e))?;
-                }
-                2 => {
-                    let x = m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
-                    m.reject(&x.id).map_err(|e| fail(&e))?;
-                }
-                _ => {
-                    let path = p.ctx.join("memory/MEMORY.md");
-                    std::fs::create_dir_all(p.ctx.join("memory")).map_err(|e| fail(&e))?;
-                    let now = std::fs::read_to_string(&path).unwrap_or_default();
-                    std::fs::write(&path, format!("{now}\nHand line {i}.\n")).map_err(|e| fail(&e))?;
-                }
-            }
+            act(&p, &ledger, i, *step).map_err(|e| fail(&e))?;
         }
         // Any pending hand edit is recorded first; then the files are what the ledger says.
         Memory::open(&p.ctx, &ledger).map_err(|e| fail(&e))?.sync().map_err(|e| fail(&e))?;
@@ -172,33 +152,7 @@ proptest! {
         let fail = |e: &dyn std::fmt::Display| TestCaseError::fail(e.to_string());
         let mut seen: Vec<(remaind_atomic::Timestamp, Vec<(String, String)>)> = Vec::new();
         for (i, step) in steps.iter().enumerate() {
-            let m = Memory::open(&p.ctx, &ledger).map_err(|e| fail(&e))?;
-            let title = format!("Title {}", i % 3);
-            match step {
-                0 => {
-                    m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
-                }
-                1 => {
-                    let x = m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
-                    m.accept(&x.id).map_err(|e| fail(&e))?;
-                }
-                2 => {
-                    let x = m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
-                    m.reject(&x.id).map_err(|e| fail(&e))?;
-                }
-                3 => {
-                    let x = m.propose(&title, &format!("Fact {i}.")).map_err(|e| fail(&e))?;
-                    m.edit(&x.id, &format!("Fact {i}, edited.")).map_err(|e| fail(&e))?;
-                }
-                _ => {
-                    let path = p.ctx.join("memory/MEMORY.md");
-                    std::fs::create_dir_all(p.ctx.join("memory")).map_err(|e| fail(&e))?;
-                    let now = std::fs::read_to_string(&path).unwrap_or_default();
-                    std::fs::write(&path, format!("{now}\nHand line {i}.\n")).map_err(|e| fail(&e))?;
-                    // The next command records it; the files then are what it left.
-                    Memory::open(&p.ctx, &ledger).map_err(|e| fail(&e))?;
-                }
-            }
+            act(&p, &ledger, i, *step).map_err(|e| fail(&e))?;
             std::thread::sleep(std::time::Duration::from_millis(2));
             seen.push((remaind_atomic::Timestamp::now(), p.memory_files()));
             std::thread::sleep(std::time::Duration::from_millis(2));
@@ -254,4 +208,40 @@ proptest! {
         let changed = m.nodes().map_err(|e| fail(&e))?;
         prop_assert!(changed.iter().any(|n| n.file == "CLAUDE.md" && n.label == extra));
     }
+}
+
+/// Step `i` of a random sequence: propose (0), propose and accept (1), propose and reject
+/// (2), propose and edit (3), or edit `MEMORY.md` by hand and let the next command record
+/// it (4).
+fn act(p: &Project, ledger: &remaind_ledger::Ledger, i: usize, step: u8) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let m = Memory::open(&p.ctx, ledger).map_err(|e| err(&e))?;
+    let title = format!("Title {}", i % 3);
+    let fact = format!("Fact {i}.");
+    match step {
+        0 => {
+            m.propose(&title, &fact).map_err(|e| err(&e))?;
+        }
+        1 => {
+            let x = m.propose(&title, &fact).map_err(|e| err(&e))?;
+            m.accept(&x.id).map_err(|e| err(&e))?;
+        }
+        2 => {
+            let x = m.propose(&title, &fact).map_err(|e| err(&e))?;
+            m.reject(&x.id).map_err(|e| err(&e))?;
+        }
+        3 => {
+            let x = m.propose(&title, &fact).map_err(|e| err(&e))?;
+            m.edit(&x.id, &format!("Fact {i}, edited."))
+                .map_err(|e| err(&e))?;
+        }
+        _ => {
+            let path = p.ctx.join("memory/MEMORY.md");
+            std::fs::create_dir_all(p.ctx.join("memory")).map_err(|e| err(&e))?;
+            let now = std::fs::read_to_string(&path).unwrap_or_default();
+            std::fs::write(&path, format!("{now}\nHand line {i}.\n")).map_err(|e| err(&e))?;
+            Memory::open(&p.ctx, ledger).map_err(|e| err(&e))?;
+        }
+    }
+    Ok(())
 }
