@@ -309,13 +309,13 @@ mod tests {
             let mut v: Vec<u8> = (0..len)
                 .map(|_| alphabet[next() as usize % alphabet.len()])
                 .collect();
-            if next() % 2 == 0 {
+            if next().is_multiple_of(2) {
                 let part = PLACEHOLDER_PARTS[next() as usize % PLACEHOLDER_PARTS.len()];
                 let at = next() as usize % (v.len() + 1);
                 let cased: Vec<u8> = part
                     .iter()
                     .map(|b| {
-                        if next() % 2 == 0 {
+                        if next().is_multiple_of(2) {
                             b.to_ascii_uppercase()
                         } else {
                             *b

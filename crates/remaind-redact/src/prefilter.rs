@@ -481,7 +481,7 @@ mod tests {
                         Case::Any | Case::Key | Case::Then(_) => literal
                             .bytes()
                             .map(|b| {
-                                if next() % 2 == 0 {
+                                if next().is_multiple_of(2) {
                                     b.to_ascii_uppercase()
                                 } else {
                                     b.to_ascii_lowercase()
