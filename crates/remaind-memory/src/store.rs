@@ -572,13 +572,12 @@ impl<'l> Memory<'l> {
     /// document order. Compiled once per version of each file: the compiled tree is kept in
     /// `db/memory_tree` and a file is compiled again only when its bytes change.
     pub fn nodes(&self) -> Result<Vec<Node>> {
-        self.compiled(true)
+        self.compiled(true, self.vocabulary()?)
     }
 
     /// The nodes; with `texts` false a node read from the cache has an empty `text` (a
     /// listing needs none, and cutting 10 MB of text into nodes is most of its cost).
-    fn compiled(&self, texts: bool) -> Result<Vec<Node>> {
-        let vocabulary = self.vocabulary()?;
+    fn compiled(&self, texts: bool, vocabulary: Vocabulary) -> Result<Vec<Node>> {
         let mut sources: Vec<(String, String)> = Vec::new();
         let memory_rel = format!(
             "{}/{MEMORY_FILE_PATH}",
@@ -728,12 +727,14 @@ impl<'l> Memory<'l> {
 
     /// The tree, hottest nodes first, within `budget` tokens of listing (`None`: all).
     pub fn tree(&self, budget: Option<u64>) -> Result<Tree> {
+        // Read once: it decides both the cached counts and the listing's.
+        let vocabulary = self.vocabulary()?;
         Ok(tree::select_with(
-            &self.compiled(false)?,
+            &self.compiled(false, vocabulary)?,
             &self.heat()?,
             jiff::Timestamp::now(),
             budget,
-            self.vocabulary()?,
+            vocabulary,
         ))
     }
 
@@ -744,8 +745,9 @@ impl<'l> Memory<'l> {
         if words.is_empty() {
             return Err(Error::invalid("query", "is empty; give a word to look for"));
         }
+        let vocabulary = self.vocabulary()?;
         let matched: Vec<Node> = self
-            .nodes()?
+            .compiled(true, vocabulary)?
             .into_iter()
             .filter(|n| {
                 let text = n.text.to_lowercase();
@@ -753,7 +755,7 @@ impl<'l> Memory<'l> {
             })
             .collect();
         let now = jiff::Timestamp::now();
-        let tree = tree::select_with(&matched, &self.heat()?, now, budget, self.vocabulary()?);
+        let tree = tree::select_with(&matched, &self.heat()?, now, budget, vocabulary);
         let listed: Vec<String> = tree.nodes.iter().map(|n| n.id.clone()).collect();
         self.warm(&listed)?;
         Ok(tree)
