@@ -97,6 +97,102 @@ const LITERALS: &[(&str, Case, &[&str])] = &[
     ("dential", Case::Any, &[GENERIC]),
 ];
 
+/// Rules a literal admits only where its neighbours allow, by a test on the text before the
+/// literal and the text after it. Each test holds wherever the literal sits in a match of the
+/// rule that has no other literal to admit it, in the decoded string and in its JSON text
+/// (which the ledger's pre-pass searches: the neighbours these tests read are bytes JSON does
+/// not escape, or `\t`, taken as the tab it decodes to). The rule is still admitted by its
+/// other literals: `--token` in `curl -u a:b --token t` needs no test, `-u ` admits it.
+const CONTEXT: &[(&str, &str, Gate)] = &[
+    // `aws_session_token`, `AWS-SECURITY-TOKEN`, `x-amz-security-token`, `SessionToken`.
+    ("token", AWS_SESSION_TOKEN, session_or_security_before),
+    // `--token`, `--auth-token`, `--access-token`.
+    ("token", COMMAND_LINE, dash_before),
+    // `--api-key`, `--apikey`.
+    ("key", COMMAND_LINE, dashes_api_before),
+    // `--secret`, `--client-secret`.
+    ("ecret", COMMAND_LINE, dash_s_before),
+    // `--password`, `--passwd`.
+    ("passw", COMMAND_LINE, two_dashes_before),
+    // `aws_secret…`, `secret_access_key`.
+    ("ecret", AWS_SECRET_ACCESS_KEY, aws_or_access_key_around),
+    // Every header name ends with the word: `X-Auth-Token:`, `private-token":`, `X-API-Key :`.
+    ("token", API_KEY_HEADER, colon_follows),
+    ("key", API_KEY_HEADER, colon_follows),
+];
+
+/// A test on the text before a literal's hit and the text after it.
+type Gate = fn(&[u8], &[u8]) -> bool;
+
+/// Whether `text` ends with `suffix`, ASCII case-insensitively (`suffix` in lower case).
+fn ends_with_folded(text: &[u8], suffix: &str) -> bool {
+    text.len() >= suffix.len()
+        && text[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+}
+
+/// `text` without one trailing key-name separator (`_`, `.`, `-`), if it has one.
+fn without_separator(text: &[u8]) -> &[u8] {
+    match text.split_last() {
+        Some((b'_' | b'.' | b'-', rest)) => rest,
+        _ => text,
+    }
+}
+
+fn session_or_security_before(before: &[u8], _: &[u8]) -> bool {
+    let word = without_separator(before);
+    ends_with_folded(word, "session") || ends_with_folded(word, "security")
+}
+
+fn dash_before(before: &[u8], _: &[u8]) -> bool {
+    before.last() == Some(&b'-')
+}
+
+fn dashes_api_before(before: &[u8], _: &[u8]) -> bool {
+    ends_with_folded(before, "--api-") || ends_with_folded(before, "--api")
+}
+
+fn dash_s_before(before: &[u8], _: &[u8]) -> bool {
+    ends_with_folded(before, "-s")
+}
+
+fn two_dashes_before(before: &[u8], _: &[u8]) -> bool {
+    before.ends_with(b"--")
+}
+
+fn aws_or_access_key_around(before: &[u8], after: &[u8]) -> bool {
+    // `before` ends with the `s` of `secret`.
+    let aws = before
+        .split_last()
+        .is_some_and(|(_, rest)| ends_with_folded(without_separator(rest), "aws"));
+    let after = match after.first() {
+        Some(b'_' | b'.' | b'-') => &after[1..],
+        _ => after,
+    };
+    let access = after.len() >= 6 && after[..6].eq_ignore_ascii_case(b"access");
+    aws || (access && {
+        let rest = &after[6..];
+        let rest = match rest.first() {
+            Some(b'_' | b'.' | b'-') => &rest[1..],
+            _ => rest,
+        };
+        rest.len() >= 3 && rest[..3].eq_ignore_ascii_case(b"key")
+    })
+}
+
+/// Whether a `:` follows past closing quotes, backslashes (JSON escapes) and blanks.
+fn colon_follows(_: &[u8], after: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(&c) = after.get(i) {
+        match c {
+            b'\\' if after.get(i + 1) == Some(&b't') => i += 2,
+            b'\\' | b'"' | b'\'' | b' ' | b'\t' => i += 1,
+            b':' => return true,
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// How a literal must appear in the text.
 #[derive(Clone, Copy)]
 enum Case {
@@ -183,6 +279,9 @@ pub(crate) struct Compiled {
     literal_rules: Vec<RuleSet>,
     /// The rules `key` admits after `-`, after `i`, after `_` or `.`, and before `=`.
     key_rules: [RuleSet; 4],
+    /// For each literal, the rules it admits only where a test on its neighbours passes
+    /// ([`CONTEXT`]).
+    gates: Vec<Vec<(RuleSet, Gate)>>,
     pub(crate) placeholder: Regex,
     /// A JSON object key naming a secret value (see [`secret_key_name_pattern`]).
     pub(crate) secret_key_name: Regex,
@@ -196,6 +295,20 @@ impl Compiled {
 
     /// The rules the hit of literal `index` at `at` in `b` admits.
     fn hit_rules(&self, index: usize, b: &[u8], at: usize) -> RuleSet {
+        let mut rules = self.literal_rules_at(index, b, at);
+        for &(rule, gate) in &self.gates[index] {
+            if rules & rule != 0 {
+                let after = b.get(at + LITERALS[index].0.len()..).unwrap_or_default();
+                if !gate(&b[..at.min(b.len())], after) {
+                    rules &= !rule;
+                }
+            }
+        }
+        rules
+    }
+
+    /// [`hit_rules`](Self::hit_rules) before the [`CONTEXT`] tests.
+    fn literal_rules_at(&self, index: usize, b: &[u8], at: usize) -> RuleSet {
         match LITERALS[index].1 {
             Case::Any => self.literal_rules[index],
             Case::Exact(exact) if b.get(at..at + exact.len()) == Some(exact.as_bytes()) => {
@@ -393,6 +506,16 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         set(KEY_AFTER_UNDERSCORE),
         set(KEY_BEFORE_EQUALS),
     ];
+    let gates = LITERALS
+        .iter()
+        .map(|(literal, _, _)| {
+            CONTEXT
+                .iter()
+                .filter(|(l, _, _)| l == literal)
+                .map(|&(_, rule, gate)| (set(&[rule]), gate))
+                .collect()
+        })
+        .collect();
     #[allow(clippy::expect_used)]
     let placeholder = Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
         .expect("placeholder pattern compiles");
@@ -412,6 +535,7 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         prefilter,
         literal_rules,
         key_rules,
+        gates,
         placeholder,
         secret_key_name,
     }
@@ -545,6 +669,34 @@ mod tests {
             "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGh",
             "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGhwJalrXUtnFEMI/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGhwJalr",
             "S3cr3t!x",
+            // The neighbours the `CONTEXT` tests read.
+            "aws_session_",
+            "AWS-Security",
+            "x-amz-security-",
+            "SessionToken",
+            "aws_secret",
+            "AWS.Secret",
+            "secret_access_key",
+            "SecretAccessKey",
+            "secret",
+            " --token ",
+            " --auth-token=",
+            " --access-token ",
+            " --api-key=",
+            " --apikey ",
+            " --secret ",
+            " --client-secret=",
+            " --password=",
+            " --passwd ",
+            "X-Auth-Token",
+            "private-token",
+            "\t",
+            "\\\"",
+            "'",
+            "\t:",
+            ":",
+            "--",
+            "-",
         ];
         let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15u64);
         for _ in 0..20_000 {
@@ -558,14 +710,52 @@ mod tests {
         let mut matched = 0;
         for text in &texts {
             let admitted = c.candidates(text.as_bytes());
+            // The ledger's pre-pass searches the JSON text of a string, not the string.
+            let json = serde_json::to_string(text).unwrap_or_default();
+            let admitted_json = if json.contains("\\u") {
+                RuleSet::MAX
+            } else {
+                c.candidates(json.as_bytes())
+            };
             for (index, (rule, regex, _)) in c.rules.iter().enumerate() {
                 if regex.is_match(text.as_bytes()) {
                     assert_ne!(admitted & (1 << index), 0, "{}: {text:?}", rule.name);
+                    assert_ne!(admitted_json & (1 << index), 0, "{}: {json}", rule.name);
                     matched += 1;
                 }
             }
         }
         assert!(matched > 3_000, "{matched}");
+    }
+
+    #[test]
+    fn context_tests_narrow_rules_their_literal_admits() {
+        for (literal, rule, _) in CONTEXT {
+            let entry = LITERALS.iter().find(|(l, _, _)| l == literal);
+            assert!(
+                entry.is_some_and(|(_, _, rules)| rules.contains(rule)),
+                "{literal} does not admit {rule}"
+            );
+        }
+        let c = &*BUILTIN;
+        let bit = |name: &str| 1 << NAMES.iter().position(|n| *n == name).unwrap_or(0);
+        // Prose and code with the words but none of the forms.
+        for text in [
+            "the token budget ran out",
+            "let token = next_token();",
+            "rotate the secret weekly",
+            "api key rotation",
+        ] {
+            let admitted = c.candidates(text.as_bytes());
+            for rule in [
+                AWS_SESSION_TOKEN,
+                COMMAND_LINE,
+                AWS_SECRET_ACCESS_KEY,
+                API_KEY_HEADER,
+            ] {
+                assert_eq!(admitted & bit(rule), 0, "{rule}: {text}");
+            }
+        }
     }
 
     #[test]

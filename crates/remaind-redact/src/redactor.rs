@@ -557,9 +557,13 @@ fn rule_spans(
     index: usize,
     candidates: &mut Vec<Span>,
 ) {
-    // Most admitted rules do not match at all: the cheapest question first, with no capture
-    // slots to allocate.
-    if !regex.is_match(b) {
+    // Most admitted rules do not match at all. A rule read from capture groups asks the
+    // cheapest question first, with no capture slots to allocate; the others start with a
+    // plain search, which answers it as fast (a no-match scans the same bytes) and, on a
+    // match, does not scan them twice.
+    let captures_first =
+        matches!(rule.secret, Secret::Groups) && !matches!(rule.check, Check::Assignment);
+    if captures_first && !regex.is_match(b) {
         return;
     }
     // A rejected candidate may hide one that starts inside it (`X="password: hunter2"` first
