@@ -9,7 +9,9 @@
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::signal::{Record, Runtime, Signal, Source};
 use crate::transcript::{LineOutcome, Reader};
@@ -21,20 +23,6 @@ pub struct TranscriptReader {
     calls: HashMap<String, (String, Value)>,
     /// The assistant's newest text in the current turn, and where it came from.
     last_text: Option<(String, Source)>,
-}
-
-fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str)
-}
-
-fn source_of(line: &Value) -> Source {
-    Source {
-        runtime: Runtime::ClaudeCode,
-        hook: None,
-        session: str_at(line, "sessionId").map(str::to_owned),
-        line: str_at(line, "uuid").map(str::to_owned),
-        ts: str_at(line, "timestamp").map(str::to_owned),
-    }
 }
 
 /// A user's typed text as the runtime shows it to hooks: a slash command as `/name args`;
@@ -103,6 +91,138 @@ pub(crate) fn failed(response: &Value, block_error: bool) -> bool {
         || response.get("interrupted").and_then(Value::as_bool) == Some(true)
 }
 
+/// A value taken only when it has the type the reader expects: anything else reads as
+/// absent, as `Value::get` followed by `as_str` or `as_bool` would.
+struct Lenient<T>(Option<T>);
+
+impl<T> Default for Lenient<T> {
+    fn default() -> Self {
+        Lenient(None)
+    }
+}
+
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawValue>::deserialize(d)?;
+        Ok(Lenient(serde_json::from_str(raw.get()).ok()))
+    }
+}
+
+/// The fields of a transcript line the reader looks at. The large ones (the message, the
+/// tool result) stay unparsed text until a record needs them: a line is read about three
+/// times faster than into a `Value`, which most of its bytes (usage, thinking, the copy of a
+/// tool result inside the message) never need.
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(default, rename = "type")]
+    kind: Lenient<String>,
+    #[serde(default, rename = "sessionId")]
+    session: Lenient<String>,
+    #[serde(default)]
+    uuid: Lenient<String>,
+    #[serde(default)]
+    timestamp: Lenient<String>,
+    #[serde(default, rename = "isSidechain")]
+    sidechain: Lenient<bool>,
+    #[serde(default, rename = "isMeta")]
+    meta: Lenient<bool>,
+    #[serde(default, rename = "isCompactSummary")]
+    compact_summary: Lenient<bool>,
+    #[serde(default, borrow)]
+    message: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "toolUseResult")]
+    tool_use_result: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+}
+
+/// One content block of a message.
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(default, rename = "type")]
+    kind: Lenient<String>,
+    #[serde(default)]
+    text: Lenient<String>,
+    #[serde(default)]
+    id: Lenient<String>,
+    #[serde(default)]
+    name: Lenient<String>,
+    #[serde(default, borrow)]
+    input: Option<&'a RawValue>,
+    #[serde(default)]
+    tool_use_id: Lenient<String>,
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default)]
+    is_error: Lenient<bool>,
+}
+
+/// A message's content: its text, or its blocks (those that are objects).
+enum Content<'a> {
+    Text(String),
+    Blocks(Vec<Block<'a>>),
+}
+
+/// Whether `raw` is a JSON object (a struct also reads from an array, which `Value::get`
+/// never looks into).
+fn is_object(raw: &[u8]) -> bool {
+    raw.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// Parses `raw` into `T` when it is an object; an object that does not parse (a repeated
+/// key) is an error, which sends the line to [`TranscriptReader::line`]'s fallback.
+fn object<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> serde_json::Result<Option<T>> {
+    if is_object(raw.get().as_bytes()) {
+        serde_json::from_str(raw.get()).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// The value of `raw`, `Null` when absent.
+fn value(raw: Option<&RawValue>) -> Value {
+    raw.and_then(|r| serde_json::from_str(r.get()).ok())
+        .unwrap_or(Value::Null)
+}
+
+impl Line<'_> {
+    fn source(&self) -> Source {
+        Source {
+            runtime: Runtime::ClaudeCode,
+            hook: None,
+            session: self.session.0.clone(),
+            line: self.uuid.0.clone(),
+            ts: self.timestamp.0.clone(),
+        }
+    }
+
+    /// `/message/content`.
+    fn content(&self) -> serde_json::Result<Option<Content<'_>>> {
+        let Some(message) = self.message.map(object::<Message>).transpose()?.flatten() else {
+            return Ok(None);
+        };
+        let Some(raw) = message.content else {
+            return Ok(None);
+        };
+        match raw.get().as_bytes().first() {
+            Some(b'"') => Ok(serde_json::from_str(raw.get()).ok().map(Content::Text)),
+            Some(b'[') => {
+                let items: Vec<&RawValue> = serde_json::from_str(raw.get())?;
+                let mut blocks = Vec::with_capacity(items.len());
+                for item in items {
+                    blocks.extend(object::<Block>(item)?);
+                }
+                Ok(Some(Content::Blocks(blocks)))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
 impl TranscriptReader {
     fn flush_turn(&mut self, out: &mut Vec<Record>) {
         if let Some((text, source)) = self.last_text.take() {
@@ -113,35 +233,54 @@ impl TranscriptReader {
         }
     }
 
-    fn user_line(&mut self, line: &Value, out: &mut Vec<Record>) {
-        let source = source_of(line);
-        let sidechain = line.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        let meta = line.get("isMeta").and_then(Value::as_bool) == Some(true);
-        let content = line.pointer("/message/content");
-        if line.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
-            if let Some(Value::String(text)) = content {
+    /// Reads a parsed line; an error (a repeated key) sends it to the fallback before it
+    /// changed anything.
+    fn typed_line(
+        &mut self,
+        line: &Line<'_>,
+        out: &mut Vec<Record>,
+    ) -> serde_json::Result<LineOutcome> {
+        match line.kind.0.as_deref() {
+            Some("user") => {
+                let content = line.content()?;
+                self.user_line(line, content, out);
+                Ok(LineOutcome::Used)
+            }
+            Some("assistant") => {
+                let content = line.content()?;
+                self.assistant_line(line, content);
+                Ok(LineOutcome::Used)
+            }
+            _ => Ok(LineOutcome::Unused),
+        }
+    }
+
+    fn user_line(&mut self, line: &Line<'_>, content: Option<Content<'_>>, out: &mut Vec<Record>) {
+        let source = line.source();
+        if line.compact_summary.0 == Some(true) {
+            if let Some(Content::Text(text)) = content {
                 out.push(Record {
                     source,
-                    signal: Signal::CompactSummary { text: text.clone() },
+                    signal: Signal::CompactSummary { text },
                 });
             }
             return;
         }
         let mut typed = Vec::new();
-        match content {
-            Some(Value::String(s)) => typed.push(s.as_str()),
-            Some(Value::Array(blocks)) => {
+        match &content {
+            Some(Content::Text(s)) => typed.push(s.as_str()),
+            Some(Content::Blocks(blocks)) => {
                 for b in blocks {
-                    match str_at(b, "type") {
-                        Some("text") => typed.extend(str_at(b, "text")),
+                    match b.kind.0.as_deref() {
+                        Some("text") => typed.extend(b.text.0.as_deref()),
                         Some("tool_result") => self.tool_result(line, b, &source, out),
                         _ => {}
                     }
                 }
             }
-            _ => {}
+            None => {}
         }
-        if sidechain || meta || typed.is_empty() {
+        if line.sidechain.0 == Some(true) || line.meta.0 == Some(true) || typed.is_empty() {
             return;
         }
         let Some(prompt) = typed_prompt(&typed.join("\n")) else {
@@ -153,19 +292,25 @@ impl TranscriptReader {
         }
     }
 
-    fn tool_result(&mut self, line: &Value, block: &Value, source: &Source, out: &mut Vec<Record>) {
-        let Some(id) = str_at(block, "tool_use_id") else {
+    fn tool_result(
+        &mut self,
+        line: &Line<'_>,
+        block: &Block<'_>,
+        source: &Source,
+        out: &mut Vec<Record>,
+    ) {
+        let Some(id) = block.tool_use_id.0.as_deref() else {
             return;
         };
         let Some((name, input)) = self.calls.remove(id) else {
             return;
         };
         // The structured result when the runtime kept one, else the block's content.
-        let output = match line.get("toolUseResult") {
-            Some(v) if !v.is_null() => v.clone(),
-            _ => block.get("content").cloned().unwrap_or(Value::Null),
+        let output = match line.tool_use_result.map(|r| value(Some(r))) {
+            Some(v) if !v.is_null() => v,
+            _ => value(block.content),
         };
-        let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+        let is_error = block.is_error.0 == Some(true);
         out.push(Record {
             source: source.clone(),
             signal: Signal::ToolUse {
@@ -177,22 +322,20 @@ impl TranscriptReader {
         });
     }
 
-    fn assistant_line(&mut self, line: &Value) {
-        let sidechain = line.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        let Some(Value::Array(blocks)) = line.pointer("/message/content") else {
+    fn assistant_line(&mut self, line: &Line<'_>, content: Option<Content<'_>>) {
+        let Some(Content::Blocks(blocks)) = content else {
             return;
         };
         for b in blocks {
-            match str_at(b, "type") {
+            match b.kind.0.as_deref() {
                 Some("tool_use") => {
-                    if let (Some(id), Some(name)) = (str_at(b, "id"), str_at(b, "name")) {
-                        let input = b.get("input").cloned().unwrap_or(Value::Null);
-                        self.calls.insert(id.to_owned(), (name.to_owned(), input));
+                    if let (Some(id), Some(name)) = (b.id.0, b.name.0) {
+                        self.calls.insert(id, (name, value(b.input)));
                     }
                 }
-                Some("text") if !sidechain => {
-                    if let Some(t) = str_at(b, "text").filter(|t| !t.trim().is_empty()) {
-                        self.last_text = Some((t.to_owned(), source_of(line)));
+                Some("text") if line.sidechain.0 != Some(true) => {
+                    if let Some(t) = b.text.0.filter(|t| !t.trim().is_empty()) {
+                        self.last_text = Some((t, line.source()));
                     }
                 }
                 _ => {}
@@ -202,17 +345,25 @@ impl TranscriptReader {
 }
 
 impl Reader for TranscriptReader {
-    fn line(&mut self, _n: usize, line: &Value, out: &mut Vec<Record>) -> LineOutcome {
-        match str_at(line, "type") {
-            Some("user") => {
-                self.user_line(line, out);
-                LineOutcome::Used
+    fn line(&mut self, _n: usize, line: &[u8], out: &mut Vec<Record>) -> Option<LineOutcome> {
+        // Not UTF-8 is damaged, as a `Value` parse would have it (a typed read skipping a
+        // field would not look).
+        let line = std::str::from_utf8(line).ok()?;
+        if !is_object(line.as_bytes()) {
+            return None;
+        }
+        let typed =
+            serde_json::from_str::<Line>(line).and_then(|parsed| self.typed_line(&parsed, out));
+        match typed {
+            Ok(outcome) => Some(outcome),
+            // A repeated key, which a typed read refuses and a `Value` takes the last of:
+            // read the line as a `Value` would have it.
+            Err(_) => {
+                let v = serde_json::from_str::<Value>(line).ok()?;
+                let deduped = serde_json::to_vec(&v).ok()?;
+                let parsed = serde_json::from_slice::<Line>(&deduped).ok()?;
+                self.typed_line(&parsed, out).ok()
             }
-            Some("assistant") => {
-                self.assistant_line(line);
-                LineOutcome::Used
-            }
-            _ => LineOutcome::Unused,
         }
     }
 
@@ -243,5 +394,69 @@ mod tests {
             })
         );
         assert_eq!(prompt_signal("/compact".into()), None);
+    }
+
+    fn read(lines: &[&str]) -> (Vec<Record>, crate::LineCounts) {
+        crate::read_transcript(Runtime::ClaudeCode, lines.join("\n").as_bytes())
+    }
+
+    fn texts(records: &[Record]) -> Vec<String> {
+        records.iter().map(|r| format!("{:?}", r.signal)).collect()
+    }
+
+    /// The typed read takes a field only when it has the expected type, as `Value::get`
+    /// would; a line with a repeated key reads as a `Value` has it (the last one wins);
+    /// what is not a JSON object (or not UTF-8) is damaged.
+    #[test]
+    fn lines_read_as_their_value_would() {
+        let call = r#"{"type":"assistant","uuid":"a1","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}},"stray",{"type":"text","text":"done"}]}}"#;
+        let result = r#"{"type":"user","uuid":"u1","sessionId":7,"isSidechain":"yes","toolUseResult":null,"message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"a b","is_error":"no"}]}}"#;
+        let (records, counts) = read(&[call, result]);
+        assert_eq!(counts.used, 2);
+        assert_eq!(records.len(), 2, "{records:?}");
+        // A null structured result falls back to the block's content; a non-bool flag is no flag.
+        assert_eq!(
+            records[0].signal,
+            Signal::ToolUse {
+                name: "Bash".into(),
+                input: serde_json::json!({"command": "ls"}),
+                output: Value::String("a b".into()),
+                failed: false,
+            }
+        );
+        // A session id that is not a string is no session.
+        assert_eq!(records[0].source.session, None);
+        assert_eq!(records[0].source.line.as_deref(), Some("u1"));
+        assert_eq!(texts(&records[1..]), ["TurnEnd { text: \"done\" }"]);
+
+        // Repeated keys: the last wins, at the top and inside the message.
+        let (records, counts) = read(&[
+            r#"{"type":"assistant","type":"user","uuid":"u2","message":{"content":"first","content":"fix the tests"}}"#,
+        ]);
+        assert_eq!(counts.used, 1);
+        assert_eq!(texts(&records), ["Prompt { text: \"fix the tests\" }"]);
+
+        // A message that is not an object, content that is neither text nor blocks.
+        let (records, counts) = read(&[
+            r#"{"type":"user","message":["content","x"]}"#,
+            r#"{"type":"user","message":{"content":5}}"#,
+            r#"{"type":"progress","data":{}}"#,
+        ]);
+        assert!(records.is_empty());
+        assert_eq!((counts.used, counts.unused, counts.damaged), (2, 1, 0));
+
+        let mut bad = br#"{"type":"user","junk":""#.to_vec();
+        bad.extend_from_slice(b"\xff\"}");
+        for damaged in [
+            &b"[1,2]"[..],
+            b"\"text\"",
+            b"{\"type\":\"user\"",
+            b"{\"type\":\"user\"} trailing",
+            &bad,
+        ] {
+            let (records, counts) = crate::read_transcript(Runtime::ClaudeCode, damaged);
+            assert!(records.is_empty());
+            assert_eq!(counts.damaged, 1, "{}", String::from_utf8_lossy(damaged));
+        }
     }
 }

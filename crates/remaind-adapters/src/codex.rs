@@ -141,7 +141,20 @@ impl TranscriptReader {
 }
 
 impl Reader for TranscriptReader {
-    fn line(&mut self, n: usize, line: &Value, out: &mut Vec<Record>) -> LineOutcome {
+    fn line(&mut self, n: usize, line: &[u8], out: &mut Vec<Record>) -> Option<LineOutcome> {
+        let line = serde_json::from_slice::<Value>(line)
+            .ok()
+            .filter(Value::is_object)?;
+        Some(self.value_line(n, &line, out))
+    }
+
+    fn finish(&mut self, out: &mut Vec<Record>) {
+        self.flush_turn(out);
+    }
+}
+
+impl TranscriptReader {
+    fn value_line(&mut self, n: usize, line: &Value, out: &mut Vec<Record>) -> LineOutcome {
         let payload = line.get("payload").unwrap_or(&Value::Null);
         match str_at(line, "type") {
             Some("session_meta") => {
@@ -170,9 +183,5 @@ impl Reader for TranscriptReader {
             Some("turn_context") => LineOutcome::Used,
             _ => LineOutcome::Unused,
         }
-    }
-
-    fn finish(&mut self, out: &mut Vec<Record>) {
-        self.flush_turn(out);
     }
 }

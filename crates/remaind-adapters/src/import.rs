@@ -13,11 +13,11 @@ use crate::signal::{Record, Runtime, line_key};
 use crate::transcript::{LineCounts, stream_transcript};
 
 /// Events appended per batch (one lock, one sync each).
-const BATCH_EVENTS: usize = 4096;
+const BATCH_EVENTS: usize = 1024;
 /// How often a batch is retried when another writer appended meanwhile.
 const RETRIES: usize = 8;
 /// Records parsed ahead of the mapping.
-const RECORD_QUEUE: usize = 8192;
+const RECORD_QUEUE: usize = 1024;
 
 /// A buffered reader that counts the bytes consumed (for progress).
 struct CountingReader<R> {

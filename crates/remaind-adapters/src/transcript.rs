@@ -2,8 +2,6 @@
 
 use std::io::{self, BufRead};
 
-use serde_json::Value;
-
 use crate::signal::{Record, Runtime};
 use crate::{claude_code, codex};
 
@@ -19,8 +17,9 @@ pub enum LineOutcome {
 /// One runtime's transcript reader: it sees every line in order, keeps what pairs lines
 /// (tool calls with their results, a turn's last text) and emits records.
 pub(crate) trait Reader {
-    /// Read line `n` (1-based).
-    fn line(&mut self, n: usize, line: &Value, out: &mut Vec<Record>) -> LineOutcome;
+    /// Read line `n` (1-based), the bytes of one JSON Lines line; `None` when it is not a
+    /// JSON object (torn, truncated, binary).
+    fn line(&mut self, n: usize, line: &[u8], out: &mut Vec<Record>) -> Option<LineOutcome>;
     /// The end of the file: emit what is still held (the last turn's text).
     fn finish(&mut self, out: &mut Vec<Record>);
 }
@@ -76,12 +75,10 @@ pub(crate) fn stream_transcript(
             return;
         }
         counts.lines += 1;
-        match serde_json::from_slice::<Value>(line) {
-            Ok(v) if v.is_object() => match reader.line(n, &v, &mut out) {
-                LineOutcome::Used => counts.used += 1,
-                LineOutcome::Unused => counts.unused += 1,
-            },
-            _ => counts.damaged += 1,
+        match reader.line(n, line, &mut out) {
+            Some(LineOutcome::Used) => counts.used += 1,
+            Some(LineOutcome::Unused) => counts.unused += 1,
+            None => counts.damaged += 1,
         }
         out.drain(..).for_each(&mut emit);
     };

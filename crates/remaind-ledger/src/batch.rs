@@ -73,15 +73,21 @@ pub(crate) fn prepare_all(
         rest = tail;
     }
     chunks.push(rest);
+    // The calling thread prepares the last chunk itself: it would only wait, and its
+    // allocator's pages are warm where a new thread's are fresh (zeroed by the kernel).
+    let last = chunks.pop().unwrap_or_default();
+    let last_base = chunks.len() * per;
     std::thread::scope(|scope| {
         let handles: Vec<_> = chunks
             .into_iter()
             .enumerate()
             .map(|(k, chunk)| scope.spawn(move || prep(k * per, chunk)))
             .collect();
+        let last = prep(last_base, last);
         handles
             .into_iter()
             .flat_map(|h| h.join().unwrap_or_default())
+            .chain(last)
             .collect()
     })
 }

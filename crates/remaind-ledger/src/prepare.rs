@@ -225,16 +225,6 @@ impl Work<'_> {
         out.into_owned()
     }
 
-    fn json(&mut self, v: &mut Value) {
-        if self.clean {
-            return;
-        }
-        let applied = self.redactor.redact_json(v);
-        if !applied.is_empty() {
-            self.note(applied);
-        }
-    }
-
     /// Route already-redacted bytes to an artifact; returns the marker for the line. The
     /// excerpts are always redacted: cut out of serialized JSON, they may hold what no
     /// string of the event did.
@@ -267,22 +257,45 @@ impl Work<'_> {
         len as u64 > self.limits.artifact_threshold_bytes
     }
 
-    /// Route a JSON value (a tool's input or output) if it is too large.
-    fn route_value(&mut self, field: &str, v: &mut Value) {
+    /// Redact a JSON value (a tool's input or output, an event's data) and route it to an
+    /// artifact if it is too large; `Some(marker)` when it was routed.
+    ///
+    /// An object or array is serialized first (its size decides the routing) and its strings
+    /// are scanned only when that text is not clean ([`Redactor::json_text_is_clean`]): one
+    /// pass over the text instead of a search per string, on the values of nearly every
+    /// event.
+    fn value(&mut self, field: &str, v: &mut Value) -> Option<String> {
         match v {
-            Value::Null => {}
+            Value::Null => None,
             Value::String(s) => {
+                if !self.clean {
+                    let owned = std::mem::take(s);
+                    *s = self.string(owned);
+                }
                 if self.over(s.len()) {
                     let bytes = std::mem::take(s).into_bytes();
                     let media = remaind_artifacts::sniff_media_type(&bytes);
-                    *v = Value::String(self.route(field, bytes, media));
+                    let marker = self.route(field, bytes, media);
+                    *v = Value::String(marker.clone());
+                    return Some(marker);
                 }
+                None
             }
             _ => {
-                let bytes = serde_json::to_vec(&*v).unwrap_or_default();
-                if self.over(bytes.len()) {
-                    *v = Value::String(self.route(field, bytes, "application/json"));
+                let mut bytes = serde_json::to_vec(&*v).unwrap_or_default();
+                if !self.clean && !self.redactor.json_text_is_clean(&bytes) {
+                    let applied = self.redactor.redact_json(v);
+                    if !applied.is_empty() {
+                        self.note(applied);
+                        bytes = serde_json::to_vec(&*v).unwrap_or_default();
+                    }
                 }
+                if self.over(bytes.len()) {
+                    let marker = self.route(field, bytes, "application/json");
+                    *v = Value::String(marker.clone());
+                    return Some(marker);
+                }
+                None
             }
         }
     }
@@ -342,25 +355,21 @@ pub(crate) fn prepare(
     });
     let data = ev.data.map(|map| {
         let mut v = Value::Object(map);
-        w.json(&mut v);
-        if w.over(json_len_bound(&v)) {
-            let bytes = serde_json::to_vec(&v).unwrap_or_default();
-            if w.over(bytes.len()) {
-                let m = w.route("data", bytes, "application/json");
+        match w.value("data", &mut v) {
+            Some(m) => {
                 let mut obj = Map::new();
                 obj.insert("artifact".to_owned(), Value::String(m));
-                return Value::Object(obj);
+                Value::Object(obj)
             }
+            None => v,
         }
-        v
     });
     let tool = match ev.tool {
         None => None,
         Some(t) => {
             let name = w.string(t.name);
             let mut input = t.input;
-            w.json(&mut input);
-            w.route_value("tool.input", &mut input);
+            w.value("tool.input", &mut input);
             let mut output = t.output;
             if let Some(raw) = output_bytes {
                 let (bytes, applied) = w.redactor.redact_bytes(&raw);
@@ -380,8 +389,7 @@ pub(crate) fn prepare(
                     }
                 };
             } else {
-                w.json(&mut output);
-                w.route_value("tool.output", &mut output);
+                w.value("tool.output", &mut output);
             }
             Some(ToolParts {
                 name,
@@ -725,23 +733,6 @@ fn placeholder_header() -> &'static str {
         String::from_utf8(out).unwrap_or_default()
     });
     &HEADER
-}
-
-/// An upper bound of the length of `v` serialized compactly (every string byte may need
-/// up to six bytes of escaping), computed without serializing.
-fn json_len_bound(v: &Value) -> usize {
-    match v {
-        Value::Null | Value::Bool(_) => 5,
-        Value::Number(_) => 24,
-        Value::String(s) => s.len() * 6 + 2,
-        Value::Array(a) => 2 + a.iter().map(|x| json_len_bound(x) + 1).sum::<usize>(),
-        Value::Object(m) => {
-            2 + m
-                .iter()
-                .map(|(k, x)| k.len() * 6 + 4 + json_len_bound(x))
-                .sum::<usize>()
-        }
-    }
 }
 
 #[cfg(test)]
