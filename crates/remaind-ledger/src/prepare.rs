@@ -183,6 +183,25 @@ struct Work<'a> {
     applied: Vec<RedactionRecord>,
     records: Vec<ArtifactRecord>,
     pending: Vec<PendingArtifact>,
+    /// The serialized text of the value [`Work::route_or_keep`] last kept inline.
+    kept: Option<Vec<u8>>,
+}
+
+/// What became of a JSON value of an event.
+enum Routed {
+    /// Routed to an artifact: the marker that replaced it.
+    Marker(String),
+    /// Kept inline, with its serialized text when it was serialized.
+    Kept(Option<Vec<u8>>),
+}
+
+impl Routed {
+    fn text(self) -> Option<Vec<u8>> {
+        match self {
+            Routed::Marker(_) => None,
+            Routed::Kept(text) => text,
+        }
+    }
 }
 
 impl Work<'_> {
@@ -258,13 +277,24 @@ impl Work<'_> {
     }
 
     /// Redact a JSON value (a tool's input or output, an event's data) and route it to an
-    /// artifact if it is too large; `Some(marker)` when it was routed.
+    /// artifact if it is too large.
     ///
     /// An object or array is serialized first (its size decides the routing) and its strings
     /// are scanned only when that text is not clean ([`Redactor::json_text_is_clean`]): one
     /// pass over the text instead of a search per string, on the values of nearly every
-    /// event.
-    fn value(&mut self, field: &str, v: &mut Value) -> Option<String> {
+    /// event. The text is kept for the line ([`Routed::Kept`]), which is then not serialized
+    /// twice.
+    fn value(&mut self, field: &str, v: &mut Value) -> Routed {
+        match self.route_or_keep(field, v) {
+            Some(marker) => {
+                *v = Value::String(marker.clone());
+                Routed::Marker(marker)
+            }
+            None => Routed::Kept(self.kept.take()),
+        }
+    }
+
+    fn route_or_keep(&mut self, field: &str, v: &mut Value) -> Option<String> {
         match v {
             Value::Null => None,
             Value::String(s) => {
@@ -275,15 +305,13 @@ impl Work<'_> {
                 if self.over(s.len()) {
                     let bytes = std::mem::take(s).into_bytes();
                     let media = remaind_artifacts::sniff_media_type(&bytes);
-                    let marker = self.route(field, bytes, media);
-                    *v = Value::String(marker.clone());
-                    return Some(marker);
+                    return Some(self.route(field, bytes, media));
                 }
                 None
             }
             _ => {
                 let mut bytes = serde_json::to_vec(&*v).unwrap_or_default();
-                if !self.clean && !self.redactor.json_text_is_clean(&bytes) {
+                if !self.clean && !self.redactor.serialized_json_is_clean(&bytes) {
                     let applied = self.redactor.redact_json(v);
                     if !applied.is_empty() {
                         self.note(applied);
@@ -291,10 +319,9 @@ impl Work<'_> {
                     }
                 }
                 if self.over(bytes.len()) {
-                    let marker = self.route(field, bytes, "application/json");
-                    *v = Value::String(marker.clone());
-                    return Some(marker);
+                    return Some(self.route(field, bytes, "application/json"));
                 }
+                self.kept = Some(bytes);
                 None
             }
         }
@@ -340,6 +367,7 @@ pub(crate) fn prepare(
         applied: Vec::new(),
         records: Vec::new(),
         pending: Vec::new(),
+        kept: None,
     };
 
     let actor = ev.actor.map(|a| w.string(a));
@@ -353,15 +381,19 @@ pub(crate) fn prepare(
             t
         }
     });
+    let mut data_text = None;
     let data = ev.data.map(|map| {
         let mut v = Value::Object(map);
         match w.value("data", &mut v) {
-            Some(m) => {
+            Routed::Marker(m) => {
                 let mut obj = Map::new();
                 obj.insert("artifact".to_owned(), Value::String(m));
                 Value::Object(obj)
             }
-            None => v,
+            Routed::Kept(text) => {
+                data_text = text;
+                v
+            }
         }
     });
     let tool = match ev.tool {
@@ -369,7 +401,8 @@ pub(crate) fn prepare(
         Some(t) => {
             let name = w.string(t.name);
             let mut input = t.input;
-            w.value("tool.input", &mut input);
+            let input_text = w.value("tool.input", &mut input).text();
+            let mut output_text = None;
             let mut output = t.output;
             if let Some(raw) = output_bytes {
                 let (bytes, applied) = w.redactor.redact_bytes(&raw);
@@ -389,12 +422,14 @@ pub(crate) fn prepare(
                     }
                 };
             } else {
-                w.value("tool.output", &mut output);
+                output_text = w.value("tool.output", &mut output).text();
             }
             Some(ToolParts {
                 name,
                 input,
                 output,
+                input_text,
+                output_text,
             })
         }
     };
@@ -405,6 +440,7 @@ pub(crate) fn prepare(
         actor,
         text,
         data,
+        data_text,
         refs: &ev.refs,
         supersedes: &ev.supersedes,
         resolves: &ev.resolves,
@@ -446,6 +482,10 @@ struct ToolParts {
     name: String,
     input: Value,
     output: Value,
+    /// `input` serialized, when [`Work::value`] kept its text.
+    input_text: Option<Vec<u8>>,
+    /// `output` serialized, likewise.
+    output_text: Option<Vec<u8>>,
 }
 
 /// A stored line without its assigned fields, ready to be checked and serialized.
@@ -455,6 +495,8 @@ struct Line<'a> {
     actor: Option<String>,
     text: Option<String>,
     data: Option<Value>,
+    /// `data` serialized, when [`Work::value`] kept its text.
+    data_text: Option<Vec<u8>>,
     refs: &'a [EventId],
     supersedes: &'a [EventId],
     resolves: &'a [EventId],
@@ -607,9 +649,17 @@ impl Line<'_> {
                 out.extend_from_slice(br#","text":"#);
                 json(out, t)?;
             }
+            // A value's text serialized for routing is the text it serializes to here.
+            let value = |out: &mut Vec<u8>, v: &Value, text: &Option<Vec<u8>>| match text {
+                Some(text) => {
+                    out.extend_from_slice(text);
+                    Ok(())
+                }
+                None => json(out, v),
+            };
             if let Some(d) = &self.data {
                 out.extend_from_slice(br#","data":"#);
-                json(out, d)?;
+                value(out, d, &self.data_text)?;
             }
             for (key, list) in [
                 (&br#","refs":["#[..], self.refs),
@@ -634,11 +684,11 @@ impl Line<'_> {
                 json(out, &t.name)?;
                 if !t.input.is_null() {
                     out.extend_from_slice(br#","input":"#);
-                    json(out, &t.input)?;
+                    value(out, &t.input, &t.input_text)?;
                 }
                 if !t.output.is_null() {
                     out.extend_from_slice(br#","output":"#);
-                    json(out, &t.output)?;
+                    value(out, &t.output, &t.output_text)?;
                 }
                 out.push(b'}');
             }

@@ -337,10 +337,29 @@ impl Redactor {
     /// literal contains, so a literal in a decoded string is verbatim in the text. `false`
     /// means "redact each string": the text may or may not hold a secret.
     pub fn json_text_is_clean(&self, json: &[u8]) -> bool {
+        self.json_is_clean(json, |_| false)
+    }
+
+    /// [`json_text_is_clean`](Self::json_text_is_clean) for JSON text as `serde_json`
+    /// writes it, whose only `\u` escapes are of control characters (`\u0000` to
+    /// `\u001f`): no literal holds a control character, so those escapes spell none, and
+    /// they are taken. Any other `\u` escape still means "redact each string".
+    pub fn serialized_json_is_clean(&self, json: &[u8]) -> bool {
+        self.json_is_clean(
+            json,
+            |hex| matches!(hex, [b'0', b'0', b'0' | b'1', d, ..] if d.is_ascii_hexdigit()),
+        )
+    }
+
+    /// Whether `json` is clean, taking the `\u` escapes whose four digits `takes` accepts.
+    fn json_is_clean(&self, json: &[u8], takes: impl Fn(&[u8]) -> bool) -> bool {
         let user = &self.inner.user;
         (user.is_empty() || (user.keyword_gated && !user.any_keyword(json)))
-            && !memchr::memchr_iter(b'\\', json)
-                .any(|at| matches!(json.get(at + 1), Some(b'u' | b'/')))
+            && memchr::memchr_iter(b'\\', json).all(|at| match json.get(at + 1) {
+                Some(b'/') => false,
+                Some(b'u') => takes(json.get(at + 2..).unwrap_or_default()),
+                _ => true,
+            })
             && BUILTIN.candidates(json) == 0
     }
 
@@ -840,6 +859,22 @@ mod tests {
             r#"{"kind":"note","text":"Authorization: token"}"#.to_owned(),
         ] {
             assert!(!r.json_text_is_clean(dirty.as_bytes()), "{dirty}");
+        }
+        // Text serde_json wrote escapes control characters only; other escapes could spell
+        // a literal.
+        let escaped = serde_json::to_vec(&serde_json::json!({"text": "bell \u{7} and \u{1b}[0m"}))
+            .unwrap_or_default();
+        assert!(escaped.windows(6).any(|w| w == b"\\u001b"));
+        assert!(r.serialized_json_is_clean(&escaped));
+        assert!(!r.json_text_is_clean(&escaped));
+        for dirty in [
+            r#"{"text":"key sk\u002dproj-abcdefghijklmnopqrstuvwxyz0123456789"}"#,
+            r#"{"text":"\u0020"}"#,
+            r#"{"text":"\u00"}"#,
+            r#"{"text":"a\/b"}"#,
+            r#"{"text":"Authorization: token"}"#,
+        ] {
+            assert!(!r.serialized_json_is_clean(dirty.as_bytes()), "{dirty}");
         }
         let user = Redactor::new(
             &[7; 32],

@@ -112,9 +112,10 @@ proptest! {
     fn prop_no_secret_reaches_disk(
         rule in 0usize..SHAPES,
         random in "[A-Za-z0-9]{36,48}",
-        before in "[a-z .,:\n]{0,60}",
-        after in "[a-z .,:\n]{0,60}",
-        place in 0usize..5,
+        // Control characters, which serialized JSON escapes as `\u00XX`.
+        before in "[a-z .,:\n\t\x01\x1b]{0,60}",
+        after in "[a-z .,:\n\t\x01\x1b]{0,60}",
+        place in 0usize..7,
     ) {
         let (_tmp, dir, ledger) = common::ledger();
         let (key, secret) = planted(rule, &random);
@@ -131,23 +132,27 @@ proptest! {
                 ev.data = Some(data);
             }
             2 => ev.tool = Some(Tool { name: "bash".into(), input: Value::from(text), output: Value::Null }),
+            // Objects: serialized, and scanned string by string unless that text is clean.
+            5 => ev.tool = Some(Tool { name: "bash".into(), input: serde_json::json!({"command": text}), output: Value::Null }),
+            6 => ev.tool = Some(Tool { name: "bash".into(), input: Value::Null, output: serde_json::json!({"stdout": [text], "code": 0}) }),
             3 => {
                 // Large enough to be routed to an artifact, secret in the middle.
                 let pad = "ordinary build output line\n".repeat(700);
                 ev.tool = Some(Tool { name: "bash".into(), input: Value::Null, output: Value::from(format!("{pad}{text}{pad}")) });
             }
-            _ => {
+            4 => {
                 let mut bytes = vec![0u8, 0xff, 0xfe, 3];
                 bytes.extend_from_slice(text.as_bytes());
                 bytes.extend_from_slice(&[0, 1, 2]);
                 ev.tool = Some(Tool { name: "cat".into(), input: Value::Null, output: Value::Null });
                 output_bytes = Some(bytes);
             }
+            _ => unreachable!("place is below 7"),
         }
         let id = ledger.append_request(AppendRequest { event: ev, output_bytes }).expect("append");
         let stored = ledger.get(id.seq()).expect("read").expect("event");
         prop_assert!(!stored.redactions.is_empty(), "rule {rule} place {place}: nothing redacted");
-        if place >= 3 {
+        if (3..5).contains(&place) {
             prop_assert_eq!(stored.artifact.len(), 1);
         }
         assert_no_window(&dir, &secret);
