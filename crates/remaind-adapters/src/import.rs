@@ -12,10 +12,9 @@ use crate::plan::PlanBook;
 use crate::signal::{Record, Runtime, line_key};
 use crate::transcript::{LineCounts, stream_transcript};
 
-/// Events appended per batch (one lock, one sync each).
-const BATCH_EVENTS: usize = 1024;
-/// How often a batch is retried when another writer appended meanwhile.
-const RETRIES: usize = 8;
+/// Records mapped and appended per batch (one lock, one sync each; other writers wait
+/// while a batch is written).
+const BATCH_RECORDS: usize = 1024;
 /// Records parsed ahead of the mapping.
 const RECORD_QUEUE: usize = 1024;
 
@@ -253,7 +252,7 @@ pub fn import(
                         continue;
                     }
                     batch.map_redacted(rec);
-                    if batch.mapper.pending() >= BATCH_EVENTS {
+                    if batch.pending() >= BATCH_RECORDS {
                         report.appended += batch.flush(ledger)?;
                     }
                 }
@@ -275,10 +274,9 @@ pub fn import(
     Ok(report)
 }
 
-/// Records mapped but not yet appended, and the mapper as it was before them.
+/// Records waiting to be mapped and appended as one batch, and the mapper.
 pub(crate) struct Batch<'r> {
     redactor: &'r Redactor,
-    start: Mapper,
     pub(crate) mapper: Mapper,
     records: Vec<Record>,
 }
@@ -290,7 +288,6 @@ impl<'r> Batch<'r> {
     pub(crate) fn new(mapper: Mapper, redactor: &'r Redactor) -> Batch<'r> {
         Batch {
             redactor,
-            start: mapper.clone(),
             mapper,
             records: Vec::new(),
         }
@@ -303,36 +300,33 @@ impl<'r> Batch<'r> {
 
     /// [`Batch::map`] for a record already redacted with the ledger's redactor.
     pub(crate) fn map_redacted(&mut self, rec: Record) {
-        self.mapper.map(&rec);
         self.records.push(rec);
     }
 
-    /// Append the mapped events as one batch at the mapper's head; when another writer
-    /// appended meanwhile, map the records again at the new head and retry.
+    /// How many records wait for [`Batch::flush`].
+    pub(crate) fn pending(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Map the records at the ledger's head and append their events as one batch, under
+    /// the ledger's lock: no other writer appends in between, so each record is mapped once
+    /// and its payloads move into the events. Returns how many events were appended.
     pub(crate) fn flush(&mut self, ledger: &Ledger) -> Result<u64> {
-        for _ in 0..RETRIES {
-            if self.mapper.pending() == 0 {
-                self.records.clear();
-                self.start = self.mapper.clone();
-                return Ok(0);
-            }
-            let head = self.mapper.head();
-            let events = self.mapper.take();
-            let n = events.len() as u64;
-            if ledger.append_batch_at(head, events)?.is_some() {
-                self.records.clear();
-                self.start = self.mapper.clone();
-                return Ok(n);
-            }
-            self.mapper = self.start.clone();
-            self.mapper.rebase(ledger.head()?.0);
-            for rec in &self.records {
-                self.mapper.map(rec);
-            }
+        if self.records.is_empty() {
+            return Ok(0);
         }
-        Err(Error::payload(
-            "ledger",
-            "other writers kept appending meanwhile; run the command again (an import resumes where it stopped)",
-        ))
+        let records = std::mem::take(&mut self.records);
+        let mapper = &mut self.mapper;
+        let ids = ledger.append_batch_built(|head| {
+            if head != mapper.head() {
+                // Another writer appended since the last batch.
+                mapper.rebase(head);
+            }
+            for rec in records {
+                mapper.map(rec);
+            }
+            mapper.take()
+        })?;
+        Ok(ids.len() as u64)
     }
 }

@@ -17,7 +17,7 @@ const PROMPT_HEAD_BYTES: usize = 3000;
 const PROMPT_TAIL_BYTES: usize = 800;
 
 /// Turns [`Record`]s into [`NewEvent`]s, assigning each the id it will get when the batch
-/// is appended at `head` (see `Ledger::append_batch_at`), so events cite each other.
+/// is appended at `head` (see `Ledger::append_batch_built`), so events cite each other.
 #[derive(Debug, Clone)]
 pub struct Mapper {
     head: u64,
@@ -106,34 +106,35 @@ impl Mapper {
         EventId(self.head + self.out.len() as u64)
     }
 
-    /// Map one record.
-    pub fn map(&mut self, rec: &Record) {
-        let src = &rec.source;
+    /// Map one record (its payloads move into the events).
+    pub fn map(&mut self, rec: Record) {
+        let Record { source, signal } = rec;
+        let src = &source;
         let agent = src.runtime.actor();
-        match &rec.signal {
+        match signal {
             Signal::Prompt { text } => {
-                self.instruction(src, text, "prompt", &[]);
+                self.instruction(src, &text, "prompt", &[]);
             }
             Signal::CompactInstructions { text } => {
-                self.instruction(src, text, "compact_instructions", &[]);
+                self.instruction(src, &text, "compact_instructions", &[]);
             }
             Signal::TurnEnd { text } if !text.trim().is_empty() => {
-                self.emit(Draft::new(Kind::AssistantMessage, src, agent, text.clone()));
+                self.emit(Draft::new(Kind::AssistantMessage, src, agent, text));
             }
             Signal::SubagentEnd { text } if !text.trim().is_empty() => {
                 self.emit(
-                    Draft::new(Kind::AssistantMessage, src, "subagent", text.clone())
+                    Draft::new(Kind::AssistantMessage, src, "subagent", text)
                         .data("subagent", true),
                 );
             }
             Signal::TurnEnd { .. } | Signal::SubagentEnd { .. } => {}
-            Signal::CompactSummary { text } => self.compact_summary(src, text),
+            Signal::CompactSummary { text } => self.compact_summary(src, &text),
             Signal::ToolUse {
                 name,
                 input,
                 output,
                 failed,
-            } => self.tool_use(src, name, input, output, *failed),
+            } => self.tool_use(src, &name, input, output, failed),
         }
     }
 
@@ -159,37 +160,44 @@ impl Mapper {
         )
     }
 
-    fn tool_use(&mut self, src: &Source, name: &str, input: &Value, output: &Value, failed: bool) {
+    fn tool_use(&mut self, src: &Source, name: &str, input: Value, output: Value, failed: bool) {
         let name = if name.trim().is_empty() { "tool" } else { name };
         let agent = src.runtime.actor();
-        let plan_events = if failed {
-            Vec::new()
+        let update = if failed {
+            None
         } else {
-            match plan::update_of(name, input, output) {
-                Some(update) => self.apply_plan(src, update),
-                None => Vec::new(),
-            }
+            plan::update_of(name, &input, &output)
+        };
+        let carries_plan = update.is_some();
+        let plan_events = match update {
+            Some(update) => self.apply_plan(src, update),
+            None => Vec::new(),
         };
         let mut tool = Draft::new(
             Kind::ToolResult,
             src,
             agent,
-            describe_tool(name, input, failed),
+            describe_tool(name, &input, failed),
         )
         .refs(&plan_events);
-        if !plan_events.is_empty() || plan::update_of(name, input, output).is_some() {
+        if carries_plan || (failed && plan::update_of(name, &input, &output).is_some()) {
             tool = tool.data("plan", self.book.to_value());
         }
+        // Read what the follow-up events need before the payloads move into the event.
+        let (files, answers) = if failed {
+            (Vec::new(), Vec::new())
+        } else if name == "AskUserQuestion" {
+            (changed_files(name, &input), answers_of(&input, &output))
+        } else {
+            (changed_files(name, &input), Vec::new())
+        };
         tool.ev.tool = Some(Tool {
             name: name.to_owned(),
-            input: input.clone(),
-            output: output.clone(),
+            input,
+            output,
         });
         let id = self.emit(tool);
-        if failed {
-            return;
-        }
-        for path in changed_files(name, input) {
+        for path in files {
             self.emit(
                 Draft::new(Kind::FileChange, src, agent, path.clone())
                     .data("path", path)
@@ -197,28 +205,25 @@ impl Mapper {
                     .refs(&[id]),
             );
         }
-        if name == "AskUserQuestion" {
-            let answers = answers_of(input, output);
-            if !answers.is_empty() {
-                let text = if answers.len() == 1 {
-                    answers[0].1.clone()
-                } else {
-                    answers
-                        .iter()
-                        .map(|(q, a)| format!("{q} → {a}"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                };
-                let questions: Vec<Value> = answers
+        if !answers.is_empty() {
+            let text = if answers.len() == 1 {
+                answers[0].1.clone()
+            } else {
+                answers
                     .iter()
-                    .map(|(q, _)| Value::from(q.clone()))
-                    .collect();
-                let d = Draft::new(Kind::UserMessage, src, "user", text)
-                    .data("via", "question_answer")
-                    .data("questions", questions)
-                    .refs(&[id]);
-                self.emit(d);
-            }
+                    .map(|(q, a)| format!("{q} → {a}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            let questions: Vec<Value> = answers
+                .iter()
+                .map(|(q, _)| Value::from(q.clone()))
+                .collect();
+            let d = Draft::new(Kind::UserMessage, src, "user", text)
+                .data("via", "question_answer")
+                .data("questions", questions)
+                .refs(&[id]);
+            self.emit(d);
         }
     }
 
@@ -532,7 +537,7 @@ mod tests {
     #[test]
     fn todo_updates_become_steps_results_and_supersessions() {
         let mut m = Mapper::new(10, PlanBook::default());
-        m.map(&todo(&[("A", "in_progress"), ("B", "pending")]));
+        m.map(todo(&[("A", "in_progress"), ("B", "pending")]));
         let first = m.take();
         assert_eq!(
             kinds(&first)[..3],
@@ -546,7 +551,7 @@ mod tests {
             ]
         );
         // e11 = B, e12 = A, e13 = the tool result.
-        m.map(&todo(&[
+        m.map(todo(&[
             ("A", "completed"),
             ("B", "in_progress"),
             ("C", "pending"),
@@ -559,7 +564,7 @@ mod tests {
         assert_eq!(k[2], (Kind::NextStep, "B".into()));
         assert_eq!(second[2].supersedes, [EventId(11)]);
         // A replaced list drops what is no longer in it.
-        m.map(&todo(&[("D", "pending")]));
+        m.map(todo(&[("D", "pending")]));
         let third = m.take();
         assert_eq!(third[0].kind, Some(Kind::Note));
         assert_eq!(third[0].resolves.len(), 2);
@@ -570,13 +575,13 @@ mod tests {
         // Found by prop_import_twice_appends_nothing: a list repeating a step made a
         // `resolves` list name one event twice, which the ledger refuses.
         let mut m = Mapper::new(0, PlanBook::default());
-        m.map(&todo(&[("A", "in_progress")]));
+        m.map(todo(&[("A", "in_progress")]));
         m.take();
-        m.map(&todo(&[("A", "completed"), ("A", "pending")]));
+        m.map(todo(&[("A", "completed"), ("A", "pending")]));
         let out = m.take();
         assert_eq!(out[0].resolves, [EventId(1)]);
         assert_eq!(kinds(&out).len(), 2, "{:?}", kinds(&out));
-        m.map(&todo(&[("B", "pending"), ("B", "pending")]));
+        m.map(todo(&[("B", "pending"), ("B", "pending")]));
         let out = m.take();
         assert!(out.iter().all(|e| e.resolves.len() <= 1));
     }
@@ -588,7 +593,7 @@ mod tests {
             "log line\n".repeat(3000)
         );
         let mut m = Mapper::new(0, PlanBook::default());
-        m.map(&rec(Signal::Prompt {
+        m.map(rec(Signal::Prompt {
             text: prompt.clone(),
         }));
         let out = m.take();
@@ -607,7 +612,7 @@ mod tests {
     #[test]
     fn question_answers_are_user_instructions() {
         let mut m = Mapper::new(0, PlanBook::default());
-        m.map(&rec(Signal::ToolUse {
+        m.map(rec(Signal::ToolUse {
             name: "AskUserQuestion".into(),
             input: json!({"questions": [{"question": "Is main clean?", "options": []}]}),
             output: json!({"answers": {"Is main clean?": "main was clean; fix the issues"}}),

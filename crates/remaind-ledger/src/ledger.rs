@@ -480,21 +480,18 @@ impl Ledger {
         )
     }
 
-    /// [`Ledger::append_batch`], but only while the head is still `expected_head`, so the
-    /// events may cite each other by the ids they will get (`e{expected_head + 1 + i}`).
-    /// Returns `None`, having written nothing, when another writer appended since: read the
-    /// head again and rebuild the batch (an importer's optimistic concurrency).
-    pub fn append_batch_at<I, R>(
-        &self,
-        expected_head: u64,
-        batch: I,
-    ) -> Result<Option<Vec<EventId>>>
+    /// [`Ledger::append_batch`] for a batch that depends on the head: `build` is called with
+    /// the head under the ledger's lock, so its events may cite each other by the ids they
+    /// will get (`e{head + 1 + i}`) and no other writer can append before they are written
+    /// (an importer's batch, built once, its payloads moved rather than kept for a retry).
+    /// Other writers wait while the batch is prepared and written.
+    pub fn append_batch_built<R>(&self, build: impl FnOnce(u64) -> Vec<R>) -> Result<Vec<EventId>>
     where
-        I: IntoIterator<Item = R>,
         R: Into<AppendRequest>,
     {
-        // Prepared on every core before the lock: preparing does not depend on the head.
-        let reqs: Vec<AppendRequest> = batch.into_iter().map(Into::into).collect();
+        let locked = self.lock()?;
+        let (head, prev) = self.recover_locked(&locked)?;
+        let reqs: Vec<AppendRequest> = build(head).into_iter().map(Into::into).collect();
         let n = reqs.len();
         let items = batch::prepare_all(reqs, &self.redactor, &self.limits);
         if items.len() != n {
@@ -503,12 +500,7 @@ impl Ledger {
                 "a worker preparing the batch stopped; nothing was written",
             ));
         }
-        let locked = self.lock()?;
-        let (head, prev) = self.recover_locked(&locked)?;
-        if head != expected_head {
-            return Ok(None);
-        }
-        Ok(Some(self.write_locked(&locked, head, prev, items, 0)?.0))
+        Ok(self.write_locked(&locked, head, prev, items, 0)?.0)
     }
 
     /// Parse JSON Lines (one caller event per line, blank lines skipped) and append them as

@@ -1,3 +1,4 @@
 //! Integration tests of the runtime adapters.
 
+mod beside_writers;
 mod prop_import;

@@ -10,7 +10,7 @@ use serde_json::json;
 
 /// One step of a generated session.
 #[derive(Debug, Clone)]
-enum Step {
+pub(crate) enum Step {
     Prompt(String),
     Plan(Vec<(usize, u8)>),
     Edit(usize),
@@ -38,7 +38,7 @@ fn step() -> impl Strategy<Value = Step> {
 }
 
 /// The session as Claude Code JSON Lines.
-fn render(steps: &[Step]) -> Vec<u8> {
+pub(crate) fn render(steps: &[Step]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut n = 0;
     let line = |v: serde_json::Value, out: &mut Vec<u8>| {
@@ -101,13 +101,13 @@ fn render(steps: &[Step]) -> Vec<u8> {
     out
 }
 
-fn ledger(dir: &Utf8Path) -> Ledger {
+pub(crate) fn ledger(dir: &Utf8Path) -> Ledger {
     let ctx = dir.join(".context");
     Ledger::create(&ctx).expect("create");
     Ledger::open(&ctx).expect("open")
 }
 
-fn tempdir() -> (tempfile::TempDir, Utf8PathBuf) {
+pub(crate) fn tempdir() -> (tempfile::TempDir, Utf8PathBuf) {
     let t = tempfile::tempdir().expect("tempdir");
     let p = Utf8PathBuf::from_path_buf(t.path().to_owned()).expect("utf-8");
     (t, p)
