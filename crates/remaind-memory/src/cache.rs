@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 
-use crate::tree::{self, Node, NodeType, Vocabulary};
+use crate::tree::{self, Node, NodeType, TokenizerName};
 
 /// The first line, followed by a space and the vocabulary the counts were made with.
 const MAGIC: &str = "remaind-memory-tree 1";
@@ -29,7 +29,7 @@ pub(crate) struct Section {
 /// rebuilt, never trusted).
 pub(crate) fn parse(
     bytes: &[u8],
-    vocabulary: Vocabulary,
+    vocabulary: TokenizerName,
 ) -> Option<HashMap<String, CachedSection>> {
     let text = std::str::from_utf8(bytes).ok()?;
     let mut lines = text.split('\n');
@@ -151,7 +151,7 @@ impl CachedSection {
 }
 
 /// The cache file for `sections`, in their order.
-pub(crate) fn render(sections: &[Section], vocabulary: Vocabulary) -> String {
+pub(crate) fn render(sections: &[Section], vocabulary: TokenizerName) -> String {
     let mut out = format!("{MAGIC} {}\n", vocabulary.as_str());
     for s in sections {
         out.push_str(&format!(
@@ -226,7 +226,7 @@ pub(crate) fn section_for(
     source: &str,
     cached: Option<CachedSection>,
     texts: bool,
-    vocabulary: Vocabulary,
+    vocabulary: TokenizerName,
 ) -> (Section, bool) {
     let sha256 = remaind_fs::sha256_hex(source.as_bytes());
     if let Some(c) = cached.filter(|c| c.sha256 == sha256)
@@ -256,7 +256,7 @@ pub(crate) fn section_for(
 mod tests {
     use super::*;
 
-    const V: Vocabulary = Vocabulary::O200kBase;
+    const V: TokenizerName = TokenizerName::O200kBase;
 
     #[test]
     fn a_cache_reads_back_the_nodes_it_was_written_from() {
@@ -266,7 +266,7 @@ mod tests {
         let bytes = render(std::slice::from_ref(&section), V);
         let mut parsed = parse(bytes.as_bytes(), V).expect("parses");
         // Counts of another vocabulary are not read back.
-        assert!(parse(bytes.as_bytes(), Vocabulary::Cl100kBase).is_none());
+        assert!(parse(bytes.as_bytes(), TokenizerName::Cl100kBase).is_none());
         let (again, compiled) = section_for(
             "CLAUDE.md",
             md,

@@ -39,6 +39,6 @@ pub use store::{
     proposal_id, restore_to, slug,
 };
 pub use tree::{
-    HALF_LIFE_HOURS, Node, NodeType, Tree, TreeEntry, Vocabulary, compile, compile_with,
+    HALF_LIFE_HOURS, Node, NodeType, TokenizerName, Tree, TreeEntry, compile, compile_with,
     count_tokens, listing_line, render_listing, select, select_with, temperature,
 };

@@ -23,7 +23,7 @@ use crate::project::{
     Action, EMPTY_MEMORY_MD, Projection, Proposal, Status, mark_contradicted, project,
     proposal_file,
 };
-use crate::tree::{self, Node, Tree, Vocabulary};
+use crate::tree::{self, Node, TokenizerName, Tree};
 
 /// Longest proposal title, in characters.
 const TITLE_CHARS: usize = 120;
@@ -577,7 +577,7 @@ impl<'l> Memory<'l> {
 
     /// The nodes; with `texts` false a node read from the cache has an empty `text` (a
     /// listing needs none, and cutting 10 MB of text into nodes is most of its cost).
-    fn compiled(&self, texts: bool, vocabulary: Vocabulary) -> Result<Vec<Node>> {
+    fn compiled(&self, texts: bool, vocabulary: TokenizerName) -> Result<Vec<Node>> {
         let mut sources: Vec<(String, String)> = Vec::new();
         let memory_rel = format!(
             "{}/{MEMORY_FILE_PATH}",
@@ -642,23 +642,20 @@ impl<'l> Memory<'l> {
 
     /// The tokenizer `remaind monitor` counts with (`schemas/thresholds.json`'s
     /// `tokenizer`; `o200k_base` when it names none).
-    pub fn vocabulary(&self) -> Result<Vocabulary> {
+    pub fn vocabulary(&self) -> Result<TokenizerName> {
         let path = self.ctx.join(THRESHOLDS_PATH);
         let Some(bytes) = remaind_fs::read_file(&path).map_err(Error::file(&path))? else {
-            return Ok(Vocabulary::default());
+            return Ok(TokenizerName::default());
         };
         let value: Value = serde_json::from_slice(&bytes).map_err(|e| Error::Config {
             path: path.clone(),
             reason: format!("{e}; `remaind init --force` restores the default"),
         })?;
         match value.get("tokenizer").and_then(Value::as_str) {
-            None => Ok(Vocabulary::default()),
-            Some(name) => Vocabulary::from_name(name).ok_or_else(|| Error::Config {
-                path,
-                reason: format!(
-                    "unknown tokenizer `{name}`; expected `o200k_base` or `cl100k_base`"
-                ),
-            }),
+            None => Ok(TokenizerName::default()),
+            Some(name) => name
+                .parse::<TokenizerName>()
+                .map_err(|reason| Error::Config { path, reason }),
         }
     }
 

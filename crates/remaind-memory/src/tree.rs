@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+pub use remaind_tokens::TokenizerName;
 use serde::{Deserialize, Serialize};
 
 /// Longest label, in characters.
@@ -69,48 +70,9 @@ pub struct Node {
     pub tokens: u64,
 }
 
-/// The tokenizer a tree counts with: the one `remaind monitor` uses
-/// (`schemas/thresholds.json`'s `tokenizer`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Vocabulary {
-    /// OpenAI's `o200k_base`, monitor's default.
-    #[default]
-    #[serde(rename = "o200k_base")]
-    O200kBase,
-    /// OpenAI's `cl100k_base`.
-    #[serde(rename = "cl100k_base")]
-    Cl100kBase,
-}
-
-impl Vocabulary {
-    /// The wire name, e.g. `o200k_base`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Vocabulary::O200kBase => "o200k_base",
-            Vocabulary::Cl100kBase => "cl100k_base",
-        }
-    }
-
-    /// The vocabulary named `name`, if it is one.
-    pub fn from_name(name: &str) -> Option<Vocabulary> {
-        [Vocabulary::O200kBase, Vocabulary::Cl100kBase]
-            .into_iter()
-            .find(|v| v.as_str() == name)
-    }
-
-    /// Tokens of `text`.
-    pub fn count(self, text: &str) -> u64 {
-        let bpe = match self {
-            Vocabulary::O200kBase => bpe_openai::o200k_base(),
-            Vocabulary::Cl100kBase => bpe_openai::cl100k_base(),
-        };
-        u64::try_from(bpe.count(text)).unwrap_or(u64::MAX)
-    }
-}
-
 /// Counts tokens the way `remaind monitor` does by default (`o200k_base`).
 pub fn count_tokens(text: &str) -> u64 {
-    Vocabulary::O200kBase.count(text)
+    TokenizerName::O200kBase.count(text)
 }
 
 fn is_fence(line: &str) -> Option<&str> {
@@ -281,11 +243,11 @@ fn blocks(markdown: &str) -> Vec<Block> {
 /// `o200k_base`. `file` names it in ids and listings. The same `file` and text always give
 /// the same nodes, byte for byte.
 pub fn compile(file: &str, markdown: &str) -> Vec<Node> {
-    compile_with(file, markdown, Vocabulary::default())
+    compile_with(file, markdown, TokenizerName::default())
 }
 
 /// [`compile`], counting tokens with `vocabulary`.
-pub fn compile_with(file: &str, markdown: &str, vocabulary: Vocabulary) -> Vec<Node> {
+pub fn compile_with(file: &str, markdown: &str, vocabulary: TokenizerName) -> Vec<Node> {
     let mut nodes = Vec::new();
     // Open headings: (level, id).
     let mut open: Vec<(usize, String)> = Vec::new();
@@ -396,7 +358,7 @@ pub fn select(
     now: jiff::Timestamp,
     budget: Option<u64>,
 ) -> Tree {
-    select_with(nodes, uses, now, budget, Vocabulary::default())
+    select_with(nodes, uses, now, budget, TokenizerName::default())
 }
 
 /// [`select`], counting the listing's tokens with `vocabulary`.
@@ -405,7 +367,7 @@ pub fn select_with(
     uses: &HashMap<String, Vec<jiff::Timestamp>>,
     now: jiff::Timestamp,
     budget: Option<u64>,
-    vocabulary: Vocabulary,
+    vocabulary: TokenizerName,
 ) -> Tree {
     // Temperatures first; entries are built only for the nodes listed.
     let mut order: Vec<(usize, f64)> = nodes

@@ -45,7 +45,6 @@ mod packet;
 mod rollback;
 mod status;
 mod thresholds;
-mod tokens;
 mod tools;
 
 pub use error::Error;
@@ -67,8 +66,8 @@ pub use packet::{
     Budget, Dropped, LatestInstruction, PlannedStep, Resume, Source as InstructionSource,
     build as build_packet, resume,
 };
+pub use remaind_tokens::TokenizerName;
 pub use rollback::{Point, Rollback, list as rollback_points, parse_time, rollback_to};
 pub use status::{LastCompaction, Status, status};
 pub use thresholds::{BandEdges, Thresholds};
-pub use tokens::TokenizerName;
 pub use tools::{ToolFlags, ToolPolicy};

@@ -5,7 +5,7 @@ use camino::Utf8Path;
 use serde_json::Value;
 
 use crate::Error;
-use crate::tokens::TokenizerName;
+use remaind_tokens::TokenizerName;
 
 /// Band edges as fractions of the context window.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -55,7 +55,11 @@ fn an_import_beside_another_writer_cites_only_its_own_events() {
     importing.verify().expect("the chain verifies");
     let imported: HashSet<u64> = events
         .iter()
-        .filter(|e| e.text.as_deref().is_none_or(|t| !t.starts_with("other writer")))
+        .filter(|e| {
+            e.text
+                .as_deref()
+                .is_none_or(|t| !t.starts_with("other writer"))
+        })
         .map(|e| e.id.seq())
         .collect();
     // The other writer's events landed between the import's batches.
@@ -71,7 +75,11 @@ fn an_import_beside_another_writer_cites_only_its_own_events() {
     for e in &events {
         if imported.contains(&e.id.seq()) {
             for r in e.refs.iter().chain(&e.supersedes).chain(&e.resolves) {
-                assert!(imported.contains(&r.seq()), "{} cites {r}, not the import's", e.id);
+                assert!(
+                    imported.contains(&r.seq()),
+                    "{} cites {r}, not the import's",
+                    e.id
+                );
                 cited += 1;
             }
         }

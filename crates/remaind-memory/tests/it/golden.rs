@@ -171,7 +171,10 @@ fn token_counts_follow_the_tokenizer_monitor_uses() {
             .expect("node")
             .tokens
     };
-    assert_eq!(count(&m), remaind_memory::Vocabulary::O200kBase.count(text));
+    assert_eq!(
+        count(&m),
+        remaind_memory::TokenizerName::O200kBase.count(text)
+    );
     std::fs::create_dir_all(p.ctx.join("schemas")).expect("schemas");
     std::fs::write(
         p.ctx.join("schemas/thresholds.json"),
@@ -181,10 +184,10 @@ fn token_counts_follow_the_tokenizer_monitor_uses() {
     // The cache made with the other vocabulary is not reused.
     assert_eq!(
         count(&m),
-        remaind_memory::Vocabulary::Cl100kBase.count(text)
+        remaind_memory::TokenizerName::Cl100kBase.count(text)
     );
     assert_ne!(
-        remaind_memory::Vocabulary::Cl100kBase.count(text),
-        remaind_memory::Vocabulary::O200kBase.count(text)
+        remaind_memory::TokenizerName::Cl100kBase.count(text),
+        remaind_memory::TokenizerName::O200kBase.count(text)
     );
 }

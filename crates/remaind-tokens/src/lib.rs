@@ -1,9 +1,21 @@
-//! Token counting with a real byte-pair-encoding tokenizer shipped inside the binary.
+//! Token counting: the one owner of the tokenizer names `schemas/thresholds.json` accepts and
+//! of how a text is counted with them, for every layer that budgets text (the memory tree,
+//! the resume packet, `monitor`).
+//!
+//! It knows nothing of files, events or budgets: a name and a text in, a count out.
 //!
 //! The vocabularies come from `bpe-openai` (GitHub's `rust-gems`), which serializes them at
 //! build time: nothing is downloaded at run time. A vocabulary is deserialized the first time
 //! a text is counted with it and kept for the life of the process, so commands that never
 //! count (`monitor --used N`) never pay for it.
+//!
+//! ```
+//! use remaind_tokens::TokenizerName;
+//!
+//! let name: TokenizerName = "cl100k_base".parse().unwrap();
+//! assert_eq!(name.count("hello world"), 2);
+//! assert_eq!(TokenizerName::default().as_str(), "o200k_base");
+//! ```
 
 use std::fmt;
 use std::str::FromStr;
