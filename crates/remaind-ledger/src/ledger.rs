@@ -489,8 +489,7 @@ impl Ledger {
     where
         R: Into<AppendRequest>,
     {
-        let locked = self.lock()?;
-        let (head, prev) = self.recover_locked(&locked)?;
+        let (locked, head, prev) = self.lock_for_append()?;
         let reqs: Vec<AppendRequest> = build(head).into_iter().map(Into::into).collect();
         let n = reqs.len();
         let items = batch::prepare_all(reqs, &self.redactor, &self.limits);
@@ -550,6 +549,13 @@ impl Ledger {
     where
         I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
     {
+        let (locked, head, prev) = self.lock_for_append()?;
+        Ok(self.write_locked(&locked, head, prev, items, bytes)?.0)
+    }
+
+    /// The log locked for an append: a read-only handle and a log another process changed
+    /// under this one are refused, a torn tail is recovered. Also the head and its hash.
+    fn lock_for_append(&self) -> Result<(Locked<'_>, u64, String)> {
         if !self.writable {
             return Err(Error::io(
                 &self.log_path,
@@ -567,7 +573,7 @@ impl Ledger {
             });
         }
         let (head, prev) = self.recover_locked(&locked)?;
-        Ok(self.write_locked(&locked, head, prev, items, bytes)?.0)
+        Ok((locked, head, prev))
     }
 
     /// Check, assign and serialize every line (preparing each as it comes, so a large batch

@@ -131,3 +131,31 @@ fn tampered_open(dir: &camino::Utf8Path) -> Ledger {
     }
     Ledger::open_to_verify(dir).expect("open to verify")
 }
+
+/// A batch built at the head is refused, before it is built, when another process changed
+/// the log under the open handle: the same check every append makes.
+#[test]
+fn a_batch_built_at_the_head_refuses_a_log_changed_under_it() {
+    let (_tmp, dir) = sample();
+    let ledger = Ledger::open(&dir).expect("open");
+    let mut ls = lines(&dir);
+    let last = ls.len() - 1;
+    ls[last] = String::from_utf8_lossy(&ls[last])
+        .replace("last", "lost")
+        .into_bytes();
+    write_lines(&dir, &ls);
+    let before = common::log_bytes(&dir);
+    let mut built = false;
+    let err = ledger
+        .append_batch_built(|_| {
+            built = true;
+            vec![event(Kind::Note, "after the change")]
+        })
+        .expect_err("refused");
+    assert!(
+        matches!(err, remaind_ledger::Error::Tampered { .. }),
+        "{err:?}"
+    );
+    assert!(!built, "the batch was built over a changed log");
+    assert_eq!(common::log_bytes(&dir), before);
+}
