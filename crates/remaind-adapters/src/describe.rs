@@ -1,5 +1,7 @@
 //! Compact one-line descriptions of tool calls, and the files a call changed.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 /// Longest description, in characters.
@@ -37,14 +39,15 @@ fn lines_in(s: &str) -> usize {
     if s.is_empty() { 0 } else { s.lines().count() }
 }
 
-/// A tool input as an object: Codex gives function arguments as a JSON string.
-pub(crate) fn input_object(input: &Value) -> Value {
+/// A tool input as an object: Codex gives function arguments as a JSON string. Borrowed
+/// unless it had to be parsed (an Edit's or a Write's input is as large as the file).
+pub(crate) fn input_object(input: &Value) -> Cow<'_, Value> {
     match input {
         Value::String(s) => serde_json::from_str::<Value>(s)
             .ok()
             .filter(Value::is_object)
-            .unwrap_or_else(|| input.clone()),
-        _ => input.clone(),
+            .map_or(Cow::Borrowed(input), Cow::Owned),
+        _ => Cow::Borrowed(input),
     }
 }
 

@@ -3,7 +3,7 @@
 use remaind_ledger::{EventId, Kind, NewEvent, Tool};
 use serde_json::{Map, Value};
 
-use crate::describe::{changed_files, describe_tool, input_object};
+use crate::describe::{changed_files, describe_tool};
 use crate::plan::{self, PlanBook, Status, Step, Update};
 use crate::signal::{Record, Signal, Source};
 use crate::summary;
@@ -187,7 +187,7 @@ impl Mapper {
         let (files, answers) = if failed {
             (Vec::new(), Vec::new())
         } else if name == "AskUserQuestion" {
-            (changed_files(name, &input), answers_of(&input, &output))
+            (changed_files(name, &input), answers_of(&output))
         } else {
             (changed_files(name, &input), Vec::new())
         };
@@ -449,7 +449,7 @@ fn ceil_boundary(s: &str, mut i: usize) -> usize {
 
 /// The (question, answer) pairs of an `AskUserQuestion` call: the response's `answers`
 /// object, else the `"question"="answer"` pairs of its text.
-fn answers_of(input: &Value, output: &Value) -> Vec<(String, String)> {
+fn answers_of(output: &Value) -> Vec<(String, String)> {
     if let Some(map) = output.get("answers").and_then(Value::as_object) {
         return map
             .iter()
@@ -477,7 +477,6 @@ fn answers_of(input: &Value, output: &Value) -> Vec<(String, String)> {
             .join("\n"),
         _ => String::new(),
     };
-    let _ = input_object(input);
     quoted_pairs(&text)
 }
 

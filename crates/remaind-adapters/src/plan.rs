@@ -121,6 +121,12 @@ pub(crate) enum Update {
 
 /// The plan update a tool call makes, if it is a plan tool.
 pub(crate) fn update_of(name: &str, input: &Value, output: &Value) -> Option<Update> {
+    if !matches!(
+        name,
+        "TodoWrite" | "update_plan" | "TaskCreate" | "TaskUpdate"
+    ) {
+        return None;
+    }
     let input = input_object(input);
     let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
     match name {
