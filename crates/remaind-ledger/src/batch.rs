@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
+use std::sync::{Mutex, PoisonError};
 
 use remaind_redact::Redactor;
 
@@ -16,6 +17,8 @@ use crate::prepare::{self, Prepared};
 
 /// Lines per unit of work handed to a thread.
 const BLOCK_LINES: usize = 256;
+/// Typed requests per unit of work handed to a free thread.
+const SHARE_LINES: usize = 32;
 /// At most this many threads work on a batch.
 const MAX_THREADS: usize = 8;
 
@@ -41,14 +44,17 @@ fn numbered_lines(input: &[u8]) -> Vec<(usize, &[u8])> {
 }
 
 /// Prepare typed requests (checks, redaction, artifact routing, serialization) on every core,
-/// block by block, keeping their order; item `i` is numbered `i + 1`.
+/// keeping their order; item `i` is numbered `i + 1`.
+///
+/// The calling thread works too (it would only wait, and its allocator's pages are warm
+/// where a new thread's are fresh). Requests are handed out [`SHARE_LINES`] at a time to
+/// whichever thread is free, so every thread finishes at about the same moment even when
+/// some requests (a large tool output) cost far more than others.
 pub(crate) fn prepare_all(
     reqs: Vec<crate::input::AppendRequest>,
     redactor: &Redactor,
     limits: &Limits,
 ) -> Vec<Item> {
-    let blocks = reqs.len().div_ceil(BLOCK_LINES);
-    let threads = threads_for(blocks);
     let prep = |base: usize, chunk: Vec<crate::input::AppendRequest>| -> Vec<Item> {
         chunk
             .into_iter()
@@ -61,34 +67,40 @@ pub(crate) fn prepare_all(
             })
             .collect()
     };
+    let threads = threads_for(reqs.len().div_ceil(BLOCK_LINES));
     if threads <= 1 {
         return prep(0, reqs);
     }
-    let per = reqs.len().div_ceil(threads);
-    let mut chunks = Vec::new();
-    let mut rest = reqs;
-    while rest.len() > per {
-        let tail = rest.split_off(per);
-        chunks.push(rest);
-        rest = tail;
+    let mut blocks = Vec::with_capacity(reqs.len().div_ceil(SHARE_LINES));
+    let mut rest = reqs.into_iter();
+    loop {
+        let block: Vec<_> = rest.by_ref().take(SHARE_LINES).collect();
+        if block.is_empty() {
+            break;
+        }
+        blocks.push(Mutex::new(block));
     }
-    chunks.push(rest);
-    // The calling thread prepares the last chunk itself: it would only wait, and its
-    // allocator's pages are warm where a new thread's are fresh (zeroed by the kernel).
-    let last = chunks.pop().unwrap_or_default();
-    let last_base = chunks.len() * per;
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some(block) = blocks.get(k) else {
+                return done;
+            };
+            let reqs = std::mem::take(&mut *block.lock().unwrap_or_else(PoisonError::into_inner));
+            done.push((k, prep(k * SHARE_LINES, reqs)));
+        }
+    };
     std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .enumerate()
-            .map(|(k, chunk)| scope.spawn(move || prep(k * per, chunk)))
-            .collect();
-        let last = prep(last_base, last);
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .chain(last)
-            .collect()
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut done = work();
+        for h in helpers {
+            // A helper that panicked leaves its blocks out; the caller counts the items.
+            done.extend(h.join().unwrap_or_default());
+        }
+        done.sort_unstable_by_key(|(k, _)| *k);
+        done.into_iter().flat_map(|(_, items)| items).collect()
     })
 }
 
