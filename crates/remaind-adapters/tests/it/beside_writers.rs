@@ -20,10 +20,23 @@ fn an_import_beside_another_writer_cites_only_its_own_events() {
             _ => Step::Prompt(format!("step {i}")),
         })
         .collect();
-    let file = dir.join("session.jsonl");
-    std::fs::write(&file, render(&steps)).expect("write");
+    // Two files: between them the import reports progress, and a note is appended there
+    // through another handle, so some other event surely lands between the import's
+    // batches (its pending records are then mapped at the moved head), whatever the
+    // thread below manages to append meanwhile.
+    // The first file holds more records than one batch (1,024), so a batch is written
+    // before the note and records are still pending after it.
+    let (first, second) = steps.split_at(1_200);
+    let files = [dir.join("a.jsonl"), dir.join("b.jsonl")];
+    std::fs::write(&files[0], render(first)).expect("write");
+    let second = String::from_utf8(render(second))
+        .expect("utf-8")
+        .replace("\"uuid\":\"u", "\"uuid\":\"b");
+    std::fs::write(&files[1], second).expect("write");
     let importing = ledger(&dir);
     let ctx = dir.join(".context");
+    let between = Ledger::open(&ctx).expect("open");
+    let mut noted = 0;
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (report, written) = std::thread::scope(|s| {
         let other = s.spawn(|| {
@@ -41,7 +54,19 @@ fn an_import_beside_another_writer_cites_only_its_own_events() {
             }
             n
         });
-        let report = import(&importing, Runtime::ClaudeCode, &[file], |_| {}).expect("import");
+        let report = import(&importing, Runtime::ClaudeCode, &files, |p| {
+            if p.bytes_done < p.bytes_total {
+                between
+                    .append(NewEvent {
+                        kind: Some(Kind::Note),
+                        text: Some("other writer between files".to_owned()),
+                        ..NewEvent::default()
+                    })
+                    .expect("append between files");
+                noted += 1;
+            }
+        })
+        .expect("import");
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         (report, other.join().expect("other writer"))
     });
@@ -50,7 +75,8 @@ fn an_import_beside_another_writer_cites_only_its_own_events() {
         .expect("read")
         .collect::<Result<_, _>>()
         .expect("events");
-    assert_eq!(events.len() as u64, report.appended + written);
+    assert_eq!(noted, 1);
+    assert_eq!(events.len() as u64, report.appended + written + noted);
     assert!(report.appended > 2_000, "{}", report.appended);
     importing.verify().expect("the chain verifies");
     let imported: HashSet<u64> = events
