@@ -298,10 +298,8 @@ impl Work<'_> {
         match v {
             Value::Null => None,
             Value::String(s) => {
-                if !self.clean {
-                    let owned = std::mem::take(s);
-                    *s = self.string(owned);
-                }
+                let owned = std::mem::take(s);
+                *s = self.string(owned);
                 if self.over(s.len()) {
                     let bytes = std::mem::take(s).into_bytes();
                     let media = remaind_artifacts::sniff_media_type(&bytes);
