@@ -124,6 +124,54 @@ const CONTEXT: &[(&str, &str, Gate)] = &[
 /// A test on the text before a literal's hit and the text after it.
 type Gate = fn(&[u8], &[u8]) -> bool;
 
+/// How far before the hit of a literal that admits it a match of a rule can start: every
+/// match holds such a hit at most this many bytes past its start, so a rule is searched only
+/// from its first admitting hit, less this, and not at all past its last one. Read off each
+/// pattern: a start-of-token escape (`B` in `rules.rs`) is at most six bytes (`\u0041`),
+/// then the fixed text before the literal (`x-goog-api-` before `key`, `--client-s` before
+/// `ecret`). The test `every_match_starts_within_reach_of_an_admitting_hit` checks it.
+fn reach(rule: &str) -> usize {
+    const ESCAPE: usize = 6;
+    match rule {
+        // `-----BEGIN`.
+        PRIVATE_KEY => 4,
+        // `github_pat_`.
+        GITHUB => "githu".len(),
+        // `sk_live_`.
+        STRIPE => 1,
+        // `doo_v1_`.
+        DIGITALOCEAN => 3,
+        // `SharedAccessKey=`, `bedrock-api-key-`.
+        AZURE_KEY | AWS_BEDROCK => "SharedAccess".len(),
+        OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | BEARER => ESCAPE,
+        // `AKIA` after an escape.
+        AWS_ACCESS_KEY_ID => ESCAPE + 1,
+        // `x-amz-security-token`.
+        AWS_SESSION_TOKEN => "x-amz-security-".len(),
+        // `aws_secret`.
+        AWS_SECRET_ACCESS_KEY => "aws_s".len(),
+        // `proxy-authorization` after an escape.
+        AUTHORIZATION => ESCAPE + "proxy-autho".len(),
+        // `ocp-apim-subscription-key` after an escape.
+        API_KEY_HEADER => ESCAPE + "ocp-apim-subscription-".len(),
+        // `%20--client-secret`.
+        COMMAND_LINE => "%20--client-s".len(),
+        // `api_key`.
+        GENERIC => "api_".len(),
+        _ => 0,
+    }
+}
+
+/// Where a literal was found in a text and the rules it admits there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Hit {
+    /// Where the literal starts.
+    pub(crate) at: usize,
+    /// Where it ends.
+    pub(crate) end: usize,
+    pub(crate) rules: RuleSet,
+}
+
 /// Whether `text` ends with `suffix`, ASCII case-insensitively (`suffix` in lower case).
 fn ends_with_folded(text: &[u8], suffix: &str) -> bool {
     text.len() >= suffix.len()
@@ -268,6 +316,8 @@ pub(crate) type RuleSet = u64;
 pub(crate) struct Compiled {
     /// Each rule, its regex, and the indices of its secret groups (`s`, `t`, `v`) in order.
     pub(crate) rules: Vec<(BuiltinRule, Regex, Vec<usize>)>,
+    /// For each rule, its [`reach`].
+    pub(crate) reach: Vec<usize>,
     /// Finds [`LITERALS`] in lower-cased text (a SIMD searcher where the CPU has one); `None`
     /// where it cannot be built, and then `prefilter` is used.
     folded: Option<packed::Searcher>,
@@ -347,9 +397,15 @@ impl Compiled {
     /// same rules, so restarting one byte after each hit sees every rule's literal while the
     /// automaton's own prefilter skips through clean text.
     pub(crate) fn candidates(&self, b: &[u8]) -> RuleSet {
+        self.scan(b, 0, None)
+    }
+
+    /// [`candidates`](Self::candidates), pushing onto `hits` each hit that admits a rule
+    /// (at its place in `b` plus `base`) when given them.
+    fn scan(&self, b: &[u8], base: usize, mut hits: Option<&mut Vec<Hit>>) -> RuleSet {
         let all = self.all();
         let Some(folded) = self.folded.as_ref() else {
-            return self.candidates_unfolded(b, all);
+            return self.candidates_unfolded(b, base, all, hits);
         };
         // The text is lower-cased into a buffer and searched for the lower-cased literals: the
         // same occurrences as an ASCII case-insensitive search, at the speed of a
@@ -359,14 +415,14 @@ impl Compiled {
         // Below a few dozen bytes (most keys and values of an event) the case-insensitive
         // automaton's scan costs less than setting up the SIMD search.
         if b.len() < TINY {
-            return self.candidates_unfolded(b, all);
+            return self.candidates_unfolded(b, base, all, hits);
         }
         let pad = folded.minimum_len();
         if b.len() + pad <= SMALL {
             // Most strings of an event: on the stack.
             let mut buf = [0u8; SMALL];
             fold(&mut buf[..b.len()], b);
-            return self.search_folded(folded, &buf[..b.len() + pad], b, 0, all);
+            return self.search_folded(folded, &buf[..b.len() + pad], b, 0, (base, all), hits);
         }
         // A chunk at a time into a buffer kept by the thread. Consecutive chunks overlap by one
         // byte less than the longest literal, so an occurrence across a chunk boundary is whole
@@ -376,7 +432,7 @@ impl Compiled {
         }
         BUF.with(|buf| {
             let Ok(mut buf) = buf.try_borrow_mut() else {
-                return self.candidates_unfolded(b, all);
+                return self.candidates_unfolded(b, base, all, hits);
             };
             let mut found = 0;
             let mut start = 0;
@@ -385,8 +441,9 @@ impl Compiled {
                 buf.clear();
                 buf.resize(end - start + pad, 0);
                 fold(&mut buf[..end - start], &b[start..end]);
-                found |= self.search_folded(folded, &buf, b, start, all);
-                if found == all || end == b.len() {
+                found |=
+                    self.search_folded(folded, &buf, b, start, (base, all), hits.as_deref_mut());
+                if (found == all && hits.is_none()) || end == b.len() {
                     return found;
                 }
                 start = end - (self.longest - 1);
@@ -395,22 +452,29 @@ impl Compiled {
     }
 
     /// The rules admitted by the literals `folded` finds in `hay`, the lower-cased (and
-    /// padded) copy of `b[offset..]`.
+    /// padded) copy of `b[offset..]`; stops once `all` are found. Hits go to `hits` as in
+    /// [`scan`](Self::scan) (a hit the chunk before this one held is not pushed again).
     fn search_folded(
         &self,
         folded: &packed::Searcher,
         hay: &[u8],
         b: &[u8],
         offset: usize,
-        all: RuleSet,
+        (base, all): (usize, RuleSet),
+        mut hits: Option<&mut Vec<Hit>>,
     ) -> RuleSet {
         let mut found = 0;
         let mut at = 0;
         while let Some(m) = folded.find_in(hay, Span::from(at..hay.len())) {
             let index = m.pattern().as_usize();
-            found |= self.hit_rules(index, b, offset + m.start());
-            if found == all {
+            let rules = self.hit_rules(index, b, offset + m.start());
+            found |= rules;
+            // When hits are kept, every one is wanted, not only the first of each rule.
+            if found == all && hits.is_none() {
                 return found;
+            }
+            if let Some(hits) = hits.as_deref_mut() {
+                push_hit(hits, base + offset + m.start(), m.len(), rules);
             }
             at = m.start() + 1;
         }
@@ -427,7 +491,14 @@ impl Compiled {
     /// a value of twelve bytes or fewer right after a `:` that isn't stopped there), so that
     /// match would be dropped as inside a placeholder anyway. A user rule's name could be a
     /// key word a rule reads past `]` (`authorization`), so its placeholders are searched.
-    pub(crate) fn candidates_outside(&self, b: &[u8], placeholders: &[(usize, usize)]) -> RuleSet {
+    ///
+    /// Also pushes onto `hits`, in order, each hit there that admits a rule.
+    pub(crate) fn hits_outside(
+        &self,
+        b: &[u8],
+        placeholders: &[(usize, usize)],
+        hits: &mut Vec<Hit>,
+    ) -> RuleSet {
         let mut found = 0;
         let mut at = 0;
         for &(start, end) in placeholders {
@@ -435,14 +506,20 @@ impl Compiled {
             if !NAMES.iter().any(|n| n.as_bytes() == name) {
                 continue;
             }
-            found |= self.candidates(&b[at..start]);
+            found |= self.scan(&b[at..start], at, Some(hits));
             at = end;
         }
-        found | self.candidates(&b[at..])
+        found | self.scan(&b[at..], at, Some(hits))
     }
 
-    /// [`candidates`](Self::candidates) with the case-insensitive automaton.
-    fn candidates_unfolded(&self, b: &[u8], all: RuleSet) -> RuleSet {
+    /// [`scan`](Self::scan) with the case-insensitive automaton.
+    fn candidates_unfolded(
+        &self,
+        b: &[u8],
+        base: usize,
+        all: RuleSet,
+        mut hits: Option<&mut Vec<Hit>>,
+    ) -> RuleSet {
         let mut found = 0;
         let mut at = 0;
         while at < b.len() {
@@ -450,13 +527,28 @@ impl Compiled {
                 break;
             };
             let index = m.pattern().as_usize();
-            found |= self.hit_rules(index, b, m.start());
-            if found == all {
+            let rules = self.hit_rules(index, b, m.start());
+            found |= rules;
+            if found == all && hits.is_none() {
                 break;
+            }
+            if let Some(hits) = hits.as_deref_mut() {
+                push_hit(hits, base + m.start(), m.len(), rules);
             }
             at = m.start() + 1;
         }
         found
+    }
+}
+
+/// Pushes a hit that admits rules, unless it is one already pushed (chunks overlap).
+fn push_hit(hits: &mut Vec<Hit>, at: usize, len: usize, rules: RuleSet) {
+    if rules != 0 && hits.last().is_none_or(|last| last.at < at) {
+        hits.push(Hit {
+            at,
+            end: at + len,
+            rules,
+        });
     }
 }
 
@@ -529,6 +621,7 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
             .eq(NAMES.iter().copied())
     );
     Compiled {
+        reach: NAMES.iter().map(|name| reach(name)).collect(),
         rules,
         folded,
         longest,
@@ -623,7 +716,7 @@ mod tests {
                     let at = at.min(text.len());
                     text.splice(at..at, cased);
                     let got = c.candidates(&text);
-                    let want = c.candidates_unfolded(&text, all);
+                    let want = c.candidates_unfolded(&text, 0, all, None);
                     assert_eq!(got & want, want, "{literal} at {at} of {len}");
                     assert_ne!(got, 0, "{literal} at {at} of {len}");
                 }
@@ -631,11 +724,9 @@ mod tests {
         }
     }
 
-    /// Every text a rule's regex matches admits the rule: on the corpus and on text built
-    /// from the key words and forms of the context rules, in every case.
-    #[test]
-    fn every_match_admits_its_rule() {
-        let c = &*BUILTIN;
+    /// The corpus' lines and texts built from the key words and forms of the context
+    /// rules, in every case.
+    fn texts() -> Vec<String> {
         let mut texts: Vec<String> = [
             include_str!("../../../fixtures/redact/corpus/secrets.jsonl"),
             include_str!("../../../fixtures/redact/corpus/agent-output.tsv"),
@@ -697,6 +788,23 @@ mod tests {
             ":",
             "--",
             "-",
+            // What the longest reaches span: escapes, then the longest fixed text before a
+            // literal.
+            "\\u0041",
+            "%20",
+            "\\n",
+            "proxy-authorization: ",
+            "Ocp-Apim-Subscription-Key: ",
+            " --client-secret=",
+            " --proxy-user ",
+            "x-amz-security-token=",
+            "SharedAccessKey=",
+            "bedrock-api-key-",
+            "github_pat_",
+            "sk_live_",
+            "doo_v1_",
+            "AKIA",
+            "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
         ];
         let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15u64);
         for _ in 0..20_000 {
@@ -707,6 +815,14 @@ mod tests {
                     .collect(),
             );
         }
+        texts
+    }
+
+    /// Every text a rule's regex matches admits the rule.
+    #[test]
+    fn every_match_admits_its_rule() {
+        let c = &*BUILTIN;
+        let texts = texts();
         let mut matched = 0;
         for text in &texts {
             let admitted = c.candidates(text.as_bytes());
@@ -726,6 +842,39 @@ mod tests {
             }
         }
         assert!(matched > 3_000, "{matched}");
+    }
+
+    /// Every match of a rule, wherever a search for it starts, holds a hit that admits the
+    /// rule at most [`reach`] bytes past its start (what `rule_spans` relies on to search
+    /// only near hits).
+    #[test]
+    fn every_match_starts_within_reach_of_an_admitting_hit() {
+        let c = &*BUILTIN;
+        let mut checked = 0;
+        for text in texts() {
+            let b = text.as_bytes();
+            let mut hits = Vec::new();
+            c.hits_outside(b, &[], &mut hits);
+            for (index, (rule, regex, _)) in c.rules.iter().enumerate() {
+                let reach = c.reach[index];
+                // Every distinct leftmost match a search from some place finds.
+                let mut at = 0;
+                while let Some(m) = regex.find_at(b, at) {
+                    assert!(
+                        hits.iter().any(|hit| hit.rules & (1 << index) != 0
+                            && m.start() <= hit.at
+                            && hit.at <= m.start() + reach),
+                        "{}: {:?} at {} in {text:?}",
+                        rule.name,
+                        String::from_utf8_lossy(m.as_bytes()),
+                        m.start()
+                    );
+                    checked += 1;
+                    at = m.start() + 1;
+                }
+            }
+        }
+        assert!(checked > 5_000, "{checked}");
     }
 
     #[test]

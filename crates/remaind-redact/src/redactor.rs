@@ -11,7 +11,7 @@ use sha2::Sha256;
 
 use crate::error::Error;
 use crate::judge::{ValueKind, is_credential};
-use crate::prefilter::{BUILTIN, RuleSet};
+use crate::prefilter::{BUILTIN, Hit, RuleSet};
 use crate::rules::{BuiltinRule, Check, GENERIC, NAMES, Secret, assignment_value};
 use crate::user::{self, UserRules};
 
@@ -201,13 +201,13 @@ impl Redactor {
         self.redact_str_knowing(s, None)
     }
 
-    /// [`redact_str`](Self::redact_str), given the placeholders of `s` when known.
+    /// [`redact_str`](Self::redact_str), given what the pass before knew of `s`.
     fn redact_str_knowing<'a>(
         &self,
         s: &'a str,
-        placeholders: Option<Vec<(usize, usize)>>,
+        known: Option<Known>,
     ) -> (Cow<'a, str>, Vec<Applied>) {
-        let (mut spans, placeholders) = self.spans_knowing(s.as_bytes(), placeholders);
+        let (mut spans, placeholders, hits) = self.spans_knowing(s.as_bytes(), known);
         if spans.is_empty() {
             return (Cow::Borrowed(s), Vec::new());
         }
@@ -223,13 +223,19 @@ impl Redactor {
         let (out, mut applied, out_placeholders) =
             self.replace(s.as_bytes(), &spans, &placeholders);
         // Only whole characters were replaced, by ASCII placeholders.
-        let (out, out_placeholders) = match String::from_utf8(out) {
-            Ok(out) => (out, Some(out_placeholders)),
+        let (out, known) = match String::from_utf8(out) {
+            Ok(out) => (
+                out,
+                Some(Known {
+                    placeholders: out_placeholders,
+                    hits: moved_hits(&hits, &spans, &applied, &placeholders),
+                }),
+            ),
             Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), None),
         };
         // A replacement can expose a secret that was glued to the one before it (a key
         // boundary appears where the first key was): redact again until nothing changes.
-        let (again, more) = self.redact_str_knowing(&out, out_placeholders);
+        let (again, more) = self.redact_str_knowing(&out, known);
         match again {
             Cow::Borrowed(_) => (Cow::Owned(out), applied),
             Cow::Owned(again) => {
@@ -242,7 +248,7 @@ impl Redactor {
     /// Redacts bytes (which need not be UTF-8). Returns the redacted bytes and one [`Applied`]
     /// per replacement in order of position.
     pub fn redact_bytes(&self, b: &[u8]) -> (Vec<u8>, Vec<Applied>) {
-        let (spans, placeholders) = self.spans_knowing(b, None);
+        let (spans, placeholders, _) = self.spans_knowing(b, None);
         if spans.is_empty() {
             return (b.to_vec(), Vec::new());
         }
@@ -250,7 +256,13 @@ impl Redactor {
         // As in `redact_str`: repeat until a pass finds nothing. Every pass that changes the
         // bytes replaces at least one secret, so this ends.
         loop {
-            let (spans, known) = self.spans_knowing(&out, Some(placeholders));
+            let (spans, known, _) = self.spans_knowing(
+                &out,
+                Some(Known {
+                    placeholders,
+                    hits: None,
+                }),
+            );
             if spans.is_empty() {
                 return (out, applied);
             }
@@ -388,46 +400,67 @@ impl Redactor {
         self.spans_knowing(b, None).0
     }
 
-    /// [`spans`](Self::spans) and the placeholders of `b`, given them when known (the text
-    /// a replacement wrote: see [`replace`](Self::replace)).
+    /// [`spans`](Self::spans), the placeholders of `b` and the prefilter's hits in it,
+    /// given what the pass that wrote `b` knew (see [`replace`](Self::replace) and
+    /// [`moved_hits`]).
     fn spans_knowing(
         &self,
         b: &[u8],
-        placeholders: Option<Vec<(usize, usize)>>,
-    ) -> (Vec<Span>, Vec<(usize, usize)>) {
-        let placeholders = match placeholders {
+        known: Option<Known>,
+    ) -> (Vec<Span>, Vec<(usize, usize)>, Vec<Hit>) {
+        let (placeholders, admit) = match known {
             Some(known) => {
                 debug_assert_eq!(
-                    known,
+                    known.placeholders,
                     find_placeholders(b),
                     "{}",
                     String::from_utf8_lossy(b)
                 );
-                known
+                let admit = match known.hits {
+                    Some(hits) => {
+                        debug_assert!(
+                            hits_cover(&hits, &scan_hits(b, &known.placeholders)),
+                            "{}",
+                            String::from_utf8_lossy(b)
+                        );
+                        Admit::Hits(hits)
+                    }
+                    None => Admit::Scan,
+                };
+                (known.placeholders, admit)
             }
-            None => find_placeholders(b),
+            None => (find_placeholders(b), Admit::Scan),
         };
-        let spans = self.spans_admitting(b, &placeholders, None, true);
-        (spans, placeholders)
+        let (spans, hits) = self.spans_admitting(b, &placeholders, admit, true);
+        (spans, placeholders, hits)
     }
 
-    /// [`spans`](Self::spans), running every built-in rule when `all` is set (as if the
-    /// prefilter admitted them all), and searching bracket-free rules only between
-    /// placeholders when `between` is; for tests.
+    /// [`spans`](Self::spans) of the built-in rules `admit` tells and the user rules, with
+    /// the hits that admitted them. Bracket-free rules are searched only between
+    /// placeholders when `between` is set (unset for tests).
     fn spans_admitting(
         &self,
         b: &[u8],
         placeholders: &[(usize, usize)],
-        all: Option<RuleSet>,
+        admit: Admit,
         between: bool,
-    ) -> Vec<Span> {
+    ) -> (Vec<Span>, Vec<Hit>) {
         let builtin = &*BUILTIN;
         let mut candidates = Vec::new();
         // One pass over the input tells which built-in rules can match at all. Rule literals
         // inside a built-in rule's placeholder (`token` in `[REDACTED:github_token:…]`) are
         // not counted: text redacted once is searched again, and every built-in placeholder
         // holds a key word, which would send every rule that takes one over it for nothing.
-        let admitted = all.unwrap_or_else(|| builtin.candidates_outside(b, placeholders));
+        let (admitted, hits, everywhere) = match admit {
+            Admit::Scan => {
+                let mut hits = Vec::new();
+                let admitted = builtin.hits_outside(b, placeholders, &mut hits);
+                (admitted, hits, false)
+            }
+            Admit::Hits(hits) => (hits.iter().fold(0, |set, hit| set | hit.rules), hits, false),
+            #[cfg(test)]
+            Admit::All(all) => (all, Vec::new(), true),
+        };
         // Admitted rules only, in order (most strings admit none).
         let mut rest = admitted;
         while rest != 0 {
@@ -436,6 +469,11 @@ impl Redactor {
             let Some((rule, regex, groups)) = builtin.rules.get(index) else {
                 break;
             };
+            let admitting = Admitting {
+                hits: (!everywhere).then_some(&hits[..]),
+                rule: 1 << index,
+                reach: builtin.reach[index],
+            };
             // A match of a bracket-free rule is inside a placeholder (and dropped below) or
             // outside all of them: only the text between them is searched, as text of its own,
             // which looks the same to the rule at its ends (`[` and `]` are no word bytes).
@@ -443,9 +481,8 @@ impl Redactor {
                 let mut from = 0;
                 for &(start, end) in placeholders {
                     rule_spans(
-                        rule,
-                        regex,
-                        groups,
+                        (rule, regex, groups),
+                        &admitting,
                         &b[from..start],
                         from,
                         index,
@@ -454,16 +491,22 @@ impl Redactor {
                     from = end;
                 }
                 rule_spans(
-                    rule,
-                    regex,
-                    groups,
+                    (rule, regex, groups),
+                    &admitting,
                     &b[from..],
                     from,
                     index,
                     &mut candidates,
                 );
             } else {
-                rule_spans(rule, regex, groups, b, 0, index, &mut candidates);
+                rule_spans(
+                    (rule, regex, groups),
+                    &admitting,
+                    b,
+                    0,
+                    index,
+                    &mut candidates,
+                );
             }
         }
         let user = &self.inner.user;
@@ -484,7 +527,7 @@ impl Redactor {
             }
         }
         if candidates.is_empty() {
-            return candidates;
+            return (candidates, hits);
         }
         if !placeholders.is_empty() {
             // Placeholders are sorted and disjoint: one forward walk over both lists.
@@ -499,7 +542,7 @@ impl Redactor {
                     .is_some_and(|&(start, end)| start <= c.start && c.end <= end)
             });
         }
-        merge(candidates)
+        (merge(candidates), hits)
     }
 
     /// Writes `b` with every span replaced by its placeholder. Also returns the placeholders
@@ -552,6 +595,87 @@ impl Redactor {
     }
 }
 
+/// What a pass of redaction knows of the text the pass before it wrote.
+struct Known {
+    /// Its placeholders, sorted and disjoint.
+    placeholders: Vec<(usize, usize)>,
+    /// The prefilter's hits in it, or more, when the pass before could tell them.
+    hits: Option<Vec<Hit>>,
+}
+
+/// Which built-in rules a search tries, and where.
+enum Admit {
+    /// Those the prefilter admits, near its hits.
+    Scan,
+    /// Those these hits admit, near them: the prefilter's hits of the text, or more.
+    Hits(Vec<Hit>),
+    /// These, everywhere.
+    #[cfg(test)]
+    All(RuleSet),
+}
+
+/// The prefilter's hits in `b`, outside built-in placeholders.
+fn scan_hits(b: &[u8], placeholders: &[(usize, usize)]) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    BUILTIN.hits_outside(b, placeholders, &mut hits);
+    hits
+}
+
+/// Whether every hit of `scanned` is in `known`, admitting at least the same rules.
+fn hits_cover(known: &[Hit], scanned: &[Hit]) -> bool {
+    scanned.iter().all(|s| {
+        known
+            .iter()
+            .any(|k| k.at == s.at && k.rules & s.rules == s.rules)
+    })
+}
+
+/// The hits of a text that lie outside `spans`, moved to their place once each span is
+/// replaced by its placeholder (`applied`, in order): the hits a scan of the result would
+/// find, admitting the same rules or more. Every literal outside a placeholder there was one
+/// here (no literal holds `[` or `]`), and the neighbours its test reads are the same bytes,
+/// or fewer where a placeholder now cuts the text, which never lets a test pass that failed.
+///
+/// `None` where that does not hold: a span of a user rule (its placeholder is text to the
+/// prefilter, and its name may hold a literal), or one that cut into a placeholder of the
+/// text (what is left of it is text now).
+fn moved_hits(
+    hits: &[Hit],
+    spans: &[Span],
+    applied: &[Applied],
+    placeholders: &[(usize, usize)],
+) -> Option<Vec<Hit>> {
+    let cuts = |span: &Span| {
+        placeholders.iter().any(|&(start, end)| {
+            start < span.end && span.start < end && !(span.start <= start && end <= span.end)
+        })
+    };
+    if spans
+        .iter()
+        .any(|span| span.rule >= NAMES.len() || cuts(span))
+    {
+        return None;
+    }
+    let mut moved = Vec::with_capacity(hits.len());
+    let mut next = spans.iter().zip(applied).peekable();
+    // How far the text before the hit moved.
+    let mut shift = 0isize;
+    for hit in hits {
+        while let Some((span, applied)) = next.next_if(|(span, _)| span.end <= hit.at) {
+            shift += applied.placeholder.len() as isize - (span.end - span.start) as isize;
+        }
+        if next.peek().is_some_and(|(span, _)| span.start < hit.end) {
+            continue;
+        }
+        moved.push(Hit {
+            at: hit.at.checked_add_signed(shift)?,
+            end: hit.end.checked_add_signed(shift)?,
+            rules: hit.rules,
+        });
+    }
+    Some(moved)
+}
+
 /// The placeholders in `b`, sorted and disjoint. Most text has none, which one substring
 /// search tells.
 fn find_placeholders(b: &[u8]) -> Vec<(usize, usize)> {
@@ -565,12 +689,35 @@ fn find_placeholders(b: &[u8]) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// Where in a text a built-in rule can match: near the prefilter's hits that admit it.
+struct Admitting<'a> {
+    /// The hits of the text, sorted; `None` to search all of it.
+    hits: Option<&'a [Hit]>,
+    /// The rule's bit.
+    rule: RuleSet,
+    /// How far before an admitting hit a match can start.
+    reach: usize,
+}
+
+impl Admitting<'_> {
+    /// Where to search the text from, given that no match starts before `at`: `at` or, when
+    /// later, the first admitting hit at or after it, less the rule's reach; `None` when no
+    /// admitting hit is left (every match holds one, within reach of its start).
+    fn search_from(&self, at: usize) -> Option<usize> {
+        let Some(hits) = self.hits else {
+            return Some(at);
+        };
+        hits.iter()
+            .find(|hit| hit.at >= at && hit.rules & self.rule != 0)
+            .map(|hit| hit.at.saturating_sub(self.reach).max(at))
+    }
+}
+
 /// Pushes onto `candidates` the spans built-in rule `index` accepts in `b`, which starts at
 /// `offset` in the text.
 fn rule_spans(
-    rule: &BuiltinRule,
-    regex: &Regex,
-    groups: &[usize],
+    (rule, regex, groups): (&BuiltinRule, &Regex, &[usize]),
+    admitting: &Admitting<'_>,
     b: &[u8],
     offset: usize,
     index: usize,
@@ -589,6 +736,10 @@ fn rule_spans(
     // offers `password:` as the value of `X`): search again from its secret.
     let mut at = 0;
     while at <= b.len() {
+        match admitting.search_from(offset + at) {
+            Some(from) if from - offset <= b.len() => at = from - offset,
+            _ => break,
+        }
         let Some(found) = next_candidate(rule, regex, groups, b, at) else {
             break;
         };
@@ -767,9 +918,10 @@ mod tests {
                         r.spans_admitting(
                             text.as_bytes(),
                             &find_placeholders(text.as_bytes()),
-                            Some(all),
+                            Admit::All(all),
                             false
-                        ),
+                        )
+                        .0,
                         "{text}"
                     );
                 }
@@ -808,10 +960,13 @@ mod tests {
                 .map(|_| pieces[next() as usize % pieces.len()])
                 .collect();
             let placeholders = find_placeholders(text.as_bytes());
-            let spans = r.spans_admitting(text.as_bytes(), &placeholders, None, true);
+            let spans = r
+                .spans_admitting(text.as_bytes(), &placeholders, Admit::Scan, true)
+                .0;
             assert_eq!(
                 spans,
-                r.spans_admitting(text.as_bytes(), &placeholders, None, false),
+                r.spans_admitting(text.as_bytes(), &placeholders, Admit::Scan, false)
+                    .0,
                 "{text}"
             );
             found += usize::from(!spans.is_empty());
