@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, Input, Span, packed};
-use regex::bytes::Regex;
+use regex_automata::meta::Regex;
 
 use crate::rules::*;
 
@@ -124,41 +124,55 @@ const CONTEXT: &[(&str, &str, Gate)] = &[
 /// A test on the text before a literal's hit and the text after it.
 type Gate = fn(&[u8], &[u8]) -> bool;
 
-/// How far before the hit of a literal that admits it a match of a rule can start: every
-/// match holds such a hit at most this many bytes past its start, so a rule is searched only
-/// from its first admitting hit, less this, and not at all past its last one. Read off each
-/// pattern: a start-of-token escape (`B` in `rules.rs`) is at most six bytes (`\u0041`),
-/// then the fixed text before the literal (`x-goog-api-` before `key`, `--client-s` before
-/// `ecret`). The test `every_match_starts_within_reach_of_an_admitting_hit` checks it.
-fn reach(rule: &str) -> usize {
-    const ESCAPE: usize = 6;
+/// Where a match of a rule starts, relative to the hits of the literals that admit it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Starts {
+    /// At one of these distances before such a hit: the rule is searched anchored there,
+    /// which needs no reverse scan to find where a match starts, nor the regex's own
+    /// prefilter.
+    At(&'static [usize]),
+    /// At most this far before such a hit (too many places to try each): the rule is
+    /// searched from the first admitting hit less this, and not past the last one.
+    Within(usize),
+}
+
+/// The [`Starts`] of a rule, read off its pattern: a start-of-token escape (`B` in
+/// `rules.rs`: none, `\n`, `%20` or `\u0041`), then the fixed text before the literal
+/// (`-----` before `-begin`, `x-goog-api-` before `key`). The test
+/// `every_match_starts_where_its_admitting_hits_say` checks each.
+fn starts(rule: &str) -> Starts {
+    use Starts::{At, Within};
+    const ESCAPE: &[usize] = &[0, 2, 3, 6];
     match rule {
         // `-----BEGIN`.
-        PRIVATE_KEY => 4,
+        PRIVATE_KEY => At(&[4]),
         // `github_pat_`.
-        GITHUB => "githu".len(),
+        GITHUB => At(&[0, 5]),
         // `sk_live_`.
-        STRIPE => 1,
+        STRIPE => At(&[0, 1]),
         // `doo_v1_`.
-        DIGITALOCEAN => 3,
-        // `SharedAccessKey=`, `bedrock-api-key-`.
-        AZURE_KEY | AWS_BEDROCK => "SharedAccess".len(),
-        OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | BEARER => ESCAPE,
-        // `AKIA` after an escape.
-        AWS_ACCESS_KEY_ID => ESCAPE + 1,
-        // `x-amz-security-token`.
-        AWS_SESSION_TOKEN => "x-amz-security-".len(),
-        // `aws_secret`.
-        AWS_SECRET_ACCESS_KEY => "aws_s".len(),
-        // `proxy-authorization` after an escape.
-        AUTHORIZATION => ESCAPE + "proxy-autho".len(),
+        DIGITALOCEAN => At(&[3]),
+        // `AccountKey=`, `SharedAccessKey=`.
+        AZURE_KEY => At(&[7, 12]),
+        // `bedrock-api-key-`.
+        AWS_BEDROCK => At(&[0, 12]),
+        OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | BEARER => At(ESCAPE),
+        // `A3T`, then `AKIA` and the like, after an escape.
+        AWS_ACCESS_KEY_ID => At(&[0, 1, 2, 3, 4, 6, 7]),
+        // The STS prefixes; `sessiontoken`, `awssessiontoken`, `aws_securitytoken`,
+        // `aws_security_token`, `x-amz-security-token`.
+        AWS_SESSION_TOKEN => At(&[0, 7, 10, 11, 12, 13, 15]),
+        // `secret_access_key`, `awssecret`, `aws_secret`.
+        AWS_SECRET_ACCESS_KEY => At(&[1, 4, 5]),
+        // `authorization` and `proxy-authorization`, after an escape.
+        AUTHORIZATION => At(&[5, 7, 8, 11, 13, 14, 17]),
         // `ocp-apim-subscription-key` after an escape.
-        API_KEY_HEADER => ESCAPE + "ocp-apim-subscription-".len(),
+        API_KEY_HEADER => Within(6 + "ocp-apim-subscription-".len()),
         // `%20--client-secret`.
-        COMMAND_LINE => "%20--client-s".len(),
-        // `api_key`.
-        GENERIC => "api_".len(),
-        _ => 0,
+        COMMAND_LINE => Within("%20--client-s".len()),
+        // `token`, `secret`, `credential`, `_key`, `apikey`, `api_key`.
+        GENERIC => At(&[0, 1, 3, 4]),
+        _ => At(&[0]),
     }
 }
 
@@ -316,8 +330,8 @@ pub(crate) type RuleSet = u64;
 pub(crate) struct Compiled {
     /// Each rule, its regex, and the indices of its secret groups (`s`, `t`, `v`) in order.
     pub(crate) rules: Vec<(BuiltinRule, Regex, Vec<usize>)>,
-    /// For each rule, its [`reach`].
-    pub(crate) reach: Vec<usize>,
+    /// For each rule, its [`Starts`].
+    pub(crate) starts: Vec<Starts>,
     /// Finds [`LITERALS`] in lower-cased text (a SIMD searcher where the CPU has one); `None`
     /// where it cannot be built, and then `prefilter` is used.
     folded: Option<packed::Searcher>,
@@ -332,9 +346,9 @@ pub(crate) struct Compiled {
     /// For each literal, the rules it admits only where a test on its neighbours passes
     /// ([`CONTEXT`]).
     gates: Vec<Vec<(RuleSet, Gate)>>,
-    pub(crate) placeholder: Regex,
+    pub(crate) placeholder: regex::bytes::Regex,
     /// A JSON object key naming a secret value (see [`secret_key_name_pattern`]).
-    pub(crate) secret_key_name: Regex,
+    pub(crate) secret_key_name: regex::bytes::Regex,
 }
 
 impl Compiled {
@@ -502,14 +516,20 @@ impl Compiled {
         let mut found = 0;
         let mut at = 0;
         for &(start, end) in placeholders {
-            let name = &b[start + "[REDACTED:".len()..end - ":0123456789ab]".len()];
-            if !NAMES.iter().any(|n| n.as_bytes() == name) {
+            if !is_builtin_placeholder(&b[start..end]) {
                 continue;
             }
             found |= self.scan(&b[at..start], at, Some(hits));
             at = end;
         }
         found | self.scan(&b[at..], at, Some(hits))
+    }
+
+    /// Each hit in all of `b` that admits a rule, in order.
+    pub(crate) fn hits(&self, b: &[u8]) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        self.scan(b, 0, Some(&mut hits));
+        hits
     }
 
     /// [`scan`](Self::scan) with the case-insensitive automaton.
@@ -541,6 +561,23 @@ impl Compiled {
     }
 }
 
+/// Compiles a pattern to match bytes, as `regex::bytes::Regex` does.
+pub(crate) fn compile(pattern: &str) -> Result<Regex, Box<regex_automata::meta::BuildError>> {
+    Regex::builder()
+        .syntax(regex_automata::util::syntax::Config::new().utf8(false))
+        .configure(Regex::config().utf8_empty(false))
+        .build(pattern)
+        .map_err(Box::new)
+}
+
+/// Whether `placeholder`, a `[REDACTED:<rule>:<hex>]` span, names a built-in rule.
+pub(crate) fn is_builtin_placeholder(placeholder: &[u8]) -> bool {
+    let name = placeholder
+        .get("[REDACTED:".len()..placeholder.len().saturating_sub(":0123456789ab]".len()))
+        .unwrap_or_default();
+    NAMES.iter().any(|n| n.as_bytes() == name)
+}
+
 /// Pushes a hit that admits rules, unless it is one already pushed (chunks overlap).
 fn push_hit(hits: &mut Vec<Hit>, at: usize, len: usize, rules: RuleSet) {
     if rules != 0 && hits.last().is_none_or(|last| last.at < at) {
@@ -565,10 +602,15 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
     let rules: Vec<(BuiltinRule, Regex, Vec<usize>)> = builtin_rules()
         .into_iter()
         .map(|rule| {
-            let regex = Regex::new(&rule.pattern).expect("built-in redaction rule compiles");
+            let regex = compile(&rule.pattern).expect("built-in redaction rule compiles");
+            let names = || {
+                regex
+                    .group_info()
+                    .pattern_names(regex_automata::PatternID::ZERO)
+            };
             let groups = ["s", "t", "v"]
                 .iter()
-                .filter_map(|g| regex.capture_names().position(|n| n == Some(g)))
+                .filter_map(|g| names().position(|n| n == Some(g)))
                 .collect();
             (rule, regex, groups)
         })
@@ -609,11 +651,11 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         })
         .collect();
     #[allow(clippy::expect_used)]
-    let placeholder = Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
+    let placeholder = regex::bytes::Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
         .expect("placeholder pattern compiles");
     #[allow(clippy::expect_used)]
-    let secret_key_name =
-        Regex::new(&secret_key_name_pattern()).expect("secret key name pattern compiles");
+    let secret_key_name = regex::bytes::Regex::new(&secret_key_name_pattern())
+        .expect("secret key name pattern compiles");
     debug_assert!(
         rules
             .iter()
@@ -621,7 +663,7 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
             .eq(NAMES.iter().copied())
     );
     Compiled {
-        reach: NAMES.iter().map(|name| reach(name)).collect(),
+        starts: NAMES.iter().map(|name| starts(name)).collect(),
         rules,
         folded,
         longest,
@@ -844,33 +886,39 @@ mod tests {
         assert!(matched > 3_000, "{matched}");
     }
 
-    /// Every match of a rule, wherever a search for it starts, holds a hit that admits the
-    /// rule at most [`reach`] bytes past its start (what `rule_spans` relies on to search
-    /// only near hits).
+    /// Every match of a rule, wherever a search for it starts, starts where the hits that
+    /// admit the rule say ([`Starts`]): what `rule_spans` relies on to search only there.
     #[test]
-    fn every_match_starts_within_reach_of_an_admitting_hit() {
+    fn every_match_starts_where_its_admitting_hits_say() {
         let c = &*BUILTIN;
         let mut checked = 0;
         for text in texts() {
             let b = text.as_bytes();
-            let mut hits = Vec::new();
-            c.hits_outside(b, &[], &mut hits);
+            let hits = c.hits(b);
             for (index, (rule, regex, _)) in c.rules.iter().enumerate() {
-                let reach = c.reach[index];
+                let admitting = || hits.iter().filter(|hit| hit.rules & (1 << index) != 0);
                 // Every distinct leftmost match a search from some place finds.
                 let mut at = 0;
-                while let Some(m) = regex.find_at(b, at) {
+                while let Some(m) = regex.find(regex_automata::Input::new(b).range(at..)) {
+                    let start = m.start();
+                    let said = match c.starts[index] {
+                        Starts::At(distances) => admitting().any(|hit| {
+                            distances
+                                .iter()
+                                .any(|&d| hit.at.checked_sub(d) == Some(start))
+                        }),
+                        Starts::Within(reach) => {
+                            admitting().any(|hit| start <= hit.at && hit.at <= start + reach)
+                        }
+                    };
                     assert!(
-                        hits.iter().any(|hit| hit.rules & (1 << index) != 0
-                            && m.start() <= hit.at
-                            && hit.at <= m.start() + reach),
-                        "{}: {:?} at {} in {text:?}",
+                        said,
+                        "{}: {:?} at {start} in {text:?}",
                         rule.name,
-                        String::from_utf8_lossy(m.as_bytes()),
-                        m.start()
+                        String::from_utf8_lossy(&b[m.range()]),
                     );
                     checked += 1;
-                    at = m.start() + 1;
+                    at = start + 1;
                 }
             }
         }

@@ -5,14 +5,16 @@ use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 use hmac::{Hmac, Mac};
-use regex::bytes::Regex;
+use regex_automata::meta::Regex;
+use regex_automata::util::captures::Captures;
+use regex_automata::{Anchored, Input};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::error::Error;
 use crate::judge::{ValueKind, is_credential};
-use crate::prefilter::{BUILTIN, Hit, RuleSet};
-use crate::rules::{BuiltinRule, Check, GENERIC, NAMES, Secret, assignment_value};
+use crate::prefilter::{BUILTIN, Hit, RuleSet, Starts, is_builtin_placeholder};
+use crate::rules::{BuiltinRule, Check, GENERIC, Groups, NAMES, Secret, assignment_value};
 use crate::user::{self, UserRules};
 
 /// The start of every placeholder.
@@ -429,7 +431,28 @@ impl Redactor {
                 };
                 (known.placeholders, admit)
             }
-            None => (find_placeholders(b), Admit::Scan),
+            None => {
+                // Most strings hold no literal: the scan tells before placeholders are
+                // looked for. Where there are some, the hits inside built-in placeholders are
+                // dropped (see `hits_outside`); those left admit the same rules as a scan of
+                // the text between placeholders, or more (their tests read more of the text,
+                // which never fails one that passed).
+                let mut hits = BUILTIN.hits(b);
+                if hits.is_empty() && self.inner.user.is_empty() {
+                    return (Vec::new(), Vec::new(), hits);
+                }
+                let placeholders = find_placeholders(b);
+                if !placeholders.is_empty() {
+                    hits.retain(|hit| {
+                        !placeholders.iter().any(|&(start, end)| {
+                            start <= hit.at
+                                && hit.end <= end
+                                && is_builtin_placeholder(&b[start..end])
+                        })
+                    });
+                }
+                (placeholders, Admit::Hits(hits))
+            }
         };
         let (spans, hits) = self.spans_admitting(b, &placeholders, admit, true);
         (spans, placeholders, hits)
@@ -469,10 +492,10 @@ impl Redactor {
             let Some((rule, regex, groups)) = builtin.rules.get(index) else {
                 break;
             };
-            let admitting = Admitting {
+            let mut admitting = Admitting {
                 hits: (!everywhere).then_some(&hits[..]),
                 rule: 1 << index,
-                reach: builtin.reach[index],
+                starts: builtin.starts[index],
             };
             // A match of a bracket-free rule is inside a placeholder (and dropped below) or
             // outside all of them: only the text between them is searched, as text of its own,
@@ -482,7 +505,7 @@ impl Redactor {
                 for &(start, end) in placeholders {
                     rule_spans(
                         (rule, regex, groups),
-                        &admitting,
+                        &mut admitting,
                         &b[from..start],
                         from,
                         index,
@@ -492,7 +515,7 @@ impl Redactor {
                 }
                 rule_spans(
                     (rule, regex, groups),
-                    &admitting,
+                    &mut admitting,
                     &b[from..],
                     from,
                     index,
@@ -501,7 +524,7 @@ impl Redactor {
             } else {
                 rule_spans(
                     (rule, regex, groups),
-                    &admitting,
+                    &mut admitting,
                     b,
                     0,
                     index,
@@ -689,73 +712,149 @@ fn find_placeholders(b: &[u8]) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Where in a text a built-in rule can match: near the prefilter's hits that admit it.
+/// Where in a text a built-in rule can match: where the prefilter's hits that admit it say.
 struct Admitting<'a> {
     /// The hits of the text, sorted; `None` to search all of it.
     hits: Option<&'a [Hit]>,
     /// The rule's bit.
     rule: RuleSet,
-    /// How far before an admitting hit a match can start.
-    reach: usize,
+    /// Where its matches start, relative to those hits.
+    starts: Starts,
+}
+
+/// Where a search for a built-in rule starts, and whether a match must start right there.
+#[derive(Clone, Copy)]
+struct SearchFrom {
+    at: usize,
+    anchored: bool,
 }
 
 impl Admitting<'_> {
-    /// Where to search the text from, given that no match starts before `at`: `at` or, when
-    /// later, the first admitting hit at or after it, less the rule's reach; `None` when no
-    /// admitting hit is left (every match holds one, within reach of its start).
-    fn search_from(&self, at: usize) -> Option<usize> {
+    /// Where to search next, given that no match starts before `at` (which never goes
+    /// back between calls); `None` when no admitting hit is left (every match starts where
+    /// one says).
+    fn next(&mut self, at: usize) -> Option<SearchFrom> {
         let Some(hits) = self.hits else {
-            return Some(at);
+            return Some(SearchFrom {
+                at,
+                anchored: false,
+            });
         };
-        hits.iter()
-            .find(|hit| hit.at >= at && hit.rules & self.rule != 0)
-            .map(|hit| hit.at.saturating_sub(self.reach).max(at))
+        // A hit before `at` says nothing about a match at or after it.
+        let passed = hits.iter().take_while(|hit| hit.at < at).count();
+        let hits = &hits[passed..];
+        self.hits = Some(hits);
+        let admitting = hits.iter().filter(|hit| hit.rules & self.rule != 0);
+        match self.starts {
+            Starts::Within(reach) => {
+                admitting
+                    .into_iter()
+                    .find(|hit| hit.at >= at)
+                    .map(|hit| SearchFrom {
+                        at: hit.at.saturating_sub(reach).max(at),
+                        anchored: false,
+                    })
+            }
+            Starts::At(distances) => {
+                // The nearest place at or after `at`. Hits are sorted: one past the nearest
+                // found by more than the largest distance cannot give a nearer one.
+                let far = distances.iter().copied().max().unwrap_or(0);
+                let mut nearest: Option<usize> = None;
+                for hit in admitting {
+                    if nearest.is_some_and(|n| hit.at > n + far) {
+                        break;
+                    }
+                    for &distance in distances {
+                        if let Some(start) = hit.at.checked_sub(distance)
+                            && start >= at
+                            && nearest.is_none_or(|n| start < n)
+                        {
+                            nearest = Some(start);
+                        }
+                    }
+                }
+                nearest.map(|at| SearchFrom { at, anchored: true })
+            }
+        }
+    }
+
+    /// Searches from the first admitting hit less the largest distance from now on, rather
+    /// than at each distance.
+    fn widen(&mut self) {
+        if let Starts::At(distances) = self.starts {
+            self.starts = Starts::Within(distances.iter().copied().max().unwrap_or(0));
+        }
     }
 }
+
+/// Anchored searches at hits that found nothing, after which a rule is searched from a
+/// place instead: each one can scan to the end of the text (`tokenA…tokenA…`, every hit
+/// followed by the same run of letters), so their number must not grow with the text's.
+const MISSES_BEFORE_WIDENING: usize = 8;
 
 /// Pushes onto `candidates` the spans built-in rule `index` accepts in `b`, which starts at
 /// `offset` in the text.
 fn rule_spans(
     (rule, regex, groups): (&BuiltinRule, &Regex, &[usize]),
-    admitting: &Admitting<'_>,
+    admitting: &mut Admitting<'_>,
     b: &[u8],
     offset: usize,
     index: usize,
     candidates: &mut Vec<Span>,
 ) {
-    // Most admitted rules do not match at all. A rule read from capture groups asks the
-    // cheapest question first, with no capture slots to allocate; the others start with a
-    // plain search, which answers it as fast (a no-match scans the same bytes) and, on a
-    // match, does not scan them twice.
-    let captures_first =
-        matches!(rule.secret, Secret::Groups) && !matches!(rule.check, Check::Assignment);
+    // Most admitted rules do not match at all. A rule read from capture groups and searched
+    // from a place rather than at one asks the cheapest question first, with no capture
+    // slots to fill; the others start with a plain search, which answers it as fast (a
+    // no-match scans the same bytes) and, on a match, does not scan them twice.
+    let captures_first = matches!(rule.secret, Secret::Groups)
+        && !matches!(rule.check, Check::Assignment)
+        && matches!(admitting.starts, Starts::Within(_));
     if captures_first && !regex.is_match(b) {
         return;
     }
+    let mut caps = None;
+    let mut misses = 0;
     // A rejected candidate may hide one that starts inside it (`X="password: hunter2"` first
     // offers `password:` as the value of `X`): search again from its secret.
     let mut at = 0;
     while at <= b.len() {
-        match admitting.search_from(offset + at) {
-            Some(from) if from - offset <= b.len() => at = from - offset,
-            _ => break,
+        let Some(from) = admitting.next(offset + at) else {
+            break;
+        };
+        let start = from.at - offset;
+        if start > b.len() {
+            break;
         }
-        let Some(found) = next_candidate(rule, regex, groups, b, at) else {
+        let anchored = if from.anchored {
+            Anchored::Yes
+        } else {
+            Anchored::No
+        };
+        let input = Input::new(b).range(start..).anchored(anchored);
+        let Some(found) = next_candidate(rule, regex, groups, &input, &mut caps) else {
+            if from.anchored {
+                misses += 1;
+                if misses == MISSES_BEFORE_WIDENING {
+                    admitting.widen();
+                }
+                at = start + 1;
+                continue;
+            }
             break;
         };
         match found.accepted {
-            Some((start, end)) if end > start => {
+            Some((secret_start, secret_end)) if secret_end > secret_start => {
                 candidates.push(Span {
-                    start: offset + start,
-                    end: offset + end,
+                    start: offset + secret_start,
+                    end: offset + secret_end,
                     rule: index,
                 });
-                at = found.whole.1.max(at + 1);
+                at = found.whole.1.max(start + 1);
             }
-            _ if found.secret_start > at && found.secret_start > found.whole.0 => {
+            _ if found.secret_start > start && found.secret_start > found.whole.0 => {
                 at = found.secret_start;
             }
-            _ => at = found.whole.0.max(at) + 1,
+            _ => at = found.whole.0.max(start) + 1,
         }
     }
 }
@@ -770,7 +869,8 @@ struct Candidate {
     accepted: Option<(usize, usize)>,
 }
 
-/// The leftmost match of a built-in rule at or after `at`, checked.
+/// The leftmost match of a built-in rule in `input` (at its start, when anchored), checked.
+/// `caps` holds the capture slots once a search has needed them.
 ///
 /// Most rules' secret is the match, or the match after a leading escape (see
 /// [`Secret`]): those are found without capture groups, whose search (after the forward and
@@ -782,12 +882,13 @@ fn next_candidate(
     rule: &BuiltinRule,
     regex: &Regex,
     groups: &[usize],
-    b: &[u8],
-    at: usize,
+    input: &Input<'_>,
+    caps: &mut Option<Captures>,
 ) -> Option<Candidate> {
+    let b = input.haystack();
     if !matches!(rule.secret, Secret::Groups) {
-        let whole = regex.find_at(b, at)?;
-        if let Some((start, end)) = rule.secret.span(whole.start(), whole.as_bytes())
+        let whole = regex.search(input)?;
+        if let Some((start, end)) = rule.secret.span(whole.start(), &b[whole.range()])
             && let Some(accepted) = rule.check.accept_secret(&b[start..end], start)
         {
             return Some(Candidate {
@@ -798,7 +899,7 @@ fn next_candidate(
         }
     }
     if matches!(rule.check, Check::Assignment) {
-        let whole = regex.find_at(b, at)?;
+        let whole = regex.search(input)?;
         if let Some((value, kind)) = assignment_value(b, whole.start(), whole.end()) {
             let accepted = is_credential(&b[value..whole.end()], kind);
             return Some(Candidate {
@@ -808,13 +909,19 @@ fn next_candidate(
             });
         }
     }
-    let caps = regex.captures_at(b, at)?;
-    let whole = caps.get(0)?;
-    let m = groups.iter().find_map(|&g| caps.get(g)).unwrap_or(whole);
+    let caps = caps.get_or_insert_with(|| regex.create_captures());
+    regex.search_captures(input, caps);
+    let whole = caps.get_match()?;
+    let secret = groups
+        .iter()
+        .find_map(|&g| caps.get_group(g))
+        .unwrap_or(whole.span());
     Some(Candidate {
         whole: (whole.start(), whole.end()),
-        secret_start: m.start(),
-        accepted: rule.check.accept(&caps, m),
+        secret_start: secret.start,
+        accepted: rule
+            .check
+            .accept(&Groups { hay: b, caps }, (secret.start, secret.end)),
     })
 }
 

@@ -8,7 +8,7 @@
 //! Each rule is admitted by at least one literal of [`LITERALS`](crate::prefilter) that every
 //! one of its matches contains; `prefilter.rs` checks that with a test per rule.
 
-use regex::bytes::Captures;
+use regex_automata::util::captures::Captures;
 
 use crate::judge::{ValueKind, is_credential, is_placeholder, is_placeholder_token, looks_random};
 
@@ -114,35 +114,53 @@ pub(crate) enum Check {
     CommandLine,
 }
 
+/// The capture groups of one match of a built-in rule in its haystack.
+pub(crate) struct Groups<'a> {
+    pub(crate) hay: &'a [u8],
+    pub(crate) caps: &'a Captures,
+}
+
+impl Groups<'_> {
+    /// The span of the group called `name`, if it took part in the match.
+    pub(crate) fn span(&self, name: &str) -> Option<(usize, usize)> {
+        self.caps
+            .get_group_by_name(name)
+            .map(|span| (span.start, span.end))
+    }
+
+    /// The bytes of the group called `name`, if it took part in the match.
+    fn bytes(&self, name: &str) -> Option<&[u8]> {
+        self.span(name).map(|(start, end)| &self.hay[start..end])
+    }
+}
+
 impl Check {
-    /// Applies the check to one match of the rule (`secret` being its secret group).
+    /// Applies the check to one match of the rule (`secret` being the span of its secret
+    /// group).
     pub(crate) fn accept(
         self,
-        caps: &Captures<'_>,
-        secret: regex::bytes::Match<'_>,
+        groups: &Groups<'_>,
+        secret: (usize, usize),
     ) -> Option<(usize, usize)> {
-        if let Some(accepted) = self.accept_secret(secret.as_bytes(), secret.start()) {
+        let bytes = &groups.hay[secret.0..secret.1];
+        if let Some(accepted) = self.accept_secret(bytes, secret.0) {
             return accepted;
         }
-        let bytes = secret.as_bytes();
-        let whole = Some((secret.start(), secret.end()));
+        let whole = Some(secret);
         let ok = match self {
-            Check::Authorization => return authorization(caps, secret),
+            Check::Authorization => return authorization(groups, secret),
             Check::Assignment => {
-                let kind = if caps.name("pw").is_some() {
+                let kind = if groups.span("pw").is_some() {
                     ValueKind::Password
                 } else {
                     ValueKind::Token
                 };
                 is_credential(bytes, kind)
             }
-            Check::UrlPassword => {
-                let user = caps.name("user").map_or(&b""[..], |m| m.as_bytes());
-                password_differs(bytes, user)
-            }
-            Check::CommandLine => match caps.name("user") {
-                Some(user) => password_differs(bytes, user.as_bytes()),
-                None if caps.name("pw").is_some() || caps.name("v").is_some() => {
+            Check::UrlPassword => password_differs(bytes, groups.bytes("user").unwrap_or_default()),
+            Check::CommandLine => match groups.bytes("user") {
+                Some(user) => password_differs(bytes, user),
+                None if groups.span("pw").is_some() || groups.span("v").is_some() => {
                     is_credential(bytes, ValueKind::Password)
                 }
                 None => is_credential(bytes, ValueKind::Token),
@@ -222,13 +240,12 @@ const LIST_SCHEMES: &[&[u8]] = &[
 /// - After an unknown scheme word (group `w`, `Api-Token X`): the token if it looks like a
 ///   credential, else the word itself if that does, else nothing (prose such as
 ///   `Authorization: required header`).
-fn authorization(caps: &Captures<'_>, secret: regex::bytes::Match<'_>) -> Option<(usize, usize)> {
+fn authorization(groups: &Groups<'_>, (start, end): (usize, usize)) -> Option<(usize, usize)> {
     let is_sep = |b: u8| matches!(b, b' ' | b'\t' | b',' | b';');
-    let value = secret.as_bytes();
+    let value = &groups.hay[start..end];
     let len = trim_end(value, is_sep);
     let value = &value[..len];
-    let start = secret.start();
-    if caps.name("t").is_some() {
+    if groups.span("t").is_some() {
         let word_len = value
             .iter()
             .position(|b| *b == b' ' || *b == b'\t')
@@ -239,11 +256,11 @@ fn authorization(caps: &Captures<'_>, secret: regex::bytes::Match<'_>) -> Option
         }
         return Some((start + value.len() - rest.len(), start + value.len()));
     }
-    if let Some(word) = caps.name("w") {
+    if let Some((word_start, word_end)) = groups.span("w") {
         if header_value(value) {
             return Some((start, start + len));
         }
-        return header_value(word.as_bytes()).then_some((word.start(), word.end()));
+        return header_value(&groups.hay[word_start..word_end]).then_some((word_start, word_end));
     }
     let lower = value.to_ascii_lowercase();
     let scheme_only =

@@ -445,3 +445,31 @@ fn pathological_inputs_stay_linear() {
         assert!(applied.is_empty());
     }
 }
+
+/// Built-in rules are tried at the places their literals' hits allow; a text where every
+/// hit starts the same long run of letters (each try could read to its end) must still take
+/// time in proportion to its length, not its square. Quadratic, 1 MiB of it took minutes.
+#[test]
+fn lines_full_of_key_words_take_linear_time() {
+    let r = redactor();
+    for unit in [
+        "tokenA",
+        "_keyA",
+        "secretQ",
+        "AKIA",
+        "-----BEGIN ",
+        "Bearer ",
+        "authorizationX",
+    ] {
+        let text = unit.repeat((1 << 20) / unit.len());
+        let start = std::time::Instant::now();
+        let (out, _) = r.redact_str(&text);
+        let took = start.elapsed();
+        assert!(out.len() >= text.len() / 2, "{unit}");
+        // Linear is a few milliseconds; the margin is for a loaded CI machine.
+        assert!(
+            took < std::time::Duration::from_secs(10),
+            "1 MiB of {unit:?} took {took:?}"
+        );
+    }
+}
