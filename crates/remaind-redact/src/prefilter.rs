@@ -106,64 +106,14 @@ const LITERALS: &[(&str, Case, &[&str])] = &[
 /// fewer places got checked) on a real Claude Code session
 /// (`fixtures/transcripts/claude-code-fe5e1c67.jsonl`), checks a tenth of the places the
 /// order of [`LITERALS`] does on other sessions and on ordinary agent output, and the search
-/// costs a third as much. Test `search_order_checks_few_places`.
+/// costs a third as much. Test `search_order_checks_few_places`. One row per 16 literals,
+/// so a column is a bucket.
+#[rustfmt::skip]
 const SEARCH_ORDER: &[&str] = &[
-    "eyj",
-    "k_live_",
-    "cca",
-    "glpat-",
-    "hf_",
-    "aiza",
-    "hvb.",
-    "xapp-",
-    "gldt-",
-    "-u%20",
-    "iqojb3jpz2lux2vj",
-    "a3t",
-    "passw",
-    "-begin",
-    "sk-",
-    "ghs_",
-    "mysql",
-    "_pass",
-    "bia",
-    "ghp_",
-    "glptt-",
-    "rizat",
-    "hvs.",
-    "xox",
-    "npm_",
-    "-u ",
-    "pwd",
-    "k_test_",
-    "sg.",
-    "sig=",
-    "token",
-    "ghr_",
-    "whsec_",
-    "_v1_",
-    "key",
-    "dapi",
-    "lin_",
-    "absk",
-    "gloas-",
-    "hooks.slack",
-    "sntry",
-    "-user",
-    "fwogzxivyxdz",
-    "://",
-    "shp",
-    "sia",
-    "twilio",
-    "ecret",
-    "pypi-ag",
-    "b_pat_",
-    "bearer",
-    "dential",
-    "gho_",
-    "ghu_",
-    "glrt-",
-    "kia",
+    "eyj",     "k_live_", "cca",    "glpat-",  "hf_",    "aiza",  "hvb.",   "xapp-",       "gldt-", "-u%20", "iqojb3jpz2lux2vj", "a3t",     "passw", "-begin", "sk-",    "ghs_",
+    "mysql",   "_pass",   "bia",    "ghp_",    "glptt-", "rizat", "hvs.",   "xox",         "npm_",  "-u ",   "pwd",              "k_test_", "sg.",   "sig=",   "token",  "ghr_",
+    "whsec_",  "_v1_",    "key",    "dapi",    "lin_",   "absk",  "gloas-", "hooks.slack", "sntry", "-user", "fwogzxivyxdz",     "://",     "shp",   "sia",    "twilio", "ecret",
+    "pypi-ag", "b_pat_",  "bearer", "dential", "gho_",   "ghu_",  "glrt-",  "kia",
 ];
 
 /// Rules a literal admits only where its neighbours allow, by a test on the text before the
@@ -193,54 +143,57 @@ const CONTEXT: &[(&str, &str, Gate)] = &[
 /// A test on the text before a literal's hit and the text after it.
 type Gate = fn(&[u8], &[u8]) -> bool;
 
-/// Where a match of a rule starts, relative to the hits of the literals that admit it.
+/// Where a match of a rule starts, relative to the hit of a literal that admits it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Starts {
-    /// At one of these distances before such a hit: the rule is searched anchored there,
+    /// At one of these distances before the hit: the rule is searched anchored there,
     /// which needs no reverse scan to find where a match starts, nor the regex's own
     /// prefilter.
     At(&'static [usize]),
-    /// At most this far before such a hit (too many places to try each): the rule is
+    /// At most this far before the hit (too many places to try each): the rule is
     /// searched from the first admitting hit less this, and not past the last one.
     Within(usize),
 }
 
-/// The [`Starts`] of a rule, read off its pattern: a start-of-token escape (`B` in
-/// `rules.rs`: none, `\n`, `%20` or `\u0041`), then the fixed text before the literal
-/// (`-----` before `-begin`, `x-goog-api-` before `key`). The test
+/// The [`Starts`] of a rule at a hit of `literal`, read off its pattern: a start-of-token
+/// escape (`B` in `rules.rs`: none, `\n`, `%20` or `\u0041`), then the fixed text before the
+/// literal (`-----` before `-begin`, `api_` before `key`). The test
 /// `every_match_starts_where_its_admitting_hits_say` checks each.
-fn starts(rule: &str) -> Starts {
+fn starts(rule: &str, literal: &str) -> Starts {
     use Starts::{At, Within};
     const ESCAPE: &[usize] = &[0, 2, 3, 6];
-    match rule {
+    match (rule, literal) {
         // `-----BEGIN`.
-        PRIVATE_KEY => At(&[4]),
+        (PRIVATE_KEY, _) => At(&[4]),
         // `github_pat_`.
-        GITHUB => At(&[0, 5]),
+        (GITHUB, "b_pat_") => At(&[5]),
         // `sk_live_`.
-        STRIPE => At(&[0, 1]),
+        (STRIPE, "k_live_" | "k_test_") => At(&[1]),
         // `doo_v1_`.
-        DIGITALOCEAN => At(&[3]),
+        (DIGITALOCEAN, _) => At(&[3]),
         // `AccountKey=`, `SharedAccessKey=`.
-        AZURE_KEY => At(&[7, 12]),
+        (AZURE_KEY, _) => At(&[7, 12]),
         // `bedrock-api-key-`.
-        AWS_BEDROCK => At(&[0, 12]),
-        OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | BEARER => At(ESCAPE),
-        // `A3T`, then `AKIA` and the like, after an escape.
-        AWS_ACCESS_KEY_ID => At(&[0, 1, 2, 3, 4, 6, 7]),
-        // The STS prefixes; `sessiontoken`, `awssessiontoken`, `aws_securitytoken`,
-        // `aws_security_token`, `x-amz-security-token`.
-        AWS_SESSION_TOKEN => At(&[0, 7, 10, 11, 12, 13, 15]),
+        (AWS_BEDROCK, "key") => At(&[12]),
+        (OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | BEARER, _) => At(ESCAPE),
+        // `A3T` and `AKIA` (or the like) after an escape.
+        (AWS_ACCESS_KEY_ID, "a3t") => At(ESCAPE),
+        (AWS_ACCESS_KEY_ID, _) => At(&[1, 3, 4, 7]),
+        // `sessiontoken`, `awssessiontoken`, `aws_securitytoken`, `aws_security_token`,
+        // `x-amz-security-token` (the STS prefixes start their match).
+        (AWS_SESSION_TOKEN, "token") => At(&[7, 10, 11, 12, 13, 15]),
         // `secret_access_key`, `awssecret`, `aws_secret`.
-        AWS_SECRET_ACCESS_KEY => At(&[1, 4, 5]),
+        (AWS_SECRET_ACCESS_KEY, _) => At(&[1, 4, 5]),
         // `authorization` and `proxy-authorization`, after an escape.
-        AUTHORIZATION => At(&[5, 7, 8, 11, 13, 14, 17]),
+        (AUTHORIZATION, _) => At(&[5, 7, 8, 11, 13, 14, 17]),
         // `ocp-apim-subscription-key` after an escape.
-        API_KEY_HEADER => Within(6 + "ocp-apim-subscription-".len()),
+        (API_KEY_HEADER, _) => Within(6 + "ocp-apim-subscription-".len()),
         // `%20--client-secret`.
-        COMMAND_LINE => Within("%20--client-s".len()),
-        // `token`, `secret`, `credential`, `_key`, `apikey`, `api_key`.
-        GENERIC => At(&[0, 1, 3, 4]),
+        (COMMAND_LINE, _) => Within("%20--client-s".len()),
+        // `secret`, `credential`; `_key`, `apikey`, `api_key`.
+        (GENERIC, "ecret") => At(&[1]),
+        (GENERIC, "dential") => At(&[3]),
+        (GENERIC, "key") => At(&[1, 3, 4]),
         _ => At(&[0]),
     }
 }
@@ -248,7 +201,9 @@ fn starts(rule: &str) -> Starts {
 /// Where a literal was found in a text and the rules it admits there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Hit {
-    /// Where the literal starts.
+    /// Which literal, by index in [`LITERALS`].
+    pub(crate) literal: usize,
+    /// Where it starts.
     pub(crate) at: usize,
     /// Where it ends.
     pub(crate) end: usize,
@@ -399,8 +354,11 @@ pub(crate) type RuleSet = u64;
 pub(crate) struct Compiled {
     /// Each rule, its regex, and the indices of its secret groups (`s`, `t`, `v`) in order.
     pub(crate) rules: Vec<(BuiltinRule, Regex, Vec<usize>)>,
-    /// For each rule, its [`Starts`].
-    pub(crate) starts: Vec<Starts>,
+    /// For each rule, its [`Starts`] at a hit of each literal.
+    pub(crate) starts: Vec<Vec<Starts>>,
+    /// For each rule, the largest distance its [`Starts`] give, and whether one is
+    /// [`Starts::Within`].
+    pub(crate) reach: Vec<(usize, bool)>,
     /// Finds [`LITERALS`] in lower-cased text (a SIMD searcher where the CPU has one), in
     /// [`SEARCH_ORDER`]; `None` where it cannot be built, and then `prefilter` is used.
     folded: Option<packed::Searcher>,
@@ -559,7 +517,7 @@ impl Compiled {
                 return found;
             }
             if let Some(hits) = hits.as_deref_mut() {
-                push_hit(hits, base + offset + m.start(), m.len(), rules);
+                push_hit(hits, index, base + offset + m.start(), m.len(), rules);
             }
             at = m.start() + 1;
         }
@@ -624,7 +582,7 @@ impl Compiled {
                 break;
             }
             if let Some(hits) = hits.as_deref_mut() {
-                push_hit(hits, base + m.start(), m.len(), rules);
+                push_hit(hits, index, base + m.start(), m.len(), rules);
             }
             at = m.start() + 1;
         }
@@ -650,9 +608,10 @@ pub(crate) fn is_builtin_placeholder(placeholder: &[u8]) -> bool {
 }
 
 /// Pushes a hit that admits rules, unless it is one already pushed (chunks overlap).
-fn push_hit(hits: &mut Vec<Hit>, at: usize, len: usize, rules: RuleSet) {
+fn push_hit(hits: &mut Vec<Hit>, literal: usize, at: usize, len: usize, rules: RuleSet) {
     if rules != 0 && hits.last().is_none_or(|last| last.at < at) {
         hits.push(Hit {
+            literal,
             at,
             end: at + len,
             rules,
@@ -738,7 +697,28 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
             .eq(NAMES.iter().copied())
     );
     Compiled {
-        starts: NAMES.iter().map(|name| starts(name)).collect(),
+        starts: NAMES
+            .iter()
+            .map(|name| parts().map(|literal| starts(name, literal)).collect())
+            .collect(),
+        reach: NAMES
+            .iter()
+            .enumerate()
+            .map(|(rule, name)| {
+                LITERALS
+                    .iter()
+                    .filter(|(_, _, rules)| rules.contains(name))
+                    .fold((0, false), |(far, within), (literal, _, _)| {
+                        match starts(NAMES[rule], literal) {
+                            Starts::At(distances) => (
+                                far.max(distances.iter().copied().max().unwrap_or(0)),
+                                within,
+                            ),
+                            Starts::Within(reach) => (far.max(reach), true),
+                        }
+                    })
+            })
+            .collect(),
         rules,
         folded,
         folded_literal,
@@ -977,16 +957,12 @@ mod tests {
                 let mut at = 0;
                 while let Some(m) = regex.find(regex_automata::Input::new(b).range(at..)) {
                     let start = m.start();
-                    let said = match c.starts[index] {
-                        Starts::At(distances) => admitting().any(|hit| {
-                            distances
-                                .iter()
-                                .any(|&d| hit.at.checked_sub(d) == Some(start))
-                        }),
-                        Starts::Within(reach) => {
-                            admitting().any(|hit| start <= hit.at && hit.at <= start + reach)
-                        }
-                    };
+                    let said = admitting().any(|hit| match c.starts[index][hit.literal] {
+                        Starts::At(distances) => distances
+                            .iter()
+                            .any(|&d| hit.at.checked_sub(d) == Some(start)),
+                        Starts::Within(reach) => start <= hit.at && hit.at <= start + reach,
+                    });
                     assert!(
                         said,
                         "{}: {:?} at {start} in {text:?}",

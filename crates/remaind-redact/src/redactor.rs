@@ -507,7 +507,8 @@ impl Redactor {
             let mut admitting = Admitting {
                 hits: (!everywhere).then_some(&hits[..]),
                 rule: 1 << index,
-                starts: builtin.starts[index],
+                starts: &builtin.starts[index],
+                reach: builtin.reach[index],
             };
             // A match of a bracket-free rule is inside a placeholder (and dropped below) or
             // outside all of them: only the text between them is searched, as text of its own,
@@ -703,6 +704,7 @@ fn moved_hits(
             continue;
         }
         moved.push(Hit {
+            literal: hit.literal,
             at: hit.at.checked_add_signed(shift)?,
             end: hit.end.checked_add_signed(shift)?,
             rules: hit.rules,
@@ -730,8 +732,11 @@ struct Admitting<'a> {
     hits: Option<&'a [Hit]>,
     /// The rule's bit.
     rule: RuleSet,
-    /// Where its matches start, relative to those hits.
-    starts: Starts,
+    /// Where its matches start, relative to a hit of each literal.
+    starts: &'a [Starts],
+    /// The largest distance `starts` gives, and whether to search from the first admitting
+    /// hit less it rather than at each place.
+    reach: (usize, bool),
 }
 
 /// Where a search for a built-in rule starts, and whether a match must start right there.
@@ -756,46 +761,40 @@ impl Admitting<'_> {
         let passed = hits.iter().take_while(|hit| hit.at < at).count();
         let hits = &hits[passed..];
         self.hits = Some(hits);
-        let admitting = hits.iter().filter(|hit| hit.rules & self.rule != 0);
-        match self.starts {
-            Starts::Within(reach) => {
-                admitting
-                    .into_iter()
-                    .find(|hit| hit.at >= at)
-                    .map(|hit| SearchFrom {
-                        at: hit.at.saturating_sub(reach).max(at),
-                        anchored: false,
-                    })
+        let mut admitting = hits.iter().filter(|hit| hit.rules & self.rule != 0);
+        let (far, within) = self.reach;
+        if within {
+            return admitting.next().map(|hit| SearchFrom {
+                at: hit.at.saturating_sub(far).max(at),
+                anchored: false,
+            });
+        }
+        // The nearest place at or after `at`. Hits are sorted: one past the nearest found
+        // by more than the largest distance cannot give a nearer one.
+        let mut nearest: Option<usize> = None;
+        for hit in admitting {
+            if nearest.is_some_and(|n| hit.at > n + far) {
+                break;
             }
-            Starts::At(distances) => {
-                // The nearest place at or after `at`. Hits are sorted: one past the nearest
-                // found by more than the largest distance cannot give a nearer one.
-                let far = distances.iter().copied().max().unwrap_or(0);
-                let mut nearest: Option<usize> = None;
-                for hit in admitting {
-                    if nearest.is_some_and(|n| hit.at > n + far) {
-                        break;
-                    }
-                    for &distance in distances {
-                        if let Some(start) = hit.at.checked_sub(distance)
-                            && start >= at
-                            && nearest.is_none_or(|n| start < n)
-                        {
-                            nearest = Some(start);
-                        }
-                    }
+            let Starts::At(distances) = self.starts[hit.literal] else {
+                continue;
+            };
+            for &distance in distances {
+                if let Some(start) = hit.at.checked_sub(distance)
+                    && start >= at
+                    && nearest.is_none_or(|n| start < n)
+                {
+                    nearest = Some(start);
                 }
-                nearest.map(|at| SearchFrom { at, anchored: true })
             }
         }
+        nearest.map(|at| SearchFrom { at, anchored: true })
     }
 
     /// Searches from the first admitting hit less the largest distance from now on, rather
-    /// than at each distance.
+    /// than at each place.
     fn widen(&mut self) {
-        if let Starts::At(distances) = self.starts {
-            self.starts = Starts::Within(distances.iter().copied().max().unwrap_or(0));
-        }
+        self.reach.1 = true;
     }
 }
 
@@ -820,7 +819,7 @@ fn rule_spans(
     // no-match scans the same bytes) and, on a match, does not scan them twice.
     let captures_first = matches!(rule.secret, Secret::Groups)
         && !matches!(rule.check, Check::Assignment)
-        && matches!(admitting.starts, Starts::Within(_));
+        && admitting.reach.1;
     if captures_first && !regex.is_match(b) {
         return;
     }
