@@ -25,8 +25,9 @@ fn filler() -> impl Strategy<Value = String> {
 
 /// The random part of a key: alphanumeric with at least one digit, and as varied as random
 /// text is (a body of two or three repeated characters is a placeholder, `ghp_aaaa…`): the
-/// shortest planted piece (its first 14 bytes) has 10 distinct characters, and no character
-/// fills more than a tenth of the first 43 (the pieces most families plant).
+/// shortest planted piece (its first 14 bytes) has 10 distinct characters, no character
+/// fills more than a tenth of the first 43 (the pieces most families plant), and no stand-in
+/// word is spelled by chance (`…QYJxXxxK…` holds `xxxx`, which marks a placeholder).
 fn random_part() -> impl Strategy<Value = String> {
     ("[A-Za-z0-9]{99,140}", 0..10u8)
         .prop_map(|(r, d)| format!("{r}{d}"))
@@ -41,7 +42,23 @@ fn random_part() -> impl Strategy<Value = String> {
                 .map(|c| b[..43].iter().filter(|x| *x == c).count())
                 .max()
                 .unwrap_or(0);
-            distinct >= 10 && most <= 4
+            let lower = r.to_ascii_lowercase();
+            let stand_in = [
+                "xxxx",
+                "example",
+                "changeme",
+                "placeholder",
+                "redacted",
+                "dummy",
+                "replaceme",
+                "yourtoken",
+                "yourkey",
+                "yoursecret",
+                "yourpassword",
+            ]
+            .iter()
+            .any(|word| lower.contains(word));
+            distinct >= 10 && most <= 4 && !stand_in
         })
 }
 
