@@ -27,9 +27,11 @@ mod error;
 mod gitleaks;
 mod judge;
 mod key;
+mod literals;
 mod prefilter;
 mod redactor;
 mod rules;
+mod search;
 mod user;
 
 pub use error::Error;

@@ -5,7 +5,7 @@
 //! larger context (a key name, a header name, a boundary byte), in which case only that group
 //! is replaced. Other named groups (`w`, `pw`, `user`) feed the rule's [`Check`].
 //!
-//! Each rule is admitted by at least one literal of [`LITERALS`](crate::prefilter) that every
+//! Each rule is admitted by at least one literal of [`LITERALS`](crate::literals) that every
 //! one of its matches contains; `prefilter.rs` checks that with a test per rule.
 
 use regex_automata::util::captures::Captures;

@@ -1,0 +1,321 @@
+//! Which literals admit which built-in rules, where in the text they must sit to admit them,
+//! and where a match starts relative to a literal's hit: the tables the prefilter is built
+//! from. The prefilter owns the searching; this module owns what the literals mean.
+
+use crate::rules::*;
+
+/// Literals, in lower case, at least one of which occurs (ASCII case-insensitively, or exactly
+/// when marked) in every match of a rule, with the rules they admit. Text holding none of them
+/// is clean as far as built-ins go, which is what the ledger's fast path relies on.
+///
+/// Literals are parts of the rules' fixed text chosen to be rare in prose and code (`asi`,
+/// `acc`, `sec`, `aut` start common words, so `sia`, `cca`, `ecret`, `rizat` are searched), at
+/// least three bytes long (the SIMD searcher's masks are as wide as the shortest literal), and
+/// at most 64 of them (its limit).
+pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
+    ("-begin", Case::Any, &[PRIVATE_KEY]),
+    ("sk-", Case::Any, &[ANTHROPIC, OPENROUTER, OPENAI]),
+    ("ghp_", Case::Any, &[GITHUB]),
+    ("gho_", Case::Any, &[GITHUB]),
+    ("ghu_", Case::Any, &[GITHUB]),
+    ("ghs_", Case::Any, &[GITHUB]),
+    ("ghr_", Case::Any, &[GITHUB]),
+    ("b_pat_", Case::Any, &[GITHUB]),
+    ("glpat-", Case::Any, &[GITLAB]),
+    ("glptt-", Case::Any, &[GITLAB]),
+    ("gldt-", Case::Any, &[GITLAB]),
+    ("glrt-", Case::Any, &[GITLAB]),
+    ("gloas-", Case::Any, &[GITLAB]),
+    ("xox", Case::Any, &[SLACK]),
+    ("xapp-", Case::Any, &[SLACK]),
+    ("hooks.slack", Case::Any, &[SLACK_WEBHOOK]),
+    ("k_live_", Case::Any, &[STRIPE]),
+    ("k_test_", Case::Any, &[STRIPE]),
+    ("whsec_", Case::Any, &[STRIPE]),
+    ("aiza", Case::Any, &[GOOGLE]),
+    ("npm_", Case::Any, &[NPM]),
+    ("pypi-ag", Case::Any, &[PYPI]),
+    ("hf_", Case::Any, &[HUGGINGFACE]),
+    // `msg.` is everywhere in code; SendGrid keys start with capitals.
+    ("sg.", Case::Exact("SG."), &[SENDGRID]),
+    ("twilio", Case::Any, &[TWILIO]),
+    ("hvs.", Case::Any, &[VAULT]),
+    ("hvb.", Case::Any, &[VAULT]),
+    ("_v1_", Case::Any, &[DIGITALOCEAN]),
+    ("dapi", Case::Any, &[DATABRICKS]),
+    ("sntry", Case::Any, &[SENTRY]),
+    ("shp", Case::Any, &[SHOPIFY]),
+    ("lin_", Case::Any, &[LINEAR]),
+    ("sig=", Case::Any, &[AZURE_SAS]),
+    ("kia", Case::Any, &[AWS_ACCESS_KEY_ID]),
+    ("sia", Case::Any, &[AWS_ACCESS_KEY_ID]),
+    ("bia", Case::Any, &[AWS_ACCESS_KEY_ID]),
+    ("cca", Case::Any, &[AWS_ACCESS_KEY_ID]),
+    ("a3t", Case::Any, &[AWS_ACCESS_KEY_ID]),
+    ("fwogzxivyxdz", Case::Any, &[AWS_SESSION_TOKEN]),
+    ("iqojb3jpz2lux2vj", Case::Any, &[AWS_SESSION_TOKEN]),
+    ("absk", Case::Any, &[AWS_BEDROCK]),
+    ("eyj", Case::Any, &[JWT]),
+    ("bearer", Case::Any, &[BEARER]),
+    ("rizat", Case::Any, &[AUTHORIZATION]),
+    ("://", Case::Then(at_sign_follows), &[URL_CREDENTIALS]),
+    ("-u ", Case::Any, &[COMMAND_LINE]),
+    ("-u%20", Case::Any, &[COMMAND_LINE]),
+    ("-user", Case::Any, &[COMMAND_LINE]),
+    ("mysql", Case::Any, &[COMMAND_LINE]),
+    // Key-name words.
+    (
+        "ecret",
+        Case::Then(secret_word_ends),
+        &[AWS_SECRET_ACCESS_KEY, COMMAND_LINE, GENERIC],
+    ),
+    (
+        "token",
+        Case::Then(key_word_ends),
+        &[AWS_SESSION_TOKEN, API_KEY_HEADER, COMMAND_LINE, GENERIC],
+    ),
+    // The rules `key` admits depend on its neighbours: see [`Case::Key`].
+    (
+        "key",
+        Case::Key,
+        &[
+            AZURE_KEY,
+            AWS_BEDROCK,
+            API_KEY_HEADER,
+            COMMAND_LINE,
+            GENERIC,
+        ],
+    ),
+    ("passw", Case::Any, &[COMMAND_LINE, GENERIC]),
+    ("_pass", Case::Any, &[GENERIC]),
+    ("pwd", Case::Any, &[GENERIC]),
+    ("dential", Case::Any, &[GENERIC]),
+];
+
+/// [`LITERALS`] in the order the SIMD searcher takes them. It puts the literal it is given
+/// `i`-th in bucket `15 - i % 16` and checks every place where the first three bytes could
+/// start one of a bucket's literals, judged by each byte's two halves (nibbles) separately:
+/// a bucket of literals whose bytes share halves is checked at few places, one of unrelated
+/// literals at many (`-be`, `k_l`, `sig`, `mys` together let through hundreds of byte
+/// triples). This order, found by a local search (swapping literals between buckets while
+/// fewer places got checked) on a real Claude Code session
+/// (`fixtures/transcripts/claude-code-fe5e1c67.jsonl`), checks a tenth of the places the
+/// order of [`LITERALS`] does on other sessions and on ordinary agent output, and the search
+/// costs a third as much. Test `search_order_checks_few_places`. One row per 16 literals,
+/// so a column is a bucket.
+#[rustfmt::skip]
+pub(crate) const SEARCH_ORDER: &[&str] = &[
+    "eyj",     "k_live_", "cca",    "glpat-",  "hf_",    "aiza",  "hvb.",   "xapp-",       "gldt-", "-u%20", "iqojb3jpz2lux2vj", "a3t",     "passw", "-begin", "sk-",    "ghs_",
+    "mysql",   "_pass",   "bia",    "ghp_",    "glptt-", "rizat", "hvs.",   "xox",         "npm_",  "-u ",   "pwd",              "k_test_", "sg.",   "sig=",   "token",  "ghr_",
+    "whsec_",  "_v1_",    "key",    "dapi",    "lin_",   "absk",  "gloas-", "hooks.slack", "sntry", "-user", "fwogzxivyxdz",     "://",     "shp",   "sia",    "twilio", "ecret",
+    "pypi-ag", "b_pat_",  "bearer", "dential", "gho_",   "ghu_",  "glrt-",  "kia",
+];
+
+/// Rules a literal admits only where its neighbours allow, by a test on the text before the
+/// literal and the text after it. Each test holds wherever the literal sits in a match of the
+/// rule that has no other literal to admit it, in the decoded string and in its JSON text
+/// (which the ledger's pre-pass searches: the neighbours these tests read are bytes JSON does
+/// not escape, or `\t`, taken as the tab it decodes to). The rule is still admitted by its
+/// other literals: `--token` in `curl -u a:b --token t` needs no test, `-u ` admits it.
+pub(crate) const CONTEXT: &[(&str, &str, Gate)] = &[
+    // `aws_session_token`, `AWS-SECURITY-TOKEN`, `x-amz-security-token`, `SessionToken`.
+    ("token", AWS_SESSION_TOKEN, session_or_security_before),
+    // `--token`, `--auth-token`, `--access-token`.
+    ("token", COMMAND_LINE, dash_before),
+    // `--api-key`, `--apikey`.
+    ("key", COMMAND_LINE, dashes_api_before),
+    // `--secret`, `--client-secret`.
+    ("ecret", COMMAND_LINE, dash_s_before),
+    // `--password`, `--passwd`.
+    ("passw", COMMAND_LINE, two_dashes_before),
+    // `aws_secret…`, `secret_access_key`.
+    ("ecret", AWS_SECRET_ACCESS_KEY, aws_or_access_key_around),
+    // Every header name ends with the word: `X-Auth-Token:`, `private-token":`, `X-API-Key :`.
+    ("token", API_KEY_HEADER, colon_follows),
+    ("key", API_KEY_HEADER, colon_follows),
+];
+
+/// A test on the text before a literal's hit and the text after it.
+pub(crate) type Gate = fn(&[u8], &[u8]) -> bool;
+
+/// Where a match of a rule starts, relative to the hit of a literal that admits it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Starts {
+    /// At one of these distances before the hit: the rule is searched anchored there,
+    /// which needs no reverse scan to find where a match starts, nor the regex's own
+    /// prefilter.
+    At(&'static [usize]),
+    /// At most this far before the hit (too many places to try each): the rule is
+    /// searched from the first admitting hit less this, and not past the last one.
+    Within(usize),
+}
+
+/// The [`Starts`] of a rule at a hit of `literal`, read off its pattern: a start-of-token
+/// escape (`B` in `rules.rs`: none, `\n`, `%20` or `\u0041`), then the fixed text before the
+/// literal (`-----` before `-begin`, `api_` before `key`). The test
+/// `every_match_starts_where_its_admitting_hits_say` checks each.
+pub(crate) fn starts(rule: &str, literal: &str) -> Starts {
+    use Starts::{At, Within};
+    const ESCAPE: &[usize] = &[0, 2, 3, 6];
+    match (rule, literal) {
+        // `-----BEGIN`.
+        (PRIVATE_KEY, _) => At(&[4]),
+        // `github_pat_`.
+        (GITHUB, "b_pat_") => At(&[5]),
+        // `sk_live_`.
+        (STRIPE, "k_live_" | "k_test_") => At(&[1]),
+        // `doo_v1_`.
+        (DIGITALOCEAN, _) => At(&[3]),
+        // `AccountKey=`, `SharedAccessKey=`.
+        (AZURE_KEY, _) => At(&[7, 12]),
+        // `bedrock-api-key-`.
+        (AWS_BEDROCK, "key") => At(&[12]),
+        (OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | BEARER, _) => At(ESCAPE),
+        // `A3T` and `AKIA` (or the like) after an escape.
+        (AWS_ACCESS_KEY_ID, "a3t") => At(ESCAPE),
+        (AWS_ACCESS_KEY_ID, _) => At(&[1, 3, 4, 7]),
+        // `sessiontoken`, `awssessiontoken`, `aws_securitytoken`, `aws_security_token`,
+        // `x-amz-security-token` (the STS prefixes start their match).
+        (AWS_SESSION_TOKEN, "token") => At(&[7, 10, 11, 12, 13, 15]),
+        // `secret_access_key`, `awssecret`, `aws_secret`.
+        (AWS_SECRET_ACCESS_KEY, _) => At(&[1, 4, 5]),
+        // `authorization` and `proxy-authorization`, after an escape.
+        (AUTHORIZATION, _) => At(&[5, 7, 8, 11, 13, 14, 17]),
+        // `ocp-apim-subscription-key` after an escape.
+        (API_KEY_HEADER, _) => Within(6 + "ocp-apim-subscription-".len()),
+        // `%20--client-secret`.
+        (COMMAND_LINE, _) => Within("%20--client-s".len()),
+        // `secret`, `credential`; `_key`, `apikey`, `api_key`.
+        (GENERIC, "ecret") => At(&[1]),
+        (GENERIC, "dential") => At(&[3]),
+        (GENERIC, "key") => At(&[1, 3, 4]),
+        _ => At(&[0]),
+    }
+}
+
+/// Whether `text` ends with `suffix`, ASCII case-insensitively (`suffix` in lower case).
+fn ends_with_folded(text: &[u8], suffix: &str) -> bool {
+    text.len() >= suffix.len()
+        && text[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
+}
+
+/// `text` without one trailing key-name separator (`_`, `.`, `-`), if it has one.
+fn without_separator(text: &[u8]) -> &[u8] {
+    match text.split_last() {
+        Some((b'_' | b'.' | b'-', rest)) => rest,
+        _ => text,
+    }
+}
+
+fn session_or_security_before(before: &[u8], _: &[u8]) -> bool {
+    let word = without_separator(before);
+    ends_with_folded(word, "session") || ends_with_folded(word, "security")
+}
+
+fn dash_before(before: &[u8], _: &[u8]) -> bool {
+    before.last() == Some(&b'-')
+}
+
+fn dashes_api_before(before: &[u8], _: &[u8]) -> bool {
+    ends_with_folded(before, "--api-") || ends_with_folded(before, "--api")
+}
+
+fn dash_s_before(before: &[u8], _: &[u8]) -> bool {
+    ends_with_folded(before, "-s")
+}
+
+fn two_dashes_before(before: &[u8], _: &[u8]) -> bool {
+    before.ends_with(b"--")
+}
+
+fn aws_or_access_key_around(before: &[u8], after: &[u8]) -> bool {
+    // `before` ends with the `s` of `secret`.
+    let aws = before
+        .split_last()
+        .is_some_and(|(_, rest)| ends_with_folded(without_separator(rest), "aws"));
+    let after = match after.first() {
+        Some(b'_' | b'.' | b'-') => &after[1..],
+        _ => after,
+    };
+    let access = after.len() >= 6 && after[..6].eq_ignore_ascii_case(b"access");
+    aws || (access && {
+        let rest = &after[6..];
+        let rest = match rest.first() {
+            Some(b'_' | b'.' | b'-') => &rest[1..],
+            _ => rest,
+        };
+        rest.len() >= 3 && rest[..3].eq_ignore_ascii_case(b"key")
+    })
+}
+
+/// Whether a `:` follows past closing quotes, backslashes (JSON escapes) and blanks.
+fn colon_follows(_: &[u8], after: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(&c) = after.get(i) {
+        match c {
+            b'\\' if after.get(i + 1) == Some(&b't') => i += 2,
+            b'\\' | b'"' | b'\'' | b' ' | b'\t' => i += 1,
+            b':' => return true,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// How a literal must appear in the text.
+#[derive(Clone, Copy)]
+pub(crate) enum Case {
+    /// In any case.
+    Any,
+    /// Exactly so (the literal is this, lower-cased).
+    Exact(&'static str),
+    /// `key` in any case, admitting only the rules its neighbours allow ([`KEY_AFTER_DASH`]):
+    /// alone it is everywhere (`PRIVATE KEY`, `{ key, label }`, `keyboard`), but every rule
+    /// it stands for has it after `_`, `-`, `.` or `i`, or before `=`.
+    Key,
+    /// In any case, and what follows it passes this test (see [`key_word_ends`]).
+    Then(fn(&[u8]) -> bool),
+}
+
+/// Whether `rest`, what follows `token` in the text, can continue a key name as the rules
+/// `token` admits have it: a key-name suffix (`_ID`, `.x`, `-y`, `Secret`, in
+/// `generic_secret`) or a separator (`"`, `'`, `\\`, `%`, space, tab, `:`, `=`; in
+/// `generic_secret`, `api_key_header`, `aws_session_token`, `command_line_credential`). Not
+/// `tokens`, `tokenizer`, `token,` or `token)`. In JSON text the byte after it is the one in
+/// the decoded string or a backslash, which passes.
+fn key_word_ends(rest: &[u8]) -> bool {
+    rest.first().is_some_and(|&c| {
+        c.is_ascii_uppercase()
+            || matches!(
+                c,
+                b'_' | b'.' | b'-' | b'"' | b'\'' | b'\\' | b'%' | b' ' | b'\t' | b':' | b'='
+            )
+    })
+}
+
+/// [`key_word_ends`] after `secret`, which `aws_secret_access_key` also continues with
+/// `access` or `key` (`AWSSecretKey`, `secretaccesskey`). Not `secrets`, `secretly`.
+fn secret_word_ends(rest: &[u8]) -> bool {
+    key_word_ends(rest) || matches!(rest.first(), Some(b'a' | b'k'))
+}
+
+/// Whether an `@` follows `://`, as it does in every URL holding a password. In JSON text an
+/// `@` is one in the decoded string (the pre-pass does not take `\u` escapes).
+fn at_sign_follows(rest: &[u8]) -> bool {
+    memchr::memchr(b'@', rest).is_some()
+}
+
+/// The rules `key` admits by its neighbours: `AccountKey=`, `SharedAccessKey=`
+/// (`azure_storage_key`) before `=`; after `-`: `bedrock-api-key-` (`aws_bedrock_api_key`),
+/// `x-api-key`, `api-key`, `…-subscription-key` (`api_key_header`), `--api-key`
+/// (`command_line_credential`), `-key` (`generic_secret`); after `i`: `apikey` in the last
+/// three; after `_` or `.`: `api_key`, `_key`, `api.key` (`generic_secret`). In JSON text a
+/// neighbour is the same byte as in the decoded string, or (next to an escape other than
+/// `\u`, which the pre-pass does not take) neither is one of these.
+pub(crate) const KEY_AFTER_DASH: &[&str] = &[AWS_BEDROCK, API_KEY_HEADER, COMMAND_LINE, GENERIC];
+/// See [`KEY_AFTER_DASH`].
+pub(crate) const KEY_AFTER_I: &[&str] = &[API_KEY_HEADER, COMMAND_LINE, GENERIC];
+/// See [`KEY_AFTER_DASH`].
+pub(crate) const KEY_AFTER_UNDERSCORE: &[&str] = &[GENERIC];
+/// See [`KEY_AFTER_DASH`].
+pub(crate) const KEY_BEFORE_EQUALS: &[&str] = &[AZURE_KEY];
