@@ -236,7 +236,8 @@ const LIST_SCHEMES: &[&[u8]] = &[
 ///
 /// - Parameter-list schemes (`Digest`, `AWS4-HMAC-SHA256`, …, group `t`): the rest of the value.
 /// - After a known single-token scheme (`Bearer`, `Basic`, `Token`, `ApiKey`) or none (group
-///   `s`): the token, unless it is only a scheme word or a placeholder (`$API_KEY`, `<token>`).
+///   `s`): the token, unless it is only a scheme word or a placeholder (`$API_KEY`, `<token>`),
+///   or a word that does not look like a credential before a placeholder.
 /// - After an unknown scheme word (group `w`, `Api-Token X`): the token if it looks like a
 ///   credential, else the word itself if that does, else nothing (prose such as
 ///   `Authorization: required header`).
@@ -265,7 +266,21 @@ fn authorization(groups: &Groups<'_>, (start, end): (usize, usize)) -> Option<(u
     let lower = value.to_ascii_lowercase();
     let scheme_only =
         TOKEN_SCHEMES.contains(&lower.as_slice()) || LIST_SCHEMES.contains(&lower.as_slice());
-    (len > 0 && !scheme_only && !is_placeholder(value)).then_some((start, start + len))
+    if len == 0 || scheme_only || is_placeholder(value) {
+        return None;
+    }
+    // Before a placeholder the token is the scheme word of a credential redacted already
+    // (`Api-Token [REDACTED:…]` when redacted text is searched again): taken only if it
+    // looks like a credential itself.
+    let after = &groups.hay[end..];
+    let blanks = after
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count();
+    if blanks > 0 && after[blanks..].starts_with(b"[REDACTED:") && !header_value(value) {
+        return None;
+    }
+    Some((start, start + len))
 }
 
 macro_rules! names {

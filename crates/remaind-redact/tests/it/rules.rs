@@ -280,6 +280,19 @@ fn authorization_values() {
     let prose =
         "The Authorization header carries the credential; a bearer token is an opaque string.";
     assert_eq!(redact(prose), prose);
+    // An unknown scheme word stays and only the credential after it goes, also when the
+    // redacted text is searched again (the word then stands before a placeholder).
+    let out = redact("Authorization: Api-Token Zk81mPq0RtYw7vX2");
+    assert!(
+        out.starts_with("Authorization: Api-Token [REDACTED:authorization_header:"),
+        "{out}"
+    );
+    assert_eq!(redact(&out), out);
+    let out = redact("Authorization: SSWS Zk81mPq0RtYw7vX2 trailing");
+    assert!(
+        out.starts_with("Authorization: SSWS [REDACTED:authorization_header:"),
+        "{out}"
+    );
 }
 
 #[test]
