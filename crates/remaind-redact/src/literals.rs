@@ -63,6 +63,8 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("-u%20", Case::Any, &[COMMAND_LINE]),
     ("-user", Case::Any, &[COMMAND_LINE]),
     ("mysql", Case::Any, &[COMMAND_LINE]),
+    ("redis-cli", Case::Any, &[COMMAND_LINE]),
+    ("sshpass", Case::Any, &[COMMAND_LINE]),
     // Key-name words.
     (
         "ecret",
@@ -108,7 +110,7 @@ pub(crate) const SEARCH_ORDER: &[&str] = &[
     "eyj",     "k_live_", "cca",    "glpat-",  "hf_",    "aiza",  "hvb.",   "xapp-",       "gldt-", "-u%20", "iqojb3jpz2lux2vj", "a3t",     "passw", "-begin", "sk-",    "ghs_",
     "mysql",   "_pass",   "bia",    "ghp_",    "glptt-", "rizat", "hvs.",   "xox",         "npm_",  "-u ",   "pwd",              "k_test_", "sg.",   "sig=",   "token",  "ghr_",
     "whsec_",  "_v1_",    "key",    "dapi",    "lin_",   "absk",  "gloas-", "hooks.slack", "sntry", "-user", "fwogzxivyxdz",     "://",     "shp",   "sia",    "twilio", "ecret",
-    "pypi-ag", "b_pat_",  "bearer", "dential", "gho_",   "ghu_",  "glrt-",  "kia",
+    "pypi-ag", "b_pat_",  "bearer", "dential", "gho_",   "ghu_",  "glrt-",  "kia",         "sshpass", "redis-cli",
 ];
 
 /// Rules a literal admits only where its neighbours allow, by a test on the text before the

@@ -623,9 +623,10 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             Check::UrlPassword,
         ),
         (
-            // `curl -u user:pass`, `--password=…`/`--token …` and friends, `mysql -pSECRET`.
+            // `curl -u user:pass`, `--password=…`/`--token …` and friends, `mysql -pSECRET`
+            // (or `-p'SECRET'`), `redis-cli -a SECRET`, `sshpass -p SECRET`.
             COMMAND_LINE,
-            groups(r#"(?-u)(?:(?m:^)|[ \t'"]|%20)(?:-u(?:[ ]|%20)+|--(?:proxy-)?user(?:(?:[ ]|%20)+|=))['"]?(?P<user>[^\s:'"\\&;|%]+):(?P<s>[^\s'"\\&;|%]+)|(?:[ \t]|%20)--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:(?:[ ]|%20)+|=)['"]?(?P<t>[^\s'"\\&;|%]+)|(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?(?:[ \t]|%20)-p(?P<v>[^\s'"\\&;|%]+)"#
+            groups(r#"(?-u)(?:(?m:^)|[ \t'"]|%20)(?:-u(?:[ ]|%20)+|--(?:proxy-)?user(?:(?:[ ]|%20)+|=))(?:['"]|%2[27])?(?P<user>[^\s:'"\\&;|%]+):(?P<s>[^\s'"\\&;|%]+)|(?:[ \t]|%20)--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:(?:[ ]|%20)+|=)(?:['"]|%2[27])?(?P<t>[^\s'"\\&;|%]+)|(?:(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?(?:[ \t]|%20)-p|redis-cli\b[^\r\n]*?(?:[ \t]|%20)-a(?:[ ]|%20)+|sshpass(?:[ ]|%20)+-p(?:[ ]|%20)*)(?:['"]|%2[27])?(?P<v>[^\s'"\\&;|%]+)"#
                 .to_owned()),
             Check::CommandLine,
         ),

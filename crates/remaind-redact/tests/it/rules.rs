@@ -296,6 +296,36 @@ fn authorization_values() {
 }
 
 #[test]
+fn password_flags_of_common_clients() {
+    for (text, kept) in [
+        (
+            "mysql -h db -uroot -pS3cr3tPass9 app",
+            "mysql -h db -uroot -p",
+        ),
+        (
+            "mysql -h db -u app -p'S3cr3t!x9' shop",
+            "mysql -h db -u app -p'",
+        ),
+        (
+            "mysqldump -u root -p\"S3cr3tPass9\" db",
+            "mysqldump -u root -p\"",
+        ),
+        (
+            "redis-cli -h cache -a S3cr3tRedisPw9 ping",
+            "redis-cli -h cache -a ",
+        ),
+        ("sshpass -p 'S3cr3tSshPw9' ssh deploy@host", "sshpass -p '"),
+    ] {
+        let out = redact(text);
+        assert!(
+            out.starts_with(&format!("{kept}[REDACTED:command_line_credential:")),
+            "{text} -> {out}"
+        );
+        assert!(!out.contains("S3cr3t"), "{text} -> {out}");
+    }
+}
+
+#[test]
 fn bearer_tokens_need_to_look_random() {
     let out = redact("curl -H \"X-Auth: Bearer abcDEF0123456789ghiJKL\" https://x");
     assert!(out.contains("Bearer [REDACTED:bearer_token:"), "{out}");

@@ -341,6 +341,10 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             "mysql -u root -p",
             "cargo test -p remaind-redact && ssh -p 2222 host",
             "vault login --password-file /run/secrets/db",
+            "redis-cli -a $REDIS_PASSWORD ping",
+            "redis-cli -h cache -p 6379 ping",
+            "sshpass -p \"$SSH_PASS\" ssh deploy@host",
+            "mysql -uroot -p'<password>' app",
         ]),
         Sample {
             rule: "generic_secret",
