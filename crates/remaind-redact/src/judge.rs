@@ -180,6 +180,19 @@ fn is_identifier_like(v: &[u8]) -> bool {
     v.iter().any(separator) || upper <= 3 || lower == 0
 }
 
+/// Words joined by separators, numbers and short tags among them (`user:profile:v2`,
+/// `report-2024-q3`, `cache.v1.users`): a key or a name, not a machine-made token, whose
+/// parts mix letters and digits throughout.
+fn is_joined_words(v: &[u8]) -> bool {
+    let separator = |b: &u8| matches!(b, b'_' | b'-' | b'.' | b':');
+    v.iter().any(separator)
+        && v.split(separator).all(|part| {
+            part.iter().all(u8::is_ascii_alphabetic)
+                || part.iter().all(u8::is_ascii_digit)
+                || (part.len() <= 3 && part.iter().all(u8::is_ascii_alphanumeric))
+        })
+}
+
 /// Character classes present: lower case, upper case, digits, symbols other than `_-.`.
 fn classes(v: &[u8]) -> usize {
     let has = |f: fn(&u8) -> bool| usize::from(v.iter().any(f));
@@ -208,8 +221,9 @@ pub(crate) enum ValueKind {
 /// - Never: placeholders ([`is_placeholder`]), code (`getenv("X")`), names
 ///   (`args.password`, `MY_TOKEN`, `accessToken`).
 /// - A password: six bytes or more.
-/// - A token: eight bytes or more, entropy within a bit of log2(its length) (at most 3
-///   bits asked), and two character classes (or 20+ bytes).
+/// - A token: eight bytes or more, not words joined by separators (`user:profile:v2`),
+///   entropy within a bit of log2(its length) (at most 3 bits asked), and two character
+///   classes (or 20+ bytes).
 pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
     if is_placeholder(v) || is_code(v) || is_identifier_like(v) {
         return false;
@@ -217,7 +231,7 @@ pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
     match kind {
         ValueKind::Password => v.len() >= 6,
         ValueKind::Token => {
-            if v.len() < 8 {
+            if v.len() < 8 || is_joined_words(v) {
                 return false;
             }
             // Short random tokens often repeat a character or two: a 14-byte base62 draw
@@ -229,12 +243,19 @@ pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
     }
 }
 
+/// A dotted chain of names (`process.env.NEXT_PUBLIC_API_KEY`, `settings.auth.token`): code
+/// reading a credential, not one.
+fn is_member_chain(v: &[u8]) -> bool {
+    v.contains(&b'.') && is_identifier_like(v)
+}
+
 /// A token after a bare `Bearer ` or an unknown authorization scheme is taken as a credential
 /// when it is at least 16 bytes long (8 with a digit) and holds a digit, a symbol, or both
 /// upper- and lower-case letters after its first byte: random tokens almost always do, while
-/// the English words that follow "bearer" in prose do not.
+/// the English words that follow "bearer" in prose do not, nor does code naming one
+/// (`process.env.API_KEY`).
 pub(crate) fn looks_random(token: &[u8]) -> bool {
-    if token.len() < 16 || is_placeholder(token) {
+    if token.len() < 16 || is_placeholder(token) || is_member_chain(token) {
         return false;
     }
     let rest = &token[1..];

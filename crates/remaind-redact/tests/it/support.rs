@@ -310,6 +310,7 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             "X-API-Key: <your key>",
             "Token: the unit a model reads and writes",
             "PRIVATE-TOKEN: $GITLAB_TOKEN",
+            "\"apiKey\": process.env.NEXT_PUBLIC_API_KEY,",
         ]),
         Sample {
             rule: "url_credentials",
@@ -358,6 +359,8 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             "API_KEY=your_api_key_here",
             "password = os.environ[\"DB_PASSWORD\"]",
             "max_tokens: 4096",
+            "cache_key = \"user:profile:v2\"",
+            "REPORT_KEY=report-2024-q3",
             "tokenizer = AutoTokenizer.from_pretrained(\"gpt2\")",
             "SECRET_KEY=changeme",
             "\"password\": \"********\"",
