@@ -1,6 +1,7 @@
 //! Reading rule files in the gitleaks TOML format.
 //!
-//! Read: `[[rules]]` with `id`, `regex` (RE2 syntax, which the `regex` crate reads), `secretGroup`,
+//! Read: `[[rules]]` with `id`, `regex` (Go's RE2 syntax, which the `regex` crate reads once a
+//! `{` that opens no repetition is escaped), `secretGroup`,
 //! `entropy`, `keywords`, and allowlists (`[rules.allowlist]` or `[[rules.allowlists]]` with
 //! `regexes`, `regexTarget`, `stopwords`, `condition`); the file's global `[allowlist]` /
 //! `[[allowlists]]` applies to each of its rules. Text has no file path or commit, so `path`
@@ -20,6 +21,62 @@ fn rule_error(file: &str, rule: &str, message: impl Into<String>) -> Error {
         rule: rule.to_owned(),
         message: message.into(),
     }
+}
+
+/// `pattern` in Go's RE2 syntax rewritten where the `regex` crate reads it differently: a `{`
+/// that does not open a repetition (`{2}`, `{2,}`, `{2,5}`) is a literal in Go
+/// (`^\$(?:\d+|{\d+})$` in gitleaks' own default rules) and an error here, so it is escaped.
+fn from_go(pattern: &str) -> std::borrow::Cow<'_, str> {
+    let b = pattern.as_bytes();
+    let opens_repetition = |at: usize| {
+        let rest = &b[at + 1..];
+        let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 {
+            return false;
+        }
+        let rest = &rest[digits..];
+        match rest.first() {
+            Some(b'}') => true,
+            Some(b',') => {
+                let more = rest[1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                rest.get(1 + more) == Some(&b'}')
+            }
+            _ => false,
+        }
+    };
+    let mut literal = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            // An escape: `\{` stays, and `\p{Greek}`, `\x{41}` keep their braces.
+            b'\\' => {
+                i += 2;
+                if matches!(b.get(i - 1), Some(b'p' | b'P' | b'x')) && b.get(i) == Some(&b'{') {
+                    i += b[i..]
+                        .iter()
+                        .position(|&c| c == b'}')
+                        .map_or(b.len() - i, |p| p + 1);
+                }
+            }
+            b'{' if !opens_repetition(i) => {
+                literal.push(i);
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    if literal.is_empty() {
+        return pattern.into();
+    }
+    let mut out = String::with_capacity(pattern.len() + literal.len());
+    let mut from = 0;
+    for at in literal {
+        out.push_str(&pattern[from..at]);
+        out.push('\\');
+        from = at;
+    }
+    out.push_str(&pattern[from..]);
+    out.into()
 }
 
 /// A rule id as a placeholder name: ASCII letters and digits kept, anything else `_`
@@ -47,7 +104,7 @@ fn strings(v: Option<&Value>, what: &str) -> Result<Vec<String>, String> {
 fn allowlist(table: &Table, what: &str) -> Result<Allowlist, String> {
     let regexes = strings(table.get("regexes"), &format!("{what}.regexes"))?
         .iter()
-        .map(|p| user::compile(p).map_err(|e| format!("`{what}.regexes`: `{p}`: {e}")))
+        .map(|p| user::compile(&from_go(p)).map_err(|e| format!("`{what}.regexes`: `{p}`: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
     let target = match table.get("regexTarget") {
         None => Target::Secret,
@@ -156,7 +213,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Compiled>, Error> {
             None if rule.contains_key("path") => continue,
             None => return Err(err("has neither `regex` nor `path`".to_owned())),
         };
-        let compiled = user::compile(&regex).map_err(|e| err(format!("`regex`: {e}")))?;
+        let compiled = user::compile(&from_go(&regex)).map_err(|e| err(format!("`regex`: {e}")))?;
         let groups = compiled.captures_len() - 1;
         let secret = match rule.get("secretGroup") {
             None => SecretGroup::FirstNonEmpty,

@@ -80,6 +80,45 @@ fn allowlists_leave_what_they_name() {
     assert_eq!(rules, ["internal_jwt_kid"]);
 }
 
+/// Go's RE2 reads a `{` that opens no repetition as a literal, as gitleaks' own default rule
+/// file does (`^\$(?:\d+|{\d+})$` in its global allowlist); such files load and mean what they
+/// mean to gitleaks.
+#[test]
+fn go_regex_syntax_of_real_rule_files_loads() {
+    let toml = r#"
+[allowlist]
+regexes = [
+    '''^\$(?:\d+|{\d+})$''',
+    '''^\{\{[ \t]*[\w ().|]+[ \t]*}}$''',
+    '''^\{\d{0,2}}$''',
+]
+
+[[rules]]
+id = "templated-token"
+regex = '''tpl\{([A-Za-z0-9]{3,}\d)}'''
+keywords = ["tpl{"]
+
+[[rules]]
+id = "brace-literal"
+regex = '''brc{x}(\p{L}{2}[0-9]{4,})'''
+keywords = ["brc{"]
+"#;
+    let r = Redactor::from_sources(KEY, None, &[("go.toml", toml)]).expect("Go syntax loads");
+    let (out, rules) = redact(&r, "id tpl{Q7vLm2Xk9} and brc{x}éz20240101");
+    assert_eq!(rules, ["templated_token", "brace_literal"], "{out}");
+    assert!(
+        !out.contains("Q7vLm2Xk9") && !out.contains("20240101"),
+        "{out}"
+    );
+    // The allowlists' braces are literals: `${3}` and `{12}` are values they name.
+    let toml = format!("{toml}\n[[rules]]\nid = \"val\"\nregex = '''val=(\\S+)'''\n");
+    let r = Redactor::from_sources(KEY, None, &[("go.toml", &toml)]).expect("loads");
+    for allowed in ["val=${3}", "val={12}"] {
+        assert!(redact(&r, allowed).1.is_empty(), "{allowed}");
+    }
+    assert_eq!(redact(&r, "val=Q7vLm2Xk9").1, ["val"]);
+}
+
 #[test]
 fn keyword_gated_rules_keep_the_json_fast_path() {
     let r = redactor();
