@@ -201,6 +201,27 @@ fn read_optional(path: &Utf8Path) -> Result<Option<String>> {
     }
 }
 
+/// The project's redaction key (`redaction.key`, 32 bytes), read without following a symlink.
+fn read_key(dir: &Utf8Path) -> Result<Vec<u8>> {
+    let key_path = dir.join(KEY_PATH);
+    let key = read_regular(&key_path)
+        .map_err(|e| Error::io(&key_path, "cannot read redaction key", e))?
+        .ok_or_else(|| {
+            Error::io(
+                &key_path,
+                "cannot read redaction key",
+                io::Error::from(io::ErrorKind::NotFound),
+            )
+        })?;
+    if key.len() != 32 {
+        return Err(Error::corrupt(
+            &key_path,
+            format!("the redaction key must be 32 bytes, found {}", key.len()),
+        ));
+    }
+    Ok(key)
+}
+
 /// The project's redactor: built-in rules, `redaction.json` rules, `redaction.toml` and the
 /// gitleaks files `redaction.json` lists (relative paths are from the project folder, the one
 /// holding `.context/`).
@@ -283,6 +304,23 @@ impl Ledger {
         }
     }
 
+    /// The redactor the ledger of `context_dir` applies (its key, the built-in rules and the
+    /// project's rule files), read without opening the log: nothing is written, and a bad rule
+    /// file is the same error [`Ledger::open`] gives.
+    ///
+    /// ```no_run
+    /// # fn main() -> remaind_ledger::Result<()> {
+    /// let redactor = remaind_ledger::Ledger::project_redactor(camino::Utf8Path::new(".context"))?;
+    /// let (text, applied) = redactor.redact_str("DB_PASSWORD=S3cr3t!x");
+    /// assert!(!text.contains("S3cr3t") && applied.len() == 1);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn project_redactor(context_dir: &Utf8Path) -> Result<Redactor> {
+        refuse_symlink(&context_dir.join("schemas"))?;
+        load_redactor(context_dir, &read_key(context_dir)?)
+    }
+
     /// [`Ledger::open`] for `verify`: a log that fails the anchor check still opens (and is
     /// left untouched: no recovery), and [`Ledger::verify`] reports the break.
     pub fn open_to_verify(context_dir: &Utf8Path) -> Result<Ledger> {
@@ -315,23 +353,7 @@ impl Ledger {
             }
             Err(e) => return Err(Error::io(&log_path, "cannot inspect", e)),
         }
-        let key_path = dir.join(KEY_PATH);
-        let key = read_regular(&key_path)
-            .map_err(|e| Error::io(&key_path, "cannot read redaction key", e))?
-            .ok_or_else(|| {
-                Error::io(
-                    &key_path,
-                    "cannot read redaction key",
-                    io::Error::from(io::ErrorKind::NotFound),
-                )
-            })?;
-        if key.len() != 32 {
-            return Err(Error::corrupt(
-                &key_path,
-                format!("the redaction key must be 32 bytes, found {}", key.len()),
-            ));
-        }
-        let redactor = load_redactor(&dir, &key)?;
+        let redactor = load_redactor(&dir, &read_key(&dir)?)?;
         let limits = Limits::load(&dir.join(THRESHOLDS_PATH))?;
         let artifacts =
             ArtifactStore::open(&dir).map_err(|e| Error::artifact("cannot open artifacts/", e))?;
