@@ -254,12 +254,19 @@ fn load_redactor(dir: &Utf8Path, key: &[u8]) -> Result<Redactor> {
         .iter()
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .collect();
-    Redactor::from_sources(key, json.as_deref(), &sources).map_err(|e| {
-        let path = match &e {
-            remaind_redact::Error::RuleFile { file, .. } => Utf8PathBuf::from(file),
-            _ => json_path.clone(),
-        };
-        unusable(&path, e)
+    Redactor::from_sources(key, json.as_deref(), &sources).map_err(|e| match e {
+        // The rule file's own error already says what is wrong and how to fix it: named once
+        // after the file, not again under "unusable redaction rules".
+        remaind_redact::Error::RuleFile {
+            file,
+            rule,
+            message,
+        } => Error::Config {
+            path: Utf8PathBuf::from(file),
+            reason: format!("rule `{rule}`: {message}"),
+            source: None,
+        },
+        e => unusable(&json_path, e),
     })
 }
 
