@@ -155,7 +155,8 @@ impl Check {
                 } else {
                     ValueKind::Token
                 };
-                is_credential(bytes, kind)
+                return is_credential(bytes, kind)
+                    .then(|| through_closing_quote(groups.hay, secret));
             }
             Check::UrlPassword => password_differs(bytes, groups.bytes("user").unwrap_or_default()),
             Check::CommandLine => match groups.bytes("user") {
@@ -198,6 +199,39 @@ impl Check {
         };
         Some(if ok { whole } else { None })
     }
+}
+
+/// Bytes a quoted value may run on past where [`VALUE`] stopped.
+const QUOTED_REACH: usize = 256;
+
+/// The secret `hay[start..end]` of an assignment, run on to its closing quote when the value
+/// is quoted and stopped short of it (`DB_PASSWORD="S3cret! and more"` stops at the space,
+/// `'S3cr3t,x'` at the comma): no word of a quoted password is left after its placeholder.
+/// Only a closing quote on the same line, within [`QUOTED_REACH`] bytes, counts; an escaped
+/// opening quote (`\"` in JSON text) ends at its escaped closing one.
+pub(crate) fn through_closing_quote(hay: &[u8], (start, end): (usize, usize)) -> (usize, usize) {
+    let Some(&quote) = start.checked_sub(1).and_then(|i| hay.get(i)) else {
+        return (start, end);
+    };
+    if !matches!(quote, b'"' | b'\'') || hay.get(end) == Some(&quote) {
+        return (start, end);
+    }
+    let rest = &hay[end..hay.len().min(end + QUOTED_REACH)];
+    let Some(close) = rest
+        .iter()
+        .position(|&c| matches!(c, b'\n' | b'\r') || c == quote)
+    else {
+        return (start, end);
+    };
+    if rest[close] != quote {
+        return (start, end);
+    }
+    let escaped = start >= 2 && hay[start - 2] == b'\\';
+    let mut stop = end + close;
+    if escaped {
+        stop = end + trim_end(&hay[end..stop], |b| b == b'\\');
+    }
+    (start, stop.max(end))
 }
 
 /// The length of `v` without its trailing bytes that satisfy `drop`.

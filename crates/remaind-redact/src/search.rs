@@ -13,7 +13,9 @@ use crate::judge::is_credential;
 use crate::literals::Starts;
 use crate::prefilter::{BUILTIN, Hit, RuleSet};
 use crate::redactor::Applied;
-use crate::rules::{BuiltinRule, Check, Groups, NAMES, Secret, assignment_value};
+use crate::rules::{
+    BuiltinRule, Check, Groups, NAMES, Secret, assignment_value, through_closing_quote,
+};
 
 /// The start of every placeholder.
 static PLACEHOLDER_START: LazyLock<memchr::memmem::Finder<'static>> =
@@ -319,7 +321,7 @@ fn rule_spans(
                     end: offset + secret_end,
                     rule: index,
                 });
-                at = found.whole.1.max(start + 1);
+                at = found.whole.1.max(secret_end).max(start + 1);
             }
             _ if found.secret_start > start && found.secret_start > found.whole.0 => {
                 at = found.secret_start;
@@ -375,7 +377,7 @@ fn next_candidate(
             return Some(Candidate {
                 whole: (whole.start(), whole.end()),
                 secret_start: value,
-                accepted: accepted.then_some((value, whole.end())),
+                accepted: accepted.then(|| through_closing_quote(b, (value, whole.end()))),
             });
         }
     }

@@ -516,3 +516,47 @@ fn lines_full_of_key_words_take_linear_time() {
         );
     }
 }
+
+#[test]
+fn a_quoted_password_is_redacted_to_its_closing_quote() {
+    // (text, what must be gone, what must stay)
+    let cases = [
+        (
+            "DB_PASSWORD=\"S3cret! and more words\"",
+            "and more words",
+            "DB_PASSWORD=\"[REDACTED:generic_secret:",
+        ),
+        (
+            "export DB_PASSWORD='S3cr3t,with;marks' && run",
+            "with;marks",
+            "' && run",
+        ),
+        (
+            "{\"text\": \"password = \\\"Tr0ub4dor & 3\\\" in the config\"}",
+            " & 3",
+            "\\\" in the config\"}",
+        ),
+        (
+            "api_key: \"Q7vLm2Xk9PzR4tYw B8nJc3HfD6\"\nnext: line",
+            "B8nJc3HfD6",
+            "\"\nnext: line",
+        ),
+    ];
+    for (text, gone, kept) in cases {
+        let out = redact(text);
+        assert!(!out.contains(gone), "{text} -> {out}");
+        assert!(out.contains(kept), "{text} -> {out}");
+        assert_eq!(redact(&out), out, "not idempotent: {text}");
+    }
+    // Not taken past the line, nor when the first word is no credential, nor an unquoted one.
+    for text in [
+        "PASSWORD=\"S3cret! no closing quote\nnext=\"line\"",
+        "password: \"must be at least 8 characters\"",
+        "DB_PASSWORD=S3cret! and the rest is prose",
+    ] {
+        let out = redact(text);
+        for word in ["closing", "next", "characters", "prose"] {
+            assert_eq!(text.contains(word), out.contains(word), "{text} -> {out}");
+        }
+    }
+}
