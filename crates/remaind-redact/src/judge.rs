@@ -167,11 +167,15 @@ pub(crate) fn entropy(v: &[u8]) -> f64 {
         .sum()
 }
 
+/// A byte that joins the words of a name: `get_token`, `api-key`, `args.password`, `env::var`.
+fn separator(b: &u8) -> bool {
+    matches!(b, b'_' | b'-' | b'.' | b':')
+}
+
 /// Letters and `_`, `-`, `.`, `:` only, no digit, and shaped like a name rather than random
 /// letters: separated words (`get_token`, `args.password`, `env::var`, `MY_TOKEN`), or at most
 /// three capitals (`accessToken`, `correcthorse`), or all capitals.
 fn is_identifier_like(v: &[u8]) -> bool {
-    let separator = |b: &u8| matches!(b, b'_' | b'-' | b'.' | b':');
     if !v.iter().all(|b| b.is_ascii_alphabetic() || separator(b)) {
         return false;
     }
@@ -184,7 +188,6 @@ fn is_identifier_like(v: &[u8]) -> bool {
 /// `report-2024-q3`, `cache.v1.users`): a key or a name, not a machine-made token, whose
 /// parts mix letters and digits throughout.
 fn is_joined_words(v: &[u8]) -> bool {
-    let separator = |b: &u8| matches!(b, b'_' | b'-' | b'.' | b':');
     v.iter().any(separator)
         && v.split(separator).all(|part| {
             part.iter().all(u8::is_ascii_alphabetic)
