@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::signal::{Record, Runtime, Signal, Source};
+use crate::signal::{Framing, Record, Runtime, Signal, Source};
 use crate::transcript::{LineOutcome, Reader};
 
 /// Reads one Claude Code transcript, line by line.
@@ -21,8 +21,66 @@ use crate::transcript::{LineOutcome, Reader};
 pub struct TranscriptReader {
     /// Tool calls waiting for their result, by `tool_use` id.
     calls: HashMap<String, (String, Value)>,
-    /// The assistant's newest text in the current turn, and where it came from.
+    /// The assistant's newest text, while nothing followed it: the turn's outcome if the
+    /// turn ends next.
     last_text: Option<(String, Source)>,
+    /// The framing the lines stated so far (a record is made when it changes).
+    framing: Framing,
+}
+
+/// Commands Claude Code runs itself, never sending them to the model: not instructions.
+const LOCAL_COMMANDS: &[&str] = &[
+    "add-dir",
+    "agents",
+    "bashes",
+    "bug",
+    "clear",
+    "config",
+    "context",
+    "cost",
+    "doctor",
+    "exit",
+    "export",
+    "feedback",
+    "help",
+    "hooks",
+    "ide",
+    "install-github-app",
+    "login",
+    "logout",
+    "mcp",
+    "memory",
+    "migrate-installer",
+    "model",
+    "output-style",
+    "permissions",
+    "plugin",
+    "privacy-settings",
+    "quit",
+    "release-notes",
+    "resume",
+    "rewind",
+    "sandbox",
+    "settings",
+    "stats",
+    "status",
+    "statusline",
+    "tasks",
+    "terminal-setup",
+    "theme",
+    "todos",
+    "upgrade",
+    "usage",
+    "vim",
+];
+
+/// True when `prompt` (as typed) is a command the runtime handles without the model.
+pub(crate) fn is_local_command(prompt: &str) -> bool {
+    let Some(name) = prompt.strip_prefix('/') else {
+        return false;
+    };
+    let name = name.split_whitespace().next().unwrap_or("");
+    LOCAL_COMMANDS.contains(&name)
 }
 
 /// A user's typed text as the runtime shows it to hooks: a slash command as `/name args`;
@@ -72,8 +130,16 @@ fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
 }
 
 /// The signal of a typed prompt: `/compact args` asks for a compaction with instructions
-/// (recorded at PreCompact, so not as a prompt); anything else is a prompt.
+/// (recorded at PreCompact, so not as a prompt); a local command (`/export`) is no
+/// instruction; a `#` memory input is a standing rule to remember; anything else is a prompt.
 pub(crate) fn prompt_signal(prompt: String) -> Option<Signal> {
+    if let Some(rule) = between(&prompt, "<user-memory-input>", "</user-memory-input>") {
+        let text = rule.trim().to_owned();
+        return (!text.is_empty()).then_some(Signal::Remember { text });
+    }
+    if is_local_command(&prompt) {
+        return Some(Signal::LocalCommand { text: prompt });
+    }
     if prompt == "/compact" || prompt.starts_with("/compact ") {
         let args = prompt["/compact".len()..].trim();
         return (!args.is_empty()).then(|| Signal::CompactInstructions {
@@ -128,6 +194,14 @@ struct Line<'a> {
     meta: Lenient<bool>,
     #[serde(default, rename = "isCompactSummary")]
     compact_summary: Lenient<bool>,
+    #[serde(default)]
+    cwd: Lenient<String>,
+    #[serde(default, rename = "gitBranch")]
+    git_branch: Lenient<String>,
+    #[serde(default)]
+    version: Lenient<String>,
+    #[serde(default, rename = "permissionMode")]
+    permission_mode: Lenient<String>,
     #[serde(default, borrow)]
     message: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "toolUseResult")]
@@ -138,6 +212,8 @@ struct Line<'a> {
 struct Message<'a> {
     #[serde(default, borrow)]
     content: Option<&'a RawValue>,
+    #[serde(default)]
+    model: Lenient<String>,
 }
 
 /// One content block of a message.
@@ -200,6 +276,35 @@ impl Line<'_> {
         }
     }
 
+    /// The framing this line states: workspace, runtime version, branch, permission mode,
+    /// and the model of an assistant line.
+    fn framing(&self, model: Option<String>) -> Framing {
+        let mut f = Framing {
+            workspace: self.cwd.0.clone().filter(|c| !c.is_empty()),
+            model: model.filter(|m| !m.is_empty() && !m.starts_with('<')),
+            ..Framing::default()
+        };
+        for (key, value) in [
+            (
+                "runtime",
+                self.version.0.as_ref().map(|v| format!("claude-code {v}")),
+            ),
+            ("git_branch", self.git_branch.0.clone()),
+            ("permission_mode", self.permission_mode.0.clone()),
+        ] {
+            if let Some(v) = value.filter(|v| !v.is_empty()) {
+                f.settings.insert(key.to_owned(), v);
+            }
+        }
+        f
+    }
+
+    /// The message's model, if any.
+    fn model(&self) -> Option<String> {
+        let message = self.message.map(object::<Message>)?.ok()??;
+        message.model.0
+    }
+
     /// `/message/content`.
     fn content(&self) -> serde_json::Result<Option<Content<'_>>> {
         let Some(message) = self.message.map(object::<Message>).transpose()?.flatten() else {
@@ -224,11 +329,39 @@ impl Line<'_> {
 }
 
 impl TranscriptReader {
+    /// The turn ended: its newest text is the outcome.
     fn flush_turn(&mut self, out: &mut Vec<Record>) {
         if let Some((text, source)) = self.last_text.take() {
             out.push(Record {
                 source,
                 signal: Signal::TurnEnd { text },
+            });
+        }
+    }
+
+    /// Something followed the newest text within the turn: it was not the outcome.
+    fn text_went_on(&mut self, out: &mut Vec<Record>) {
+        if let Some((text, source)) = self.last_text.take() {
+            out.push(Record {
+                source,
+                signal: Signal::AssistantText { text },
+            });
+        }
+    }
+
+    /// A framing record when the line states something new.
+    fn note_framing(&mut self, line: &Line<'_>, model: Option<String>, out: &mut Vec<Record>) {
+        if line.sidechain.0 == Some(true) {
+            return;
+        }
+        let seen = line.framing(model);
+        let mut merged = self.framing.clone();
+        merged.merge(seen.clone());
+        if merged != self.framing {
+            self.framing = merged;
+            out.push(Record {
+                source: line.source(),
+                signal: Signal::Framing(seen),
             });
         }
     }
@@ -243,12 +376,14 @@ impl TranscriptReader {
         match line.kind.0.as_deref() {
             Some("user") => {
                 let content = line.content()?;
+                self.note_framing(line, None, out);
                 self.user_line(line, content, out);
                 Ok(LineOutcome::Used)
             }
             Some("assistant") => {
                 let content = line.content()?;
-                self.assistant_line(line, content);
+                self.note_framing(line, line.model(), out);
+                self.assistant_line(line, content, out);
                 Ok(LineOutcome::Used)
             }
             _ => Ok(LineOutcome::Unused),
@@ -259,6 +394,7 @@ impl TranscriptReader {
         let source = line.source();
         if line.compact_summary.0 == Some(true) {
             if let Some(Content::Text(text)) = content {
+                self.text_went_on(out);
                 out.push(Record {
                     source,
                     signal: Signal::CompactSummary { text },
@@ -283,7 +419,26 @@ impl TranscriptReader {
         if line.sidechain.0 == Some(true) || line.meta.0 == Some(true) || typed.is_empty() {
             return;
         }
-        let Some(prompt) = typed_prompt(&typed.join("\n")) else {
+        let text = typed.join("\n");
+        let trimmed = text.trim_start();
+        if trimmed.starts_with("[Request interrupted by user") {
+            self.text_went_on(out);
+            out.push(Record {
+                source,
+                signal: Signal::Interrupt,
+            });
+            return;
+        }
+        if trimmed.starts_with("<task-notification>") {
+            // The runtime woke the agent after its turn ended: the turn's outcome stands.
+            self.flush_turn(out);
+            out.push(Record {
+                source,
+                signal: Signal::Notification { text },
+            });
+            return;
+        }
+        let Some(prompt) = typed_prompt(&text) else {
             return;
         };
         self.flush_turn(out);
@@ -305,6 +460,7 @@ impl TranscriptReader {
         let Some((name, input)) = self.calls.remove(id) else {
             return;
         };
+        self.text_went_on(out);
         // The structured result when the runtime kept one, else the block's content.
         let output = match line.tool_use_result.map(|r| value(Some(r))) {
             Some(v) if !v.is_null() => v,
@@ -322,19 +478,29 @@ impl TranscriptReader {
         });
     }
 
-    fn assistant_line(&mut self, line: &Line<'_>, content: Option<Content<'_>>) {
+    fn assistant_line(
+        &mut self,
+        line: &Line<'_>,
+        content: Option<Content<'_>>,
+        out: &mut Vec<Record>,
+    ) {
         let Some(Content::Blocks(blocks)) = content else {
             return;
         };
+        let main = line.sidechain.0 != Some(true);
         for b in blocks {
             match b.kind.0.as_deref() {
                 Some("tool_use") => {
+                    if main {
+                        self.text_went_on(out);
+                    }
                     if let (Some(id), Some(name)) = (b.id.0, b.name.0) {
                         self.calls.insert(id, (name, value(b.input)));
                     }
                 }
-                Some("text") if line.sidechain.0 != Some(true) => {
+                Some("text") if main => {
                     if let Some(t) = b.text.0.filter(|t| !t.trim().is_empty()) {
+                        self.text_went_on(out);
                         self.last_text = Some((t, line.source()));
                     }
                 }
@@ -367,6 +533,9 @@ impl Reader for TranscriptReader {
         }
     }
 
+    /// A transcript whose last main-chain message is the assistant's text ended its turn
+    /// there (the runtime's Stop); one that stops anywhere else (a tool call, a compaction
+    /// summary) stopped mid-turn, and every text before was already recorded.
     fn finish(&mut self, out: &mut Vec<Record>) {
         self.flush_turn(out);
     }
@@ -414,6 +583,9 @@ mod tests {
         let (records, counts) = read(&[call, result]);
         assert_eq!(counts.used, 2);
         assert_eq!(records.len(), 2, "{records:?}");
+        // The text came before the tool's result: it was not the turn's outcome.
+        assert_eq!(texts(&records[..1]), ["AssistantText { text: \"done\" }"]);
+        let records = &records[1..];
         // A null structured result falls back to the block's content; a non-bool flag is no flag.
         assert_eq!(
             records[0].signal,
@@ -427,7 +599,6 @@ mod tests {
         // A session id that is not a string is no session.
         assert_eq!(records[0].source.session, None);
         assert_eq!(records[0].source.line.as_deref(), Some("u1"));
-        assert_eq!(texts(&records[1..]), ["TurnEnd { text: \"done\" }"]);
 
         // Repeated keys: the last wins, at the top and inside the message.
         let (records, counts) = read(&[

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::claude_code::{prompt_signal, typed_prompt};
-use crate::signal::{Record, Runtime, Signal, Source};
+use crate::signal::{Framing, Record, Runtime, Signal, Source};
 use crate::transcript::{LineOutcome, Reader};
 
 /// Reads one Codex rollout, line by line.
@@ -21,6 +21,8 @@ pub struct TranscriptReader {
     session: Option<String>,
     calls: HashMap<String, (String, Value)>,
     last_text: Option<(String, Source)>,
+    /// The framing stated so far.
+    seen: Framing,
 }
 
 fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
@@ -65,6 +67,65 @@ impl TranscriptReader {
         }
     }
 
+    /// Something followed the newest text within the turn: it was not the outcome.
+    fn text_went_on(&mut self, out: &mut Vec<Record>) {
+        if let Some((text, source)) = self.last_text.take() {
+            out.push(Record {
+                source,
+                signal: Signal::AssistantText { text },
+            });
+        }
+    }
+
+    /// The assistant wrote `text` (Codex writes a message twice, as a response item and as
+    /// an event: the second is the same message).
+    fn text(&mut self, text: String, source: Source, out: &mut Vec<Record>) {
+        if self.last_text.as_ref().is_some_and(|(t, _)| *t == text) {
+            return;
+        }
+        self.text_went_on(out);
+        self.last_text = Some((text, source));
+    }
+
+    /// A framing record from `session_meta` or `turn_context`, when it states something new.
+    fn framing(&mut self, n: usize, line: &Value, p: &Value, out: &mut Vec<Record>) {
+        let mut f = Framing {
+            workspace: str_at(p, "cwd")
+                .filter(|c| !c.is_empty())
+                .map(str::to_owned),
+            model: str_at(p, "model")
+                .filter(|m| !m.is_empty())
+                .map(str::to_owned),
+            ..Framing::default()
+        };
+        let sandbox = p
+            .get("sandbox_policy")
+            .and_then(|s| str_at(s, "type").or_else(|| s.as_str()));
+        let version = str_at(p, "cli_version").map(|v| format!("codex {v}"));
+        for (key, value) in [
+            ("runtime", version.as_deref()),
+            ("approval_policy", str_at(p, "approval_policy")),
+            ("sandbox", sandbox),
+            (
+                "effort",
+                str_at(p, "effort").or_else(|| str_at(p, "reasoning_effort")),
+            ),
+        ] {
+            if let Some(v) = value.filter(|v| !v.is_empty()) {
+                f.settings.insert(key.to_owned(), v.to_owned());
+            }
+        }
+        let mut merged = self.seen.clone();
+        merged.merge(f.clone());
+        if merged != self.seen {
+            self.seen = merged;
+            out.push(Record {
+                source: self.source(n, line),
+                signal: Signal::Framing(f),
+            });
+        }
+    }
+
     fn response_item(&mut self, n: usize, line: &Value, p: &Value, out: &mut Vec<Record>) {
         match str_at(p, "type") {
             Some("message") if str_at(p, "role") == Some("assistant") => {
@@ -77,10 +138,11 @@ impl TranscriptReader {
                     .collect();
                 let text = text.join("\n");
                 if !text.trim().is_empty() {
-                    self.last_text = Some((text, self.source(n, line)));
+                    self.text(text, self.source(n, line), out);
                 }
             }
             Some("function_call" | "custom_tool_call") => {
+                self.text_went_on(out);
                 if let (Some(id), Some(name)) = (str_at(p, "call_id"), str_at(p, "name")) {
                     let input = p
                         .get("arguments")
@@ -126,14 +188,21 @@ impl TranscriptReader {
             }
             Some("agent_message") => {
                 if let Some(t) = str_at(p, "message").filter(|t| !t.trim().is_empty()) {
-                    self.last_text = Some((t.to_owned(), self.source(n, line)));
+                    self.text(t.to_owned(), self.source(n, line), out);
                 }
             }
             Some("task_complete") => {
                 if let Some(t) = str_at(p, "last_agent_message").filter(|t| !t.trim().is_empty()) {
-                    self.last_text = Some((t.to_owned(), self.source(n, line)));
+                    self.text(t.to_owned(), self.source(n, line), out);
                 }
                 self.flush_turn(out);
+            }
+            Some("turn_aborted") => {
+                self.text_went_on(out);
+                out.push(Record {
+                    source: self.source(n, line),
+                    signal: Signal::Interrupt,
+                });
             }
             _ => {}
         }
@@ -159,6 +228,7 @@ impl TranscriptReader {
         match str_at(line, "type") {
             Some("session_meta") => {
                 self.session = str_at(payload, "id").map(str::to_owned);
+                self.framing(n, line, payload, out);
                 LineOutcome::Used
             }
             Some("response_item") => {
@@ -171,6 +241,7 @@ impl TranscriptReader {
             }
             Some("compacted") => {
                 if let Some(text) = str_at(payload, "message").filter(|t| !t.trim().is_empty()) {
+                    self.text_went_on(out);
                     out.push(Record {
                         source: self.source(n, line),
                         signal: Signal::CompactSummary {
@@ -180,7 +251,10 @@ impl TranscriptReader {
                 }
                 LineOutcome::Used
             }
-            Some("turn_context") => LineOutcome::Used,
+            Some("turn_context") => {
+                self.framing(n, line, payload, out);
+                LineOutcome::Used
+            }
             _ => LineOutcome::Unused,
         }
     }

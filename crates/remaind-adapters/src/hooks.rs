@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::import::Batch;
 use crate::map::Mapper;
 use crate::plan::{self, PlanBook};
-use crate::signal::{Record, Runtime, Signal, Source};
+use crate::signal::{Framing, Record, Runtime, Signal, Source};
 
 /// The hook events that carry context, in both runtimes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -193,6 +193,48 @@ pub fn hook_records(
         .collect())
 }
 
+/// The framing a hook payload states: the workspace (`cwd`), the model and the permission
+/// mode when the runtime sends them.
+pub fn hook_framing(payload: &Map<String, Value>) -> Framing {
+    let mut f = Framing {
+        workspace: str_at(payload, "cwd")
+            .filter(|c| !c.is_empty())
+            .map(str::to_owned),
+        model: str_at(payload, "model")
+            .filter(|m| !m.is_empty())
+            .map(str::to_owned),
+        ..Framing::default()
+    };
+    if let Some(mode) = str_at(payload, "permission_mode").filter(|m| !m.is_empty()) {
+        f.settings.insert("permission_mode".into(), mode.to_owned());
+    }
+    f
+}
+
+/// How far back a hook looks for the latest user instruction a turn's end cites.
+const INSTRUCTION_LOOKBACK: u64 = 8192;
+
+/// The latest `user_message`, reading the ledger backwards from the head (within
+/// [`INSTRUCTION_LOOKBACK`] events).
+fn instruction_from_ledger(ledger: &Ledger) -> Result<Option<EventId>> {
+    let head = ledger.head()?.0;
+    let mut before = head + 1;
+    let floor = before.saturating_sub(INSTRUCTION_LOOKBACK).max(1);
+    while before > floor {
+        let chunk = ledger.before(before, 512)?;
+        let Some(first) = chunk.first() else { break };
+        before = first.seq;
+        if let Some(ev) = chunk
+            .iter()
+            .rev()
+            .find(|e| e.kind == remaind_ledger::Kind::UserMessage)
+        {
+            return Ok(Some(ev.id));
+        }
+    }
+    Ok(None)
+}
+
 /// The plan as the newest plan-carrying event left it, reading the ledger backwards from the
 /// head (a plan update is usually among the last few hundred events).
 fn plan_from_ledger(ledger: &Ledger) -> Result<PlanBook> {
@@ -231,8 +273,20 @@ pub fn record(ledger: &Ledger, records: Vec<Record>) -> Result<Vec<EventId>> {
     } else {
         PlanBook::default()
     };
+    // What a turn's end, an answer, an approved plan or a compaction focus cites.
+    let cites_turn = records.iter().any(|r| match &r.signal {
+        Signal::TurnEnd { .. } | Signal::Interrupt | Signal::CompactInstructions { .. } => true,
+        Signal::ToolUse { name, .. } => name == "AskUserQuestion" || name == "ExitPlanMode",
+        _ => false,
+    });
+    let instruction = if cites_turn {
+        instruction_from_ledger(ledger)?
+    } else {
+        None
+    };
     let head = ledger.head()?.0;
-    let mut batch = Batch::new(Mapper::new(head, book), ledger.redactor());
+    let mapper = Mapper::new(head, book).after_instruction(instruction);
+    let mut batch = Batch::new(mapper, ledger.redactor());
     for rec in records {
         batch.map(rec);
     }
@@ -265,6 +319,13 @@ pub fn replay_payloads(runtime: Runtime, records: &[Record], cwd: &str) -> Vec<(
             p["model"] = json!("gpt-5-codex");
         }
         let hook = match &rec.signal {
+            // What no hook payload carries: only a transcript tells these.
+            Signal::AssistantText { .. }
+            | Signal::Interrupt
+            | Signal::Notification { .. }
+            | Signal::LocalCommand { .. }
+            | Signal::Remember { .. }
+            | Signal::Framing(_) => continue,
             Signal::Prompt { text } => {
                 p["prompt"] = json!(text);
                 HookEvent::UserPromptSubmit

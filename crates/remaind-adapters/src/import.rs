@@ -3,13 +3,13 @@
 use std::collections::HashSet;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use remaind_ledger::{Event, Ledger};
+use remaind_ledger::{Event, EventId, Kind, Ledger};
 use remaind_redact::Redactor;
 
 use crate::error::{Error, Result};
 use crate::map::Mapper;
 use crate::plan::PlanBook;
-use crate::signal::{Record, Runtime, line_key};
+use crate::signal::{Framing, Record, Runtime, Signal, line_key};
 use crate::transcript::{LineCounts, stream_transcript};
 
 /// Records mapped and appended per batch (one lock, one sync each; other writers wait
@@ -51,8 +51,164 @@ impl<R: std::io::BufRead> std::io::BufRead for CountingReader<R> {
 enum Parsed {
     /// The next record.
     Record(Record),
-    /// The current file is read through (its records were sent before).
-    FileDone { bytes: u64, counts: LineCounts },
+    /// A file is read through (its records were sent before).
+    FileDone {
+        file: Utf8PathBuf,
+        bytes: u64,
+        counts: LineCounts,
+    },
+}
+
+/// One session's files: its main transcript and the subagent files under its folder.
+#[derive(Debug)]
+struct Session {
+    main: Utf8PathBuf,
+    subagents: Vec<Utf8PathBuf>,
+    /// The source time of the main transcript's first dated line.
+    start: Option<String>,
+}
+
+/// Bytes of a transcript's head read for its first timestamp.
+const HEAD_BYTES: usize = 256 * 1024;
+
+/// The `timestamp` of the first line that has one (Codex's `session_meta` has it in its
+/// payload), within the file's head.
+fn first_timestamp(file: &Utf8Path) -> Option<String> {
+    use std::io::BufRead;
+    let handle = std::fs::File::open(file).ok()?;
+    let mut read = 0;
+    for line in std::io::BufReader::new(handle).split(b'\n') {
+        let line = line.ok()?;
+        read += line.len() + 1;
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line) {
+            let ts = v
+                .get("timestamp")
+                .or_else(|| v.pointer("/payload/timestamp"))
+                .and_then(|t| t.as_str());
+            if let Some(ts) = ts {
+                return Some(ts.to_owned());
+            }
+        }
+        if read > HEAD_BYTES {
+            break;
+        }
+    }
+    None
+}
+
+/// `files` as sessions in the order of their source time (a session without a dated line
+/// last, in name order): a subagent file joins the session whose folder holds it.
+fn sessions(files: Vec<Utf8PathBuf>) -> Vec<Session> {
+    let mut out: Vec<Session> = Vec::new();
+    for file in files {
+        let owner = out
+            .iter_mut()
+            .find(|s| file.starts_with(s.main.with_extension("")));
+        match owner {
+            Some(session) => session.subagents.push(file),
+            None => out.push(Session {
+                start: first_timestamp(&file),
+                main: file,
+                subagents: Vec::new(),
+            }),
+        }
+    }
+    // Stable: equal or missing times keep the name order.
+    out.sort_by(|a, b| match (&a.start, &b.start) {
+        (Some(x), Some(y)) => source_time(x).cmp(&source_time(y)),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+    out
+}
+
+/// A source time as an instant when it parses (offsets differ between runtimes), else its
+/// text; instants sort before unparsable texts.
+fn source_time(ts: &str) -> (Option<jiff::Timestamp>, &str) {
+    (ts.parse().ok(), ts)
+}
+
+/// Reads `file` whole, sending each record (redacted) through `send`; the counts and bytes.
+fn read_file(
+    runtime: Runtime,
+    file: &Utf8Path,
+    redactor: &Redactor,
+    mut send: impl FnMut(Record) -> bool,
+) -> Result<(u64, LineCounts)> {
+    let read_err = |source| Error::Read {
+        path: file.to_owned(),
+        action: "cannot read the transcript",
+        source,
+    };
+    let handle = std::fs::File::open(file).map_err(read_err)?;
+    let mut input = CountingReader {
+        inner: std::io::BufReader::with_capacity(1 << 20, handle),
+        bytes: 0,
+    };
+    // A refused send means the importing side stopped on an error.
+    let mut open = true;
+    let counts = stream_transcript(runtime, &mut input, |mut rec| {
+        rec.redact(redactor);
+        open = open && send(rec);
+    })
+    .map_err(read_err)?;
+    Ok((input.bytes, counts))
+}
+
+/// Reads one session: its subagent records interleaved with the main transcript's at their
+/// source time (a subagent's tool calls happen while the main agent waits for it).
+fn read_session(
+    runtime: Runtime,
+    session: &Session,
+    redactor: &Redactor,
+    tx: &std::sync::mpsc::SyncSender<Result<Parsed>>,
+) -> Result<bool> {
+    let mut pending: Vec<Record> = Vec::new();
+    let mut done = Vec::new();
+    for file in &session.subagents {
+        let (bytes, counts) = read_file(runtime, file, redactor, |rec| {
+            pending.push(rec);
+            true
+        })?;
+        done.push(Parsed::FileDone {
+            file: file.clone(),
+            bytes,
+            counts,
+        });
+    }
+    // Stable: a subagent's own order holds among equal times.
+    pending.sort_by(
+        |a, b| match (a.source.ts.as_deref(), b.source.ts.as_deref()) {
+            (Some(x), Some(y)) => source_time(x).cmp(&source_time(y)),
+            _ => std::cmp::Ordering::Equal,
+        },
+    );
+    let mut pending = pending.into_iter().peekable();
+    let mut open = true;
+    let (bytes, counts) = read_file(runtime, &session.main, redactor, |rec| {
+        if let Some(at) = rec.source.ts.as_deref().map(source_time) {
+            while let Some(sub) =
+                pending.next_if(|p| p.source.ts.as_deref().is_some_and(|t| source_time(t) <= at))
+            {
+                open = open && tx.send(Ok(Parsed::Record(sub))).is_ok();
+            }
+        }
+        open = open && tx.send(Ok(Parsed::Record(rec))).is_ok();
+        open
+    })?;
+    for rec in pending {
+        open = open && tx.send(Ok(Parsed::Record(rec))).is_ok();
+    }
+    let main_done = Parsed::FileDone {
+        file: session.main.clone(),
+        bytes,
+        counts,
+    };
+    for d in std::iter::once(main_done).chain(done) {
+        open = open && tx.send(Ok(d)).is_ok();
+    }
+    Ok(open)
 }
 
 /// What an import did.
@@ -72,6 +228,9 @@ pub struct ImportReport {
     pub appended: u64,
     /// The ledger's head after the import.
     pub head: u64,
+    /// The framing the transcripts stated, newest values winning (for the framing channel;
+    /// not a ledger event).
+    pub framing: Framing,
 }
 
 /// Progress of an import, reported after each file.
@@ -151,13 +310,26 @@ fn walk(dir: &Utf8Path, out: &mut Vec<Utf8PathBuf>, depth: usize) -> Result<()> 
     Ok(())
 }
 
-/// What the ledger already holds from a runtime: the keys of imported lines and the plan as
-/// the newest plan-carrying event left it. One pass over the ledger.
-fn imported_state(ledger: &Ledger, runtime: Runtime) -> Result<(HashSet<String>, PlanBook)> {
+/// What the ledger already holds from a runtime.
+struct Imported {
+    /// The keys of the lines imported before.
+    keys: HashSet<String>,
+    /// The plan as the newest plan-carrying event left it.
+    book: PlanBook,
+    /// The latest user instruction, whoever recorded it.
+    instruction: Option<EventId>,
+}
+
+/// What the ledger already holds from a runtime. One pass over the ledger.
+fn imported_state(ledger: &Ledger, runtime: Runtime) -> Result<Imported> {
     let mut keys = HashSet::new();
     let mut book = PlanBook::default();
+    let mut instruction = None;
     for ev in ledger.iter()? {
         let ev: Event = ev?;
+        if ev.kind == Kind::UserMessage {
+            instruction = Some(ev.id);
+        }
         let Some(data) = &ev.data else { continue };
         if let Some(b) = PlanBook::from_data(data) {
             book = b;
@@ -177,7 +349,11 @@ fn imported_state(ledger: &Ledger, runtime: Runtime) -> Result<(HashSet<String>,
             ));
         }
     }
-    Ok((keys, book))
+    Ok(Imported {
+        keys,
+        book,
+        instruction,
+    })
 }
 
 /// Import transcript files of `runtime` into `ledger`. Lines imported before (same
@@ -195,56 +371,45 @@ pub fn import(
         .iter()
         .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
         .sum();
-    let (imported, book) = imported_state(ledger, runtime)?;
+    let Imported {
+        keys: imported,
+        book,
+        instruction,
+    } = imported_state(ledger, runtime)?;
     let mut report = ImportReport {
         skipped_files,
         ..ImportReport::default()
     };
-    let mut batch = Batch::new(Mapper::new(ledger.head()?.0, book), ledger.redactor());
+    let mapper = Mapper::new(ledger.head()?.0, book).after_instruction(instruction);
+    let mut batch = Batch::new(mapper, ledger.redactor());
     let mut bytes_done = 0;
+    let sessions = sessions(files);
     // One thread reads, parses and redacts the files while this one maps and appends (the
     // append's own preparation runs on every core): an import takes about as long as its
     // slower half.
     std::thread::scope(|scope| -> Result<()> {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Parsed>>(RECORD_QUEUE);
-        let files = &files;
+        let sessions = &sessions;
         let redactor = ledger.redactor();
         scope.spawn(move || {
-            for file in files {
-                let read_err = |source| Error::Read {
-                    path: file.clone(),
-                    action: "cannot read the transcript",
-                    source,
-                };
-                let handle = match std::fs::File::open(file) {
-                    Ok(f) => f,
-                    Err(source) => {
-                        let _ = tx.send(Err(read_err(source)));
+            for session in sessions {
+                match read_session(runtime, session, redactor, &tx) {
+                    Ok(true) => {}
+                    // The importing side stopped on an error.
+                    Ok(false) => return,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
                         return;
                     }
-                };
-                let mut input = CountingReader {
-                    inner: std::io::BufReader::with_capacity(1 << 20, handle),
-                    bytes: 0,
-                };
-                // A closed channel means the importing side stopped on an error.
-                let mut open = true;
-                let counts = stream_transcript(runtime, &mut input, |mut rec| {
-                    rec.redact(redactor);
-                    open = open && tx.send(Ok(Parsed::Record(rec))).is_ok();
-                });
-                let done = counts.map_err(read_err).map(|counts| Parsed::FileDone {
-                    bytes: input.bytes,
-                    counts,
-                });
-                if !open || tx.send(done).is_err() {
-                    return;
                 }
             }
         });
-        let mut next_file = files.iter();
         for parsed in rx {
             match parsed? {
+                Parsed::Record(Record {
+                    signal: Signal::Framing(framing),
+                    ..
+                }) => report.framing.merge(framing),
                 Parsed::Record(rec) => {
                     report.records += 1;
                     if rec.source.line_key().is_some_and(|k| imported.contains(&k)) {
@@ -256,10 +421,14 @@ pub fn import(
                         report.appended += batch.flush(ledger)?;
                     }
                 }
-                Parsed::FileDone { bytes, counts } => {
+                Parsed::FileDone {
+                    file,
+                    bytes,
+                    counts,
+                } => {
                     bytes_done += bytes;
                     report.counts.add(counts);
-                    report.files.extend(next_file.next().cloned());
+                    report.files.push(file);
                     progress(Progress {
                         bytes_done,
                         bytes_total,

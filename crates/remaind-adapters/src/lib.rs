@@ -46,9 +46,9 @@ mod transcript;
 
 pub use describe::describe_tool;
 pub use error::{Error, Result};
-pub use hooks::{HookEvent, detect_runtime, hook_records, record, replay_payloads};
+pub use hooks::{HookEvent, detect_runtime, hook_framing, hook_records, record, replay_payloads};
 pub use import::{ImportReport, Progress, import, transcript_files};
 pub use map::{INLINE_PROMPT_BYTES, Mapper};
 pub use plan::PlanBook;
-pub use signal::{Record, Runtime, Signal, Source};
+pub use signal::{Framing, Record, Runtime, Signal, Source};
 pub use transcript::{LineCounts, LineOutcome, read_transcript};

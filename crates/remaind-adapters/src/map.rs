@@ -23,6 +23,8 @@ pub struct Mapper {
     head: u64,
     out: Vec<NewEvent>,
     book: PlanBook,
+    /// The latest user instruction: what a turn's end, an answer or a compaction focus cites.
+    instruction: Option<EventId>,
 }
 
 /// One event being built.
@@ -70,7 +72,15 @@ impl Mapper {
             head,
             out: Vec::new(),
             book,
+            instruction: None,
         }
+    }
+
+    /// Continue after the user instruction `id` (the ledger's latest `user_message`), which
+    /// the end of its turn and the answers given in it cite.
+    pub fn after_instruction(mut self, id: Option<EventId>) -> Mapper {
+        self.instruction = id;
+        self
     }
 
     /// The ledger head the events not yet taken are to be appended at.
@@ -111,23 +121,73 @@ impl Mapper {
         let Record { source, signal } = rec;
         let src = &source;
         let agent = src.runtime.actor();
+        let turn = self.instruction;
         match signal {
             Signal::Prompt { text } => {
-                self.instruction(src, &text, "prompt", &[]);
+                let id = self.instruction(src, &text, "prompt", &[]);
+                self.instruction = Some(id);
             }
+            // A focus for the compaction, shown with the task, never in its place.
             Signal::CompactInstructions { text } => {
-                self.instruction(src, &text, "compact_instructions", &[]);
+                self.emit(
+                    Draft::new(Kind::Note, src, "user", text)
+                        .data("via", "compact_focus")
+                        .importance(1)
+                        .refs(&Vec::from_iter(turn)),
+                );
             }
-            Signal::TurnEnd { text } if !text.trim().is_empty() => {
-                self.emit(Draft::new(Kind::AssistantMessage, src, agent, text));
+            // A Stop before any instruction ends no turn; one without a message (older
+            // runtimes send none) still ends the turn it closes.
+            Signal::TurnEnd { text } if turn.is_none() && text.trim().is_empty() => {}
+            Signal::TurnEnd { text } => {
+                let text = if text.trim().is_empty() {
+                    "(the turn ended without a final message)".to_owned()
+                } else {
+                    text
+                };
+                self.emit(
+                    Draft::new(Kind::AssistantMessage, src, agent, text)
+                        .data("turn_end", "stop")
+                        .refs(&Vec::from_iter(turn)),
+                );
             }
+            Signal::AssistantText { text } if !text.trim().is_empty() => {
+                self.emit(Draft::new(Kind::AssistantMessage, src, agent, text).importance(0));
+            }
+            Signal::AssistantText { .. } => {}
+            Signal::Interrupt => {
+                self.emit(
+                    Draft::new(Kind::Note, src, "user", "The user interrupted the turn")
+                        .data("turn_end", "interrupted")
+                        .refs(&Vec::from_iter(turn)),
+                );
+            }
+            Signal::Notification { text } => {
+                self.emit(
+                    Draft::new(Kind::Note, src, agent, text)
+                        .data("via", "notification")
+                        .importance(0),
+                );
+            }
+            Signal::LocalCommand { text } => {
+                self.emit(Draft::new(Kind::Trace, src, "user", text).data("via", "local_command"));
+            }
+            Signal::Remember { text } => {
+                self.emit(
+                    Draft::new(Kind::Remember, src, "user", text)
+                        .data("via", "memory_input")
+                        .importance(3),
+                );
+            }
+            // Not a ledger event: the caller records it through the framing channel.
+            Signal::Framing(_) => {}
             Signal::SubagentEnd { text } if !text.trim().is_empty() => {
                 self.emit(
                     Draft::new(Kind::AssistantMessage, src, "subagent", text)
                         .data("subagent", true),
                 );
             }
-            Signal::TurnEnd { .. } | Signal::SubagentEnd { .. } => {}
+            Signal::SubagentEnd { .. } => {}
             Signal::CompactSummary { text } => self.compact_summary(src, &text),
             Signal::ToolUse {
                 name,
@@ -191,6 +251,9 @@ impl Mapper {
         } else {
             (changed_files(name, &input), Vec::new())
         };
+        let approved_plan = (!failed && name == "ExitPlanMode")
+            .then(|| approved_plan_text(&input))
+            .flatten();
         tool.ev.tool = Some(Tool {
             name: name.to_owned(),
             input,
@@ -205,24 +268,30 @@ impl Mapper {
                     .refs(&[id]),
             );
         }
+        let mut cites = vec![id];
+        cites.extend(self.instruction);
+        // The user's answer is the user deciding, within the turn it answers: a decision
+        // shown with its question, never a new instruction.
         if !answers.is_empty() {
-            let text = if answers.len() == 1 {
-                answers[0].1.clone()
-            } else {
-                answers
-                    .iter()
-                    .map(|(q, a)| format!("{q} → {a}"))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            };
+            let text = answers
+                .iter()
+                .map(|(q, a)| format!("{q} → {a}"))
+                .collect::<Vec<_>>()
+                .join("\n");
             let questions: Vec<Value> = answers
                 .iter()
                 .map(|(q, _)| Value::from(q.clone()))
                 .collect();
-            let d = Draft::new(Kind::UserMessage, src, "user", text)
+            let d = Draft::new(Kind::Decision, src, "user", text)
                 .data("via", "question_answer")
                 .data("questions", questions)
-                .refs(&[id]);
+                .refs(&cites);
+            self.emit(d);
+        }
+        if let Some(plan) = approved_plan {
+            let d = Draft::new(Kind::Decision, src, "user", plan)
+                .data("via", "plan_approved")
+                .refs(&cites);
             self.emit(d);
         }
     }
@@ -447,6 +516,32 @@ fn ceil_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
+/// Characters of an approved plan kept in its decision's text (the tool call holds all of it).
+const PLAN_CHARS: usize = 1500;
+
+/// The decision text of an approved `ExitPlanMode` plan: the plan (its head) and the file
+/// it was written to, when the input names one.
+fn approved_plan_text(input: &Value) -> Option<String> {
+    let plan = input.get("plan").and_then(Value::as_str).map(str::trim);
+    let file = ["planFilePath", "plan_file_path", "file_path"]
+        .iter()
+        .find_map(|k| input.get(*k).and_then(Value::as_str));
+    let mut text = String::from("Plan approved");
+    if let Some(file) = file {
+        text.push_str(&format!(" ({file})"));
+    }
+    match plan.filter(|p| !p.is_empty()) {
+        Some(p) => {
+            let head: String = p.chars().take(PLAN_CHARS).collect();
+            let more = if head.len() < p.len() { "\n…" } else { "" };
+            text.push_str(&format!(":\n{head}{more}"));
+        }
+        None if file.is_none() => return None,
+        None => {}
+    }
+    Some(text)
+}
+
 /// The (question, answer) pairs of an `AskUserQuestion` call: the response's `answers`
 /// object, else the `"question"="answer"` pairs of its text.
 fn answers_of(output: &Value) -> Vec<(String, String)> {
@@ -609,8 +704,11 @@ mod tests {
     }
 
     #[test]
-    fn question_answers_are_user_instructions() {
+    fn question_answers_are_user_decisions_citing_the_question_and_the_turn() {
         let mut m = Mapper::new(0, PlanBook::default());
+        m.map(rec(Signal::Prompt {
+            text: "Ship the exporter".into(),
+        }));
         m.map(rec(Signal::ToolUse {
             name: "AskUserQuestion".into(),
             input: json!({"questions": [{"question": "Is main clean?", "options": []}]}),
@@ -618,11 +716,13 @@ mod tests {
             failed: false,
         }));
         let out = m.take();
-        assert_eq!(out[1].kind, Some(Kind::UserMessage));
+        assert_eq!(out[2].kind, Some(Kind::Decision));
+        assert_eq!(out[2].actor.as_deref(), Some("user"));
         assert_eq!(
-            out[1].text.as_deref(),
-            Some("main was clean; fix the issues")
+            out[2].text.as_deref(),
+            Some("Is main clean? → main was clean; fix the issues")
         );
+        assert_eq!(out[2].refs, [EventId(2), EventId(1)]);
         assert_eq!(
             quoted_pairs(r#"User has answered your questions: "Q1"="yes", "Q2"="no". You can now"#),
             [

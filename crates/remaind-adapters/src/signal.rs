@@ -132,11 +132,38 @@ pub enum Signal {
         /// The summary text.
         text: String,
     },
-    /// The assistant's last message of a turn (Stop).
+    /// The assistant's last message of a turn (Stop): the turn ended with it.
     TurnEnd {
         /// The message.
         text: String,
     },
+    /// The assistant wrote text during a turn that went on after it (a transcript's
+    /// intermediate message, or its last one when the transcript stops mid-turn).
+    AssistantText {
+        /// The message.
+        text: String,
+    },
+    /// The user interrupted the turn.
+    Interrupt,
+    /// The runtime told the agent something without the user (a background task finished).
+    Notification {
+        /// The notification.
+        text: String,
+    },
+    /// The user ran a command the runtime handles itself, never sent to the model
+    /// (`/export`, `/cost`, `/mcp`, …): not an instruction.
+    LocalCommand {
+        /// The command as typed.
+        text: String,
+    },
+    /// The user asked the runtime to remember a standing rule (Claude Code's `#` input).
+    Remember {
+        /// The rule.
+        text: String,
+    },
+    /// The conditions the runtime runs under, as a transcript line or a hook payload states
+    /// them (workspace, model, permission mode, …). Recorded through the framing channel.
+    Framing(Framing),
     /// A subagent's last message (SubagentStop).
     SubagentEnd {
         /// The message.
@@ -153,6 +180,50 @@ pub enum Signal {
         /// True when the runtime reported an error.
         failed: bool,
     },
+}
+
+/// Runtime framing as a runtime states it: the values it gave, each only when given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Framing {
+    /// The workspace the agent works in (`cwd`).
+    pub workspace: Option<String>,
+    /// The model in force.
+    pub model: Option<String>,
+    /// Further settings, e.g. `runtime=claude-code 2.1.39`, `permission_mode=plan`,
+    /// `git_branch=main`, `sandbox=workspace-write`, `effort=high`.
+    pub settings: std::collections::BTreeMap<String, String>,
+}
+
+impl Framing {
+    /// True when it states nothing.
+    pub fn is_empty(&self) -> bool {
+        self.workspace.is_none() && self.model.is_none() && self.settings.is_empty()
+    }
+
+    /// `newer` laid over `self`: what it states replaces, what it does not state stays.
+    pub fn merge(&mut self, newer: Framing) {
+        if newer.workspace.is_some() {
+            self.workspace = newer.workspace;
+        }
+        if newer.model.is_some() {
+            self.model = newer.model;
+        }
+        self.settings.extend(newer.settings);
+    }
+
+    /// Replace every secret `redactor` finds in the values.
+    pub fn redact(&mut self, redactor: &Redactor) {
+        let values = self
+            .workspace
+            .iter_mut()
+            .chain(self.model.iter_mut())
+            .chain(self.settings.values_mut());
+        for v in values {
+            if let (Cow::Owned(clean), _) = redactor.redact_str(v) {
+                *v = clean;
+            }
+        }
+    }
 }
 
 /// One signal and its source.
@@ -175,11 +246,20 @@ impl Record {
             | Signal::CompactInstructions { text }
             | Signal::CompactSummary { text }
             | Signal::TurnEnd { text }
+            | Signal::AssistantText { text }
+            | Signal::Notification { text }
+            | Signal::LocalCommand { text }
+            | Signal::Remember { text }
             | Signal::SubagentEnd { text } => text,
             Signal::ToolUse { input, .. } => {
                 redactor.redact_json(input);
                 return;
             }
+            Signal::Framing(framing) => {
+                framing.redact(redactor);
+                return;
+            }
+            Signal::Interrupt => return,
         };
         if let (Cow::Owned(clean), _) = redactor.redact_str(text) {
             *text = clean;

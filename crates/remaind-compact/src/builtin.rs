@@ -12,7 +12,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use jiff::Timestamp;
 use remaind_ledger::{Event, EventId, Kind};
-use remaind_validate::{Instruction, Item, Link, NextStep, State};
+use remaind_validate::{Instruction, Item, Link, NextStep, State, Turn, TurnEnd};
 
 use crate::Candidate;
 use crate::handover;
@@ -37,6 +37,13 @@ pub fn fallback_next_step(latest_current_instruction: Option<EventId>) -> Option
         tool: None,
     })
 }
+
+/// The start of an open loop that was a step when the user's turn ended: the agent handed
+/// control back, so it may already be done (remaind_validate::Turn holds the policy).
+pub const PENDING_BEFORE_END: &str = "Pending before the turn ended (may already be done): ";
+
+/// The start of a completed-work item holding an ended turn's outcome.
+pub const TURN_OUTCOME: &str = "Turn outcome: ";
 
 /// Text of the fallback next step grounded on the newest current event.
 const FALLBACK_LATEST: &str = "No next step is logged: continue from the newest current event";
@@ -156,6 +163,8 @@ struct Fold<'s, 't> {
     /// prior state is the built-in compactor's and fell back (then it promoted every
     /// candidate it had) and no next step moved into the open loops since.
     loops_may_hold_steps: bool,
+    /// Where the user's turn stands after the events folded so far.
+    turn: Turn,
 }
 
 impl<'s, 't> Fold<'s, 't> {
@@ -163,13 +172,15 @@ impl<'s, 't> Fold<'s, 't> {
         let superseded: HashSet<EventId> = state.superseded.iter().map(|l| l.event).collect();
         let resolved: HashSet<EventId> = state.resolved.iter().map(|l| l.event).collect();
         let gone = superseded.union(&resolved).copied().collect();
+        // A prior whose turn ended (no step) moved its steps to the open loops.
         let builtin_fallback = state.compactor == BUILTIN_LABEL
-            && state
-                .next_step
-                .as_ref()
-                .is_none_or(|s| s.text == FALLBACK_INSTRUCTION || s.text == FALLBACK_LATEST);
+            && match &state.next_step {
+                Some(s) => s.text == FALLBACK_INSTRUCTION || s.text == FALLBACK_LATEST,
+                None => state.latest_user_instruction.is_none(),
+            };
         Fold {
             loops_may_hold_steps: !builtin_fallback,
+            turn: Turn::after_state(Some(state)),
             state,
             removed: HashSet::new(),
             closed: HashSet::new(),
@@ -247,6 +258,10 @@ impl<'s, 't> Fold<'s, 't> {
         if ev.kind.is_bookkeeping() {
             return;
         }
+        self.turn.observe(ev);
+        if self.turn.end_event() == Some(ev.id) {
+            self.end_turn(ev, lookup);
+        }
         let item = item_of(ev);
         if goal_lost && self.state.goal.iter().all(|i| self.is_removed_item(i)) {
             push_unique(&mut self.state.goal, item.clone());
@@ -275,6 +290,12 @@ impl<'s, 't> Fold<'s, 't> {
             Kind::Constraint => push_unique(&mut self.state.constraints, item.clone()),
             Kind::Blocker => push_unique(&mut self.state.blockers, item.clone()),
             Kind::Remember => push_unique(&mut self.state.remember, item.clone()),
+            // A step logged after the turn ended and before a new instruction: the agent
+            // handed control back, so it is not current.
+            Kind::NextStep if !self.turn.step_may_be_current(ev.id) => {
+                self.loops_may_hold_steps = true;
+                push_unique(&mut self.state.open_loops, pending_before_end(item.clone()));
+            }
             Kind::NextStep => {
                 if self.next_step_is_real(lookup)
                     && let Some(old) = self.state.next_step.take()
@@ -315,6 +336,54 @@ impl<'s, 't> Fold<'s, 't> {
         }
     }
 
+    /// The user's turn ended with `end`: its outcome (a Stop's last message) becomes
+    /// completed work, and every step still open becomes an open loop pending before the end.
+    fn end_turn<L>(&mut self, end: &Event, lookup: &mut L)
+    where
+        L: FnMut(EventId) -> Option<Event>,
+    {
+        if TurnEnd::of(end) == Some(TurnEnd::Stop) {
+            let outcome = item_text(end);
+            // The outcome alone: the end event `refs` its instruction, and an instruction
+            // cited as completed work would have to stay there for good (check 1).
+            let events = vec![end.id];
+            push_unique(
+                &mut self.state.completed_work,
+                Item {
+                    text: format!("{TURN_OUTCOME}{outcome}"),
+                    events,
+                },
+            );
+        }
+        let real = self.next_step_is_real(lookup);
+        if let Some(step) = self.state.next_step.take()
+            && real
+        {
+            push_unique(
+                &mut self.state.open_loops,
+                Item {
+                    text: step.text,
+                    events: step.events,
+                },
+            );
+        }
+        // Every step still open was pending when the turn ended, the current one or not
+        // (so a fold from scratch and one from a prior state mark the same ones).
+        let loops = std::mem::take(&mut self.state.open_loops);
+        let mut marked = Vec::with_capacity(loops.len());
+        for item in loops {
+            let plain = !item.text.starts_with(PENDING_BEFORE_END)
+                && !item.text.starts_with(LOOPS_ROLLUP.prefix);
+            let step = plain
+                && item.events.iter().any(|id| {
+                    !self.gone.contains(id) && self.kind_of(*id, lookup) == Some(Kind::NextStep)
+                });
+            marked.push(if step { pending_before_end(item) } else { item });
+        }
+        self.state.open_loops = marked;
+        self.loops_may_hold_steps = true;
+    }
+
     fn is_removed_item(&self, item: &Item) -> bool {
         item.events
             .iter()
@@ -329,6 +398,7 @@ impl<'s, 't> Fold<'s, 't> {
         let closed = std::mem::take(&mut self.closed);
         if !removed.is_empty() || !closed.is_empty() {
             let st = &mut *self.state;
+
             let gone = |e: &EventId| removed.contains(e) || closed.contains(e);
             for (section, keeps_closed) in [
                 (&mut st.goal, false),
@@ -356,7 +426,10 @@ impl<'s, 't> Fold<'s, 't> {
                 }
             }
         }
-        if !self.next_step_is_real(lookup) {
+        if self.turn.ended() {
+            // The one policy (remaind_validate::Turn): after the end no step is current.
+            self.state.next_step = None;
+        } else if !self.next_step_is_real(lookup) {
             let prior = self.state.next_step.take();
             self.state.next_step = match self.promote_open_loop(lookup) {
                 Some(step) => Some(step),
@@ -406,7 +479,10 @@ impl<'s, 't> Fold<'s, 't> {
             let ids = self.state.open_loops[idx].events.clone();
             let mut chosen = None;
             for id in ids.iter().rev() {
-                if !self.gone.contains(id) && self.kind_of(*id, lookup) == Some(Kind::NextStep) {
+                if !self.gone.contains(id)
+                    && self.turn.step_may_be_current(*id)
+                    && self.kind_of(*id, lookup) == Some(Kind::NextStep)
+                {
                     chosen = Some(*id);
                     break;
                 }
@@ -615,6 +691,14 @@ pub(crate) fn item_text(ev: &Event) -> String {
         }
         _ => format!("{} without text", ev.kind),
     }
+}
+
+/// An open loop made of a step that was pending when the turn ended.
+fn pending_before_end(mut item: Item) -> Item {
+    if !item.text.starts_with(PENDING_BEFORE_END) {
+        item.text = one_line(&format!("{PENDING_BEFORE_END}{}", item.text));
+    }
+    item
 }
 
 fn item_of(ev: &Event) -> Item {

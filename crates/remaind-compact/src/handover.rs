@@ -180,6 +180,12 @@ where
                 cite(&step.events)
             ));
         }
+        // Check 3 accepts no step only when the user's last turn ended (remaind_validate::Turn).
+        None if state.latest_user_instruction.is_some() => out.push_str(
+            "- (none: the last turn ended and the agent handed control back; wait for the user's \
+             next instruction. Open loops were pending before the turn ended and may already be \
+             done.)\n",
+        ),
         None => out.push_str("- (none)\n"),
     }
     section(&mut out, TITLES[2]);

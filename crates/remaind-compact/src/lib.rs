@@ -16,7 +16,10 @@ mod external;
 mod handover;
 pub mod process;
 
-pub use builtin::{BUILTIN_LABEL, KEEP_VERBATIM, compact_builtin, fallback_next_step};
+pub use builtin::{
+    BUILTIN_LABEL, KEEP_VERBATIM, PENDING_BEFORE_END, TURN_OUTCOME, compact_builtin,
+    fallback_next_step,
+};
 pub use commit::{
     DEFAULT_TIMEOUT, Options, Outcome, Proposal, Source, compact, compact_with, open_store,
     read_prior,

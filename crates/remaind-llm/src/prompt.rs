@@ -33,8 +33,12 @@ Rules for "state" (every item is {"text": one short sentence, "events": ["eN", .
 - latest_user_instruction = {"event": id, "text": text} of the LAST user_message, the text
   copied byte for byte. Never paraphrase or shorten it.
 - next_step = {"text", "events"} of the latest next_step event nothing resolved or
-  superseded; if there is none, {"text": "Continue with the latest user instruction",
-  "events": [id of the last user_message]}. Other active next steps -> open_loops.
+  superseded and no turn end follows; if there is none, {"text": "Continue with the latest
+  user instruction", "events": [id of the last user_message]}. Other active next steps ->
+  open_loops. A turn ends at an event whose data.turn_end is "stop" or "interrupted": when
+  one follows the last user_message, the user's turn ended, next_step is null, and the steps
+  from before it go to open_loops as "Pending before the turn ended (may already be done):
+  ..."; put a "stop" end's text in completed_work as "Turn outcome: ...", citing it.
 - superseded = [{"event": old, "by": new}] for every event a later event supersedes;
   resolved = [{"event": old, "by": new}] likewise for "resolves". Keep prior_state's links.
 - goal = the first user message as an item (or prior_state's goal).

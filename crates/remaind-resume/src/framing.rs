@@ -234,9 +234,46 @@ pub fn record(ctx: &ContextDir, req: &FrameRequest) -> Result<Framing, Error> {
     Ok(framing)
 }
 
+/// Records the framing a runtime stated (a hook payload, a transcript) over the previous
+/// one, only when it changes what `framing.json` says (the time of recording aside): a hook
+/// fired on every tool call writes nothing while the conditions stay the same. `ledger` is
+/// the project's, open already; its redactor cleans every value. `Ok(None)`: unchanged.
+pub fn observe(
+    ctx: &ContextDir,
+    ledger: &remaind_ledger::Ledger,
+    req: &FrameRequest,
+) -> Result<Option<Framing>, Error> {
+    let previous = load(ctx).ok().flatten();
+    let mut req = req.clone();
+    // What the runtime did not state stays as it was.
+    if req.workspace_root.is_none() {
+        req.workspace_root = previous.as_ref().map(|p| p.workspace_root.clone());
+    }
+    let framing = Framing::from_request(ctx, &req, previous.as_ref())?;
+    let framing = redacted_with(ledger, &framing)?;
+    let unchanged = previous.as_ref().is_some_and(|p| {
+        *p == Framing {
+            recorded_at: p.recorded_at.clone(),
+            ..framing.clone()
+        }
+    });
+    if unchanged {
+        return Ok(None);
+    }
+    let store = open_store(ctx)?;
+    store
+        .write(FRAMING_FILE, &framing.to_bytes())
+        .map_err(Error::Atomic)?;
+    Ok(Some(framing))
+}
+
 /// `framing` with every string (model, settings, paths) through the project's redactor.
 fn redacted(ctx: &ContextDir, framing: &Framing) -> Result<Framing, Error> {
     let ledger = crate::conv::open_ledger(ctx)?;
+    redacted_with(&ledger, framing)
+}
+
+fn redacted_with(ledger: &remaind_ledger::Ledger, framing: &Framing) -> Result<Framing, Error> {
     let invalid = |e: serde_json::Error| Error::InvalidInput {
         field: "framing".to_owned(),
         message: format!("cannot be redacted: {e}"),

@@ -49,8 +49,8 @@ mod tools;
 
 pub use error::Error;
 pub use framing::{
-    FrameRequest, Framing, load as load_framing, parse_setting as parse_frame_setting,
-    record as record_framing,
+    FrameRequest, Framing, load as load_framing, observe as observe_framing,
+    parse_setting as parse_frame_setting, record as record_framing,
 };
 pub use gate::{
     Confidence, ConfidenceInputs, Gate, LOW_CONFIDENCE, NextTool, Penalty, Reason, ReasonCode,
@@ -63,8 +63,8 @@ pub use layout::{
 };
 pub use monitor::{Action, BASELINE_LOOKBACK, Band, Reading, TokenSource, monitor};
 pub use packet::{
-    Budget, Dropped, LatestInstruction, PlannedStep, Resume, Source as InstructionSource,
-    build as build_packet, resume,
+    Budget, Dropped, EndedTurn, LatestInstruction, PlannedStep, Resume,
+    Source as InstructionSource, build as build_packet, resume,
 };
 pub use remaind_tokens::TokenizerName;
 pub use rollback::{Point, Rollback, list as rollback_points, parse_time, rollback_to};

@@ -31,7 +31,7 @@
 use std::fmt::Write as _;
 
 use remaind_ledger::{Event, EventId, Kind, Ledger};
-use remaind_validate::State;
+use remaind_validate::{State, Turn, TurnEnd};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
@@ -86,6 +86,17 @@ pub struct PlannedStep {
     pub tool: Option<String>,
     /// From a `next_step` event after the state, or from the state.
     pub source: Source,
+}
+
+/// How the user's last turn ended, when it did: the agent handed control back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndedTurn {
+    /// The event that ended it (`data.turn_end`), if the ledger still holds one.
+    pub event: Option<EventId>,
+    /// `stop` (the agent finished) or `interrupted` (the user stopped it).
+    pub how: String,
+    /// The agent's last message of the turn (its outcome), for a Stop.
+    pub outcome: Option<String>,
 }
 
 /// What the budget left out.
@@ -144,6 +155,9 @@ pub struct Resume {
     pub latest_instruction: Option<LatestInstruction>,
     /// The next step.
     pub next_step: Option<PlannedStep>,
+    /// Set when the user's last turn ended and no instruction followed: nothing is current;
+    /// the agent waits for the user.
+    pub turn_ended: Option<EndedTurn>,
     /// What the budget left out.
     pub dropped: Dropped,
     /// The gate's verdict.
@@ -236,13 +250,24 @@ fn tool_of(ev: &Event) -> Option<String> {
     })
 }
 
-fn next_step(inp: &Inputs) -> Option<PlannedStep> {
-    if let Some(ev) = inp
-        .tail
-        .iter()
-        .rev()
-        .find(|e| e.kind == Kind::NextStep && inp.statuses.is_current(e.id))
-    {
+/// Where the user's turn stands after the state and its tail.
+fn turn_of(inp: &Inputs) -> Turn {
+    let mut turn = Turn::after_state(inp.state.as_ref());
+    for ev in &inp.tail {
+        turn.observe(ev);
+    }
+    turn
+}
+
+/// The next step under the one turn policy (remaind_validate::Turn): none once the turn
+/// ended; else the newest active step newer than every turn end, else the state's.
+fn next_step(inp: &Inputs, turn: &Turn) -> Option<PlannedStep> {
+    if turn.ended() {
+        return None;
+    }
+    if let Some(ev) = inp.tail.iter().rev().find(|e| {
+        e.kind == Kind::NextStep && inp.statuses.is_current(e.id) && turn.step_may_be_current(e.id)
+    }) {
         return Some(PlannedStep {
             text: ev.text.clone().unwrap_or_default(),
             events: vec![ev.id],
@@ -261,6 +286,137 @@ fn next_step(inp: &Inputs) -> Option<PlannedStep> {
         tool: step.tool.clone(),
         source: Source::State,
     })
+}
+
+/// How far back from the head the packet looks for the event that ended a turn a prior
+/// state records as ended (it is usually among the last few events the state covers).
+const END_LOOKBACK: u64 = 4096;
+
+/// The ended turn, when the turn policy says the last turn ended: its ending event (from the
+/// tail, else looked for just before the state's `through_seq`) and its outcome.
+fn ended_turn(ledger: &Ledger, inp: &Inputs, turn: &Turn) -> Result<Option<EndedTurn>, Error> {
+    let Some(how) = turn.how_ended() else {
+        return Ok(None);
+    };
+    let mut end = turn
+        .end_event()
+        .and_then(|id| inp.tail.iter().find(|e| e.id == id).cloned());
+    if end.is_none() {
+        let mut before = inp
+            .head
+            .min(inp.state.as_ref().map_or(0, |s| s.through_seq))
+            + 1;
+        let floor = before.saturating_sub(END_LOOKBACK);
+        while end.is_none() && before > floor.max(1) {
+            let chunk = ledger.before(before, 256).map_err(Error::Ledger)?;
+            let Some(first) = chunk.first() else { break };
+            before = first.seq;
+            end = chunk
+                .iter()
+                .rev()
+                .take_while(|e| e.kind != Kind::UserMessage)
+                .find(|e| TurnEnd::of(e).is_some())
+                .cloned();
+            if chunk.iter().any(|e| e.kind == Kind::UserMessage) {
+                break;
+            }
+        }
+    }
+    let how = end.as_ref().and_then(TurnEnd::of).unwrap_or(how);
+    Ok(Some(EndedTurn {
+        event: end.as_ref().map(|e| e.id),
+        how: how.as_str().to_owned(),
+        outcome: end
+            .filter(|_| how == TurnEnd::Stop)
+            .and_then(|e| e.text)
+            .filter(|t| !t.trim().is_empty()),
+    }))
+}
+
+/// Characters of an ended turn's outcome quoted in the packet.
+const OUTCOME_CHARS: usize = 1200;
+
+/// The "Next step" section once the turn ended: say so plainly, quote the outcome, wait.
+fn ended_turn_text(ended: &EndedTurn) -> String {
+    let at = ended.event.map(|e| format!(" [{e}]")).unwrap_or_default();
+    let mut s = if ended.how == TurnEnd::Interrupted.as_str() {
+        format!("- None is current: the user interrupted the last turn{at}.")
+    } else {
+        format!(
+            "- None is current: the last turn ended{at} and the agent handed control back to the user."
+        )
+    };
+    if let Some(outcome) = &ended.outcome {
+        let cut: String = outcome.chars().take(OUTCOME_CHARS).collect();
+        let more = if cut.len() < outcome.len() {
+            " …"
+        } else {
+            ""
+        };
+        let _ = write!(
+            s,
+            " Its outcome:\n\n  > {}{more}\n\n",
+            inert::block(&cut, "  > ")
+        );
+        s.push_str("  ");
+    } else {
+        s.push(' ');
+    }
+    s.push_str("Wait for the user's next instruction; do not redo finished work. Open loops were pending before the turn ended and may already be done.\n");
+    s
+}
+
+/// What the user said since the latest instruction without opening a new turn: answers to
+/// the agent's questions and a `/compact` focus, shown under the instruction.
+fn since_instruction(inp: &Inputs, instruction: Option<&LatestInstruction>) -> String {
+    let Some(ins) = instruction else {
+        return String::new();
+    };
+    let mut s = String::new();
+    for ev in inp.tail.iter().filter(|e| e.id > ins.event) {
+        let via = ev
+            .data
+            .as_ref()
+            .and_then(|d| d.get("via"))
+            .and_then(|v| v.as_str());
+        let label = match (ev.kind, via) {
+            (Kind::Decision, Some("question_answer")) => "answered",
+            (Kind::Decision, Some("plan_approved")) => "approved the plan",
+            (Kind::Note, Some("compact_focus")) => "compaction focus",
+            _ => continue,
+        };
+        let text = ev.text.as_deref().unwrap_or("");
+        let _ = writeln!(
+            s,
+            "- the user {label}: {} [{}]",
+            indent_continuation(text),
+            ev.id
+        );
+    }
+    if s.is_empty() {
+        return s;
+    }
+    format!("\nSince then (not a new instruction):\n\n{s}")
+}
+
+/// A bookkeeping event (a compaction, a rejected candidate, a recovery, a band change) in one
+/// line: what Remaind did, never its raw data.
+fn render_bookkeeping(ev: &Event) -> String {
+    let data = ev.data.as_ref();
+    let num = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_u64());
+    let what = match ev.kind {
+        Kind::Compaction => match num("through_seq") {
+            Some(t) => format!("compaction accepted through e{t}"),
+            None => "compaction accepted".to_owned(),
+        },
+        Kind::Validation => "a compaction candidate was rejected (`remaind events --kind validation --json` says why)".to_owned(),
+        _ => ev
+            .text
+            .as_deref()
+            .map(inert::one_line)
+            .unwrap_or_else(|| ev.kind.to_string()),
+    };
+    format!("- [{}] {} {}: {what}\n", ev.id, ev.ts, ev.kind)
 }
 
 /// One droppable part of the packet.
@@ -372,15 +528,31 @@ fn cite(ids: &[EventId]) -> String {
     )
 }
 
-/// The state as Markdown. With `handover_lists_files` the files changed are counted, not
-/// listed: the handover lists them, and the packet should not carry the list twice.
-fn render_state(state: &State, handover_lists_files: bool) -> String {
+/// What the packet shows outside the state section, so the state does not repeat it.
+struct ShownElsewhere {
+    /// Events quoted elsewhere (the latest instruction, the end of the last turn): a state
+    /// item citing only these repeats them.
+    events: Vec<EventId>,
+    /// The events of the next step the packet shows.
+    step: Vec<EventId>,
+    /// The user's last turn ended: the open loops were pending before it.
+    turn_ended: bool,
+}
+
+/// The state as Markdown, each item once: an item citing only what the packet quotes
+/// elsewhere, and the next step the packet already shows, are left out.
+fn render_state(state: &State, shown: &ShownElsewhere) -> String {
     let mut s = format!(
         "## State (through e{}, by {}, {})\n\n",
         state.through_seq,
         inert::one_line(&state.compactor),
         inert::one_line(&state.generated_at)
     );
+    let loops = if shown.turn_ended {
+        "Open loops (pending before the last turn ended; may already be done)"
+    } else {
+        "Open loops"
+    };
     let sections: [(&str, &[remaind_validate::Item]); 8] = [
         ("Goal", &state.goal),
         ("Remember", &state.remember),
@@ -388,20 +560,22 @@ fn render_state(state: &State, handover_lists_files: bool) -> String {
         ("Constraints", &state.constraints),
         ("Blockers", &state.blockers),
         ("Completed work", &state.completed_work),
-        (
-            "Files changed",
-            if handover_lists_files {
-                &[]
-            } else {
-                &state.files_changed
-            },
-        ),
-        ("Open loops", &state.open_loops),
+        ("Files changed", &state.files_changed),
+        (loops, &state.open_loops),
     ];
     if let Some(i) = &state.latest_user_instruction {
-        let _ = writeln!(s, "- latest user instruction: [{}]", i.event);
+        let quoted = if shown.events.contains(&i.event) {
+            " (quoted above)"
+        } else {
+            ""
+        };
+        let _ = writeln!(s, "- latest user instruction: [{}]{quoted}", i.event);
     }
-    if let Some(step) = &state.next_step {
+    if let Some(step) = state
+        .next_step
+        .as_ref()
+        .filter(|st| st.events != shown.step)
+    {
         let _ = write!(
             s,
             "- next step: {} {}",
@@ -413,19 +587,16 @@ fn render_state(state: &State, handover_lists_files: bool) -> String {
         }
         s.push('\n');
     }
-    if handover_lists_files && !state.files_changed.is_empty() {
-        let _ = writeln!(
-            s,
-            "- files changed: {} (listed in the handover)",
-            state.files_changed.len()
-        );
-    }
+    let elsewhere = |item: &&remaind_validate::Item| {
+        !item.events.is_empty() && item.events.iter().all(|e| shown.events.contains(e))
+    };
     for (title, items) in sections {
-        if items.is_empty() {
+        let mut listed = items.iter().filter(|i| !elsewhere(i)).peekable();
+        if listed.peek().is_none() {
             continue;
         }
         let _ = writeln!(s, "\n### {title}\n");
-        for item in items {
+        for item in listed {
             let _ = writeln!(
                 s,
                 "- {} {}",
@@ -446,6 +617,68 @@ fn render_state(state: &State, handover_lists_files: bool) -> String {
     s
 }
 
+/// Handover sections the packet shows from the ledger itself (higher authority).
+const HANDOVER_SHOWN_ELSEWHERE: [&str; 2] = ["Latest user instruction", "Next step"];
+
+/// The handover without what the packet already says: the instruction and next step
+/// sections, empty sections, and every line whose citations the state section cites (the
+/// built-in handover renders the state, so it adds nothing; a compactor's prose stays).
+/// `None` when nothing is left.
+fn handover_beyond_state(text: &str, state: Option<&State>) -> Option<String> {
+    let Some(state) = state else {
+        return Some(text.to_owned());
+    };
+    let mut cited: std::collections::HashSet<EventId> = state
+        .current_citations()
+        .into_iter()
+        .map(|(_, id)| id)
+        .collect();
+    for l in state.superseded.iter().chain(&state.resolved) {
+        cited.insert(l.event);
+        cited.insert(l.by);
+    }
+    let mut out = String::new();
+    let mut section = String::new();
+    let mut skip_section = false;
+    let mut any = false;
+    let flush = |out: &mut String, section: &mut String, any: &mut bool| {
+        if section.lines().skip(1).any(|l| !l.trim().is_empty()) {
+            out.push_str(section);
+            *any = true;
+        }
+        section.clear();
+    };
+    for line in remaind_compact::strip_binding(text).lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            flush(&mut out, &mut section, &mut any);
+            skip_section = HANDOVER_SHOWN_ELSEWHERE.contains(&title.trim());
+            section.push_str(line);
+            section.push('\n');
+            continue;
+        }
+        if line.starts_with("# ") && section.is_empty() {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        if skip_section {
+            continue;
+        }
+        let ids = remaind_validate::citations(line);
+        let repeated = if ids.is_empty() {
+            matches!(line.trim(), "- (none)" | "(none)") || line.contains("listed in state.json")
+        } else {
+            ids.iter().all(|id| cited.contains(id))
+        };
+        if !repeated {
+            section.push_str(line);
+            section.push('\n');
+        }
+    }
+    flush(&mut out, &mut section, &mut any);
+    any.then_some(out)
+}
+
 /// The instruction block exactly as it appears in a packet.
 fn instruction_block(ins: &LatestInstruction) -> String {
     format!("[{}]\n{}\n", ins.event, inert::block(&ins.text, ""))
@@ -454,6 +687,8 @@ fn instruction_block(ins: &LatestInstruction) -> String {
 struct Assembly {
     header: String,
     instruction: String,
+    /// The answers and compaction focus given since the instruction, shown under it.
+    since_instruction: String,
     units: Vec<Unit>,
     tail_range: Option<(u64, u64)>,
 }
@@ -463,6 +698,7 @@ impl Assembly {
         let mut out = self.header.clone();
         out.push_str("\n## Latest user instruction\n\n");
         out.push_str(&self.instruction);
+        out.push_str(&self.since_instruction);
         let kept =
             |k: fn(&UnitKind) -> bool| self.units.iter().filter(move |u| u.kept && k(&u.what));
         let section =
@@ -539,8 +775,13 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     reasons.extend(conflicts(&ledger, &inp)?);
     let conflict = reasons.iter().any(|r| r.code.is_conflict());
     let instruction = latest_instruction(&ledger, &inp)?;
+    let turn = turn_of(&inp);
+    let turn_ended = ended_turn(&ledger, &inp, &turn)?;
     // Without a logged step, the compactor's policy: continue with the current instruction.
-    let step = next_step(&inp).or_else(|| {
+    let step = next_step(&inp, &turn).or_else(|| {
+        if turn.ended() {
+            return None;
+        }
         let ins = instruction
             .as_ref()
             .filter(|i| inp.statuses.is_current(i.event))?;
@@ -575,6 +816,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
         Some(i) => instruction_block(i),
         None => "(no user_message in the ledger)\n".to_owned(),
     };
+    let since_instruction = since_instruction(&inp, instruction.as_ref());
 
     // Droppable parts; rank = (class, importance, seq): lower drops first.
     let mut units = Vec::new();
@@ -596,7 +838,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     {
         let (text, _) = ledger.redactor().redact_str(&text);
         unit(
-            (0, 0, 0),
+            (0, 1, 0),
             format!(
                 "## Long-term memory (MEMORY.md; below the handover in authority)\n\n{}\n",
                 inert::nested(text.trim_end())
@@ -604,16 +846,37 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
             UnitKind::Memory,
         );
     }
-    if let Some(text) = &inp.handover {
+    if let Some(text) = inp
+        .handover
+        .as_deref()
+        .and_then(|h| handover_beyond_state(h, inp.state.as_ref()))
+    {
         unit(
-            (0, 1, 0),
-            format!("## Handover\n\n{}\n", inert::nested(text.trim_end())),
+            (0, 2, 0),
+            format!(
+                "## Handover (what the state does not already say)\n\n{}\n",
+                inert::nested(text.trim_end())
+            ),
             UnitKind::Handover,
         );
     }
+    // The state's importance-3 items still current, shown under "Must remember".
+    let remember_state: Vec<&remaind_validate::Item> = inp
+        .state
+        .iter()
+        .flat_map(|s| s.remember.iter())
+        .filter(|item| item.events.iter().all(|id| inp.statuses.is_current(*id)))
+        .collect();
     if let Some(state) = &inp.state {
-        let text = render_state(state, inp.handover.is_some());
-        unit((1, 0, 0), text, UnitKind::State);
+        let mut events: Vec<EventId> = instruction.iter().map(|i| i.event).collect();
+        events.extend(turn_ended.as_ref().and_then(|t| t.event));
+        events.extend(remember_state.iter().flat_map(|i| i.events.iter().copied()));
+        let shown = ShownElsewhere {
+            events,
+            step: step.as_ref().map(|s| s.events.clone()).unwrap_or_default(),
+            turn_ended: turn_ended.is_some(),
+        };
+        unit((1, 0, 0), render_state(state, &shown), UnitKind::State);
     }
     let mut tail_tokens = 0;
     for ev in &inp.tail {
@@ -625,18 +888,19 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
                 "- [{}] {} {} (importance {}): (the latest user instruction, quoted above)\n",
                 ev.id, ev.ts, ev.kind, ev.importance
             )
+        } else if ev.kind.is_bookkeeping() {
+            render_bookkeeping(ev)
         } else {
             render_event(ev)
         };
-        let rank = (2, u64::from(ev.importance), ev.seq);
+        // Remaind's own bookkeeping is dropped before any fact.
+        let rank = if ev.kind.is_bookkeeping() {
+            (0, 0, ev.seq)
+        } else {
+            (2, u64::from(ev.importance), ev.seq)
+        };
         unit(rank, text, UnitKind::Event(ev.id));
     }
-    let remember_state: Vec<&remaind_validate::Item> = inp
-        .state
-        .iter()
-        .flat_map(|s| s.remember.iter())
-        .filter(|item| item.events.iter().all(|id| inp.statuses.is_current(*id)))
-        .collect();
     for (i, item) in remember_state.iter().enumerate() {
         unit(
             (3, 0, i as u64),
@@ -667,8 +931,9 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
             );
         }
     }
-    let step_text = match &step {
-        Some(s) => {
+    let step_text = match (&step, &turn_ended) {
+        (_, Some(ended)) => ended_turn_text(ended),
+        (Some(s), None) => {
             let mut t = format!("- {} {}", indent_continuation(&s.text), cite(&s.events));
             if let Some(tool) = &s.tool {
                 let _ = write!(t, " (tool: {})", inert::one_line(tool));
@@ -676,7 +941,9 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
             t.push('\n');
             t
         }
-        None => "- (none: neither the state nor an active next_step event names one)\n".to_owned(),
+        (None, None) => {
+            "- (none: neither the state nor an active next_step event names one)\n".to_owned()
+        }
     };
     unit((5, 0, 0), step_text, UnitKind::NextStep);
     let framing_text = match &inp.framing {
@@ -698,6 +965,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     let mut asm = Assembly {
         header,
         instruction: instruction_text,
+        since_instruction,
         units,
         tail_range,
     };
@@ -743,7 +1011,17 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     dropped.events.sort();
 
     // The gate.
-    if step.is_none() {
+    if let Some(ended) = &turn_ended {
+        reasons.push(Reason {
+            code: ReasonCode::NoNextStep,
+            message: format!(
+                "the last turn {}{}: the agent handed control back and no step is current. This is the normal end of a session: wait for the user's next instruction; do not redo finished work",
+                if ended.how == TurnEnd::Interrupted.as_str() { "was interrupted by the user" } else { "ended" },
+                ended.event.map(|e| format!(" at [{e}]")).unwrap_or_default(),
+            ),
+            events: ended.event.into_iter().collect(),
+        });
+    } else if step.is_none() {
         reasons.push(Reason {
             code: ReasonCode::NoNextStep,
             message: "there is no next step: the state names none (or a later event resolved it) and no active next_step event follows it; log one with `remaind log --kind next_step`".to_owned(),
@@ -813,6 +1091,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
         tail_events: inp.tail.len() as u64,
         latest_instruction: instruction,
         next_step: step,
+        turn_ended,
         dropped,
         gate,
     })

@@ -56,6 +56,7 @@ pub mod handover;
 mod prior;
 mod schema;
 pub mod state;
+mod turn;
 mod validate;
 pub mod verdict;
 
@@ -67,5 +68,6 @@ pub use prior::Prior;
 pub use remaind_events::{EventIter, LedgerView, MemoryLedger, ViewError};
 pub use schema::{STATE_SCHEMA, check_state_schema, state_schema};
 pub use state::{CURRENT_SECTIONS, Instruction, Item, Link, NextStep, State};
+pub use turn::{Turn, TurnEnd};
 pub use validate::{validate, validate_typed};
 pub use verdict::{Check, Failure, Verdict};

@@ -20,6 +20,7 @@ use crate::prior::{
 };
 use crate::schema::{check_state_schema, surely_valid};
 use crate::state::State;
+use crate::turn::{Turn, TurnEnd};
 use crate::verdict::{Check, Failure, Verdict};
 use remaind_events::{LedgerView, ViewError};
 
@@ -402,8 +403,15 @@ fn check_all(
     let mut last_user: Option<(EventId, String)> = None;
     // Bookkeeping events of the tail: citing one grounds nothing (see `ungrounded`).
     let mut bookkeeping: foldhash::HashMap<EventId, Kind> = foldhash::HashMap::default();
+    let mut turn = Turn::after_state(prior_state);
+    // The outcomes of the turns that ended in the tail: completed work (check 1).
+    let mut outcomes: Vec<EventId> = Vec::new();
     for event in view.events_in(after, through) {
         let event = event?;
+        turn.observe(&event);
+        if turn.end_event() == Some(event.id) && TurnEnd::of(&event) == Some(TurnEnd::Stop) {
+            outcomes.push(event.id);
+        }
         if event.kind.is_bookkeeping() {
             bookkeeping.insert(event.id, event.kind);
         }
@@ -451,7 +459,7 @@ fn check_all(
     // ---- What older events still require (see prior.rs) -----------------------------------
     let tail_has_step = infos
         .values()
-        .any(|i| i.kind == Kind::NextStep && is_current(&i.id));
+        .any(|i| i.kind == Kind::NextStep && is_current(&i.id) && turn.step_may_be_current(i.id));
     let mut prior_latest_step = None;
     let mut carried_completed: Vec<EventId> = Vec::new();
     if let Some(prior) = prior {
@@ -554,6 +562,19 @@ fn check_all(
         );
         report.fail(Check::CompletedWorkPreserved, missing.clone(), reason);
     }
+    let unsaid: Vec<EventId> = outcomes
+        .iter()
+        .copied()
+        .filter(|id| !is_superseded(id) && !in_completed(id))
+        .collect();
+    if !unsaid.is_empty() {
+        let reason = format!(
+            "the outcomes of ended turns {} (data.turn_end \"stop\") are not cited: cite each \
+             in `completed_work`",
+            list(&unsaid)
+        );
+        report.fail(Check::CompletedWorkPreserved, unsaid, reason);
+    }
     carried_completed.sort_unstable();
     carried_completed.dedup();
     let dropped: Vec<EventId> = carried_completed
@@ -614,13 +635,25 @@ fn check_all(
     }
 
     // ---- 3. next_step grounded ------------------------------------------------------------
+    // The turn policy (turn.rs): after a turn ended no step is current.
     let latest_step = infos
         .values()
         .filter(|i| i.kind == Kind::NextStep && is_current(&i.id))
         .map(|i| i.id)
         .chain(prior_latest_step)
+        .filter(|id| turn.step_may_be_current(*id))
         .max();
     match &state.next_step {
+        None if turn.ended() => {}
+        Some(step) if turn.ended() => {
+            let end = turn.end_event();
+            let reason = format!(
+                "the last turn ended{} and no user instruction followed: no step is current; \
+                 set next_step to null and keep the steps pending before the end as open loops",
+                end.map(|e| format!(" at {e}")).unwrap_or_default()
+            );
+            report.fail(Check::NextStepGrounded, step.events.clone(), reason);
+        }
         None => {
             let reason = match latest_step {
                 Some(step) => {

@@ -69,3 +69,32 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Records the framing a runtime stated (a hook payload, imported transcripts) through the
+/// one framing channel, only when it changes `framing.json`. A failure is reported on stderr,
+/// never fatal: framing must not keep a hook or an import from doing its job.
+pub(crate) fn record_runtime(
+    ctx: &remaind_resume::ContextDir,
+    ledger: &remaind_ledger::Ledger,
+    stated: &remaind_adapters::Framing,
+) {
+    if stated.is_empty() {
+        return;
+    }
+    let req = FrameRequest {
+        workspace_root: stated.workspace.clone(),
+        model: stated.model.clone(),
+        settings: stated
+            .settings
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        ..FrameRequest::default()
+    };
+    if let Err(e) = remaind_resume::observe_framing(ctx, ledger, &req) {
+        eprintln!(
+            "remaind: the runtime framing was not recorded: {}",
+            CliError::from(e).full_message()
+        );
+    }
+}

@@ -133,13 +133,22 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let runtime = args
         .runtime
         .map_or_else(|| remaind_adapters::detect_runtime(payload), Runtime::from);
+    let framing = remaind_adapters::hook_framing(payload);
     if args.event == HookEvent::SessionStart {
+        // A ledger that does not open is the gate's to report, below.
+        if let Some(ledger) = Some(&framing)
+            .filter(|f| !f.is_empty())
+            .and_then(|_| Ledger::open(ctx.root()).ok())
+        {
+            crate::cmd::frame::record_runtime(&ctx, &ledger, &framing);
+        }
         return session_start(&ctx, runtime);
     }
     let records = remaind_adapters::hook_records(runtime, args.event.into(), payload)
         .map_err(CliError::from)?;
     let ledger = open_ledger(&ctx)?;
     remaind_adapters::record(&ledger, records).map_err(CliError::from)?;
+    crate::cmd::frame::record_runtime(&ctx, &ledger, &framing);
     if args.event == HookEvent::PreCompact {
         if ledger.head().map_err(CliError::from)?.0 == 0 {
             // Nothing to compact: record nothing (a `validation` event would make every later
@@ -229,7 +238,20 @@ these reasons and ask how to proceed:\n- ledger_tampered: {e}\n"
     };
     // The full packet goes to its file; the runtime gets one that fits its limit.
     let mut context = String::new();
-    if !full.gate.proceed {
+    let only_turn_ended = full.turn_ended.is_some()
+        && full
+            .gate
+            .reasons
+            .iter()
+            .all(|r| r.code == remaind_resume::ReasonCode::NoNextStep);
+    if only_turn_ended {
+        // The normal end of a session: calm words, not an alarm.
+        context.push_str(
+            "REMAIND: the last turn ended and the agent handed control back to the user. \
+Nothing is pending as current: wait for the user's next instruction and do not redo finished \
+work.\n\n",
+        );
+    } else if !full.gate.proceed {
         context.push_str(
             "REMAIND RESUME GATE: INTERRUPT. Do not continue the planned work; tell the user \
 these reasons and ask how to proceed:\n",

@@ -75,6 +75,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     })
     .map_err(CliError::from)?;
     bar.finish_and_clear();
+    crate::cmd::frame::record_runtime(&ctx, &ledger, &report.framing);
     print_report(runtime, &report, args.json)
 }
 

@@ -177,7 +177,7 @@ fn demo_runs_to_the_end_redacts_rejects_and_rolls_back() {
         .find("## Long-term memory")
         .expect("a memory section");
     assert!(packet[memory..].contains("## Retries in the uploader"));
-    assert!(packet.find("## Handover").is_some_and(|h| h < memory));
+    assert!(packet.find("## State").is_some_and(|h| h < memory));
     assert!(packet.contains("blocker (importance 2, agent): The integration tests need S3"));
 
     // The folder is not reusable: a second run into it is refused with exit 2.

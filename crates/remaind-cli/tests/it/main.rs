@@ -9,6 +9,7 @@ mod lifecycle_cli;
 mod llm_cli;
 mod mcp_cli;
 mod memory_cli;
+mod prop_turns;
 mod redact_cli;
 mod reliability;
 mod runtime_hooks;

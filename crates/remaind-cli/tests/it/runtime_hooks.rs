@@ -102,7 +102,10 @@ fn session_start_fits_each_runtime_limit_and_points_at_the_full_packet() {
         &["import", "claude-code", transcript.to_str().expect("utf-8")],
         None,
     ));
-    let full = ok(&remaind(&ctx, &["resume", "--budget", "100000"], None));
+    // The session's last turn ended: the gate waits for the user (exit 4).
+    let out = remaind(&ctx, &["resume", "--budget", "100000"], None);
+    assert_eq!(out.status.code(), Some(4));
+    let full = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         full.len() > 12_000,
         "the uncompacted packet is large: {}",

@@ -1,9 +1,12 @@
 //! Golden: every transcript under `fixtures/transcripts/` (real public sessions, see its
 //! README) imported with `remaind import`, and replayed through the hook recipe
 //! (examples/claude-code/settings.json, examples/codex/hooks.json) as the live session would
-//! have sent it, gives the same non-empty state: the latest user instruction verbatim, the
-//! next step from the session's own plan or summary, its completed work and open loops, and
-//! every answer the user gave to a question found by `search`.
+//! have sent it, gives the same non-empty state and the same resume verdict: the latest user
+//! instruction verbatim, at the end of a session whose last turn ended no current next step
+//! (the gate waits for the user, exit 4 `no_next_step`, with the turn's outcome), right after
+//! a runtime compaction in the middle the summary's step (exit 0), completed work, framing,
+//! and every answer the user gave to a question a decision that `search` finds. The packets a
+//! resumed agent reads at both moments are pinned.
 
 use std::path::{Path, PathBuf};
 
@@ -50,10 +53,53 @@ fn init(dir: &Path) -> PathBuf {
     ctx
 }
 
+/// What a resumed agent gets after a compaction: the gate's verdict (exit code, reason
+/// codes, next step, the ended turn's way and outcome: no event ids, which differ between
+/// an import and a replay) and the packet.
+fn resumed(ctx: &Path) -> (Value, String) {
+    let out = remaind(ctx, &["resume", "--json"], None);
+    let code = out.status.code();
+    assert!(
+        matches!(code, Some(0 | 4)),
+        "resume exited {code:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).expect("resume --json");
+    let reasons: Vec<&Value> = r["gate"]["reasons"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|x| &x["code"])
+        .collect();
+    let verdict = json!({
+        "exit": code,
+        "reasons": reasons,
+        "next_step": r["next_step"]["text"],
+        "turn_ended": r["turn_ended"]["how"],
+        "outcome": r["turn_ended"]["outcome"],
+    });
+    (verdict, r["packet"].as_str().expect("packet").to_owned())
+}
+
+/// A packet with what differs between runs and machines (times, hashes, the machine's own
+/// framing) replaced by placeholders.
+fn normalize(packet: &str) -> String {
+    let ts = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z").expect("regex");
+    let hex = regex::Regex::new(r"\b[0-9a-f]{64}\b").expect("regex");
+    let machine =
+        regex::Regex::new(r"(?m)^- (shell|os|date|time zone|workspace root): .*$").expect("regex");
+    let text = ts.replace_all(packet, "[time]");
+    let text = hex.replace_all(&text, "[sha256]");
+    machine.replace_all(&text, "- $1: [machine]").into_owned()
+}
+
 fn import(file: &str, runtime: &str) -> (Value, crate::common::Tmp, PathBuf) {
+    import_path(&fixture(file), runtime)
+}
+
+fn import_path(path: &Path, runtime: &str) -> (Value, crate::common::Tmp, PathBuf) {
     let t = tmp();
     let ctx = init(&t.0);
-    let path = fixture(file);
     let out = ok(&remaind(
         &ctx,
         &["import", runtime, path.to_str().expect("utf-8"), "--json"],
@@ -74,11 +120,11 @@ fn import(file: &str, runtime: &str) -> (Value, crate::common::Tmp, PathBuf) {
 }
 
 /// Replays the transcript's files through the recipe's hook commands, in order.
-fn replay(file: &str, runtime: Runtime, recipe: &str) -> Value {
+fn replay(path: &Path, runtime: Runtime, recipe: &str) -> (Value, crate::common::Tmp, PathBuf) {
     let t = tmp();
     let ctx = init(&t.0);
     let commands = hook_commands_of(recipe);
-    let path = Utf8PathBuf::from_path_buf(fixture(file)).expect("utf-8");
+    let path = Utf8PathBuf::from_path_buf(path.to_owned()).expect("utf-8");
     let (files, _) = transcript_files(&[path]).expect("transcript files");
     let cwd = t.0.to_str().expect("utf-8");
     for f in files {
@@ -100,36 +146,72 @@ fn replay(file: &str, runtime: Runtime, recipe: &str) -> Value {
             );
         }
     }
-    state_of(&ctx)
+    (state_of(&ctx), t, ctx)
 }
 
-fn check(file: &str, runtime: &str) -> Value {
+/// The state and the resume verdict after an import and after a hook replay of `path`,
+/// which must agree; the imported packet.
+fn both_ways(path: &Path, runtime: &str) -> (Value, Value, String, crate::common::Tmp, PathBuf) {
     let (rt, recipe) = match runtime {
         "codex" => (Runtime::Codex, "examples/codex/hooks.json"),
         _ => (Runtime::ClaudeCode, "examples/claude-code/settings.json"),
     };
-    let (imported, _t, ctx) = import(file, runtime);
-    let replayed = replay(file, rt, recipe);
+    let (imported, t, ctx) = import_path(path, runtime);
+    let (replayed, _rt, replay_ctx) = replay(path, rt, recipe);
     assert_eq!(
-        imported, replayed,
-        "import and hook replay disagree on {file}"
+        imported,
+        replayed,
+        "import and hook replay disagree on {}",
+        path.display()
     );
+    let (verdict, packet) = resumed(&ctx);
+    let (replay_verdict, _) = resumed(&replay_ctx);
+    assert_eq!(
+        verdict,
+        replay_verdict,
+        "import and hook replay resume differently from {}",
+        path.display()
+    );
+    (imported, verdict, packet, t, ctx)
+}
+
+/// The golden checks of one transcript at its end: the state, the verdict and the packet.
+fn check(file: &str, runtime: &str) -> Value {
+    let (imported, verdict, packet, _t, ctx) = both_ways(&fixture(file), runtime);
+    // The framing shows the workspace and the model the session ran under.
+    assert!(packet.contains("## Runtime framing"), "{packet}");
+    // (The synthetic session's lines name no model.)
+    assert!(
+        file.starts_with("synthetic") || !packet.contains("- model: (not recorded)"),
+        "{file}: no model in the framing"
+    );
+    // Each fact once: no item line repeated.
+    let mut seen = std::collections::HashSet::new();
+    for line in packet
+        .lines()
+        .filter(|l| l.starts_with("- ") && l.contains("[e"))
+    {
+        assert!(seen.insert(line), "{file}: repeated in the packet: {line}");
+    }
     let instruction = imported["latest_user_instruction"].as_str().unwrap_or("");
     assert!(!instruction.trim().is_empty(), "{file}: {imported}");
     assert!(
         !instruction.starts_with("[artifact:"),
         "{file}: {instruction}"
     );
-    // Every answer the user gave to a question is found by search.
+    // Every answer the user gave to a question is a decision, found by search.
     let events = ok(&remaind(
         &ctx,
-        &["events", "--kind", "user_message", "--json"],
+        &["events", "--kind", "decision,user_message", "--json"],
         None,
     ));
     for line in events.lines() {
         let ev: Value = serde_json::from_str(line).expect("event");
         if ev["data"]["via"] == "question_answer" {
+            assert_eq!(ev["kind"], "decision", "{ev}");
+            assert_eq!(ev["actor"], "user", "{ev}");
             let answer = ev["text"].as_str().expect("answer text");
+            let answer = answer.rsplit(" → ").next().unwrap_or(answer);
             let hits = ok(&remaind(
                 &ctx,
                 &["search", &format!("\"{answer}\""), "--json"],
@@ -142,42 +224,74 @@ fn check(file: &str, runtime: &str) -> Value {
             );
         }
     }
-    imported
+    insta::assert_snapshot!(format!("{file}-packet-at-the-end"), normalize(&packet));
+    json!({ "state": imported, "verdict": verdict })
+}
+
+/// A session whose last turn ended resumes waiting for the user: no step current, the gate
+/// interrupts with `no_next_step` alone, the outcome quoted, completed work not empty.
+fn assert_waits_for_the_user(file: &str, got: &Value) {
+    let verdict = &got["verdict"];
+    assert_eq!(verdict["exit"], 4, "{file}: {verdict}");
+    assert_eq!(
+        verdict["reasons"],
+        json!(["no_next_step"]),
+        "{file}: {verdict}"
+    );
+    assert_eq!(verdict["next_step"], Value::Null, "{file}: {verdict}");
+    assert_eq!(verdict["turn_ended"], "stop", "{file}: {verdict}");
+    assert!(verdict["outcome"].as_str().is_some_and(|o| !o.is_empty()));
+    assert_eq!(got["state"]["next_step"], Value::Null, "{file}");
+    assert!(
+        got["state"]["completed_work"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        "{file}: {got}"
+    );
 }
 
 #[test]
 fn golden_transcript_claude_code_1af7fc5e() {
-    let state = check("claude-code-1af7fc5e.jsonl", "claude-code");
-    assert_eq!(state["latest_user_instruction"], "/init");
-    insta::assert_json_snapshot!(state);
+    let got = check("claude-code-1af7fc5e.jsonl", "claude-code");
+    assert_eq!(got["state"]["latest_user_instruction"], "/init");
+    assert_waits_for_the_user("1af7fc5e", &got);
+    insta::assert_json_snapshot!(got["state"]);
 }
 
 #[test]
 fn golden_transcript_claude_code_5c0375b4() {
-    let state = check("claude-code-5c0375b4.jsonl", "claude-code");
-    insta::assert_json_snapshot!(state);
+    let got = check("claude-code-5c0375b4.jsonl", "claude-code");
+    assert_waits_for_the_user("5c0375b4", &got);
+    insta::assert_json_snapshot!(got["state"]);
 }
 
 #[test]
 fn golden_transcript_claude_code_fe5e1c67() {
-    let state = check("claude-code-fe5e1c67.jsonl", "claude-code");
+    let got = check("claude-code-fe5e1c67.jsonl", "claude-code");
     assert_eq!(
-        state["latest_user_instruction"],
+        got["state"]["latest_user_instruction"],
         "Thanks! Please update CLAUDE.md for current changes"
     );
-    insta::assert_json_snapshot!(state);
+    assert_waits_for_the_user("fe5e1c67", &got);
+    insta::assert_json_snapshot!(got["state"]);
 }
 
 #[test]
 fn golden_transcript_claude_code_8463c716_with_compaction_and_subagent() {
-    let state = check("claude-code-8463c716.jsonl", "claude-code");
-    // The next step is the runtime's own summary's, not the fallback.
-    let next = state["next_step"].as_str().expect("a next step");
+    let got = check("claude-code-8463c716.jsonl", "claude-code");
+    assert_waits_for_the_user("8463c716", &got);
+    // The summary's step, written hours before the work finished, is no longer current.
+    let loops = got["state"]["open_loops"].to_string();
     assert!(
-        next.starts_with("Complete spotter-fum.3 by running `mix compile`"),
-        "{next}"
+        loops.contains(
+            "Pending before the turn ended (may already be done): Complete spotter-fum.3"
+        ),
+        "{loops}"
     );
-    insta::assert_json_snapshot!(state);
+    // The session's last word "All done…" is imported, not only the later reply.
+    let done = got["state"]["completed_work"].to_string();
+    assert!(done.contains("Turn outcome: All done."), "{done}");
+    insta::assert_json_snapshot!(got["state"]);
     // What should outlive the task (the summary's key concepts and its errors and fixes)
     // waits in long-term memory for a person's review, citing the summary.
     let (_, _t, ctx) = import("claude-code-8463c716.jsonl", "claude-code");
@@ -208,7 +322,14 @@ fn golden_transcript_claude_code_8463c716_with_compaction_and_subagent() {
 
 #[test]
 fn golden_transcript_codex_homelab() {
-    let state = check("codex-homelab.jsonl", "codex");
+    let got = check("codex-homelab.jsonl", "codex");
+    // The rollout stops mid-turn: the agent continues with the instruction.
+    assert_eq!(got["verdict"]["exit"], 0, "{got}");
+    assert_eq!(
+        got["verdict"]["next_step"],
+        "No next step is logged: continue with the latest user instruction"
+    );
+    let state = &got["state"];
     assert_eq!(
         state["latest_user_instruction"],
         "can you analyse the MD files in this directory and determine if the info we have is clear enough to start planning the migration?"
@@ -218,15 +339,139 @@ fn golden_transcript_codex_homelab() {
 
 #[test]
 fn golden_transcript_synthetic_question_long_prompt_and_compact_instructions() {
-    let state = check("synthetic-ask-user-question.jsonl", "claude-code");
-    assert_eq!(
-        state["latest_user_instruction"],
-        "keep the list of failing tests"
+    let got = check("synthetic-ask-user-question.jsonl", "claude-code");
+    let state = &got["state"];
+    // `/compact` instructions are a focus for the compaction, never the task itself; the
+    // answer to the question is a decision within the turn it answers.
+    let instruction = state["latest_user_instruction"]
+        .as_str()
+        .expect("instruction");
+    assert!(
+        instruction.starts_with("The CI run below fails on main."),
+        "{instruction}"
     );
-    assert_eq!(state["next_step"], "Fix the failing tests");
+    // The session ends on the agent's final message: the turn ended, its step is an open
+    // loop that may already be done, and the outcome is completed work.
+    assert_eq!(state["next_step"], Value::Null);
     assert_eq!(
         state["completed_work"],
-        json!(["Done: Check whether main is clean"])
+        json!([
+            "Done: Check whether main is clean",
+            "Turn outcome: main was clean; the first fix is in src/lib.rs and the remaining failures are next."
+        ])
     );
     insta::assert_json_snapshot!(state);
+}
+
+/// Right after Claude Code compacted in the middle of a turn (the summary is the last line
+/// so far), the resumed agent goes on with the summary's step.
+#[test]
+fn golden_mid_turn_after_a_runtime_compaction_goes_on_with_the_summary_step() {
+    let t = tmp();
+    let whole = std::fs::read_to_string(fixture("claude-code-8463c716.jsonl")).expect("read");
+    let upto = whole
+        .lines()
+        .position(|l| l.contains("\"isCompactSummary\":true"))
+        .expect("a compaction summary");
+    let cut: String = whole
+        .lines()
+        .take(upto + 1)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let path = t.0.join("8463c716-until-the-compaction.jsonl");
+    std::fs::write(&path, cut).expect("write");
+    let (_, verdict, packet, _t, _ctx) = both_ways(&path, "claude-code");
+    assert_eq!(verdict["exit"], 0, "{verdict}");
+    assert_eq!(verdict["turn_ended"], Value::Null, "{verdict}");
+    let next = verdict["next_step"].as_str().expect("a next step");
+    assert!(
+        next.starts_with("Complete spotter-fum.3 by running `mix compile`"),
+        "{next}"
+    );
+    insta::assert_snapshot!(normalize(&packet));
+}
+
+/// A folder of sessions resumes from the newest session's last instruction (by source time,
+/// not by file name); under a small budget every decision outlives every bookkeeping event.
+#[test]
+fn a_folder_of_sessions_resumes_from_the_newest_one() {
+    let t = tmp();
+    let folder = t.0.join("project");
+    std::fs::create_dir(&folder).expect("mkdir");
+    for name in [
+        "claude-code-1af7fc5e",
+        "claude-code-5c0375b4",
+        "claude-code-fe5e1c67",
+    ] {
+        std::fs::copy(
+            fixture(&format!("{name}.jsonl")),
+            folder.join(format!("{name}.jsonl")),
+        )
+        .expect("copy");
+    }
+    let ctx = init(&t.0);
+    ok(&remaind(
+        &ctx,
+        &["import", "claude-code", folder.to_str().expect("utf-8")],
+        None,
+    ));
+    let (verdict, _) = resumed(&ctx);
+    assert_eq!(verdict["exit"], 4, "{verdict}");
+    let r: Value = serde_json::from_slice(&remaind(&ctx, &["resume", "--json"], None).stdout)
+        .expect("resume --json");
+    assert_eq!(
+        r["latest_instruction"]["text"],
+        "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください"
+    );
+    // Bookkeeping (a compaction, then a decision logged after it) under a tight budget.
+    ok(&remaind(&ctx, &["compact"], None));
+    ok(&remaind(
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "decision",
+            "--text",
+            "Keep CLAUDE.md in English and Japanese",
+        ],
+        None,
+    ));
+    ok(&remaind(&ctx, &["compact"], None));
+    ok(&remaind(
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "decision",
+            "--text",
+            "Ship the TODO app as is",
+        ],
+        None,
+    ));
+    // e339 is the second compaction, e340 the decision after it: whatever the budget, the
+    // compaction is left out before the decision is.
+    for budget in (300..=2000).step_by(100) {
+        let out = remaind(
+            &ctx,
+            &["resume", "--budget", &budget.to_string(), "--json"],
+            None,
+        );
+        let r: Value = serde_json::from_slice(&out.stdout).expect("resume --json");
+        let dropped: Vec<&str> = r["dropped"]["events"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(
+            !dropped.contains(&"e340") || dropped.contains(&"e339"),
+            "budget {budget}: the decision went before the bookkeeping: {dropped:?}"
+        );
+    }
+    let roomy: Value = serde_json::from_slice(
+        &remaind(&ctx, &["resume", "--budget", "2000", "--json"], None).stdout,
+    )
+    .expect("resume --json");
+    let packet = roomy["packet"].as_str().expect("packet");
+    assert!(packet.contains("Ship the TODO app as is"), "{packet}");
 }

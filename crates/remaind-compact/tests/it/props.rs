@@ -83,6 +83,13 @@ pub(crate) fn to_events(specs: &[Spec]) -> Vec<NewEvent> {
         if *goal {
             e.data = json!({"goal": true}).as_object().cloned();
         }
+        // Two in three assistant messages end the user's turn (a Stop or an interrupt).
+        if kind == Kind::AssistantMessage && *text < 2 {
+            let how = if *text == 0 { "stop" } else { "interrupted" };
+            e.data
+                .get_or_insert_with(Default::default)
+                .insert("turn_end".into(), how.into());
+        }
         out.push(e);
     }
     out
@@ -111,6 +118,18 @@ proptest! {
         prop_assert!(v2.accepted, "split {}: {:#?}", k, v2.failures);
         prop_assert_eq!(content(&second.state), content(&scratch.state));
         prop_assert_eq!(&second.handover, &scratch.handover);
+
+        // The turn policy: after an end no step is current; otherwise a step is there.
+        let mut turn = remaind_validate::Turn::after_state(None);
+        for ev in l.events_in(0, n) {
+            turn.observe(&ev.expect("in memory"));
+        }
+        if turn.ended() {
+            prop_assert!(scratch.state.next_step.is_none(), "{:?}", scratch.state.next_step);
+        } else if turn.instruction().is_some() {
+            let step = scratch.state.next_step.as_ref();
+            prop_assert!(step.is_some(), "no step in an open turn");
+        }
     }
 }
 
