@@ -14,6 +14,15 @@ pub enum Error {
         /// What is wrong and how to fix it.
         reason: String,
     },
+    /// Where the hooks left off in the transcripts cannot be read or saved.
+    #[error("{path}: cannot keep where the hooks left off in the transcripts")]
+    Cursors {
+        /// The cursor file.
+        path: Utf8PathBuf,
+        /// The underlying error.
+        #[source]
+        source: remaind_fs::Error,
+    },
     /// A transcript file or folder cannot be read.
     #[error("{path}: {action}")]
     Read {
@@ -36,7 +45,7 @@ impl Error {
     pub fn is_invalid_input(&self) -> bool {
         match self {
             Error::Payload { .. } => true,
-            Error::Read { .. } => false,
+            Error::Read { .. } | Error::Cursors { .. } => false,
             Error::Ledger(e) => e.is_invalid_input(),
         }
     }

@@ -33,11 +33,14 @@ pub enum HookEvent {
     Stop,
     /// A subagent finished (`last_assistant_message`).
     SubagentStop,
+    /// The session ends (`reason`): its transcript's last lines are read (an interrupted
+    /// last turn fires no Stop).
+    SessionEnd,
 }
 
 impl HookEvent {
     /// Every hook event.
-    pub const ALL: [HookEvent; 7] = [
+    pub const ALL: [HookEvent; 8] = [
         HookEvent::SessionStart,
         HookEvent::UserPromptSubmit,
         HookEvent::PostToolUse,
@@ -45,6 +48,7 @@ impl HookEvent {
         HookEvent::PostCompact,
         HookEvent::Stop,
         HookEvent::SubagentStop,
+        HookEvent::SessionEnd,
     ];
 
     /// The runtimes' name, e.g. `PostToolUse`.
@@ -57,6 +61,7 @@ impl HookEvent {
             HookEvent::PostCompact => "PostCompact",
             HookEvent::Stop => "Stop",
             HookEvent::SubagentStop => "SubagentStop",
+            HookEvent::SessionEnd => "SessionEnd",
         }
     }
 
@@ -70,6 +75,7 @@ impl HookEvent {
             HookEvent::PostCompact => "post-compact",
             HookEvent::Stop => "stop",
             HookEvent::SubagentStop => "subagent-stop",
+            HookEvent::SessionEnd => "session-end",
         }
     }
 }
@@ -133,7 +139,7 @@ pub fn hook_records(
         ts: None,
     };
     let signal = match hook {
-        HookEvent::SessionStart => None,
+        HookEvent::SessionStart | HookEvent::SessionEnd => None,
         HookEvent::UserPromptSubmit => {
             let Some(prompt) = str_at(payload, "prompt") else {
                 return Err(Error::payload(
@@ -298,7 +304,15 @@ pub fn record(ledger: &Ledger, records: Vec<Record>) -> Result<Vec<EventId>> {
 /// The hook payloads a live session would have sent for `records` (read from its
 /// transcript), in order: replaying them through `remaind hook` gives the state an import
 /// gives. Failed tool calls are left out: the runtimes send PostToolUse for successes only.
-pub fn replay_payloads(runtime: Runtime, records: &[Record], cwd: &str) -> Vec<(HookEvent, Value)> {
+///
+/// `transcript` is the path the payloads name as `transcript_path` (a made-up one when
+/// `None`): a replay that writes the transcript as it goes lets the hooks follow it.
+pub fn replay_payloads(
+    runtime: Runtime,
+    records: &[Record],
+    cwd: &str,
+    transcript: Option<&str>,
+) -> Vec<(HookEvent, Value)> {
     let mut out = Vec::new();
     for rec in records {
         // PostToolUse fires for tools that succeeded only.
@@ -308,9 +322,10 @@ pub fn replay_payloads(runtime: Runtime, records: &[Record], cwd: &str) -> Vec<(
         let session = rec.source.session.clone().unwrap_or_default();
         let mut p = json!({
             "session_id": session,
-            "transcript_path": match runtime {
-                Runtime::ClaudeCode => format!("/home/user/.claude/projects/p/{session}.jsonl"),
-                Runtime::Codex => format!("/home/user/.codex/sessions/rollout-{session}.jsonl"),
+            "transcript_path": match (transcript, runtime) {
+                (Some(path), _) => path.to_owned(),
+                (None, Runtime::ClaudeCode) => format!("/home/user/.claude/projects/p/{session}.jsonl"),
+                (None, Runtime::Codex) => format!("/home/user/.codex/sessions/rollout-{session}.jsonl"),
             },
             "cwd": cwd,
         });

@@ -36,6 +36,7 @@ pub mod claude_code;
 pub mod codex;
 mod describe;
 mod error;
+mod follow;
 mod hooks;
 mod import;
 mod map;
@@ -46,6 +47,7 @@ mod transcript;
 
 pub use describe::describe_tool;
 pub use error::{Error, Result};
+pub use follow::{Followed, follow_transcript};
 pub use hooks::{HookEvent, detect_runtime, hook_framing, hook_records, record, replay_payloads};
 pub use import::{ImportReport, Progress, import, transcript_files};
 pub use map::{INLINE_PROMPT_BYTES, Mapper};

@@ -47,6 +47,9 @@ pub const LLM_SCHEMA_PATH: &str = "schemas/llm.schema.json";
 pub const DB_DIR: &str = "db";
 /// `db/context.sqlite`: the derived search index.
 pub const DB_PATH: &str = "db/context.sqlite";
+/// Where each hook left off in each runtime transcript (derived: losing it only means a
+/// transcript is read again from its start).
+pub const TRANSCRIPT_CURSORS_PATH: &str = "db/transcript_cursors.json";
 /// `active/`: derived files, replaced only atomically with history.
 pub const ACTIVE_DIR: &str = "active";
 /// `active/history/`: every prior version of every derived file.

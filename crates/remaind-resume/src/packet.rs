@@ -261,7 +261,7 @@ fn turn_of(inp: &Inputs) -> Turn {
 
 /// The next step under the one turn policy (remaind_validate::Turn): none once the turn
 /// ended; else the newest active step newer than every turn end, else the state's.
-fn next_step(inp: &Inputs, turn: &Turn) -> Option<PlannedStep> {
+fn next_step(ledger: &Ledger, inp: &Inputs, turn: &Turn) -> Option<PlannedStep> {
     if turn.ended() {
         return None;
     }
@@ -275,7 +275,12 @@ fn next_step(inp: &Inputs, turn: &Turn) -> Option<PlannedStep> {
             source: Source::Ledger,
         });
     }
-    let step = inp.state.as_ref()?.next_step.as_ref()?;
+    let state = inp.state.as_ref()?;
+    let Some(step) = state.next_step.as_ref() else {
+        // The state's turn ended and an instruction opened a new one: the compactor's policy
+        // takes the newest step still open from the open loops.
+        return pending_step(ledger, inp, state);
+    };
     // A later event that resolves or supersedes what the step rests on makes it stale.
     if step.events.iter().any(|id| !inp.statuses.is_current(*id)) {
         return None;
@@ -286,6 +291,32 @@ fn next_step(inp: &Inputs, turn: &Turn) -> Option<PlannedStep> {
         tool: step.tool.clone(),
         source: Source::State,
     })
+}
+
+/// The newest open loop of `state` resting on a `next_step` event still current (what the
+/// built-in compactor promotes when a new turn opens after an ended one).
+fn pending_step(ledger: &Ledger, inp: &Inputs, state: &State) -> Option<PlannedStep> {
+    let mut loops: Vec<&remaind_validate::Item> = state.open_loops.iter().collect();
+    loops.sort_by_key(|i| std::cmp::Reverse(i.events.iter().max().copied()));
+    for item in loops {
+        for id in item.events.iter().rev() {
+            if !inp.statuses.is_current(*id) {
+                continue;
+            }
+            let Ok(Some(ev)) = ledger.get(id.seq()) else {
+                continue;
+            };
+            if ev.kind == Kind::NextStep {
+                return Some(PlannedStep {
+                    text: item.text.clone(),
+                    events: item.events.clone(),
+                    tool: tool_of(&ev),
+                    source: Source::State,
+                });
+            }
+        }
+    }
+    None
 }
 
 /// How far back from the head the packet looks for the event that ended a turn a prior
@@ -778,7 +809,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     let turn = turn_of(&inp);
     let turn_ended = ended_turn(&ledger, &inp, &turn)?;
     // Without a logged step, the compactor's policy: continue with the current instruction.
-    let step = next_step(&inp, &turn).or_else(|| {
+    let step = next_step(&ledger, &inp, &turn).or_else(|| {
         if turn.ended() {
             return None;
         }

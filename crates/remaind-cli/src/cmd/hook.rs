@@ -94,6 +94,9 @@ enum HookEvent {
     Stop,
     /// SubagentStop: log the subagent's last message.
     SubagentStop,
+    /// SessionEnd: read what the transcript says since the last hook (an interrupted last
+    /// turn fires no Stop).
+    SessionEnd,
 }
 
 impl From<HookEvent> for remaind_adapters::HookEvent {
@@ -107,6 +110,7 @@ impl From<HookEvent> for remaind_adapters::HookEvent {
             HookEvent::PostCompact => A::PostCompact,
             HookEvent::Stop => A::Stop,
             HookEvent::SubagentStop => A::SubagentStop,
+            HookEvent::SessionEnd => A::SessionEnd,
         }
     }
 }
@@ -133,22 +137,19 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let runtime = args
         .runtime
         .map_or_else(|| remaind_adapters::detect_runtime(payload), Runtime::from);
-    let framing = remaind_adapters::hook_framing(payload);
     if args.event == HookEvent::SessionStart {
         // A ledger that does not open is the gate's to report, below.
-        if let Some(ledger) = Some(&framing)
-            .filter(|f| !f.is_empty())
-            .and_then(|_| Ledger::open(ctx.root()).ok())
-        {
-            crate::cmd::frame::record_runtime(&ctx, &ledger, &framing);
+        if let Ok(ledger) = Ledger::open(ctx.root()) {
+            observe(&ctx, &ledger, runtime, args.event, payload);
         }
         return session_start(&ctx, runtime);
     }
     let records = remaind_adapters::hook_records(runtime, args.event.into(), payload)
         .map_err(CliError::from)?;
     let ledger = open_ledger(&ctx)?;
+    // What the transcript says happened before this payload comes first.
+    observe(&ctx, &ledger, runtime, args.event, payload);
     remaind_adapters::record(&ledger, records).map_err(CliError::from)?;
-    crate::cmd::frame::record_runtime(&ctx, &ledger, &framing);
     if args.event == HookEvent::PreCompact {
         if ledger.head().map_err(CliError::from)?.0 == 0 {
             // Nothing to compact: record nothing (a `validation` event would make every later
@@ -161,6 +162,42 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         };
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The hooks at a turn's edges read the runtime's transcript since the last hook did (what
+/// no payload carries: an interrupt, the model); every hook records the framing its payload
+/// states. Neither ever fails the hook: a problem is reported on stderr.
+fn observe(
+    ctx: &ContextDir,
+    ledger: &Ledger,
+    runtime: Runtime,
+    event: HookEvent,
+    payload: &Map<String, Value>,
+) {
+    let mut framing = remaind_adapters::Framing::default();
+    let at_an_edge = matches!(
+        event,
+        HookEvent::SessionStart
+            | HookEvent::UserPromptSubmit
+            | HookEvent::Stop
+            | HookEvent::SessionEnd
+    );
+    let transcript = payload
+        .get("transcript_path")
+        .and_then(Value::as_str)
+        .map(Utf8PathBuf::from)
+        .filter(|p| at_an_edge && p.is_absolute() && p.is_file());
+    if let Some(path) = transcript {
+        match remaind_adapters::follow_transcript(ledger, runtime, &path) {
+            Ok(followed) => framing = followed.framing,
+            Err(e) => eprintln!(
+                "remaind: the transcript was not followed: {}",
+                CliError::from(e).full_message()
+            ),
+        }
+    }
+    framing.merge(remaind_adapters::hook_framing(payload));
+    crate::cmd::frame::record_runtime(ctx, ledger, &framing);
 }
 
 /// `--dir`/`REMAIND_DIR`, else the nearest `.context/` from the payload's `cwd` (else the

@@ -305,6 +305,7 @@ fn sample(event: &str) -> Vec<u8> {
         "PostCompact" => "post-compact",
         "Stop" => "stop",
         "SubagentStop" => "subagent-stop",
+        "SessionEnd" => "session-end",
         other => panic!("no sample payload for {other}"),
     };
     std::fs::read(repo_root().join(format!("examples/claude-code/samples/{name}.json")))
@@ -365,6 +366,7 @@ fn claude_code_hook_recipe_runs_on_sample_payloads() {
         "Stop",
         "PreCompact",
         "PostCompact",
+        "SessionEnd",
         "SessionStart",
     ];
     let mut ran = 0;

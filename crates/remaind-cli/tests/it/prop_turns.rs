@@ -1,5 +1,5 @@
 //! Properties of turns, on generated Claude Code sessions (prompts, plan updates, edits,
-//! questions answered, texts, turns that end): recording a session through the hooks and
+//! questions answered, texts, turns that end or are interrupted): recording a session through the hooks and
 //! importing its transcript end in the same verdict, the same next step and the same turn
 //! outcome; a turn's end leaves no step current; and a new instruction after an ended turn
 //! makes the next step grounded again.
@@ -21,6 +21,8 @@ enum Step {
     Text(u8),
     /// The turn ends on the agent's final message (Claude Code's Stop).
     End(u8),
+    /// The user interrupts the agent (no Stop fires; only the transcript says so).
+    Interrupt,
 }
 
 const TODOS: [&str; 4] = ["Read the code", "Write the test", "Fix the bug", "Ship"];
@@ -33,6 +35,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => any::<u8>().prop_map(Step::Ask),
         1 => any::<u8>().prop_map(Step::Text),
         2 => any::<u8>().prop_map(Step::End),
+        1 => Just(Step::Interrupt),
     ]
 }
 
@@ -112,6 +115,14 @@ fn render(steps: &[Step]) -> Vec<u8> {
                 line("assistant", call("Edit", input), None);
                 line("user", result("The file has been updated."), None);
             }
+            Step::Interrupt => {
+                line(
+                    "user",
+                    json!({"role": "user",
+                        "content": [{"type": "text", "text": "[Request interrupted by user]"}]}),
+                    None,
+                );
+            }
             Step::Ask(k) => {
                 let q = format!("Which option for step {i}?");
                 let input = json!({"questions": [{"question": q, "options": []}]});
@@ -158,6 +169,44 @@ fn verdict(ctx: &ContextDir, ledger: &Ledger) -> Value {
     })
 }
 
+/// The session through the hooks as `remaind hook` runs them: the transcript written up to
+/// each record's line before its hook, the hooks at a turn's edges following it, and a
+/// SessionEnd at the end.
+fn replay(ledger: &Ledger, bytes: &[u8], live: &Utf8Path) {
+    let mut ends = std::collections::HashMap::new();
+    let mut at = 0;
+    for line in bytes.split_inclusive(|b| *b == b'\n') {
+        at += line.len();
+        let v: Value = serde_json::from_slice(line).expect("a generated line");
+        ends.insert(v["uuid"].as_str().expect("uuid").to_owned(), at);
+    }
+    std::fs::write(live, b"").expect("create");
+    let follow =
+        || remaind_adapters::follow_transcript(ledger, Runtime::ClaudeCode, live).expect("follow");
+    let (records, _) = read_transcript(Runtime::ClaudeCode, bytes);
+    for rec in &records {
+        if let Some(upto) = rec.source.line.as_ref().and_then(|l| ends.get(l)) {
+            std::fs::write(live, &bytes[..*upto]).expect("write");
+        }
+        let payloads = remaind_adapters::replay_payloads(
+            Runtime::ClaudeCode,
+            std::slice::from_ref(rec),
+            "/work/app",
+            Some(live.as_str()),
+        );
+        for (hook, payload) in payloads {
+            if matches!(hook, HookEvent::UserPromptSubmit | HookEvent::Stop) {
+                follow();
+            }
+            let payload = payload.as_object().expect("object").clone();
+            let recs = hook_records(Runtime::ClaudeCode, hook, &payload).expect("hook payload");
+            record(ledger, recs).expect("record");
+        }
+    }
+    std::fs::write(live, bytes).expect("write");
+    follow();
+}
+
 fn tempdir() -> (tempfile::TempDir, Utf8PathBuf) {
     let t = tempfile::tempdir().expect("tempdir");
     let p = Utf8PathBuf::from_path_buf(t.path().to_owned()).expect("utf-8");
@@ -180,13 +229,8 @@ proptest! {
 
         let (_b, b) = tempdir();
         let (ctx_replay, ledger_replay) = context(&b);
-        let (records, _) = read_transcript(Runtime::ClaudeCode, &bytes);
-        for (hook, payload) in remaind_adapters::replay_payloads(Runtime::ClaudeCode, &records, "/work/app") {
-            let payload = payload.as_object().expect("object").clone();
-            let recs = hook_records(Runtime::ClaudeCode, hook, &payload).expect("hook payload");
-            record(&ledger_replay, recs).expect("record");
-            prop_assert_ne!(hook, HookEvent::SessionStart);
-        }
+        let live = b.join("live.jsonl");
+        replay(&ledger_replay, &bytes, &live);
         let replayed = verdict(&ctx_replay, &ledger_replay);
         prop_assert_eq!(&imported, &replayed);
 

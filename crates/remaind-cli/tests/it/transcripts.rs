@@ -119,7 +119,27 @@ fn import_path(path: &Path, runtime: &str) -> (Value, crate::common::Tmp, PathBu
     (state_of(&ctx), t, ctx)
 }
 
-/// Replays the transcript's files through the recipe's hook commands, in order.
+/// Where each line of a transcript ends, by its id (Claude Code's `uuid`, a Codex rollout's
+/// line number): a replay writes the transcript up to a record's line before its hook runs,
+/// as the runtime would have.
+fn line_ends(bytes: &[u8]) -> std::collections::HashMap<String, usize> {
+    let mut ends = std::collections::HashMap::new();
+    let mut at = 0;
+    for (n, line) in bytes.split_inclusive(|b| *b == b'\n').enumerate() {
+        at += line.len();
+        ends.insert((n + 1).to_string(), at);
+        if let Ok(v) = serde_json::from_slice::<Value>(line)
+            && let Some(id) = v["uuid"].as_str()
+        {
+            ends.insert(id.to_owned(), at);
+        }
+    }
+    ends
+}
+
+/// Replays the transcript's files through the recipe's hook commands, in order, writing
+/// each file as the session would have while its hooks ran (they follow it), and ending
+/// the session where the recipe has a SessionEnd hook.
 fn replay(path: &Path, runtime: Runtime, recipe: &str) -> (Value, crate::common::Tmp, PathBuf) {
     let t = tmp();
     let ctx = init(&t.0);
@@ -127,24 +147,53 @@ fn replay(path: &Path, runtime: Runtime, recipe: &str) -> (Value, crate::common:
     let path = Utf8PathBuf::from_path_buf(path.to_owned()).expect("utf-8");
     let (files, _) = transcript_files(&[path]).expect("transcript files");
     let cwd = t.0.to_str().expect("utf-8");
-    for f in files {
-        let bytes = std::fs::read(&f).expect("read transcript");
+    let run = |hook: &str, payload: &Value| {
+        let Some((_, command)) = commands.iter().find(|(e, _)| e == hook) else {
+            assert_eq!(hook, "SessionEnd", "{recipe} lacks {hook}");
+            return;
+        };
+        let payload = serde_json::to_vec(payload).expect("payload");
+        let out = run_hook(command, &payload, None, &t.0);
+        assert!(
+            out.status.success() || hook == "PreCompact" && out.status.code() == Some(3),
+            "{hook} exited {:?}: {}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let live_dir = t.0.join("live");
+    std::fs::create_dir(&live_dir).expect("mkdir");
+    for (i, f) in files.iter().enumerate() {
+        let bytes = std::fs::read(f).expect("read transcript");
+        let ends = line_ends(&bytes);
+        let live = live_dir.join(format!("{i}-{}", f.file_name().expect("a file name")));
+        let live_path = live.to_str().expect("utf-8").to_owned();
+        std::fs::write(&live, b"").expect("create");
+        let mut written = 0;
         let (records, _) = read_transcript(runtime, &bytes);
-        for (hook, payload) in replay_payloads(runtime, &records, cwd) {
-            let (_, command) = commands
-                .iter()
-                .find(|(e, _)| e == hook.as_str())
-                .unwrap_or_else(|| panic!("{recipe} lacks {hook}"));
-            let payload = serde_json::to_vec(&payload).expect("payload");
-            let out = run_hook(command, &payload, None, &t.0);
-            assert!(
-                out.status.success()
-                    || hook.as_str() == "PreCompact" && out.status.code() == Some(3),
-                "{hook} exited {:?}: {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            );
+        for rec in &records {
+            let upto = rec.source.line.as_ref().and_then(|l| ends.get(l)).copied();
+            if let Some(upto) = upto.filter(|u| *u > written) {
+                let mut file = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&live)
+                    .expect("open");
+                std::io::Write::write_all(&mut file, &bytes[written..upto]).expect("append");
+                written = upto;
+            }
+            for (hook, payload) in
+                replay_payloads(runtime, std::slice::from_ref(rec), cwd, Some(&live_path))
+            {
+                run(hook.as_str(), &payload);
+            }
         }
+        std::fs::write(&live, &bytes).expect("write the rest");
+        let session = records.iter().find_map(|r| r.source.session.clone());
+        run(
+            "SessionEnd",
+            &json!({"hook_event_name": "SessionEnd", "session_id": session, "cwd": cwd,
+                    "transcript_path": live_path, "reason": "prompt_input_exit"}),
+        );
     }
     (state_of(&ctx), t, ctx)
 }
