@@ -21,6 +21,9 @@ pub const LOG_PATH: &str = "logs/events.jsonl";
 pub const HEAD_PATH: &str = "logs/events.head";
 /// `logs/quarantine/`: torn tails cut from the ledger, kept byte for byte.
 pub const QUARANTINE_DIR: &str = "logs/quarantine";
+/// What the hooks could not do (they fail open: the runtime must never be blocked), one JSON
+/// line each, the payload redacted.
+pub const HOOK_ERRORS_PATH: &str = "logs/hook-errors.jsonl";
 /// `artifacts/`: content-addressed payloads routed out of events.
 pub const ARTIFACTS_DIR: &str = "artifacts";
 /// `redaction.key`: the per-project key of redaction placeholders (32 raw bytes).

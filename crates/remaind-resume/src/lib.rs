@@ -59,7 +59,7 @@ pub use init::{DEFAULT_FILES, InitReport, init};
 pub use inputs::{derived_conflicts, history_conflicts};
 pub use layout::{
     CONTEXT_DIR_NAME, ContextDir, DERIVED_FILES, DIR_ENV, FRAMING_FILE, HANDOVER_FILE, PACKET_FILE,
-    STATE_FILE, discover,
+    STATE_FILE, append_hook_error, discover,
 };
 pub use monitor::{Action, BASELINE_LOOKBACK, Band, Reading, TokenSource, monitor};
 pub use packet::{

@@ -11,6 +11,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
+use clap::ValueEnum;
 use remaind_adapters::Runtime;
 use remaind_ledger::Ledger;
 use remaind_resume::Budget;
@@ -115,15 +116,70 @@ impl From<HookEvent> for remaind_adapters::HookEvent {
     }
 }
 
+/// Runs the hook and fails open: whatever goes wrong is said on stderr and kept (redacted,
+/// with the payload) in `.context/logs/hook-errors.jsonl` when a folder is found, and the hook
+/// exits 0, because a runtime reads exit 2 as "block": it would erase the user's prompt, keep
+/// the agent from stopping or block a tool. Exit 3 (a rejected PreCompact compaction) is a
+/// non-blocking error the runtime shows.
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .map_err(|e| CliError::runtime(format!("cannot read the hook payload on stdin: {e}")))?;
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        let e = CliError::runtime(format!("cannot read the hook payload on stdin: {e}"));
+        fail_open(global, &args, &input, &e);
+        return Ok(ExitCode::SUCCESS);
+    }
+    match handle(global, &args, &input) {
+        Ok(code) => Ok(code),
+        Err(e) => {
+            fail_open(global, &args, &input, &e);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Bytes of a failed hook's payload kept in `logs/hook-errors.jsonl`.
+const KEPT_PAYLOAD_BYTES: usize = 64 * 1024;
+
+/// Says why the hook did nothing, on stderr and in `logs/hook-errors.jsonl` (the payload
+/// redacted with the project's rules; left out when they cannot be read).
+fn fail_open(global: &Global, args: &Args, input: &[u8], e: &CliError) {
+    let event = args
+        .event
+        .to_possible_value()
+        .map(|v| v.get_name().to_owned());
+    let event = event.unwrap_or_default();
+    eprintln!(
+        "remaind hook {event}: {}; the hook did nothing and exits 0 so the agent goes on",
+        e.full_message()
+    );
+    let payload = serde_json::from_slice::<Value>(input).ok();
+    let ctx = payload
+        .as_ref()
+        .and_then(Value::as_object)
+        .and_then(|p| find_context(global, p).ok().flatten())
+        .or_else(|| find_context(global, &Map::new()).ok().flatten());
+    let Some(ctx) = ctx else { return };
+    let text = String::from_utf8_lossy(&input[..input.len().min(KEPT_PAYLOAD_BYTES)]);
+    let kept = Ledger::project_redactor(ctx.root())
+        .ok()
+        .map(|r| r.redact_str(&text).0.into_owned());
+    let line = json!({
+        "ts": jiff::Timestamp::now().to_string(),
+        "hook": event,
+        "error": e.full_message(),
+        "payload_bytes": input.len(),
+        "payload": kept,
+    });
+    if let Err(err) = remaind_resume::append_hook_error(&ctx, &line.to_string()) {
+        eprintln!("remaind hook {event}: the error was not kept either: {err}");
+    }
+}
+
+fn handle(global: &Global, args: &Args, input: &[u8]) -> Result<ExitCode, CliError> {
     let payload: Value = if input.iter().all(u8::is_ascii_whitespace) {
         Value::Object(Map::new())
     } else {
-        remaind_ledger::parse_json_strict(&input)
+        remaind_ledger::parse_json_strict(input)
             .map_err(|e| CliError::invalid(format!("stdin: the hook payload is not JSON: {e}")))?
     };
     let Some(payload) = payload.as_object() else {
@@ -132,15 +188,21 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         ));
     };
     let Some(ctx) = find_context(global, payload)? else {
+        let start = start_dir(global, payload)?;
+        eprintln!(
+            "remaind hook: no .context/ in {start} or any folder above it; the hook did nothing \
+(run `remaind init` in the project to opt in, or pass --dir)"
+        );
         return Ok(ExitCode::SUCCESS);
     };
+    let workspace = start_dir(global, payload)?;
     let runtime = args
         .runtime
         .map_or_else(|| remaind_adapters::detect_runtime(payload), Runtime::from);
     if args.event == HookEvent::SessionStart {
         // A ledger that does not open is the gate's to report, below.
         if let Ok(ledger) = Ledger::open(ctx.root()) {
-            observe(&ctx, &ledger, runtime, args.event, payload);
+            observe(&ctx, &ledger, runtime, args.event, payload, &workspace);
         }
         return session_start(&ctx, runtime);
     }
@@ -148,7 +210,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         .map_err(CliError::from)?;
     let ledger = open_ledger(&ctx)?;
     // What the transcript says happened before this payload comes first.
-    observe(&ctx, &ledger, runtime, args.event, payload);
+    observe(&ctx, &ledger, runtime, args.event, payload, &workspace);
     remaind_adapters::record(&ledger, records).map_err(CliError::from)?;
     if args.event == HookEvent::PreCompact {
         if ledger.head().map_err(CliError::from)?.0 == 0 {
@@ -173,6 +235,7 @@ fn observe(
     runtime: Runtime,
     event: HookEvent,
     payload: &Map<String, Value>,
+    workspace: &camino::Utf8Path,
 ) {
     let mut framing = remaind_adapters::Framing::default();
     let at_an_edge = matches!(
@@ -196,8 +259,29 @@ fn observe(
             ),
         }
     }
-    framing.merge(remaind_adapters::hook_framing(payload));
+    let mut stated = remaind_adapters::hook_framing(payload);
+    if stated.workspace.is_some() {
+        // A relative `cwd` (the samples say ".") names the folder it resolves to.
+        stated.workspace = Some(workspace.to_string());
+    }
+    framing.merge(stated);
     crate::cmd::frame::record_runtime(ctx, ledger, &framing);
+}
+
+/// Where the search for `.context/` starts: the payload's `cwd` (a relative one from the
+/// process's folder), else the process's folder.
+fn start_dir(global: &Global, payload: &Map<String, Value>) -> Result<Utf8PathBuf, CliError> {
+    Ok(match payload.get("cwd").and_then(Value::as_str) {
+        Some(cwd) if !cwd.is_empty() => {
+            let cwd = Utf8PathBuf::from(cwd);
+            if cwd.is_absolute() {
+                cwd
+            } else {
+                global.cwd()?.join(cwd)
+            }
+        }
+        _ => global.cwd()?,
+    })
 }
 
 /// `--dir`/`REMAIND_DIR`, else the nearest `.context/` from the payload's `cwd` (else the
@@ -209,17 +293,7 @@ fn find_context(
     if global.dir.is_some() {
         return global.context().map(Some);
     }
-    let start = match payload.get("cwd").and_then(Value::as_str) {
-        Some(cwd) if !cwd.is_empty() => {
-            let cwd = Utf8PathBuf::from(cwd);
-            if cwd.is_absolute() {
-                cwd
-            } else {
-                global.cwd()?.join(cwd)
-            }
-        }
-        _ => global.cwd()?,
-    };
+    let start = start_dir(global, payload)?;
     match remaind_resume::discover(None, &start) {
         Ok(ctx) => Ok(Some(ctx)),
         Err(remaind_resume::Error::NotFound { .. }) => Ok(None),

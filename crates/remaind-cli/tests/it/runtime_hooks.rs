@@ -246,3 +246,121 @@ fn a_secret_cut_by_a_tool_description_leaves_no_fragment_in_the_ledger() {
         );
     }
 }
+
+/// A hook never blocks the agent: a payload it cannot use, or no `.context/` at all, is said
+/// on stderr and the hook exits 0 (a runtime reads 2 as "block": it would erase the prompt or
+/// keep the agent from stopping); the failure and the payload, redacted, are kept.
+#[test]
+fn hooks_fail_open_and_keep_what_they_could_not_do() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    let secret = "ghp_9aZ3kQ7wLm2XbR4tY8uP1sD6fG0hJ5cV2nE7";
+    let garbage = format!("garbage {secret}");
+    for (hook, payload) in [
+        ("stop", garbage.as_bytes().to_vec()),
+        ("user-prompt-submit", b"[1, 2]".to_vec()),
+        ("post-tool-use", br#"{"tool_input": {}}"#.to_vec()),
+        ("stop", br#"{"last_assistant_message": 5}"#.to_vec()),
+    ] {
+        let out = remaind(&ctx, &["hook", hook], Some(&payload));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{hook}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("exits 0 so the agent goes on"), "{stderr}");
+    }
+    assert!(events(&ctx).is_empty());
+    let kept = std::fs::read_to_string(ctx.join("logs/hook-errors.jsonl")).expect("kept");
+    let lines: Vec<Value> = kept
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 4, "{kept}");
+    assert!(
+        lines[0]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not JSON"))
+    );
+    assert!(
+        lines[0]["payload"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("garbage "))
+    );
+    assert!(!kept.contains(secret), "no secret on disk: {kept}");
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("tool_name"))
+    );
+    assert!(
+        lines[3]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("last_assistant_message"))
+    );
+
+    // No `.context/` from the payload's cwd: say where it looked, record nothing, exit 0.
+    let elsewhere = tmp();
+    let payload = serde_json::json!({"cwd": elsewhere.0, "prompt": "hi"}).to_string();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_remaind"))
+        .args(["hook", "user-prompt-submit"])
+        .env_remove("REMAIND_DIR")
+        .current_dir(&elsewhere.0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            std::io::Write::write_all(&mut c.stdin.take().expect("stdin"), payload.as_bytes())?;
+            c.wait_with_output()
+        })
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no .context/ in") && stderr.contains(elsewhere.0.to_str().expect("utf-8")),
+        "{stderr}"
+    );
+}
+
+/// The guide's try-it line works from a project: the samples' `cwd` is ".", so the hook finds
+/// the `.context/` of the folder it runs in.
+#[test]
+fn the_guide_sample_payloads_work_from_a_project() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    for (runtime, hook) in [
+        ("claude-code", "post-tool-use"),
+        ("codex", "user-prompt-submit"),
+    ] {
+        let payload = std::fs::read(repo(&format!("examples/{runtime}/samples/{hook}.json")))
+            .expect("sample");
+        let out = run_hook(&format!("remaind hook {hook}"), &payload, None, &t.0);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let events = events(&ctx);
+    assert!(
+        events.iter().any(|e| e["kind"] == "tool_result"),
+        "{events:?}"
+    );
+    assert!(
+        events.iter().any(|e| e["kind"] == "user_message"),
+        "{events:?}"
+    );
+    let framing = std::fs::read_to_string(ctx.join("active/framing.json")).expect("framing");
+    assert!(
+        framing.contains(t.0.to_str().expect("utf-8")),
+        "the workspace is the folder the hook ran in: {framing}"
+    );
+}

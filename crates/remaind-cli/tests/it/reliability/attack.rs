@@ -228,8 +228,12 @@ fn item_3_names_with_control_characters_are_refused_and_text_cannot_start_a_sect
         &["hook", "post-tool-use"],
         Some(payload.to_string().as_bytes()),
     );
-    assert_eq!(code(&r), Some(2), "{}", text(&r));
-    assert_eq!(store(&ctx), before, "a refused name wrote something");
+    // Refused, and the hook fails open: exit 0, nothing in the ledger, the failure kept.
+    assert_eq!(code(&r), Some(0), "{}", text(&r));
+    assert!(text(&r).contains("tool.name"), "{}", text(&r));
+    let mut after = store(&ctx);
+    after.remove(std::path::Path::new("logs/hook-errors.jsonl"));
+    assert_eq!(after, before, "a refused name wrote something");
 
     // Text may hold anything; in the packet it never starts a section.
     ok(&remaind(
@@ -643,10 +647,19 @@ fn item_11_duplicate_keys_are_refused() {
         None,
     );
     assert_eq!(code(&r), Some(2), "--data: {}", text(&r));
+    assert_eq!(store(&ctx), before);
+    // A hook fails open (exit 0: a runtime reads 2 as "block"), appends no event, and keeps
+    // the problem in logs/hook-errors.jsonl.
     let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"a","prompt":"b"}"#;
     let r = remaind(&ctx, &["hook", "user-prompt-submit"], Some(payload));
-    assert_eq!(code(&r), Some(2), "hook payload: {}", text(&r));
-    assert_eq!(store(&ctx), before);
+    assert_eq!(code(&r), Some(0), "hook payload: {}", text(&r));
+    assert!(text(&r).contains("twice"), "{}", text(&r));
+    let mut after = store(&ctx);
+    let errors = after
+        .remove(std::path::Path::new("logs/hook-errors.jsonl"))
+        .expect("the failure is kept");
+    assert!(String::from_utf8_lossy(&errors).contains("twice"));
+    assert_eq!(after, before);
 }
 
 // ----- the law: any change to the log, a derived file or a snapshot is refused on read -------
