@@ -28,7 +28,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Debug, Parser)]
 #[command(
     name = "remaind",
-    version,
+    version = env!("REMAIND_VERSION"),
     about,
     long_about = "Remaind keeps one .context/ folder per project: an append-only, redacted event \
 ledger as the source of truth, derived state and a handover that change only through validated \

@@ -124,6 +124,22 @@ impl Kind {
         }
     }
 
+    /// True for the kinds whose meaning is their text (an empty decision decides nothing):
+    /// the ledger refuses them without text.
+    pub fn needs_text(self) -> bool {
+        matches!(
+            self,
+            Kind::UserMessage
+                | Kind::Decision
+                | Kind::Constraint
+                | Kind::Result
+                | Kind::Blocker
+                | Kind::Correction
+                | Kind::Remember
+                | Kind::NextStep
+        )
+    }
+
     /// True for the kinds Remaind writes itself; callers may not log them and the
     /// checks never require a state to cite them.
     pub fn is_bookkeeping(self) -> bool {

@@ -12,6 +12,9 @@ pub const DIR_ENV: &str = "REMAIND_DIR";
 
 /// `CONTRACT.md`: the contract, copied in by `init` for whoever opens the folder.
 pub const CONTRACT_PATH: &str = "CONTRACT.md";
+/// What git leaves out of `.context/`: the redaction key (never tracked), the rebuilt index,
+/// payload artifacts, history points, quarantined bytes and hook errors.
+pub const GITIGNORE_PATH: &str = ".gitignore";
 /// `logs/`: the ledger's folder.
 pub const LOGS_DIR: &str = "logs";
 /// `logs/events.jsonl`: the ledger, the source of truth.

@@ -91,6 +91,14 @@ pub(crate) fn check_typed(ev: &NewEvent, system: bool) -> Result<(Kind, u8)> {
         }
         Some(i) => i,
     };
+    if kind.needs_text() && ev.text.as_deref().is_none_or(|t| t.trim().is_empty()) {
+        return Err(Error::invalid(
+            "text",
+            format!(
+                "a `{kind}` is its text and this one has none; give it (`--text \"…\"`, or \"text\" in JSON)"
+            ),
+        ));
+    }
     if kind == Kind::Correction && ev.supersedes.is_empty() {
         return Err(Error::invalid(
             "supersedes",

@@ -5,16 +5,17 @@ use std::os::unix::fs::DirBuilderExt;
 
 use camino::Utf8PathBuf;
 use remaind_fs::layout::{
-    ACTIVE_DIR, ARTIFACTS_DIR, CONTRACT_PATH, DB_DIR, EVENT_SCHEMA_PATH, HISTORY_DIR, KEY_PATH,
-    LLM_CONFIG_PATH, LLM_SCHEMA_PATH, LOG_PATH, LOGS_DIR, QUARANTINE_DIR, REDACTION_PATH,
-    SCHEMAS_DIR, STATE_SCHEMA_PATH, THRESHOLDS_PATH, TOOLS_PATH,
+    ACTIVE_DIR, ARTIFACTS_DIR, CONTRACT_PATH, DB_DIR, EVENT_SCHEMA_PATH, GITIGNORE_PATH,
+    HISTORY_DIR, KEY_PATH, LLM_CONFIG_PATH, LLM_SCHEMA_PATH, LOG_PATH, LOGS_DIR, QUARANTINE_DIR,
+    REDACTION_PATH, SCHEMAS_DIR, STATE_SCHEMA_PATH, THRESHOLDS_PATH, TOOLS_PATH,
 };
 
 use crate::{ContextDir, Error};
 
 /// The files `init` writes, relative to `.context/`, with their embedded contents.
-pub const DEFAULT_FILES: [(&str, &str); 8] = [
+pub const DEFAULT_FILES: [(&str, &str); 9] = [
     (CONTRACT_PATH, include_str!("../assets/CONTRACT.md")),
+    (GITIGNORE_PATH, include_str!("../assets/gitignore")),
     (
         EVENT_SCHEMA_PATH,
         include_str!("../../../schemas/event.schema.json"),

@@ -21,11 +21,11 @@ remaind events --from 120 --limit 50\n  \
 remaind events --before 300 --limit 10 --kind decision,constraint\n  \
 remaind events --min-importance 2 --json | jq .text")]
 pub(crate) struct Args {
-    /// First seq to show (events with seq >= SEQ).
-    #[arg(long, value_name = "SEQ", conflicts_with = "before")]
+    /// First event to show, by id or seq (`e120` or `120`: events with seq >= 120).
+    #[arg(long, value_name = "EVENT", conflicts_with = "before", value_parser = crate::cmd::event_seq)]
     from: Option<u64>,
-    /// Show the events before this seq (the closest ones).
-    #[arg(long, value_name = "SEQ")]
+    /// Show the events before this one (the closest ones), by id or seq.
+    #[arg(long, value_name = "EVENT", value_parser = crate::cmd::event_seq)]
     before: Option<u64>,
     /// How many events to show.
     #[arg(long, value_name = "N", default_value_t = 20)]

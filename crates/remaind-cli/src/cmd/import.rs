@@ -75,6 +75,19 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     })
     .map_err(CliError::from)?;
     bar.finish_and_clear();
+    if report.counts.used == 0 && report.counts.unused > 0 {
+        // Nothing of the named runtime: most likely the other runtime's transcript.
+        let other = match runtime {
+            Runtime::ClaudeCode => "codex",
+            Runtime::Codex => "claude-code",
+        };
+        return Err(CliError::invalid(format!(
+            "PATH: none of the {} line(s) in {} file(s) is a {runtime} transcript line; nothing \
+was imported. If they are {other} transcripts, run `remaind import {other} …`",
+            report.counts.lines,
+            report.files.len()
+        )));
+    }
     crate::cmd::frame::record_runtime(&ctx, &ledger, &report.framing);
     print_report(runtime, &report, args.json)
 }

@@ -26,8 +26,8 @@ pub(crate) struct Args {
     /// The event's kind, e.g. `decision` (required unless --json-event or --stdin).
     #[arg(long, value_name = "KIND")]
     kind: Option<String>,
-    /// The event's text.
-    #[arg(long, value_name = "TEXT")]
+    /// The event's text (may start with a hyphen: `--text "-5 degrees"`).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     text: Option<String>,
     /// Importance 0..=3 (default by kind).
     #[arg(long, value_name = "N")]

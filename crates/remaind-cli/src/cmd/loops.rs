@@ -43,10 +43,10 @@ enum Sub {
     },
     /// Close an open loop: append a `result` event that resolves it.
     Resolve {
-        /// The loop's event id, e.g. e42.
+        /// The loop's event id or seq, e.g. e42 or 42.
         id: String,
         /// What resolved it.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         text: String,
         /// Print the new event's id as JSON.
         #[arg(long)]
@@ -88,11 +88,9 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             }
         }
         Sub::Resolve { id, text, json } => {
-            let loop_id: EventId = id.trim().parse().map_err(|e| {
-                CliError::invalid(format!(
-                    "`{id}` is not an event id ({e}); give one like e42"
-                ))
-            })?;
+            let loop_id = crate::cmd::event_seq(&id)
+                .map(EventId)
+                .map_err(|e| CliError::invalid(format!("ID: {e}")))?;
             if text.trim().is_empty() {
                 return Err(CliError::invalid(
                     "--text is empty; say what resolved the loop",

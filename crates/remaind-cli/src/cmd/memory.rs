@@ -49,9 +49,10 @@ enum Sub {
     /// Propose a memory for review.
     Propose {
         /// A short title, one line; the same title proposes the same memory again.
-        #[arg(long)]
+        #[arg(long, allow_hyphen_values = true)]
         title: String,
         /// What to remember.
+        #[arg(allow_hyphen_values = true)]
         text: String,
         /// A ledger event this memory rests on (repeatable): when a newer event supersedes
         /// or resolves it, the memory is shown as no longer current.
@@ -66,6 +67,7 @@ enum Sub {
         /// The proposal's id.
         id: String,
         /// The new text.
+        #[arg(allow_hyphen_values = true)]
         text: String,
         /// Print the proposal as JSON.
         #[arg(long)]
@@ -94,7 +96,7 @@ enum Sub {
         budget: Option<u64>,
         /// Only the nodes whose text holds every one of these words (ignoring case); a
         /// match warms the node.
-        #[arg(long, value_name = "WORDS")]
+        #[arg(long, value_name = "WORDS", allow_hyphen_values = true)]
         query: Option<String>,
         /// Print the tree as one JSON object.
         #[arg(long)]

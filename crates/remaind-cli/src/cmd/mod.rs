@@ -23,3 +23,15 @@ pub(crate) mod rollback;
 pub(crate) mod search;
 pub(crate) mod status;
 pub(crate) mod verify;
+
+/// An event named on the command line as Remaind prints it (`e42`) or by its seq (`42`).
+pub(crate) fn event_seq(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let digits = s.strip_prefix('e').unwrap_or(s);
+    match digits.parse::<u64>() {
+        Ok(n) if n > 0 && !digits.starts_with('+') => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not an event; give its id or seq, e.g. e42 or 42"
+        )),
+    }
+}

@@ -12,6 +12,7 @@ mod memory_cli;
 mod prop_turns;
 mod redact_cli;
 mod reliability;
+mod rough_edges;
 mod runtime_hooks;
 mod transcripts;
 

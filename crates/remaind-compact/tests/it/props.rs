@@ -55,6 +55,8 @@ pub(crate) fn to_events(specs: &[Spec]) -> Vec<NewEvent> {
             text: Some(match text {
                 0 => format!("{kind} number {seq}"),
                 1 => format!("{kind} {seq}\nwith a second line and a [e1] citation-like text"),
+                // The ledger refuses these kinds without text.
+                _ if kind.needs_text() => format!("{kind} {seq}"),
                 _ => String::new(),
             }),
             ..NewEvent::default()

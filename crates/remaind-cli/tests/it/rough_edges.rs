@@ -1,0 +1,182 @@
+//! The rough edges a new user meets in the first hour: free text that starts with a hyphen,
+//! events named as Remaind prints them, empty events refused, an import of the other
+//! runtime's transcript, the `.gitignore` that keeps the key out of git, and a version that
+//! names its commit.
+
+use crate::common::{ok, remaind, text, tmp};
+
+fn init(dir: &std::path::Path) -> std::path::PathBuf {
+    let ctx = dir.join(".context");
+    ok(&remaind(&ctx, &["init"], None));
+    ctx
+}
+
+#[test]
+fn free_text_may_start_with_a_hyphen() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    ok(&remaind(
+        &ctx,
+        &["log", "--kind", "note", "--text", "-5 degrees outside"],
+        None,
+    ));
+    ok(&remaind(
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "decision",
+            "--text",
+            "--force is never used",
+        ],
+        None,
+    ));
+    let out = ok(&remaind(&ctx, &["events", "--json"], None));
+    assert!(
+        out.contains("-5 degrees outside") && out.contains("--force is never used"),
+        "{out}"
+    );
+}
+
+#[test]
+fn events_are_named_by_id_or_seq_alike() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    for n in 1..=3 {
+        ok(&remaind(
+            &ctx,
+            &["log", "--kind", "note", "--text", &format!("n{n}")],
+            None,
+        ));
+    }
+    let by_id = ok(&remaind(&ctx, &["events", "--from", "e2", "--json"], None));
+    let by_seq = ok(&remaind(&ctx, &["events", "--from", "2", "--json"], None));
+    assert_eq!(by_id, by_seq);
+    assert_eq!(by_id.lines().count(), 2);
+    let before = ok(&remaind(
+        &ctx,
+        &["events", "--before", "e3", "--json"],
+        None,
+    ));
+    assert_eq!(before.lines().count(), 2);
+    let bad = remaind(&ctx, &["events", "--from", "ex"], None);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad).contains("e42 or 42"), "{}", text(&bad));
+}
+
+#[test]
+fn a_kind_that_is_its_text_is_refused_empty() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    for kind in [
+        "decision",
+        "constraint",
+        "next_step",
+        "blocker",
+        "remember",
+        "result",
+        "user_message",
+    ] {
+        for args in [
+            vec!["log", "--kind", kind],
+            vec!["log", "--kind", kind, "--text", "  "],
+        ] {
+            let out = remaind(&ctx, &args, None);
+            assert_eq!(out.status.code(), Some(2), "{kind}: {}", text(&out));
+            assert!(text(&out).contains("text"), "{kind}: {}", text(&out));
+        }
+    }
+    // A note or a trace may be empty.
+    ok(&remaind(&ctx, &["log", "--kind", "note"], None));
+    let events = ok(&remaind(&ctx, &["events", "--json"], None));
+    assert_eq!(events.lines().count(), 1, "{events}");
+}
+
+#[test]
+fn importing_the_other_runtimes_transcript_says_so() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    let fixtures =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/transcripts");
+    let claude = fixtures.join("claude-code-1af7fc5e.jsonl");
+    let out = remaind(
+        &ctx,
+        &["import", "codex", claude.to_str().expect("utf-8")],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("remaind import claude-code"),
+        "{}",
+        text(&out)
+    );
+    let codex = fixtures.join("codex-homelab.jsonl");
+    let out = remaind(
+        &ctx,
+        &["import", "claude-code", codex.to_str().expect("utf-8")],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("remaind import codex"),
+        "{}",
+        text(&out)
+    );
+    let events = ok(&remaind(&ctx, &["events", "--json"], None));
+    assert!(events.is_empty(), "nothing imported: {events}");
+}
+
+#[test]
+fn init_keeps_the_key_and_the_rebuilt_files_out_of_git() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    let ignore = std::fs::read_to_string(ctx.join(".gitignore")).expect(".gitignore");
+    for entry in ["/redaction.key", "/db/", "/artifacts/", "/active/history/"] {
+        assert!(
+            ignore.lines().any(|l| l == entry),
+            "{entry} missing:\n{ignore}"
+        );
+    }
+    // Where git is installed, `git status` shows no key and no index.
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(&t.0)
+            .output()
+    };
+    if git(&["init", "-q"]).is_ok_and(|o| o.status.success()) {
+        ok(&remaind(
+            &ctx,
+            &["log", "--kind", "note", "--text", "x"],
+            None,
+        ));
+        ok(&remaind(&ctx, &["search", "x"], None));
+        let status = git(&["status", "--porcelain", "--untracked-files=all"]).expect("git status");
+        let listed = String::from_utf8_lossy(&status.stdout);
+        assert!(listed.contains(".context/logs/events.jsonl"), "{listed}");
+        for hidden in ["redaction.key", ".context/db/", ".context/active/history/"] {
+            assert!(
+                !listed.contains(hidden),
+                "{hidden} is not ignored:\n{listed}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_version_names_its_commit() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_remaind"))
+        .arg("--version")
+        .output()
+        .expect("run");
+    let version = String::from_utf8_lossy(&out.stdout);
+    assert!(version.starts_with("remaind 0."), "{version}");
+    let has_git = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has_git {
+        assert!(version.contains("(commit "), "{version}");
+    }
+}
