@@ -293,6 +293,23 @@ fn next_step(ledger: &Ledger, inp: &Inputs, turn: &Turn) -> Option<PlannedStep> 
     })
 }
 
+/// `inp` without the state and the handover: every event of the ledger is the tail.
+fn ledger_alone(ledger: &Ledger, inp: Inputs) -> Result<Inputs, Error> {
+    let tail = if inp.head == 0 {
+        Vec::new()
+    } else {
+        ledger.range(1, usize::MAX).map_err(Error::Ledger)?
+    };
+    Ok(Inputs {
+        statuses: remaind_ledger::Statuses::from_events(&tail),
+        tail,
+        state: None,
+        state_bytes: None,
+        handover: None,
+        ..inp
+    })
+}
+
 /// The newest open loop of `state` resting on a `next_step` event still current (what the
 /// built-in compactor promotes when a new turn opens after an ended one).
 fn pending_step(ledger: &Ledger, inp: &Inputs, state: &State) -> Option<PlannedStep> {
@@ -801,10 +818,16 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     let thresholds = Thresholds::load(&ctx.thresholds_path())?;
     let tools = ToolPolicy::load(&ctx.tools_path())?;
     let ledger = open_ledger(ctx)?;
-    let inp = read_inputs(ctx, &ledger)?;
+    let mut inp = read_inputs(ctx, &ledger)?;
     let mut reasons = inp.reasons.clone();
     reasons.extend(conflicts(&ledger, &inp)?);
     let conflict = reasons.iter().any(|r| r.code.is_conflict());
+    // A state or handover the ledger does not vouch for (forged, edited, from another log)
+    // is never shown: the packet is built from the ledger alone, and the gate says why.
+    let distrusted = conflict && (inp.state.is_some() || inp.handover.is_some());
+    if distrusted {
+        inp = ledger_alone(&ledger, inp)?;
+    }
     let instruction = latest_instruction(&ledger, &inp)?;
     let turn = turn_of(&inp);
     let turn_ended = ended_turn(&ledger, &inp, &turn)?;
@@ -834,6 +857,10 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
 
     // Fixed parts.
     let header = match through {
+        _ if distrusted => format!(
+            "# Resume packet\n\nLedger head e{}. The state and handover on disk are not what the ledger recorded (the gate's reasons say how): this packet is built from the ledger alone.\n",
+            inp.head
+        ),
         Some(t) => format!(
             "# Resume packet\n\nLedger head e{}; accepted state through e{t}. Authority when sources disagree: the latest user instruction, then the ledger events, then the state, then the handover.\n",
             inp.head
