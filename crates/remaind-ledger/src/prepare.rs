@@ -334,6 +334,24 @@ impl Work<'_> {
     }
 }
 
+/// The top-level `data` fields of a bookkeeping event that hold a SHA-256 Remaind computed
+/// (a key ending in `sha256` or `digest`, a value of 64 lowercase hex digits), taken out so
+/// redaction never sees them.
+fn take_own_hashes(map: &mut Map<String, Value>) -> Vec<(String, Value)> {
+    let own = |k: &str, v: &Value| {
+        (k.ends_with("sha256") || k.ends_with("digest"))
+            && v.as_str().is_some_and(remaind_fs::is_sha256_hex)
+    };
+    let keys: Vec<String> = map
+        .iter()
+        .filter(|(k, v)| own(k, v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    keys.into_iter()
+        .filter_map(|k| map.remove(&k).map(|v| (k, v)))
+        .collect()
+}
+
 /// Check, redact and route one event. `system` allows the bookkeeping kinds. `clean` says
 /// that no string of the event needs redacting (the caller checked the JSON text it was
 /// parsed from with [`Redactor::json_text_is_clean`]), so its strings are not scanned again.
@@ -388,9 +406,34 @@ pub(crate) fn prepare(
         }
     });
     let mut data_text = None;
-    let data = ev.data.map(|map| {
+    let data = ev.data.map(|mut map| {
+        // The hashes Remaind writes into its own events are bookkeeping, not user text: no
+        // rule, however broad (a `[0-9a-f]{64}` API-key shape), may change them, or every
+        // later resume would find the state unrecorded.
+        let order: Vec<String> = map.keys().cloned().collect();
+        let mut hashes = if system && kind.is_bookkeeping() {
+            take_own_hashes(&mut map)
+        } else {
+            Vec::new()
+        };
         let mut v = Value::Object(map);
-        match w.value("data", &mut v) {
+        let routed = w.value("data", &mut v);
+        if !hashes.is_empty()
+            && let (Value::Object(redacted), Routed::Kept(_)) = (&mut v, &routed)
+        {
+            // Back in their places.
+            let mut whole = Map::new();
+            for key in order {
+                if let Some(at) = hashes.iter().position(|(k, _)| *k == key) {
+                    let (k, hash) = hashes.swap_remove(at);
+                    whole.insert(k, hash);
+                } else if let Some(value) = redacted.remove(&key) {
+                    whole.insert(key, value);
+                }
+            }
+            return Value::Object(whole);
+        }
+        match routed {
             Routed::Marker(m) => {
                 let mut obj = Map::new();
                 obj.insert("artifact".to_owned(), Value::String(m));

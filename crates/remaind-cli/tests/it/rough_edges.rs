@@ -214,3 +214,40 @@ fn a_forged_state_is_never_shown() {
         "the ledger's own events: {packet}"
     );
 }
+
+/// A user rule shaped like an API key that also matches SHA-256 digests (`[0-9a-f]{64}`)
+/// redacts user text, never the hashes Remaind writes into its own compaction events: the
+/// accepted state stays recorded, resume goes on and verify is green.
+#[test]
+fn a_broad_user_rule_never_breaks_the_bookkeeping() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    std::fs::write(
+        ctx.join("schemas/redaction.json"),
+        r#"{"rules": [{"name": "hex_key", "pattern": "\\b[0-9a-f]{64}\\b"}]}"#,
+    )
+    .expect("rules");
+    let key = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    ok(&remaind(
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "user_message",
+            "--text",
+            &format!("Deploy with key {key}"),
+        ],
+        None,
+    ));
+    ok(&remaind(&ctx, &["compact"], None));
+    let out = remaind(&ctx, &["resume"], None);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    ok(&remaind(&ctx, &["verify"], None));
+    let events = ok(&remaind(&ctx, &["events", "--json"], None));
+    assert!(
+        !events.contains(key),
+        "the user's key is redacted: {events}"
+    );
+    assert!(events.contains("\"state_sha256\":\""), "{events}");
+    assert!(!events.contains("\"state_sha256\":\"[REDACTED"), "{events}");
+}
