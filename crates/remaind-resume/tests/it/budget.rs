@@ -71,7 +71,7 @@ proptest! {
     #[test]
     fn prop_budget_honoured_instruction_kept(
         notes in proptest::collection::vec((0u8..=3, 0usize..40), 0..12),
-        instruction in "[a-zA-Z0-9 ,.!?\n]{1,200}",
+        instruction in "[a-zA-Z0-9][a-zA-Z0-9 ,.!?\n]{0,199}",
         budget in 1u64..1500,
     ) {
         let (_tmp, ctx) = common::fresh();
