@@ -72,6 +72,7 @@ fn main() -> ExitCode {
     // Test builds only: take failpoint actions from FAILPOINTS (docs: crates/remaind-cli/Cargo.toml).
     #[cfg(feature = "failpoints")]
     let _failpoints = fail::FailScenario::setup();
+    quiet_on_a_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Init(args) => cmd::init::run(&cli.global, args),
@@ -101,4 +102,23 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => err.report(),
     }
+}
+
+/// `remaind resume | head`: when the reader closes the pipe, printing fails with a broken
+/// pipe (Rust ignores SIGPIPE) and `println!` panics. The command ends quietly instead, as a
+/// command line tool does; every other panic keeps the default report.
+fn quiet_on_a_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
 }

@@ -107,7 +107,17 @@ fn exposure(root: &std::path::Path) -> Vec<String> {
             continue;
         };
         let mode = meta.mode() & 0o7777;
-        if mode & 0o022 != 0 {
+        if meta.file_type().is_symlink() {
+            // A symlink's own mode is always 0777 and says nothing; that it is there does.
+            let target = std::fs::read_link(&path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_else(|_| "?".to_owned());
+            out.push(format!(
+                "{} is a symlink (to {target}), which Remaind refuses to follow; replace it \
+with the file itself",
+                path.display()
+            ));
+        } else if mode & 0o022 != 0 {
             out.push(format!(
                 "{} is writable by group or others (mode {mode:04o}); run `chmod go-w` on it",
                 path.display()

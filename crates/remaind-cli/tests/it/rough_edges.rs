@@ -251,3 +251,69 @@ fn a_broad_user_rule_never_breaks_the_bookkeeping() {
     assert!(events.contains("\"state_sha256\":\""), "{events}");
     assert!(!events.contains("\"state_sha256\":\"[REDACTED"), "{events}");
 }
+
+/// `remaind resume | head -1`: a reader that closes the pipe early ends the command quietly,
+/// never a panic (exit 101).
+#[test]
+fn a_closed_pipe_ends_a_command_quietly() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    for n in 0..300 {
+        ok(&remaind(
+            &ctx,
+            &[
+                "log",
+                "--kind",
+                "note",
+                "--text",
+                &format!("note {n} {}", "x".repeat(200)),
+            ],
+            None,
+        ));
+    }
+    ok(&remaind(
+        &ctx,
+        &["log", "--kind", "user_message", "--text", "go"],
+        None,
+    ));
+    for args in [
+        ["resume", "--budget", "100000"],
+        ["events", "--limit", "300"],
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_remaind"))
+            .arg("--dir")
+            .arg(&ctx)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        // Read one byte, then close the pipe.
+        let mut stdout = child.stdout.take().expect("stdout");
+        let mut one = [0u8; 1];
+        std::io::Read::read_exact(&mut stdout, &mut one).expect("first byte");
+        drop(stdout);
+        let out = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(101), "{args:?} panicked: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+/// `verify` names a symlink under `.context/` as a symlink it refuses, not as a mode problem.
+#[test]
+fn verify_names_a_symlink_as_one() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    let target = t.0.join("elsewhere.md");
+    std::fs::write(&target, "# Memory\n").expect("write");
+    std::fs::create_dir_all(ctx.join("memory")).expect("mkdir");
+    std::os::unix::fs::symlink(&target, ctx.join("memory/MEMORY.md")).expect("symlink");
+    let out = remaind(&ctx, &["verify"], None);
+    assert_ne!(out.status.code(), Some(0));
+    let said = text(&out);
+    assert!(
+        said.contains("is a symlink") && !said.contains("chmod go-w"),
+        "{said}"
+    );
+}
