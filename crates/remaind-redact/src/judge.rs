@@ -210,6 +210,155 @@ fn is_code(v: &[u8]) -> bool {
     v.contains(&b'(') || v.contains(&b')')
 }
 
+/// Where a credential is rather than the credential: a file path (`/srv/app`,
+/// `~/.ssh/id_ed25519`, `./secrets/token.txt`, `C:/Users/me/key.pem`), a key file's name
+/// (`gcp.json`, `id_ed25519.pub`, `id_rsa`), a URL without credentials
+/// (`https://vault.example.com/v1`) or a shell expansion (`$(cat ~/.token)`, `` `cat x` ``;
+/// `$VAR` and `${VAR}` are placeholders). `printenv` shows many of these under secret-naming
+/// keys (`PWD`, `SSH_KEY`, `GOOGLE_APPLICATION_CREDENTIALS`).
+pub(crate) fn is_reference(v: &[u8]) -> bool {
+    is_path(v) || is_file_name(v) || is_plain_url(v) || is_command_substitution(v)
+}
+
+/// A path: it starts as one (`/`, `~/`, `~user/`, `./`, `../`, a drive letter) and every
+/// component is a plausible name ([`is_path_component`]). A random token that merely holds
+/// a `/` (base64: `wJalrXUtnFEMI/K7MDENG/bPxRfiCY`) does not start as a path, and one that
+/// starts with `/` (one base64 token in 64) has components that read as random.
+fn is_path(v: &[u8]) -> bool {
+    let rest = match v {
+        [b'~', b'/', rest @ ..] => rest,
+        [b'~', rest @ ..] => match rest.iter().position(|&b| b == b'/') {
+            Some(user)
+                if user > 0
+                    && rest[..user]
+                        .iter()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')) =>
+            {
+                &rest[user + 1..]
+            }
+            _ => return false,
+        },
+        [b'.', b'/', ..] | [b'.', b'.', b'/', ..] => v,
+        [b'/' | b'\\', rest @ ..] => rest,
+        [drive, b':', b'/' | b'\\', rest @ ..] if drive.is_ascii_alphabetic() => rest,
+        _ => return false,
+    };
+    rest.iter().all(|&b| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'/' | b'\\' | b'.' | b'_' | b'-' | b'@' | b'~' | b',' | b' '
+            )
+    }) && rest
+        .split(|&b| b == b'/' || b == b'\\')
+        .all(is_path_component)
+}
+
+/// A component of a path: empty (`//`), holding a separator (`.ssh`, `gcp.json`,
+/// `ssh-kXb1U2ZJzwP7`, `id_ed25519`: standard base64, the alphabet of random tokens holding
+/// `/`, has none), or shaped like a word: lower case and digits (`srv`, `1000`), capitals and
+/// digits (`XXXX`), or capitals each followed by two lower-case letters (`Users`, `AppData`;
+/// not `bPxRfiCY`).
+fn is_path_component(c: &[u8]) -> bool {
+    if c.is_empty() || c.iter().any(|&b| !b.is_ascii_alphanumeric()) {
+        return true;
+    }
+    if !c.iter().any(u8::is_ascii_lowercase) {
+        return true;
+    }
+    c.iter().enumerate().skip(1).all(|(i, b)| {
+        !b.is_ascii_uppercase()
+            || c.get(i + 1..i + 3)
+                .is_some_and(|next| next.iter().all(u8::is_ascii_lowercase))
+    })
+}
+
+/// File name extensions of keys, certificates, credential and configuration files.
+const KEY_FILE_EXTENSIONS: &[&[u8]] = &[
+    b"json",
+    b"pem",
+    b"key",
+    b"pub",
+    b"crt",
+    b"cer",
+    b"der",
+    b"csr",
+    b"p12",
+    b"pfx",
+    b"p8",
+    b"jks",
+    b"keystore",
+    b"ppk",
+    b"gpg",
+    b"asc",
+    b"age",
+    b"kdbx",
+    b"txt",
+    b"env",
+    b"yaml",
+    b"yml",
+    b"toml",
+    b"ini",
+    b"cfg",
+    b"conf",
+];
+
+/// The name of a key, certificate or credential file: a name-shaped stem and a known
+/// extension (`gcp.json`, `id_ed25519.pub`, `key.pem`), or an SSH key's default name
+/// (`id_rsa`, `id_ed25519`).
+fn is_file_name(v: &[u8]) -> bool {
+    if let Some(kind) = v.strip_prefix(b"id_") {
+        let kind = kind.strip_suffix(b"_sk").unwrap_or(kind);
+        if [&b"rsa"[..], b"dsa", b"ecdsa", b"ed25519"].contains(&kind) {
+            return true;
+        }
+    }
+    let Some(dot) = v.iter().rposition(|&b| b == b'.') else {
+        return false;
+    };
+    let (stem, extension) = (&v[..dot], &v[dot + 1..]);
+    !stem.is_empty()
+        && stem
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && is_path_component(stem)
+        && KEY_FILE_EXTENSIONS
+            .iter()
+            .any(|e| e.eq_ignore_ascii_case(extension))
+}
+
+/// A URL with no user information (`user:password@`, which `url_credentials` takes) and no
+/// credential-looking part in its path or query (`…/webhooks/123/Q7vLm2Xk9PzR4tYw…`).
+fn is_plain_url(v: &[u8]) -> bool {
+    let Some(colon) = v.windows(3).position(|w| w == b"://") else {
+        return false;
+    };
+    let scheme = &v[..colon];
+    if scheme.is_empty()
+        || !scheme[0].is_ascii_alphabetic()
+        || !scheme
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
+    {
+        return false;
+    }
+    let rest = &v[colon + 3..];
+    let authority_end = rest
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
+    !rest[..authority_end].contains(&b'@')
+        && rest[authority_end..]
+            .split(|&b| matches!(b, b'/' | b'?' | b'&' | b'=' | b'#' | b';'))
+            .all(|part| !is_credential(part, ValueKind::Token))
+}
+
+/// A command substitution whole: `$(…)` or `` `…` ``.
+fn is_command_substitution(v: &[u8]) -> bool {
+    (v.starts_with(b"$(") && v.ends_with(b")"))
+        || (v.len() >= 2 && v.starts_with(b"`") && v.ends_with(b"`"))
+}
+
 /// What a key name says its value is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum ValueKind {
@@ -222,13 +371,14 @@ pub(crate) enum ValueKind {
 /// Whether a value found by its key name alone is a credential.
 ///
 /// - Never: placeholders ([`is_placeholder`]), code (`getenv("X")`), names
-///   (`args.password`, `MY_TOKEN`, `accessToken`).
+///   (`args.password`, `MY_TOKEN`, `accessToken`), references to where a credential is
+///   ([`is_reference`]: paths, key file names, URLs without credentials).
 /// - A password: six bytes or more.
 /// - A token: eight bytes or more, not words joined by separators (`user:profile:v2`),
 ///   entropy within a bit of log2(its length) (at most 3 bits asked), and two character
 ///   classes (or 20+ bytes).
 pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
-    if is_placeholder(v) || is_code(v) || is_identifier_like(v) {
+    if is_placeholder(v) || is_code(v) || is_identifier_like(v) || is_reference(v) {
         return false;
     }
     match kind {
@@ -300,6 +450,63 @@ mod tests {
                 !is_credential(v.as_bytes(), ValueKind::Password),
                 "{v} is not a password"
             );
+        }
+    }
+
+    /// What `printenv` shows under secret-naming keys: paths, key file names, URLs without
+    /// credentials and shell expansions are where a credential is, not one.
+    #[test]
+    fn references_are_not_credentials() {
+        for v in [
+            "/srv/app",
+            "/home/me/old",
+            "~/.ssh/id_ed25519",
+            "/home/me/gcp.json",
+            "/tmp/ssh-XXXX/agent.123",
+            "/tmp/ssh-kXb1U2ZJzwP7/agent.2913",
+            "/private/tmp/com.apple.launchd.q9LoB7OrGa/Listeners",
+            "/run/secrets/db_password",
+            "/var/run/secrets/kubernetes.io/serviceaccount/token",
+            "~deploy/.config/gcloud/application_default_credentials.json",
+            "./secrets/token.txt",
+            "../../keys/dev",
+            "C:/Users/Me/AppData/Roaming/gcloud/credentials.db",
+            "C:\\Users\\me\\key.pem",
+            "gcp.json",
+            "service-account.json",
+            "id_ed25519.pub",
+            "key.pem",
+            "id_rsa",
+            "id_ed25519_sk",
+            "https://vault.example.com/v1",
+            "https://login.microsoftonline.com/common/oauth2/v2.0/token",
+            "redis://cache:6379/0",
+            "$(cat ~/.token)",
+            "`cat x`",
+            "${VAR}",
+            "$VAR",
+        ] {
+            for kind in [ValueKind::Token, ValueKind::Password] {
+                assert!(!is_credential(v.as_bytes(), kind), "{v} ({kind:?})");
+            }
+        }
+    }
+
+    /// A path needs the shape of one: a random token holding `/` is still a credential,
+    /// also when it starts with one, and so is a URL carrying a password or a token.
+    #[test]
+    fn tokens_with_slashes_are_not_paths() {
+        for v in [
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCY",
+            "/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGh",
+            "/bPxRfiCYzq8vT2mK9pAbCdEfGh",
+            "Zq8vT2mK9pLx4Rw7/a",
+            "https://user:S3cr3tPass@host",
+            "https://discord.com/api/webhooks/123456789012345678/Zq8vT2mK9pLx4Rw7Bn3Jc6Hf",
+            "x9Kq2pL7.json.Zq8vT2mK9pLx4Rw7",
+        ] {
+            assert!(is_credential(v.as_bytes(), ValueKind::Token), "{v}");
+            assert!(is_credential(v.as_bytes(), ValueKind::Password), "{v}");
         }
     }
 

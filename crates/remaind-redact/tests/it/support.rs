@@ -368,6 +368,12 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             "DB_PASSWORD=${DB_PASSWORD}",
             "api_key = settings.API_KEY",
             "sort_key = \"name\"",
+            "PWD=/srv/app",
+            "GOOGLE_APPLICATION_CREDENTIALS=/home/me/gcp.json",
+            "SSH_KEY=~/.ssh/id_ed25519",
+            "TOKEN_PATH=../secrets/token.txt",
+            "VAULT_TOKEN_URL=https://vault.example.com/v1",
+            "API_TOKEN=$(cat ~/.token)",
         ]),
     ]
 }
