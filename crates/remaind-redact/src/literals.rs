@@ -11,7 +11,8 @@ use crate::rules::*;
 /// Literals are parts of the rules' fixed text chosen to be rare in prose and code (`asi`,
 /// `acc`, `sec`, `aut` start common words, so `sia`, `cca`, `ecret`, `rizat` are searched), at
 /// least three bytes long (the SIMD searcher's masks are as wide as the shortest literal), and
-/// at most 64 of them (its limit).
+/// at most 128 of them (its limit; past 64 it is built without its own heuristic limit, see
+/// [`SEARCH_ORDER`]).
 pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("-begin", Case::Any, &[PRIVATE_KEY]),
     ("sk-", Case::Any, &[ANTHROPIC, OPENROUTER, OPENAI]),
@@ -46,6 +47,18 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("sntry", Case::Any, &[SENTRY]),
     ("shp", Case::Any, &[SHOPIFY]),
     ("lin_", Case::Any, &[LINEAR]),
+    // `MT` and the base64 of an id's second digit: every id starting with 1 (all since 2022,
+    // and those of 2015–16); other ids' tokens have no literal of their own (see the rule).
+    ("mta", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mte", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mti", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtm", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtq", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtu", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mty", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtc", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtg", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtk", Case::Then(discord_parts_follow), &[DISCORD]),
     ("sig=", Case::Any, &[AZURE_SAS]),
     ("kia", Case::Any, &[AWS_ACCESS_KEY_ID]),
     ("sia", Case::Any, &[AWS_ACCESS_KEY_ID]),
@@ -105,12 +118,18 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
 /// order of [`LITERALS`] does on other sessions and on ordinary agent output, and the search
 /// costs a third as much. Test `search_order_checks_few_places`. One row per 16 literals,
 /// so a column is a bucket.
+///
+/// Past 64 literals the searcher's own heuristic would refuse to build (too many literals
+/// for 16 buckets, in general): the ten Discord literals (`mt` and a letter) share their
+/// first two bytes, so the search found an order with them in which fewer places are
+/// checked than with the 58 literals before them, and the limit is lifted.
 #[rustfmt::skip]
 pub(crate) const SEARCH_ORDER: &[&str] = &[
-    "eyj",     "k_live_", "cca",    "glpat-",  "hf_",    "aiza",  "hvb.",   "xapp-",       "gldt-", "-u%20", "iqojb3jpz2lux2vj", "a3t",     "passw", "-begin", "sk-",    "ghs_",
-    "mysql",   "_pass",   "bia",    "ghp_",    "glptt-", "rizat", "hvs.",   "xox",         "npm_",  "-u ",   "pwd",              "k_test_", "sg.",   "sig=",   "token",  "ghr_",
-    "whsec_",  "_v1_",    "key",    "dapi",    "lin_",   "absk",  "gloas-", "hooks.slack", "sntry", "-user", "fwogzxivyxdz",     "://",     "shp",   "sia",    "twilio", "ecret",
-    "pypi-ag", "b_pat_",  "bearer", "dential", "gho_",   "ghu_",  "glrt-",  "kia",         "sshpass", "redis-cli",
+    "mtu",   "_v1_",             "mty",    "dential", "gldt-",     "whsec_", "mysql", "hvb.",        "sshpass", "twilio",       "pwd",     "k_test_", "xapp-", "sig=", "sk-",    "glrt-",
+    "mtm",   "npm_",             "mta",    "bearer",  "ghp_",      "rizat",  "bia",   "hf_",         "sntry",   "-u%20",        "eyj",     "://",     "passw", "cca",  "token",  "ecret",
+    "mtk",   "_pass",            "gloas-", "mte",     "glptt-",    "aiza",   "kia",   "lin_",        "mtq",     "-u ",          "mtg",     "a3t",     "shp",   "sia",  "-begin", "ghr_",
+    "-user", "iqojb3jpz2lux2vj", "gho_",   "dapi",    "redis-cli", "absk",   "ghs_",  "hooks.slack", "hvs.",    "fwogzxivyxdz", "k_live_", "b_pat_",  "sg.",   "xox",  "mti",    "ghu_",
+    "mtc",   "pypi-ag",          "key",    "glpat-",
 ];
 
 /// Rules a literal admits only where its neighbours allow, by a test on the text before the
@@ -172,7 +191,7 @@ pub(crate) fn starts(rule: &str, literal: &str) -> Starts {
         (AZURE_KEY, _) => At(&[7, 12]),
         // `bedrock-api-key-`.
         (AWS_BEDROCK, "key") => At(&[12]),
-        (OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | BEARER, _) => At(ESCAPE),
+        (OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | DISCORD | BEARER, _) => At(ESCAPE),
         // `A3T` and `AKIA` (or the like) after an escape.
         (AWS_ACCESS_KEY_ID, "a3t") => At(ESCAPE),
         (AWS_ACCESS_KEY_ID, _) => At(&[1, 3, 4, 7]),
@@ -299,6 +318,23 @@ fn key_word_ends(rest: &[u8]) -> bool {
 /// `access` or `key` (`AWSSecretKey`, `secretaccesskey`). Not `secrets`, `secretly`.
 fn secret_word_ends(rest: &[u8]) -> bool {
     key_word_ends(rest) || matches!(rest.first(), Some(b'a' | b'k'))
+}
+
+/// Whether the rest of a Discord bot token's parts follows the first three bytes of its first
+/// part: 20 to 23 more base64url bytes, `.`, 6, `.`, 27 or more. JSON text escapes none of
+/// these bytes.
+fn discord_parts_follow(rest: &[u8]) -> bool {
+    let base64url = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-');
+    let run = |from: usize| {
+        rest.get(from..)
+            .map_or(0, |r| r.iter().take_while(|b| base64url(b)).count())
+    };
+    let first = run(0);
+    (20..=23).contains(&first)
+        && rest.get(first) == Some(&b'.')
+        && run(first + 1) == 6
+        && rest.get(first + 7) == Some(&b'.')
+        && run(first + 8) >= 27
 }
 
 /// Whether an `@` follows `://`, as it does in every URL holding a password. In JSON text an

@@ -100,6 +100,8 @@ pub(crate) enum Check {
     HasDigit,
     /// The span must not be a placeholder (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`).
     NotPlaceholder,
+    /// A Discord bot token: its first part is a user id ([`is_discord_token`]).
+    DiscordToken,
     /// Standalone `Bearer <token>`: the token must look random ([`looks_random`]).
     BearerToken,
     /// An `Authorization` value: see [`authorization`].
@@ -169,6 +171,7 @@ impl Check {
             Check::None
             | Check::HasDigit
             | Check::NotPlaceholder
+            | Check::DiscordToken
             | Check::BearerToken
             | Check::Header => false,
         };
@@ -187,6 +190,7 @@ impl Check {
             Check::None => true,
             Check::HasDigit => bytes.iter().any(u8::is_ascii_digit) && !is_placeholder_token(bytes),
             Check::NotPlaceholder => !is_placeholder_token(bytes),
+            Check::DiscordToken => is_discord_token(bytes) && !is_placeholder_token(bytes),
             Check::BearerToken => {
                 // `.` and `~` are legal in a token but end sentences far more often than tokens.
                 let len = trim_end(bytes, |b| matches!(b, b'.' | b'~'));
@@ -237,6 +241,45 @@ pub(crate) fn through_closing_quote(hay: &[u8], (start, end): (usize, usize)) ->
 /// The length of `v` without its trailing bytes that satisfy `drop`.
 fn trim_end(v: &[u8], drop: impl Fn(u8) -> bool) -> usize {
     v.len() - v.iter().rev().take_while(|&&b| drop(b)).count()
+}
+
+/// Whether the first part of `token`, a match of the Discord rule, is base64url of a user id:
+/// 17 to 20 ASCII digits (a snowflake). Dotted names and other dotted tokens that happen to
+/// have the parts' lengths decode to anything else.
+fn is_discord_token(token: &[u8]) -> bool {
+    let Some(id) = token.split(|&b| b == b'.').next() else {
+        return false;
+    };
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'-' => Some(62),
+        b'_' => Some(63),
+        _ => None,
+    };
+    // A base64 text of n bytes without padding is never 1 more than a multiple of 4 long.
+    if id.len() % 4 == 1 {
+        return false;
+    }
+    let mut digits = 0;
+    let (mut bits, mut held) = (0u32, 0);
+    for &c in id {
+        let Some(v) = value(c) else { return false };
+        bits = (bits << 6) | u32::from(v);
+        held += 6;
+        if held >= 8 {
+            held -= 8;
+            let byte = (bits >> held) as u8;
+            bits &= (1 << held) - 1;
+            if !byte.is_ascii_digit() {
+                return false;
+            }
+            digits += 1;
+        }
+    }
+    // The bits left over from the last character are zero in a canonical encoding.
+    bits == 0 && (17..=20).contains(&digits)
 }
 
 /// A header value such as `X-API-Key: …` or `PRIVATE-TOKEN: …`: a token, or at least
@@ -366,6 +409,8 @@ names! {
     SHOPIFY = "shopify_token";
     /// Linear API keys.
     LINEAR = "linear_api_key";
+    /// Discord bot tokens.
+    DISCORD = "discord_bot_token";
     /// Azure storage account and shared access keys.
     AZURE_KEY = "azure_storage_key";
     /// Azure shared access signatures.
@@ -417,6 +462,7 @@ pub(crate) const NAMES: &[&str] = &[
     SENTRY,
     SHOPIFY,
     LINEAR,
+    DISCORD,
     AZURE_KEY,
     AZURE_SAS,
     AWS_ACCESS_KEY_ID,
@@ -563,6 +609,16 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             LINEAR,
             token(r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
             Check::NotPlaceholder,
+        ),
+        (
+            // Three base64url parts: a user id (digits; its base64 starts `MT` for every id
+            // starting with 1, which the literal tables need), a 6-character timestamp, an
+            // HMAC. Not a JWT (`eyJ`), and a dotted name's first part is no id.
+            DISCORD,
+            bounded(
+                r"MT[AEIMQUYcgk][A-Za-z0-9_-]{20,23}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}",
+            ),
+            Check::DiscordToken,
         ),
         (
             AZURE_KEY,
@@ -858,6 +914,32 @@ mod tests {
             assert!(checked > before, "{}: no match read off", rule.name);
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    /// A Discord token's first part is the base64 of a user id: 17 to 20 digits, canonically
+    /// encoded; a dotted token or name whose first part decodes to anything else is not one.
+    #[test]
+    fn discord_tokens_start_with_a_user_id() {
+        for token in [
+            "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            "MTA5ODc2NTQzMjEwOTg3NjU0Mw.GhIjKl.Q7vLm2Xk9PzR4tYwB8nJc3HfD6sGa1UeK5oV",
+            "MTIzNDU2Nzg5MDEyMzQ1Njc.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        ] {
+            assert!(is_discord_token(token.as_bytes()), "{token}");
+        }
+        for token in [
+            // "123abcdefghijklmnop"
+            "MTIzYWJjZGVmZ2hpamtsbW5vcA.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            // 16 digits, 21 digits
+            "MTIzNDU2Nzg5MDEyMzQ1Ng.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            "MTIzNDU2Nzg5MDEyMzQ1Njc4OTAx.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            // Not canonical (leftover bits), not base64url, a length no encoding has.
+            "MTIzNDU2Nzg5MDEyMzQ1Njc4OR.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            "MTk4NjIyNDgzNDcx+TI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            "MTk4NjIyNDgzNDcxOTI1MjQ4M.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        ] {
+            assert!(!is_discord_token(token.as_bytes()), "{token}");
+        }
     }
 
     /// No match of a rule said to be bracket-free holds `[` or `]`, on text built from key

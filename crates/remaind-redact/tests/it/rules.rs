@@ -35,6 +35,7 @@ fn builtin_rule_names_are_the_contract() {
             "sentry_token",
             "shopify_token",
             "linear_api_key",
+            "discord_bot_token",
             "azure_storage_key",
             "azure_sas_signature",
             "aws_access_key_id",
@@ -270,7 +271,12 @@ fn authorization_values() {
     assert!(!out.contains("6629fae4"), "{out}");
     assert!(out.ends_with("\nnext"), "{out}");
     // A JWT bearer credential is named by the more specific rule.
-    let jwt = &crate::support::samples(R)[26].text;
+    let samples = crate::support::samples(R);
+    let jwt = &samples
+        .iter()
+        .find(|s| s.rule == "jwt")
+        .expect("a JWT sample")
+        .text;
     let out = redact(&format!("Authorization: Bearer {jwt}"));
     assert!(
         out.starts_with("Authorization: Bearer [REDACTED:jwt:"),

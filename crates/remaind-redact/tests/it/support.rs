@@ -211,6 +211,16 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             .with(&["shpat_00000000000000000000000000000000", "shipping shpat_ tokens"]),
         simple("linear_api_key", format!("lin_api_{}", &r[..40]))
             .with(&["lin_api_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "lin_reg = fit(x)"]),
+        {
+            // A user id starting with 1 (its base64 starts `MT`), then a timestamp and an HMAC.
+            let token = format!("MTA5ODc2NTQzMjEwOTg3NjU0Mw.{}.{}", &r[..6], &r[6..44]);
+            simple("discord_bot_token", token).with(&[
+                "the bot's id MTA5ODc2NTQzMjEwOTg3NjU0Mw is base64 of its snowflake",
+                "MTIzYWJjZGVmZ2hpamtsbW5vcA.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWsZnCjm1",
+                "MTk4NjIyNDgzNDcxOTI1MjQ4.XXXXXX.XXXXXXXXXXXXXXXXXXXXXXXXXXX",
+                "MyCompany.Platform.Services.Authentication.TokenValidator",
+            ])
+        },
         Sample {
             rule: "azure_storage_key",
             text: format!(
