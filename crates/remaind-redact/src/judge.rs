@@ -205,9 +205,14 @@ fn classes(v: &[u8]) -> usize {
         + has(|b| b.is_ascii_punctuation() && !matches!(b, b'_' | b'-' | b'.'))
 }
 
-/// Code rather than a value: a call, an index, a member chain ending in a name.
+/// Code rather than a value: a call, an index, a member chain ending in a name, or the rest
+/// of an equality operator (`password == "…"` offers `= "…"` to a key's `=`; the comparison
+/// is `secret_comparison`'s to judge).
 fn is_code(v: &[u8]) -> bool {
-    v.contains(&b'(') || v.contains(&b')')
+    v.contains(&b'(')
+        || v.contains(&b')')
+        || v.starts_with(b"=")
+        || v.get(..3).is_some_and(|p| p.eq_ignore_ascii_case(b"%3d"))
 }
 
 /// Where a credential is rather than the credential: a file path (`/srv/app`,

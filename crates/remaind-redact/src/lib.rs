@@ -59,8 +59,9 @@ pub fn gitleaks_files(redaction_json: &str) -> Result<Vec<String>, Error> {
 /// signatures, AWS key ids, session tokens, Bedrock keys, JWTs) are found by shape, unless they
 /// are placeholders (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`). Context rules find AWS secret keys,
 /// `Bearer` and `Authorization` credentials, API-key headers, passwords in URLs and command
-/// lines, and key-named assignments (`generic_secret`) whose value is judged by entropy and
-/// placeholder shape.
+/// lines, strings compared with a key-named identifier in code (`secret_comparison`), and
+/// key-named assignments (`generic_secret`) whose value is judged by entropy and placeholder
+/// shape.
 pub const BUILTIN_RULES: &[&str] = rules::NAMES;
 
 /// A deterministic xorshift64 generator for the unit tests' generated texts.

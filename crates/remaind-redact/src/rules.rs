@@ -114,6 +114,9 @@ pub(crate) enum Check {
     UrlPassword,
     /// A command-line credential (`curl -u`, `--password`, `mysql -p…`).
     CommandLine,
+    /// A string literal compared with a secret-naming identifier: [`is_credential`], a
+    /// password when the identifier says so (`pw` or `pw2`).
+    Comparison,
 }
 
 /// The capture groups of one match of a built-in rule in its haystack.
@@ -168,6 +171,14 @@ impl Check {
                 }
                 None => is_credential(bytes, ValueKind::Token),
             },
+            Check::Comparison => {
+                let kind = if groups.span("pw").is_some() || groups.span("pw2").is_some() {
+                    ValueKind::Password
+                } else {
+                    ValueKind::Token
+                };
+                is_credential(bytes, kind)
+            }
             Check::None
             | Check::HasDigit
             | Check::NotPlaceholder
@@ -197,7 +208,11 @@ impl Check {
                 return Some(looks_random(&bytes[..len]).then_some((start, start + len)));
             }
             Check::Header => header_value(bytes),
-            Check::Authorization | Check::Assignment | Check::UrlPassword | Check::CommandLine => {
+            Check::Authorization
+            | Check::Assignment
+            | Check::UrlPassword
+            | Check::CommandLine
+            | Check::Comparison => {
                 return None;
             }
         };
@@ -435,6 +450,8 @@ names! {
     URL_CREDENTIALS = "url_credentials";
     /// Credentials on command lines.
     COMMAND_LINE = "command_line_credential";
+    /// String literals compared with a secret-naming identifier in code.
+    COMPARISON = "secret_comparison";
     /// Key-named assignments with a credential-looking value.
     GENERIC = "generic_secret";
 }
@@ -475,6 +492,7 @@ pub(crate) const NAMES: &[&str] = &[
     API_KEY_HEADER,
     URL_CREDENTIALS,
     COMMAND_LINE,
+    COMPARISON,
     GENERIC,
 ];
 
@@ -485,6 +503,31 @@ const SECRET_KEY_WORDS: &str = r"(?i:(?P<pw>passw(?:or)?d|passwd|_pass|pwd)|secr
 /// camel-cased (`_KEY_BASE`, `_access_key`, `Secret` in `tokenSecret`), never a plain
 /// continuation (`tokenizer`, `max_tokens`).
 const KEY_SUFFIX: &str = r"(?:[_.-][A-Za-z0-9]+|[A-Z][A-Za-z0-9]*){0,2}";
+
+/// How far before the hit of its key word's literal a match of `secret_comparison` can start:
+/// an opening quote (4 bytes, `\\\"`), the literal (128), a closing quote (4), blanks (8
+/// of 3 bytes, `%20`), the operator (9, `%21%3D%3D`), blanks (24), an identifier's prefix
+/// (40) and the key word's bytes before its literal (4, `api_` of `api_key`).
+pub(crate) const COMPARISON_REACH: usize = 4 + 128 + 4 + 24 + 9 + 24 + 40 + 4;
+
+/// `secret_comparison`: an identifier holding a secret word (or a subscript by one,
+/// `["token"]`, or a quoted variable, `"$TOKEN"`), an equality operator, a quoted string
+/// (`s`); or the string (`t`), the operator and the identifier. Quotes may be escaped (JSON text) or URL-encoded, as may
+/// blanks and the operator.
+fn comparison_pattern() -> String {
+    let blanks = r"(?:[ \t]|%20){0,8}";
+    let op = r"(?:[=!]|%21|%3[Dd])(?:=|%3[Dd]){1,2}";
+    let quote = r#"(?:\\{0,3}["']|%2[27])"#;
+    let literal = |group: &str| format!(r#"{quote}(?P<{group}>[^"'\\\r\n]{{1,128}}?){quote}"#);
+    let (s, t) = (literal("s"), literal("t"));
+    let words_after = SECRET_KEY_WORDS.replace("(?P<pw>", "(?P<pw2>");
+    // `KEY_SUFFIX` with bounded segments, so that the literal tables' test of a key word's
+    // neighbours reads a bounded distance (`COMPARED_REACH` in `literals.rs`).
+    let suffix = r"(?:[_.-][A-Za-z0-9]{1,24}|[A-Z][A-Za-z0-9]{0,24}){0,2}";
+    format!(
+        r#"(?-u)(?:{SECRET_KEY_WORDS}{suffix}(?:{quote}(?:\]|%5[Dd])?)?{blanks}{op}{blanks}{s}|{t}{blanks}{op}{blanks}[A-Za-z0-9_$.]{{0,40}}?{words_after}{suffix}\b)"#
+    )
+}
 
 pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
     // PEM: a complete block (lazily up to the first END line), or a truncated block running to
@@ -719,6 +762,15 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             groups(r#"(?-u)(?:(?m:^)|[ \t'"]|%20)(?:-u(?:[ ]|%20)+|--(?:proxy-)?user(?:(?:[ ]|%20)+|=))(?:['"]|%2[27])?(?P<user>[^\s:'"\\&;|%]+):(?P<s>[^\s'"\\&;|%]+)|(?:[ \t]|%20)--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:(?:[ ]|%20)+|=)(?:['"]|%2[27])?(?P<t>[^\s'"\\&;|%]+)|(?:(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?(?:[ \t]|%20)-p|redis-cli\b[^\r\n]*?(?:[ \t]|%20)-a(?:[ ]|%20)+|sshpass(?:[ ]|%20)+-p(?:[ ]|%20)*)(?:['"]|%2[27])?(?P<v>[^\s'"\\&;|%]+)"#
                 .to_owned()),
             Check::CommandLine,
+        ),
+        (
+            // `if (password == "…")`, `"…" !== apiKey`: a string literal on either side of
+            // `==`, `===`, `!=`, `!==` next to an identifier holding a secret word, judged as an
+            // assignment's value is. Bounded so that a match starts at most
+            // `COMPARISON_REACH` bytes before its key word.
+            COMPARISON,
+            groups(comparison_pattern()),
+            Check::Comparison,
         ),
         (
             // `API_KEY=…`, `DB_PASSWORD: …`, `"client_secret": "…"`, `token := "…"`: a key name

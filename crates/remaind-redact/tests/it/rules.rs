@@ -48,6 +48,7 @@ fn builtin_rule_names_are_the_contract() {
             "api_key_header",
             "url_credentials",
             "command_line_credential",
+            "secret_comparison",
             "generic_secret",
         ]
     );
@@ -564,5 +565,57 @@ fn a_quoted_password_is_redacted_to_its_closing_quote() {
         for word in ["closing", "next", "characters", "prose"] {
             assert_eq!(text.contains(word), out.contains(word), "{text} -> {out}");
         }
+    }
+}
+
+#[test]
+fn string_literals_compared_with_a_secret_name() {
+    // (text, the literal that must go)
+    for (text, secret) in [
+        ("if (password == \"hunter2-Xy9!\") {", "hunter2-Xy9!"),
+        ("if (\"s3cr3t-Tok3n\" === api_key) {", "s3cr3t-Tok3n"),
+        ("password != 'x7!Kq2pL'", "x7!Kq2pL"),
+        (
+            "if (\"Zq8vT2mK9pLx4Rw7Bn3J\" !== token) return;",
+            "Zq8vT2mK9pLx4Rw7Bn3J",
+        ),
+        (
+            "if (\"Zq8vT2mK9pLx4Rw7Bn3J\" == this.config.secret)",
+            "Zq8vT2mK9pLx4Rw7Bn3J",
+        ),
+        (
+            "assert resp.json()[\"token\"] == \"Zq8vT2mK9pLx4Rw7Bn3J\"",
+            "Zq8vT2mK9pLx4Rw7Bn3J",
+        ),
+        (
+            "if [[ \"$DB_PASSWORD\" == \"hunter2-Xy9!\" ]]; then",
+            "hunter2-Xy9!",
+        ),
+        (
+            "{\"cmd\": \"if (password == \\\"hunter2-Xy9!\\\") {\"}",
+            "hunter2-Xy9!",
+        ),
+    ] {
+        let (out, applied) = redactor().redact_str(text);
+        assert!(!out.contains(secret), "{text} -> {out}");
+        assert_eq!(applied.len(), 1, "{text}: {applied:?}");
+        assert_eq!(applied[0].rule, "secret_comparison", "{text}");
+        assert_eq!(redact(&out), out, "not idempotent: {text}");
+    }
+    // Empty and stand-in literals, types, names, other operators stay.
+    for text in [
+        "if (password == \"\") {",
+        "if (password == \"changeme\") {",
+        "if (typeof token === \"string\") {",
+        "if (typeof apiKey !== 'undefined') {",
+        "if (password !== confirmPassword) {",
+        "if (token.type === \"Bearer\") {",
+        "if token_type == \"refresh_token\":",
+        "if (secret == \"${SECRET}\") {",
+        "if (\"abc\" == tokens) {",
+        "if (password.length < \"hunter2-Xy9!\".length) {",
+        "let password = \"x\" == y;",
+    ] {
+        assert_eq!(redact(text), text);
     }
 }

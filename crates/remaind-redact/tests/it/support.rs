@@ -357,6 +357,27 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             "sshpass -p \"$SSH_PASS\" ssh deploy@host",
             "mysql -uroot -p'<password>' app",
         ]),
+        {
+            let secret = format!("{}-{}", &r[..12], &r[12..24]);
+            Sample {
+                rule: "secret_comparison",
+                text: format!("if (password == \"{secret}\") {{ grant(); }}"),
+                url_param: format!("check=api_key%20%3D%3D%20%22{secret}%22"),
+                env_line: format!("[[ \"$API_TOKEN\" == \"{secret}\" ]] && deploy"),
+                pieces: vec![secret],
+                negatives: Vec::new(),
+            }
+            .with(&[
+                "if (password == \"\") { return; }",
+                "if (password == \"changeme\") warn();",
+                "if (typeof token === \"string\") {",
+                "if (password !== confirmPassword) {",
+                "if (token.type === \"Bearer\") {",
+                "if (\"abc\" == tokens) {",
+                "if token_type == \"refresh_token\":",
+                "if (secret == \"${SECRET}\") {",
+            ])
+        },
         Sample {
             rule: "generic_secret",
             text: format!("client_secret = \"{}\"", &r[..24]),
