@@ -119,7 +119,17 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     let Some(&first) = v.first() else {
         return true;
     };
-    if matches!(first, b'$' | b'<' | b'[' | b'{' | b'*') {
+    if first == b'$' {
+        // `$VAR`, `$(…)`, `${VAR}`, `${VAR:-x}`, `${{ secrets.X }}`; not `${` before what
+        // names no variable (`${e]nob(ody[` is a password's text).
+        return !v.starts_with(b"${") || is_braced_reference(&v[2..]);
+    }
+    if matches!(first, b'<' | b'[' | b'{' | b'*') {
+        return true;
+    }
+    // The default of a parameter expansion (`${DB_PASSWORD:-postgres}` offers `-postgres}` to
+    // the key inside it).
+    if matches!(first, b'-' | b'=' | b'?' | b'+') && v.ends_with(b"}") {
         return true;
     }
     if first == b'%' && v.len() > 2 && v.ends_with(b"%") {
@@ -132,6 +142,41 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
         return true;
     }
     v.len() >= 6 && distinct(v) <= 2
+}
+
+/// Whether `rest`, what follows `${`, makes a reference: `{` (`${{ … }}`), or a variable's
+/// name (or a positional or special parameter) then its end, `}`, a parameter operator
+/// (`:-`, `=`, `?`, `+`, `#`, `%`, `/`, `^`, `,`, `[`, `@`) or the end of the value.
+fn is_braced_reference(rest: &[u8]) -> bool {
+    if rest.first() == Some(&b'{') {
+        return true;
+    }
+    let name = match rest.first() {
+        Some(c) if c.is_ascii_alphabetic() || *c == b'_' => rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count(),
+        Some(c) if c.is_ascii_digit() => rest.iter().take_while(|b| b.is_ascii_digit()).count(),
+        Some(b'@' | b'*' | b'#' | b'?' | b'!' | b'$' | b'-') => 1,
+        _ => return false,
+    };
+    matches!(
+        rest.get(name),
+        None | Some(
+            b'}' | b':'
+                | b'-'
+                | b'='
+                | b'?'
+                | b'+'
+                | b'#'
+                | b'%'
+                | b'/'
+                | b'^'
+                | b','
+                | b'['
+                | b'@'
+        )
+    )
 }
 
 /// Whether a prefixed token's body is a stand-in: [`is_placeholder`] on the body, or too few
@@ -401,6 +446,134 @@ pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
     }
 }
 
+/// Words of messages, labels and prompts shown about a password (`"must be at least 8
+/// characters"`, `"Enter your password"`, `"Passwords do not match"`), not of one.
+const MESSAGE_WORDS: &[&[u8]] = &[
+    b"a",
+    b"an",
+    b"the",
+    b"is",
+    b"are",
+    b"be",
+    b"not",
+    b"no",
+    b"to",
+    b"for",
+    b"of",
+    b"your",
+    b"you",
+    b"please",
+    b"must",
+    b"should",
+    b"least",
+    b"most",
+    b"characters",
+    b"character",
+    b"chars",
+    b"required",
+    b"invalid",
+    b"incorrect",
+    b"wrong",
+    b"enter",
+    b"match",
+    b"matches",
+    b"minimum",
+    b"min",
+    b"maximum",
+    b"max",
+    b"length",
+    b"long",
+    b"short",
+    b"contain",
+    b"contains",
+    b"cannot",
+    b"empty",
+    b"missing",
+    b"too",
+    b"field",
+    b"reset",
+    b"forgot",
+    b"confirm",
+    b"new",
+    b"current",
+    b"old",
+    b"repeat",
+    b"type",
+    b"show",
+    b"hide",
+    b"letter",
+    b"letters",
+    b"digit",
+    b"digits",
+    b"number",
+    b"numbers",
+    b"symbol",
+    b"symbols",
+    b"uppercase",
+    b"lowercase",
+    b"special",
+    b"expired",
+    b"changed",
+    b"updated",
+    b"saved",
+    b"weak",
+    b"strong",
+    b"strength",
+    b"hint",
+    b"label",
+    b"placeholder",
+    b"secret",
+    b"token",
+    b"key",
+    b"login",
+    b"user",
+    b"username",
+    b"account",
+    b"email",
+    // "Password" in labels of other languages (`Passwort` starts with `passw`).
+    b"passe",
+    b"contrase",
+    b"senha",
+    b"wachtwoord",
+    b"kennwort",
+];
+
+/// Whether a quoted value under a password key, whole, is a passphrase
+/// (`"value with quotes and spaces"`, `"p@ss,w0rd!"`) rather than a message about one: 8 to
+/// 64 bytes, at most 8 words, no placeholder, template or format (`{{`, `{name}`, `{}`,
+/// `${VAR}`, `%s`), no
+/// word of [`MESSAGE_WORDS`] or a password word (`password`, `passwords`), and not ending as a
+/// sentence or prompt does (`.`, `?`, `:`).
+pub(crate) fn is_passphrase(v: &[u8]) -> bool {
+    if !(8..=64).contains(&v.len())
+        || is_placeholder(v)
+        || matches!(v.last(), Some(b'.' | b'?' | b':'))
+        || v.split(|&b| b == b' ').filter(|w| !w.is_empty()).count() > 8
+    {
+        return false;
+    }
+    let field = |i: usize| {
+        let name = v[i + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        v.get(i + 1 + name) == Some(&b'}')
+    };
+    let template = v.windows(2).any(|w| w == b"{{" || w == b"%s" || w == b"%d")
+        || v.iter().enumerate().any(|(i, &b)| b == b'{' && field(i))
+        || v.windows(2)
+            .enumerate()
+            .any(|(i, w)| w == b"${" && is_braced_reference(&v[i + 2..]));
+    !template
+        && !v
+            .split(|b| !b.is_ascii_alphabetic())
+            .filter(|w| !w.is_empty())
+            .any(|word| {
+                let word = word.to_ascii_lowercase();
+                word.starts_with(b"passw") || MESSAGE_WORDS.contains(&word.as_slice())
+            })
+}
+
 /// A dotted chain of names (`process.env.NEXT_PUBLIC_API_KEY`, `settings.auth.token`): code
 /// reading a credential, not one.
 fn is_member_chain(v: &[u8]) -> bool {
@@ -512,6 +685,58 @@ mod tests {
         ] {
             assert!(is_credential(v.as_bytes(), ValueKind::Token), "{v}");
             assert!(is_credential(v.as_bytes(), ValueKind::Password), "{v}");
+        }
+    }
+
+    /// `${` stands for a variable only before a name (or `{`, a positional or special
+    /// parameter); before anything else it is a password's text.
+    #[test]
+    fn braced_references_need_a_variable_name() {
+        for v in [
+            "${VAR}",
+            "${DB_PASSWORD:-changeme}",
+            "${TOKEN",
+            "${{ secrets.TOKEN }}",
+            "${1}",
+            "${@}",
+            "${ARR[0]}",
+            "$VAR",
+            "$(cat ~/.token)",
+            "-postgres}",
+        ] {
+            assert!(is_placeholder(v.as_bytes()), "{v}");
+        }
+        for v in ["${e]nob(ody[", "${ }x9", "${-x!7Qz"] {
+            assert!(!is_placeholder(v.as_bytes()), "{v}");
+        }
+    }
+
+    #[test]
+    fn passphrases_are_not_messages() {
+        for v in [
+            "value with quotes and spaces",
+            "correct horse battery staple",
+            "p@ss,w0rd!",
+            "S3cret! and more",
+        ] {
+            assert!(is_passphrase(v.as_bytes()), "{v}");
+        }
+        for v in [
+            "must be at least 8 characters",
+            "Enter your password",
+            "Forgot password?",
+            "Passwords do not match",
+            "New password",
+            "Mot de passe",
+            "Password:",
+            "Hello {name}",
+            "Use %s or more",
+            "{{ secrets.DB }}",
+            "${DB_PASSWORD}",
+            "too short",
+            "one two three four five six seven eight nine",
+        ] {
+            assert!(!is_passphrase(v.as_bytes()), "{v}");
         }
     }
 

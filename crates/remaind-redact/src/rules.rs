@@ -10,7 +10,9 @@
 
 use regex_automata::util::captures::Captures;
 
-use crate::judge::{ValueKind, is_credential, is_placeholder, is_placeholder_token, looks_random};
+use crate::judge::{
+    ValueKind, is_credential, is_passphrase, is_placeholder, is_placeholder_token, looks_random,
+};
 
 /// A start-of-token boundary: `\b`, or right after an escape of JSON text (`\n`, `\t`,
 /// `\u0041`) or of a URL (`%20`), so that a token right after an escaped newline inside serialized JSON is still
@@ -160,8 +162,7 @@ impl Check {
                 } else {
                     ValueKind::Token
                 };
-                return is_credential(bytes, kind)
-                    .then(|| through_closing_quote(groups.hay, secret));
+                return assignment_secret(groups.hay, secret, kind);
             }
             Check::UrlPassword => password_differs(bytes, groups.bytes("user").unwrap_or_default()),
             Check::CommandLine => match groups.bytes("user") {
@@ -218,6 +219,79 @@ impl Check {
         };
         Some(if ok { whole } else { None })
     }
+}
+
+/// The secret of an assignment whose value [`VALUE`] found at `hay[start..end]`, if it is
+/// judged a credential: the value ([`is_credential`]) run on to its closing quote
+/// ([`through_closing_quote`]); under a password key, the value run on over brackets
+/// ([`password_run`]: `db_pass: m{{h}o)p${e]nob(ody[`), or a quoted value whose first part is
+/// no credential judged whole ([`is_passphrase`]: `password = "value with quotes and
+/// spaces"`).
+pub(crate) fn assignment_secret(
+    hay: &[u8],
+    (start, end): (usize, usize),
+    kind: ValueKind,
+) -> Option<(usize, usize)> {
+    let password = kind == ValueKind::Password;
+    if password && let Some(run_end) = password_run(hay, start, end) {
+        return Some((start, run_end));
+    }
+    if is_credential(&hay[start..end], kind) {
+        return Some(through_closing_quote(hay, (start, end)));
+    }
+    if password {
+        let (_, stop) = through_closing_quote(hay, (start, end));
+        if stop > end && is_passphrase(&hay[start..stop]) {
+            return Some((start, stop));
+        }
+    }
+    None
+}
+
+/// Where an unquoted password value that [`VALUE`] stopped at a bracket ends: its run of bytes
+/// up to white space, a quote, a backslash, a separator (`,;&|<>`) or a placeholder, less
+/// closing brackets more than it opens (those of a call around it: `f(password=S3cr3t!)`),
+/// when that run is longer and is a password: no placeholder, no code (a name then `(` or
+/// `[`: `getpass()`, `args[1]`), no variable reference inside (`${NAME}`, `$(`), six bytes or
+/// more. `None` otherwise.
+fn password_run(hay: &[u8], start: usize, end: usize) -> Option<usize> {
+    let quoted = start
+        .checked_sub(1)
+        .is_some_and(|i| matches!(hay[i], b'"' | b'\''));
+    if quoted || !matches!(hay.get(end), Some(b'(' | b')' | b'[' | b']')) {
+        return None;
+    }
+    let limit = hay.len().min(start + QUOTED_REACH);
+    let mut stop = end;
+    while stop < limit
+        && (is_value_byte(hay[stop]) || matches!(hay[stop], b'(' | b')' | b'[' | b']'))
+        && !hay[stop..].starts_with(b"[REDACTED:")
+    {
+        stop += 1;
+    }
+    let count = |run: &[u8], c: u8| run.iter().filter(|&&b| b == c).count();
+    while let Some(&last @ (b')' | b']')) = hay[start..stop].last() {
+        let open = if last == b')' { b'(' } else { b'[' };
+        let run = &hay[start..stop];
+        if count(run, last) <= count(run, open) {
+            break;
+        }
+        stop -= 1;
+    }
+    let run = &hay[start..stop];
+    if stop <= end || run.len() < 6 || is_placeholder(run) {
+        return None;
+    }
+    let name = run
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'$'))
+        .count();
+    let call = name > 0 && matches!(run.get(name), Some(b'(' | b'['));
+    let reference = run
+        .windows(2)
+        .enumerate()
+        .any(|(i, w)| w == b"$(" || (w == b"${" && is_placeholder(&run[i..])));
+    (!call && !reference).then_some(stop)
 }
 
 /// Bytes a quoted value may run on past where [`VALUE`] stopped.

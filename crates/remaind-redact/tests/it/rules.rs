@@ -619,3 +619,65 @@ fn string_literals_compared_with_a_secret_name() {
         assert_eq!(redact(text), text);
     }
 }
+
+#[test]
+fn a_password_with_spaces_or_brackets_is_redacted_whole() {
+    // (text, what must be gone, what must stay)
+    for (text, gone, kept) in [
+        (
+            "password = \"value with quotes and spaces\"",
+            "quotes and spaces",
+            "password = \"[REDACTED:generic_secret:",
+        ),
+        (
+            "db_pass: m{{h}o)p${e]nob(ody[",
+            "nob(ody[",
+            "db_pass: [REDACTED:generic_secret:",
+        ),
+        ("db_pass: ${e]nob(ody[\nnext: 1", "nob(ody[", "\nnext: 1"),
+        (
+            "password: \"p@ss,w0rd!\"",
+            "w0rd!",
+            "password: \"[REDACTED:",
+        ),
+        (
+            "connect(password=S3cr3t!x9)",
+            "S3cr3t",
+            "connect(password=[REDACTED:",
+        ),
+        (
+            "{\"password\": \"correct horse battery staple\"}",
+            "horse",
+            "{\"password\": \"",
+        ),
+        (
+            "DB_PASSWORD=k6NLja)Jz9iMVBW&user=app",
+            "Jz9iMVBW",
+            "&user=app",
+        ),
+    ] {
+        let out = redact(text);
+        assert!(!out.contains(gone), "{text} -> {out}");
+        assert!(out.contains(kept), "{text} -> {out}");
+        assert_eq!(redact(&out), out, "not idempotent: {text}");
+    }
+    // Messages, labels, code and references under a password key stay, also as parsed JSON.
+    for text in [
+        "\"password\": \"must be at least 8 characters\"",
+        "\"passwordPlaceholder\": \"Enter your password\"",
+        "\"forgotPassword\": \"Forgot password?\"",
+        "password_hint = \"Use {length} characters or more\"",
+        "password=getpass()",
+        "password = os.environ.get(\"DB_PASSWORD\")",
+        "connect(user=user, password=password)",
+        "password: args[1],",
+        "DB_PASSWORD=${DB_PASSWORD:-postgres}",
+        "password: ${{ secrets.DB_PASSWORD }}",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+    let mut json = serde_json::json!({ "password": "must be at least 8 characters" });
+    assert!(redactor().redact_json(&mut json).is_empty());
+    let mut json = serde_json::json!({ "password": "value with quotes and spaces" });
+    assert_eq!(redactor().redact_json(&mut json).len(), 1);
+}

@@ -405,6 +405,9 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             "TOKEN_PATH=../secrets/token.txt",
             "VAULT_TOKEN_URL=https://vault.example.com/v1",
             "API_TOKEN=$(cat ~/.token)",
+            "\"password\": \"must be at least 8 characters\"",
+            "DB_PASSWORD=${DB_PASSWORD:-postgres}",
+            "password=getpass()",
         ]),
     ]
 }
