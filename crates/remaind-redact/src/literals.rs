@@ -301,9 +301,9 @@ const COMPARED_REACH: usize = 96;
 /// Whether an equality operator (`==`, `!=`, `===`, `!==`, URL-encoded too) stands next to
 /// the identifier a key word is in: after the identifier's bytes and blanks that follow the
 /// word (and a closing quote, `"$TOKEN" ==`, or the end of a subscript, `["token"] ==`, URL
-/// encoded too), or before those that precede it. Blanks may be
-/// `%20` or a JSON-escaped tab (`\t`, whose `t` is also taken for an identifier's byte); a
-/// superset of what the rule reads.
+/// encoded too), or before those that precede it. Blanks may be `%20` or a JSON-escaped tab
+/// (`\t`, whose `t` is also taken for an identifier's byte); a superset of what the rule
+/// reads.
 fn compared(before: &[u8], after: &[u8]) -> bool {
     let identifier = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'$');
     let subscript_end = |c: u8| matches!(c, b'"' | b'\'' | b'\\' | b']');
