@@ -119,7 +119,17 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     let Some(&first) = v.first() else {
         return true;
     };
-    if matches!(first, b'$' | b'<' | b'[' | b'{' | b'*') {
+    if first == b'$' {
+        // `$VAR`, `$(…)`, `${VAR}`, `${VAR:-x}`, `${{ secrets.X }}`; not `${` before what
+        // names no variable (`${e]nob(ody[` is a password's text).
+        return !v.starts_with(b"${") || is_braced_reference(&v[2..]);
+    }
+    if matches!(first, b'<' | b'[' | b'{' | b'*') {
+        return true;
+    }
+    // The default of a parameter expansion (`${DB_PASSWORD:-postgres}` offers `-postgres}` to
+    // the key inside it).
+    if matches!(first, b'-' | b'=' | b'?' | b'+') && v.ends_with(b"}") {
         return true;
     }
     if first == b'%' && v.len() > 2 && v.ends_with(b"%") {
@@ -132,6 +142,41 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
         return true;
     }
     v.len() >= 6 && distinct(v) <= 2
+}
+
+/// Whether `rest`, what follows `${`, makes a reference: `{` (`${{ … }}`), or a variable's
+/// name (or a positional or special parameter) then its end, `}`, a parameter operator
+/// (`:-`, `=`, `?`, `+`, `#`, `%`, `/`, `^`, `,`, `[`, `@`) or the end of the value.
+fn is_braced_reference(rest: &[u8]) -> bool {
+    if rest.first() == Some(&b'{') {
+        return true;
+    }
+    let name = match rest.first() {
+        Some(c) if c.is_ascii_alphabetic() || *c == b'_' => rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count(),
+        Some(c) if c.is_ascii_digit() => rest.iter().take_while(|b| b.is_ascii_digit()).count(),
+        Some(b'@' | b'*' | b'#' | b'?' | b'!' | b'$' | b'-') => 1,
+        _ => return false,
+    };
+    matches!(
+        rest.get(name),
+        None | Some(
+            b'}' | b':'
+                | b'-'
+                | b'='
+                | b'?'
+                | b'+'
+                | b'#'
+                | b'%'
+                | b'/'
+                | b'^'
+                | b','
+                | b'['
+                | b'@'
+        )
+    )
 }
 
 /// Whether a prefixed token's body is a stand-in: [`is_placeholder`] on the body, or too few
@@ -205,9 +250,163 @@ fn classes(v: &[u8]) -> usize {
         + has(|b| b.is_ascii_punctuation() && !matches!(b, b'_' | b'-' | b'.'))
 }
 
-/// Code rather than a value: a call, an index, a member chain ending in a name.
+/// Code rather than a value: a call, an index, a member chain ending in a name, or the rest
+/// of an equality operator (`password == "…"` offers `= "…"` to a key's `=`; the comparison
+/// is `secret_comparison`'s to judge).
 fn is_code(v: &[u8]) -> bool {
-    v.contains(&b'(') || v.contains(&b')')
+    v.contains(&b'(')
+        || v.contains(&b')')
+        || v.starts_with(b"=")
+        || v.get(..3).is_some_and(|p| p.eq_ignore_ascii_case(b"%3d"))
+}
+
+/// Where a credential is rather than the credential: a file path (`/srv/app`,
+/// `~/.ssh/id_ed25519`, `./secrets/token.txt`, `C:/Users/me/key.pem`), a key file's name
+/// (`gcp.json`, `id_ed25519.pub`, `id_rsa`), a URL without credentials
+/// (`https://vault.example.com/v1`) or a shell expansion (`$(cat ~/.token)`, `` `cat x` ``;
+/// `$VAR` and `${VAR}` are placeholders). `printenv` shows many of these under secret-naming
+/// keys (`PWD`, `SSH_KEY`, `GOOGLE_APPLICATION_CREDENTIALS`).
+pub(crate) fn is_reference(v: &[u8]) -> bool {
+    is_path(v) || is_file_name(v) || is_plain_url(v) || is_command_substitution(v)
+}
+
+/// A path: it starts as one (`/`, `~/`, `~user/`, `./`, `../`, a drive letter) and every
+/// component is a plausible name ([`is_path_component`]). A random token that merely holds
+/// a `/` (base64: `wJalrXUtnFEMI/K7MDENG/bPxRfiCY`) does not start as a path, and one that
+/// starts with `/` (one base64 token in 64) has components that read as random.
+fn is_path(v: &[u8]) -> bool {
+    let rest = match v {
+        [b'~', b'/', rest @ ..] => rest,
+        [b'~', rest @ ..] => match rest.iter().position(|&b| b == b'/') {
+            Some(user)
+                if user > 0
+                    && rest[..user]
+                        .iter()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')) =>
+            {
+                &rest[user + 1..]
+            }
+            _ => return false,
+        },
+        [b'.', b'/', ..] | [b'.', b'.', b'/', ..] => v,
+        [b'/' | b'\\', rest @ ..] => rest,
+        [drive, b':', b'/' | b'\\', rest @ ..] if drive.is_ascii_alphabetic() => rest,
+        _ => return false,
+    };
+    rest.iter().all(|&b| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'/' | b'\\' | b'.' | b'_' | b'-' | b'@' | b'~' | b',' | b' '
+            )
+    }) && rest
+        .split(|&b| b == b'/' || b == b'\\')
+        .all(is_path_component)
+}
+
+/// A component of a path: empty (`//`), holding a separator (`.ssh`, `gcp.json`,
+/// `ssh-kXb1U2ZJzwP7`, `id_ed25519`: standard base64, the alphabet of random tokens holding
+/// `/`, has none), or shaped like a word: lower case and digits (`srv`, `1000`), capitals and
+/// digits (`XXXX`), or capitals each followed by two lower-case letters (`Users`, `AppData`;
+/// not `bPxRfiCY`).
+fn is_path_component(c: &[u8]) -> bool {
+    if c.is_empty() || c.iter().any(|&b| !b.is_ascii_alphanumeric()) {
+        return true;
+    }
+    if !c.iter().any(u8::is_ascii_lowercase) {
+        return true;
+    }
+    c.iter().enumerate().skip(1).all(|(i, b)| {
+        !b.is_ascii_uppercase()
+            || c.get(i + 1..i + 3)
+                .is_some_and(|next| next.iter().all(u8::is_ascii_lowercase))
+    })
+}
+
+/// File name extensions of keys, certificates, credential and configuration files.
+const KEY_FILE_EXTENSIONS: &[&[u8]] = &[
+    b"json",
+    b"pem",
+    b"key",
+    b"pub",
+    b"crt",
+    b"cer",
+    b"der",
+    b"csr",
+    b"p12",
+    b"pfx",
+    b"p8",
+    b"jks",
+    b"keystore",
+    b"ppk",
+    b"gpg",
+    b"asc",
+    b"age",
+    b"kdbx",
+    b"txt",
+    b"env",
+    b"yaml",
+    b"yml",
+    b"toml",
+    b"ini",
+    b"cfg",
+    b"conf",
+];
+
+/// The name of a key, certificate or credential file: a name-shaped stem and a known
+/// extension (`gcp.json`, `id_ed25519.pub`, `key.pem`), or an SSH key's default name
+/// (`id_rsa`, `id_ed25519`).
+fn is_file_name(v: &[u8]) -> bool {
+    if let Some(kind) = v.strip_prefix(b"id_") {
+        let kind = kind.strip_suffix(b"_sk").unwrap_or(kind);
+        if [&b"rsa"[..], b"dsa", b"ecdsa", b"ed25519"].contains(&kind) {
+            return true;
+        }
+    }
+    let Some(dot) = v.iter().rposition(|&b| b == b'.') else {
+        return false;
+    };
+    let (stem, extension) = (&v[..dot], &v[dot + 1..]);
+    !stem.is_empty()
+        && stem
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && is_path_component(stem)
+        && KEY_FILE_EXTENSIONS
+            .iter()
+            .any(|e| e.eq_ignore_ascii_case(extension))
+}
+
+/// A URL with no user information (`user:password@`, which `url_credentials` takes) and no
+/// credential-looking part in its path or query (`…/webhooks/123/Q7vLm2Xk9PzR4tYw…`).
+fn is_plain_url(v: &[u8]) -> bool {
+    let Some(colon) = v.windows(3).position(|w| w == b"://") else {
+        return false;
+    };
+    let scheme = &v[..colon];
+    if scheme.is_empty()
+        || !scheme[0].is_ascii_alphabetic()
+        || !scheme
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
+    {
+        return false;
+    }
+    let rest = &v[colon + 3..];
+    let authority_end = rest
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(rest.len());
+    !rest[..authority_end].contains(&b'@')
+        && rest[authority_end..]
+            .split(|&b| matches!(b, b'/' | b'?' | b'&' | b'=' | b'#' | b';'))
+            .all(|part| !is_credential(part, ValueKind::Token))
+}
+
+/// A command substitution whole: `$(…)` or `` `…` ``.
+fn is_command_substitution(v: &[u8]) -> bool {
+    (v.starts_with(b"$(") && v.ends_with(b")"))
+        || (v.len() >= 2 && v.starts_with(b"`") && v.ends_with(b"`"))
 }
 
 /// What a key name says its value is.
@@ -222,13 +421,14 @@ pub(crate) enum ValueKind {
 /// Whether a value found by its key name alone is a credential.
 ///
 /// - Never: placeholders ([`is_placeholder`]), code (`getenv("X")`), names
-///   (`args.password`, `MY_TOKEN`, `accessToken`).
+///   (`args.password`, `MY_TOKEN`, `accessToken`), references to where a credential is
+///   ([`is_reference`]: paths, key file names, URLs without credentials).
 /// - A password: six bytes or more.
 /// - A token: eight bytes or more, not words joined by separators (`user:profile:v2`),
 ///   entropy within a bit of log2(its length) (at most 3 bits asked), and two character
 ///   classes (or 20+ bytes).
 pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
-    if is_placeholder(v) || is_code(v) || is_identifier_like(v) {
+    if is_placeholder(v) || is_code(v) || is_identifier_like(v) || is_reference(v) {
         return false;
     }
     match kind {
@@ -244,6 +444,134 @@ pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
             entropy(v) >= threshold && (classes(v) >= 2 || v.len() >= 20)
         }
     }
+}
+
+/// Words of messages, labels and prompts shown about a password (`"must be at least 8
+/// characters"`, `"Enter your password"`, `"Passwords do not match"`), not of one.
+const MESSAGE_WORDS: &[&[u8]] = &[
+    b"a",
+    b"an",
+    b"the",
+    b"is",
+    b"are",
+    b"be",
+    b"not",
+    b"no",
+    b"to",
+    b"for",
+    b"of",
+    b"your",
+    b"you",
+    b"please",
+    b"must",
+    b"should",
+    b"least",
+    b"most",
+    b"characters",
+    b"character",
+    b"chars",
+    b"required",
+    b"invalid",
+    b"incorrect",
+    b"wrong",
+    b"enter",
+    b"match",
+    b"matches",
+    b"minimum",
+    b"min",
+    b"maximum",
+    b"max",
+    b"length",
+    b"long",
+    b"short",
+    b"contain",
+    b"contains",
+    b"cannot",
+    b"empty",
+    b"missing",
+    b"too",
+    b"field",
+    b"reset",
+    b"forgot",
+    b"confirm",
+    b"new",
+    b"current",
+    b"old",
+    b"repeat",
+    b"type",
+    b"show",
+    b"hide",
+    b"letter",
+    b"letters",
+    b"digit",
+    b"digits",
+    b"number",
+    b"numbers",
+    b"symbol",
+    b"symbols",
+    b"uppercase",
+    b"lowercase",
+    b"special",
+    b"expired",
+    b"changed",
+    b"updated",
+    b"saved",
+    b"weak",
+    b"strong",
+    b"strength",
+    b"hint",
+    b"label",
+    b"placeholder",
+    b"secret",
+    b"token",
+    b"key",
+    b"login",
+    b"user",
+    b"username",
+    b"account",
+    b"email",
+    // "Password" in labels of other languages (`Passwort` starts with `passw`).
+    b"passe",
+    b"contrase",
+    b"senha",
+    b"wachtwoord",
+    b"kennwort",
+];
+
+/// Whether a quoted value under a password key, whole, is a passphrase
+/// (`"value with quotes and spaces"`, `"p@ss,w0rd!"`) rather than a message about one: 8 to
+/// 64 bytes, at most 8 words, no placeholder, template or format (`{{`, `{name}`, `{}`,
+/// `${VAR}`, `%s`), no
+/// word of [`MESSAGE_WORDS`] or a password word (`password`, `passwords`), and not ending as a
+/// sentence or prompt does (`.`, `?`, `:`).
+pub(crate) fn is_passphrase(v: &[u8]) -> bool {
+    if !(8..=64).contains(&v.len())
+        || is_placeholder(v)
+        || matches!(v.last(), Some(b'.' | b'?' | b':'))
+        || v.split(|&b| b == b' ').filter(|w| !w.is_empty()).count() > 8
+    {
+        return false;
+    }
+    let field = |i: usize| {
+        let name = v[i + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        v.get(i + 1 + name) == Some(&b'}')
+    };
+    let template = v.windows(2).any(|w| w == b"{{" || w == b"%s" || w == b"%d")
+        || v.iter().enumerate().any(|(i, &b)| b == b'{' && field(i))
+        || v.windows(2)
+            .enumerate()
+            .any(|(i, w)| w == b"${" && is_braced_reference(&v[i + 2..]));
+    !template
+        && !v
+            .split(|b| !b.is_ascii_alphabetic())
+            .filter(|w| !w.is_empty())
+            .any(|word| {
+                let word = word.to_ascii_lowercase();
+                word.starts_with(b"passw") || MESSAGE_WORDS.contains(&word.as_slice())
+            })
 }
 
 /// A dotted chain of names (`process.env.NEXT_PUBLIC_API_KEY`, `settings.auth.token`): code
@@ -300,6 +628,115 @@ mod tests {
                 !is_credential(v.as_bytes(), ValueKind::Password),
                 "{v} is not a password"
             );
+        }
+    }
+
+    /// What `printenv` shows under secret-naming keys: paths, key file names, URLs without
+    /// credentials and shell expansions are where a credential is, not one.
+    #[test]
+    fn references_are_not_credentials() {
+        for v in [
+            "/srv/app",
+            "/home/me/old",
+            "~/.ssh/id_ed25519",
+            "/home/me/gcp.json",
+            "/tmp/ssh-XXXX/agent.123",
+            "/tmp/ssh-kXb1U2ZJzwP7/agent.2913",
+            "/private/tmp/com.apple.launchd.q9LoB7OrGa/Listeners",
+            "/run/secrets/db_password",
+            "/var/run/secrets/kubernetes.io/serviceaccount/token",
+            "~deploy/.config/gcloud/application_default_credentials.json",
+            "./secrets/token.txt",
+            "../../keys/dev",
+            "C:/Users/Me/AppData/Roaming/gcloud/credentials.db",
+            "C:\\Users\\me\\key.pem",
+            "gcp.json",
+            "service-account.json",
+            "id_ed25519.pub",
+            "key.pem",
+            "id_rsa",
+            "id_ed25519_sk",
+            "https://vault.example.com/v1",
+            "https://login.microsoftonline.com/common/oauth2/v2.0/token",
+            "redis://cache:6379/0",
+            "$(cat ~/.token)",
+            "`cat x`",
+            "${VAR}",
+            "$VAR",
+        ] {
+            for kind in [ValueKind::Token, ValueKind::Password] {
+                assert!(!is_credential(v.as_bytes(), kind), "{v} ({kind:?})");
+            }
+        }
+    }
+
+    /// A path needs the shape of one: a random token holding `/` is still a credential,
+    /// also when it starts with one, and so is a URL carrying a password or a token.
+    #[test]
+    fn tokens_with_slashes_are_not_paths() {
+        for v in [
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCY",
+            "/K7MDENG/bPxRfiCYzq8vT2mK9pAbCdEfGh",
+            "/bPxRfiCYzq8vT2mK9pAbCdEfGh",
+            "Zq8vT2mK9pLx4Rw7/a",
+            "https://user:S3cr3tPass@host",
+            "https://discord.com/api/webhooks/123456789012345678/Zq8vT2mK9pLx4Rw7Bn3Jc6Hf",
+            "x9Kq2pL7.json.Zq8vT2mK9pLx4Rw7",
+        ] {
+            assert!(is_credential(v.as_bytes(), ValueKind::Token), "{v}");
+            assert!(is_credential(v.as_bytes(), ValueKind::Password), "{v}");
+        }
+    }
+
+    /// `${` stands for a variable only before a name (or `{`, a positional or special
+    /// parameter); before anything else it is a password's text.
+    #[test]
+    fn braced_references_need_a_variable_name() {
+        for v in [
+            "${VAR}",
+            "${DB_PASSWORD:-changeme}",
+            "${TOKEN",
+            "${{ secrets.TOKEN }}",
+            "${1}",
+            "${@}",
+            "${ARR[0]}",
+            "$VAR",
+            "$(cat ~/.token)",
+            "-postgres}",
+        ] {
+            assert!(is_placeholder(v.as_bytes()), "{v}");
+        }
+        for v in ["${e]nob(ody[", "${ }x9", "${-x!7Qz"] {
+            assert!(!is_placeholder(v.as_bytes()), "{v}");
+        }
+    }
+
+    #[test]
+    fn passphrases_are_not_messages() {
+        for v in [
+            "value with quotes and spaces",
+            "correct horse battery staple",
+            "p@ss,w0rd!",
+            "S3cret! and more",
+        ] {
+            assert!(is_passphrase(v.as_bytes()), "{v}");
+        }
+        for v in [
+            "must be at least 8 characters",
+            "Enter your password",
+            "Forgot password?",
+            "Passwords do not match",
+            "New password",
+            "Mot de passe",
+            "Password:",
+            "Hello {name}",
+            "Use %s or more",
+            "{{ secrets.DB }}",
+            "${DB_PASSWORD}",
+            "too short",
+            "one two three four five six seven eight nine",
+        ] {
+            assert!(!is_passphrase(v.as_bytes()), "{v}");
         }
     }
 

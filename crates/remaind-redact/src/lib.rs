@@ -55,10 +55,11 @@ pub fn gitleaks_files(redaction_json: &str) -> Result<Vec<String>, Error> {
 ///
 /// Vendor tokens (`private_key` PEM blocks, Anthropic, OpenRouter, OpenAI, GitHub, GitLab,
 /// Slack tokens and webhooks, Stripe, Google, npm, PyPI, Hugging Face, SendGrid, Twilio, Vault,
-/// DigitalOcean, Databricks, Sentry, Shopify, Linear, Azure keys and SAS signatures, AWS key
-/// ids, session tokens, Bedrock keys, JWTs) are found by shape, unless they are placeholders
-/// (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`). Context rules find AWS secret keys, `Bearer` and
-/// `Authorization` credentials, API-key headers, passwords in URLs and command lines, and
+/// DigitalOcean, Databricks, Sentry, Shopify, Linear, Discord bot tokens, Azure keys and SAS
+/// signatures, AWS key ids, session tokens, Bedrock keys, JWTs) are found by shape, unless they
+/// are placeholders (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`). Context rules find AWS secret keys,
+/// `Bearer` and `Authorization` credentials, API-key headers, passwords in URLs and command
+/// lines, strings compared with a key-named identifier in code (`secret_comparison`), and
 /// key-named assignments (`generic_secret`) whose value is judged by entropy and placeholder
 /// shape.
 pub const BUILTIN_RULES: &[&str] = rules::NAMES;

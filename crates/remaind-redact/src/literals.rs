@@ -11,7 +11,8 @@ use crate::rules::*;
 /// Literals are parts of the rules' fixed text chosen to be rare in prose and code (`asi`,
 /// `acc`, `sec`, `aut` start common words, so `sia`, `cca`, `ecret`, `rizat` are searched), at
 /// least three bytes long (the SIMD searcher's masks are as wide as the shortest literal), and
-/// at most 64 of them (its limit).
+/// at most 128 of them (its limit; past 64 it is built without its own heuristic limit, see
+/// [`SEARCH_ORDER`]).
 pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("-begin", Case::Any, &[PRIVATE_KEY]),
     ("sk-", Case::Any, &[ANTHROPIC, OPENROUTER, OPENAI]),
@@ -46,6 +47,18 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("sntry", Case::Any, &[SENTRY]),
     ("shp", Case::Any, &[SHOPIFY]),
     ("lin_", Case::Any, &[LINEAR]),
+    // `MT` and the base64 of an id's second digit: every id starting with 1 (all since 2022,
+    // and those of 2015–16); other ids' tokens have no literal of their own (see the rule).
+    ("mta", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mte", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mti", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtm", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtq", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtu", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mty", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtc", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtg", Case::Then(discord_parts_follow), &[DISCORD]),
+    ("mtk", Case::Then(discord_parts_follow), &[DISCORD]),
     ("sig=", Case::Any, &[AZURE_SAS]),
     ("kia", Case::Any, &[AWS_ACCESS_KEY_ID]),
     ("sia", Case::Any, &[AWS_ACCESS_KEY_ID]),
@@ -69,12 +82,18 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     (
         "ecret",
         Case::Then(secret_word_ends),
-        &[AWS_SECRET_ACCESS_KEY, COMMAND_LINE, GENERIC],
+        &[AWS_SECRET_ACCESS_KEY, COMMAND_LINE, COMPARISON, GENERIC],
     ),
     (
         "token",
         Case::Then(key_word_ends),
-        &[AWS_SESSION_TOKEN, API_KEY_HEADER, COMMAND_LINE, GENERIC],
+        &[
+            AWS_SESSION_TOKEN,
+            API_KEY_HEADER,
+            COMMAND_LINE,
+            COMPARISON,
+            GENERIC,
+        ],
     ),
     // The rules `key` admits depend on its neighbours: see [`Case::Key`].
     (
@@ -85,14 +104,20 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
             AWS_BEDROCK,
             API_KEY_HEADER,
             COMMAND_LINE,
+            COMPARISON,
             GENERIC,
         ],
     ),
-    ("passw", Case::Any, &[COMMAND_LINE, GENERIC]),
-    ("_pass", Case::Any, &[GENERIC]),
-    ("pwd", Case::Any, &[GENERIC]),
-    ("dential", Case::Any, &[GENERIC]),
+    ("passw", Case::Any, &[COMMAND_LINE, COMPARISON, GENERIC]),
+    ("_pass", Case::Any, &[COMPARISON, GENERIC]),
+    ("pwd", Case::Any, &[COMPARISON, GENERIC]),
+    ("dential", Case::Any, &[COMPARISON, GENERIC]),
 ];
+
+/// Rules a literal tested by what follows it ([`Case::Then`]) admits whatever follows: a key
+/// word ends the identifier `secret_comparison` reads after the operator anywhere (`"…" ===
+/// token)`), where [`key_word_ends`] would not admit it; its [`CONTEXT`] test narrows it.
+pub(crate) const WORD_END_FREE: &[&str] = &[COMPARISON];
 
 /// [`LITERALS`] in the order the SIMD searcher takes them. It puts the literal it is given
 /// `i`-th in bucket `15 - i % 16` and checks every place where the first three bytes could
@@ -105,12 +130,18 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
 /// order of [`LITERALS`] does on other sessions and on ordinary agent output, and the search
 /// costs a third as much. Test `search_order_checks_few_places`. One row per 16 literals,
 /// so a column is a bucket.
+///
+/// Past 64 literals the searcher's own heuristic would refuse to build (too many literals
+/// for 16 buckets, in general): the ten Discord literals (`mt` and a letter) share their
+/// first two bytes, so the search found an order with them in which fewer places are
+/// checked than with the 58 literals before them, and the limit is lifted.
 #[rustfmt::skip]
 pub(crate) const SEARCH_ORDER: &[&str] = &[
-    "eyj",     "k_live_", "cca",    "glpat-",  "hf_",    "aiza",  "hvb.",   "xapp-",       "gldt-", "-u%20", "iqojb3jpz2lux2vj", "a3t",     "passw", "-begin", "sk-",    "ghs_",
-    "mysql",   "_pass",   "bia",    "ghp_",    "glptt-", "rizat", "hvs.",   "xox",         "npm_",  "-u ",   "pwd",              "k_test_", "sg.",   "sig=",   "token",  "ghr_",
-    "whsec_",  "_v1_",    "key",    "dapi",    "lin_",   "absk",  "gloas-", "hooks.slack", "sntry", "-user", "fwogzxivyxdz",     "://",     "shp",   "sia",    "twilio", "ecret",
-    "pypi-ag", "b_pat_",  "bearer", "dential", "gho_",   "ghu_",  "glrt-",  "kia",         "sshpass", "redis-cli",
+    "mtu",   "_v1_",             "mty",    "dential", "gldt-",     "whsec_", "mysql", "hvb.",        "sshpass", "twilio",       "pwd",     "k_test_", "xapp-", "sig=", "sk-",    "glrt-",
+    "mtm",   "npm_",             "mta",    "bearer",  "ghp_",      "rizat",  "bia",   "hf_",         "sntry",   "-u%20",        "eyj",     "://",     "passw", "cca",  "token",  "ecret",
+    "mtk",   "_pass",            "gloas-", "mte",     "glptt-",    "aiza",   "kia",   "lin_",        "mtq",     "-u ",          "mtg",     "a3t",     "shp",   "sia",  "-begin", "ghr_",
+    "-user", "iqojb3jpz2lux2vj", "gho_",   "dapi",    "redis-cli", "absk",   "ghs_",  "hooks.slack", "hvs.",    "fwogzxivyxdz", "k_live_", "b_pat_",  "sg.",   "xox",  "mti",    "ghu_",
+    "mtc",   "pypi-ag",          "key",    "glpat-",
 ];
 
 /// Rules a literal admits only where its neighbours allow, by a test on the text before the
@@ -135,6 +166,15 @@ pub(crate) const CONTEXT: &[(&str, &str, Gate)] = &[
     // Every header name ends with the word: `X-Auth-Token:`, `private-token":`, `X-API-Key :`.
     ("token", API_KEY_HEADER, colon_follows),
     ("key", API_KEY_HEADER, colon_follows),
+    // `password == "…"`, `"…" !== api_key`: an equality operator after or before the
+    // identifier the key word is in.
+    ("ecret", COMPARISON, compared),
+    ("token", COMPARISON, compared),
+    ("key", COMPARISON, compared),
+    ("passw", COMPARISON, compared),
+    ("_pass", COMPARISON, compared),
+    ("pwd", COMPARISON, compared),
+    ("dential", COMPARISON, compared),
 ];
 
 /// A test on the text before a literal's hit and the text after it.
@@ -172,7 +212,7 @@ pub(crate) fn starts(rule: &str, literal: &str) -> Starts {
         (AZURE_KEY, _) => At(&[7, 12]),
         // `bedrock-api-key-`.
         (AWS_BEDROCK, "key") => At(&[12]),
-        (OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | BEARER, _) => At(ESCAPE),
+        (OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | DISCORD | BEARER, _) => At(ESCAPE),
         // `A3T` and `AKIA` (or the like) after an escape.
         (AWS_ACCESS_KEY_ID, "a3t") => At(ESCAPE),
         (AWS_ACCESS_KEY_ID, _) => At(&[1, 3, 4, 7]),
@@ -187,6 +227,8 @@ pub(crate) fn starts(rule: &str, literal: &str) -> Starts {
         (API_KEY_HEADER, _) => Within(6 + "ocp-apim-subscription-".len()),
         // `%20--client-secret`.
         (COMMAND_LINE, _) => Within("%20--client-s".len()),
+        // A string literal, an operator and an identifier before the key word.
+        (COMPARISON, _) => Within(COMPARISON_REACH),
         // `secret`, `credential`; `_key`, `apikey`, `api_key`.
         (GENERIC, "ecret") => At(&[1]),
         (GENERIC, "dential") => At(&[3]),
@@ -250,6 +292,93 @@ fn aws_or_access_key_around(before: &[u8], after: &[u8]) -> bool {
     })
 }
 
+/// Bytes [`compared`] reads on either side of a key word: more than the identifier's bytes
+/// after the word (up to 53 in `secret_comparison`), a closing quote and bracket (7) and
+/// blanks (24) ahead, or an identifier's prefix (40), the word's first bytes (4) and blanks
+/// (24) behind.
+const COMPARED_REACH: usize = 96;
+
+/// Whether an equality operator (`==`, `!=`, `===`, `!==`, URL-encoded too) stands next to
+/// the identifier a key word is in: after the identifier's bytes and blanks that follow the
+/// word (and a closing quote, `"$TOKEN" ==`, or the end of a subscript, `["token"] ==`, URL
+/// encoded too), or before those that precede it. Blanks may be `%20` or a JSON-escaped tab
+/// (`\t`, whose `t` is also taken for an identifier's byte); a superset of what the rule
+/// reads.
+fn compared(before: &[u8], after: &[u8]) -> bool {
+    let identifier = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'$');
+    let subscript_end = |c: u8| matches!(c, b'"' | b'\'' | b'\\' | b']');
+    let op_byte_at = |t: &[u8]| -> usize {
+        match t {
+            [b'=' | b'!', ..] => 1,
+            [b'%', b'2', b'1', ..] | [b'%', b'3', b'D' | b'd', ..] => 3,
+            _ => 0,
+        }
+    };
+    let eq_at = |t: &[u8]| -> bool { matches!(t, [b'=', ..] | [b'%', b'3', b'D' | b'd', ..]) };
+    // Every operator the rule reads holds `=` or `%` within this many bytes of the word:
+    // most key words have neither near (`tokenA` repeated, prose), which one search tells.
+    let near = |t: &[u8]| memchr::memchr2(b'=', b'%', t).is_some();
+    let ahead = near(&after[..after.len().min(COMPARED_REACH)]);
+    if !ahead && !near(&before[before.len().saturating_sub(COMPARED_REACH)..]) {
+        return false;
+    }
+    if !ahead {
+        return backward(before, identifier);
+    }
+    // Forward: identifier bytes and blanks, then an operator's first two bytes.
+    let mut i = 0;
+    for _ in 0..COMPARED_REACH {
+        let rest = &after[i.min(after.len())..];
+        let first = op_byte_at(rest);
+        if first > 0 && eq_at(&rest[first..]) {
+            return true;
+        }
+        i += match rest {
+            [b'%', b'2', b'0' | b'2' | b'7', ..] | [b'%', b'5', b'D' | b'd', ..] => 3,
+            [b'\\', b't', ..] => 2,
+            [c, ..] if *c == b' ' || *c == b'\t' || identifier(*c) || subscript_end(*c) => 1,
+            _ => return backward(before, identifier),
+        };
+    }
+    backward(before, identifier)
+}
+
+/// [`compared`] before the key word: identifier bytes and blanks, preceded by an operator's
+/// last two bytes (`=` or `%3D` after `=`, `!`, `%21` or `%3D`).
+fn backward(before: &[u8], identifier: impl Fn(u8) -> bool) -> bool {
+    let ends_eq = |t: &[u8]| -> Option<usize> {
+        if t.ends_with(b"=") {
+            Some(1)
+        } else if ends_with_folded(t, "%3d") {
+            Some(3)
+        } else {
+            None
+        }
+    };
+    let mut end = before.len();
+    for _ in 0..COMPARED_REACH {
+        let t = &before[..end];
+        if let Some(last) = ends_eq(t) {
+            let t = &t[..t.len() - last];
+            if t.ends_with(b"=") || t.ends_with(b"!") || t.ends_with(b"%21") || ends_eq(t).is_some()
+            {
+                return true;
+            }
+        }
+        end -= if t.ends_with(b"%20") {
+            3
+        } else if t.ends_with(b"\\t") {
+            2
+        } else {
+            match t.last() {
+                Some(&c) if c == b' ' || c == b'\t' || identifier(c) => 1,
+                _ => return false,
+            }
+        };
+    }
+    false
+}
+
 /// Whether a `:` follows past closing quotes, backslashes (JSON escapes) and blanks.
 fn colon_follows(_: &[u8], after: &[u8]) -> bool {
     let mut i = 0;
@@ -301,6 +430,23 @@ fn secret_word_ends(rest: &[u8]) -> bool {
     key_word_ends(rest) || matches!(rest.first(), Some(b'a' | b'k'))
 }
 
+/// Whether the rest of a Discord bot token's parts follows the first three bytes of its first
+/// part: 20 to 23 more base64url bytes, `.`, 6, `.`, 27 or more. JSON text escapes none of
+/// these bytes.
+fn discord_parts_follow(rest: &[u8]) -> bool {
+    let base64url = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-');
+    let run = |from: usize| {
+        rest.get(from..)
+            .map_or(0, |r| r.iter().take_while(|b| base64url(b)).count())
+    };
+    let first = run(0);
+    (20..=23).contains(&first)
+        && rest.get(first) == Some(&b'.')
+        && run(first + 1) == 6
+        && rest.get(first + 7) == Some(&b'.')
+        && run(first + 8) >= 27
+}
+
 /// Whether an `@` follows `://`, as it does in every URL holding a password. In JSON text an
 /// `@` is one in the decoded string (the pre-pass does not take `\u` escapes).
 fn at_sign_follows(rest: &[u8]) -> bool {
@@ -314,10 +460,16 @@ fn at_sign_follows(rest: &[u8]) -> bool {
 /// three; after `_` or `.`: `api_key`, `_key`, `api.key` (`generic_secret`). In JSON text a
 /// neighbour is the same byte as in the decoded string, or (next to an escape other than
 /// `\u`, which the pre-pass does not take) neither is one of these.
-pub(crate) const KEY_AFTER_DASH: &[&str] = &[AWS_BEDROCK, API_KEY_HEADER, COMMAND_LINE, GENERIC];
+pub(crate) const KEY_AFTER_DASH: &[&str] = &[
+    AWS_BEDROCK,
+    API_KEY_HEADER,
+    COMMAND_LINE,
+    COMPARISON,
+    GENERIC,
+];
 /// See [`KEY_AFTER_DASH`].
-pub(crate) const KEY_AFTER_I: &[&str] = &[API_KEY_HEADER, COMMAND_LINE, GENERIC];
+pub(crate) const KEY_AFTER_I: &[&str] = &[API_KEY_HEADER, COMMAND_LINE, COMPARISON, GENERIC];
 /// See [`KEY_AFTER_DASH`].
-pub(crate) const KEY_AFTER_UNDERSCORE: &[&str] = &[GENERIC];
+pub(crate) const KEY_AFTER_UNDERSCORE: &[&str] = &[COMPARISON, GENERIC];
 /// See [`KEY_AFTER_DASH`].
 pub(crate) const KEY_BEFORE_EQUALS: &[&str] = &[AZURE_KEY];

@@ -57,6 +57,8 @@ pub(crate) struct Compiled {
     literal_rules: Vec<RuleSet>,
     /// The rules `key` admits after `-`, after `i`, after `_` or `.`, and before `=`.
     key_rules: [RuleSet; 4],
+    /// The rules a [`Case::Then`] literal admits whatever follows it ([`WORD_END_FREE`]).
+    word_end_free: RuleSet,
     /// For each literal, the rules it admits only where a test on its neighbours passes
     /// ([`CONTEXT`]).
     gates: Vec<Vec<(RuleSet, Gate)>>,
@@ -98,7 +100,7 @@ impl Compiled {
                 if follows(rest) {
                     self.literal_rules[index]
                 } else {
-                    0
+                    self.literal_rules[index] & self.word_end_free
                 }
             }
             Case::Key => {
@@ -336,8 +338,10 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         .ascii_case_insensitive(true)
         .build(parts())
         .expect("redaction prefilter builds");
+    // More than the 64 literals the searcher's heuristic admits: see `SEARCH_ORDER`.
     let folded = packed::Config::new()
         .match_kind(packed::MatchKind::LeftmostFirst)
+        .heuristic_pattern_limits(false)
         .builder()
         .extend(SEARCH_ORDER)
         .build();
@@ -359,6 +363,7 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         set(KEY_AFTER_UNDERSCORE),
         set(KEY_BEFORE_EQUALS),
     ];
+    let word_end_free = set(WORD_END_FREE);
     let gates = LITERALS
         .iter()
         .map(|(literal, _, _)| {
@@ -411,6 +416,7 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         prefilter,
         literal_rules,
         key_rules,
+        word_end_free,
         gates,
         placeholder,
         secret_key_name,
@@ -423,7 +429,7 @@ mod tests {
 
     #[test]
     fn literals_are_lower_case_searchable_and_cover_every_rule() {
-        assert!(LITERALS.len() <= 64, "the SIMD searcher takes at most 64");
+        assert!(LITERALS.len() <= 128, "the SIMD searcher takes at most 128");
         assert!(NAMES.len() <= RuleSet::BITS as usize);
         for (part, case, rules) in LITERALS {
             assert!(part.len() >= 3, "{part}: at least three bytes");
@@ -492,8 +498,13 @@ mod tests {
                     match case {
                         // As in `api-key`.
                         Case::Key => cased.insert(0, b'-'),
-                        // As in `token=`, `secret=`, `://u:p@`.
-                        Case::Then(_) => cased.extend_from_slice(b"=@"),
+                        // As in `token=`, `secret=`, `://u:p@`, or the rest of a Discord
+                        // bot token.
+                        Case::Then(follows) => cased.extend_from_slice(if follows(b"=@") {
+                            b"=@"
+                        } else {
+                            b"5ODc2NTQzMjEwOTg3NjU0.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs"
+                        }),
                         Case::Any | Case::Exact(_) => {}
                     }
                     let at = at.min(text.len());
@@ -588,6 +599,16 @@ mod tests {
             "doo_v1_",
             "AKIA",
             "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+            // Comparisons: operators on either side of an identifier, quoted subscripts.
+            " == ",
+            "===",
+            "!=",
+            "%3D%3D",
+            "%21=",
+            "\"]",
+            "$",
+            "password",
+            "config.",
         ];
         let mut next = crate::test_rng(0x9e37_79b9_7f4a_7c15u64);
         for _ in 0..20_000 {
@@ -679,6 +700,7 @@ mod tests {
             "let token = next_token();",
             "rotate the secret weekly",
             "api key rotation",
+            "if (count == 3) { secret_count = 2; }",
         ] {
             let admitted = c.candidates(text.as_bytes());
             for rule in [
@@ -686,6 +708,7 @@ mod tests {
                 COMMAND_LINE,
                 AWS_SECRET_ACCESS_KEY,
                 API_KEY_HEADER,
+                COMPARISON,
             ] {
                 assert_eq!(admitted & bit(rule), 0, "{rule}: {text}");
             }
@@ -755,6 +778,28 @@ mod tests {
                 tuned * 4 <= plain,
                 "{tuned} places checked, {plain} in table order"
             );
+        }
+    }
+
+    /// A key word admits `secret_comparison` next to an equality operator on either side of
+    /// its identifier, whatever ends the word (`token)`, which admits no assignment rule).
+    #[test]
+    fn comparisons_are_admitted_by_their_operator() {
+        let c = &*BUILTIN;
+        let bit = 1 << NAMES.iter().position(|n| *n == COMPARISON).unwrap_or(0);
+        for text in [
+            "if (password == \"x\")",
+            "if (\"x\" === token)",
+            "if (\"x\" !== this.config.secret) return",
+            "if (\"x\" == api_key)",
+            "if (\"x\" == apiKey)",
+            "credentials != 'x'",
+            "data[\"token\"] == \"x\"",
+            "[[ \"$DB_PASSWORD\" == \"x\" ]]",
+            "password%20%3D%3D%20%22x%22",
+            "\\\"x\\\"\\t==\\ttoken",
+        ] {
+            assert_ne!(c.candidates(text.as_bytes()) & bit, 0, "{text}");
         }
     }
 

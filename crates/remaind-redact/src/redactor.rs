@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::error::Error;
-use crate::judge::{ValueKind, is_credential};
+use crate::judge::{ValueKind, is_credential, is_passphrase};
 use crate::prefilter::{BUILTIN, Hit, is_builtin_placeholder};
 use crate::rules::{GENERIC, NAMES};
 use crate::search::{
@@ -321,7 +321,14 @@ impl Redactor {
         } else {
             ValueKind::Token
         };
-        if !is_credential(value.as_bytes(), kind) || self.contains_secret(value.as_bytes()) {
+        // A message about a password (`"must be at least 8 characters"`) has spaces, as a
+        // passphrase may: judged as a quoted value is.
+        let credential = if kind == ValueKind::Password && value.contains(' ') {
+            is_passphrase(value.as_bytes())
+        } else {
+            is_credential(value.as_bytes(), kind)
+        };
+        if !credential || self.contains_secret(value.as_bytes()) {
             return None;
         }
         let placeholder = self.placeholder(GENERIC, value.as_bytes());

@@ -10,7 +10,9 @@
 
 use regex_automata::util::captures::Captures;
 
-use crate::judge::{ValueKind, is_credential, is_placeholder, is_placeholder_token, looks_random};
+use crate::judge::{
+    ValueKind, is_credential, is_passphrase, is_placeholder, is_placeholder_token, looks_random,
+};
 
 /// A start-of-token boundary: `\b`, or right after an escape of JSON text (`\n`, `\t`,
 /// `\u0041`) or of a URL (`%20`), so that a token right after an escaped newline inside serialized JSON is still
@@ -100,6 +102,8 @@ pub(crate) enum Check {
     HasDigit,
     /// The span must not be a placeholder (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`).
     NotPlaceholder,
+    /// A Discord bot token: its first part is a user id ([`is_discord_token`]).
+    DiscordToken,
     /// Standalone `Bearer <token>`: the token must look random ([`looks_random`]).
     BearerToken,
     /// An `Authorization` value: see [`authorization`].
@@ -112,6 +116,9 @@ pub(crate) enum Check {
     UrlPassword,
     /// A command-line credential (`curl -u`, `--password`, `mysql -p…`).
     CommandLine,
+    /// A string literal compared with a secret-naming identifier: [`is_credential`], a
+    /// password when the identifier says so (`pw` or `pw2`).
+    Comparison,
 }
 
 /// The capture groups of one match of a built-in rule in its haystack.
@@ -155,8 +162,7 @@ impl Check {
                 } else {
                     ValueKind::Token
                 };
-                return is_credential(bytes, kind)
-                    .then(|| through_closing_quote(groups.hay, secret));
+                return assignment_secret(groups.hay, secret, kind);
             }
             Check::UrlPassword => password_differs(bytes, groups.bytes("user").unwrap_or_default()),
             Check::CommandLine => match groups.bytes("user") {
@@ -166,9 +172,18 @@ impl Check {
                 }
                 None => is_credential(bytes, ValueKind::Token),
             },
+            Check::Comparison => {
+                let kind = if groups.span("pw").is_some() || groups.span("pw2").is_some() {
+                    ValueKind::Password
+                } else {
+                    ValueKind::Token
+                };
+                is_credential(bytes, kind)
+            }
             Check::None
             | Check::HasDigit
             | Check::NotPlaceholder
+            | Check::DiscordToken
             | Check::BearerToken
             | Check::Header => false,
         };
@@ -187,18 +202,96 @@ impl Check {
             Check::None => true,
             Check::HasDigit => bytes.iter().any(u8::is_ascii_digit) && !is_placeholder_token(bytes),
             Check::NotPlaceholder => !is_placeholder_token(bytes),
+            Check::DiscordToken => is_discord_token(bytes) && !is_placeholder_token(bytes),
             Check::BearerToken => {
                 // `.` and `~` are legal in a token but end sentences far more often than tokens.
                 let len = trim_end(bytes, |b| matches!(b, b'.' | b'~'));
                 return Some(looks_random(&bytes[..len]).then_some((start, start + len)));
             }
             Check::Header => header_value(bytes),
-            Check::Authorization | Check::Assignment | Check::UrlPassword | Check::CommandLine => {
+            Check::Authorization
+            | Check::Assignment
+            | Check::UrlPassword
+            | Check::CommandLine
+            | Check::Comparison => {
                 return None;
             }
         };
         Some(if ok { whole } else { None })
     }
+}
+
+/// The secret of an assignment whose value [`VALUE`] found at `hay[start..end]`, if it is
+/// judged a credential: the value ([`is_credential`]) run on to its closing quote
+/// ([`through_closing_quote`]); under a password key, the value run on over brackets
+/// ([`password_run`]: `db_pass: m{{h}o)p${e]nob(ody[`), or a quoted value whose first part is
+/// no credential judged whole ([`is_passphrase`]: `password = "value with quotes and
+/// spaces"`).
+pub(crate) fn assignment_secret(
+    hay: &[u8],
+    (start, end): (usize, usize),
+    kind: ValueKind,
+) -> Option<(usize, usize)> {
+    let password = kind == ValueKind::Password;
+    if password && let Some(run_end) = password_run(hay, start, end) {
+        return Some((start, run_end));
+    }
+    if is_credential(&hay[start..end], kind) {
+        return Some(through_closing_quote(hay, (start, end)));
+    }
+    if password {
+        let (_, stop) = through_closing_quote(hay, (start, end));
+        if stop > end && is_passphrase(&hay[start..stop]) {
+            return Some((start, stop));
+        }
+    }
+    None
+}
+
+/// Where an unquoted password value that [`VALUE`] stopped at a bracket ends: its run of bytes
+/// up to white space, a quote, a backslash, a separator (`,;&|<>`) or a placeholder, less
+/// closing brackets more than it opens (those of a call around it: `f(password=S3cr3t!)`),
+/// when that run is longer and is a password: no placeholder, no code (a name then `(` or
+/// `[`: `getpass()`, `args[1]`), no variable reference inside (`${NAME}`, `$(`), six bytes or
+/// more. `None` otherwise.
+fn password_run(hay: &[u8], start: usize, end: usize) -> Option<usize> {
+    let quoted = start
+        .checked_sub(1)
+        .is_some_and(|i| matches!(hay[i], b'"' | b'\''));
+    if quoted || !matches!(hay.get(end), Some(b'(' | b')' | b'[' | b']')) {
+        return None;
+    }
+    let limit = hay.len().min(start + QUOTED_REACH);
+    let mut stop = end;
+    while stop < limit
+        && (is_value_byte(hay[stop]) || matches!(hay[stop], b'(' | b')' | b'[' | b']'))
+        && !hay[stop..].starts_with(b"[REDACTED:")
+    {
+        stop += 1;
+    }
+    let count = |run: &[u8], c: u8| run.iter().filter(|&&b| b == c).count();
+    while let Some(&last @ (b')' | b']')) = hay[start..stop].last() {
+        let open = if last == b')' { b'(' } else { b'[' };
+        let run = &hay[start..stop];
+        if count(run, last) <= count(run, open) {
+            break;
+        }
+        stop -= 1;
+    }
+    let run = &hay[start..stop];
+    if stop <= end || run.len() < 6 || is_placeholder(run) {
+        return None;
+    }
+    let name = run
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'$'))
+        .count();
+    let call = name > 0 && matches!(run.get(name), Some(b'(' | b'['));
+    let reference = run
+        .windows(2)
+        .enumerate()
+        .any(|(i, w)| w == b"$(" || (w == b"${" && is_placeholder(&run[i..])));
+    (!call && !reference).then_some(stop)
 }
 
 /// Bytes a quoted value may run on past where [`VALUE`] stopped.
@@ -237,6 +330,45 @@ pub(crate) fn through_closing_quote(hay: &[u8], (start, end): (usize, usize)) ->
 /// The length of `v` without its trailing bytes that satisfy `drop`.
 fn trim_end(v: &[u8], drop: impl Fn(u8) -> bool) -> usize {
     v.len() - v.iter().rev().take_while(|&&b| drop(b)).count()
+}
+
+/// Whether the first part of `token`, a match of the Discord rule, is base64url of a user id:
+/// 17 to 20 ASCII digits (a snowflake). Dotted names and other dotted tokens that happen to
+/// have the parts' lengths decode to anything else.
+fn is_discord_token(token: &[u8]) -> bool {
+    let Some(id) = token.split(|&b| b == b'.').next() else {
+        return false;
+    };
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'-' => Some(62),
+        b'_' => Some(63),
+        _ => None,
+    };
+    // A base64 text of n bytes without padding is never 1 more than a multiple of 4 long.
+    if id.len() % 4 == 1 {
+        return false;
+    }
+    let mut digits = 0;
+    let (mut bits, mut held) = (0u32, 0);
+    for &c in id {
+        let Some(v) = value(c) else { return false };
+        bits = (bits << 6) | u32::from(v);
+        held += 6;
+        if held >= 8 {
+            held -= 8;
+            let byte = (bits >> held) as u8;
+            bits &= (1 << held) - 1;
+            if !byte.is_ascii_digit() {
+                return false;
+            }
+            digits += 1;
+        }
+    }
+    // The bits left over from the last character are zero in a canonical encoding.
+    bits == 0 && (17..=20).contains(&digits)
 }
 
 /// A header value such as `X-API-Key: …` or `PRIVATE-TOKEN: …`: a token, or at least
@@ -366,6 +498,8 @@ names! {
     SHOPIFY = "shopify_token";
     /// Linear API keys.
     LINEAR = "linear_api_key";
+    /// Discord bot tokens.
+    DISCORD = "discord_bot_token";
     /// Azure storage account and shared access keys.
     AZURE_KEY = "azure_storage_key";
     /// Azure shared access signatures.
@@ -390,6 +524,8 @@ names! {
     URL_CREDENTIALS = "url_credentials";
     /// Credentials on command lines.
     COMMAND_LINE = "command_line_credential";
+    /// String literals compared with a secret-naming identifier in code.
+    COMPARISON = "secret_comparison";
     /// Key-named assignments with a credential-looking value.
     GENERIC = "generic_secret";
 }
@@ -417,6 +553,7 @@ pub(crate) const NAMES: &[&str] = &[
     SENTRY,
     SHOPIFY,
     LINEAR,
+    DISCORD,
     AZURE_KEY,
     AZURE_SAS,
     AWS_ACCESS_KEY_ID,
@@ -429,6 +566,7 @@ pub(crate) const NAMES: &[&str] = &[
     API_KEY_HEADER,
     URL_CREDENTIALS,
     COMMAND_LINE,
+    COMPARISON,
     GENERIC,
 ];
 
@@ -439,6 +577,31 @@ const SECRET_KEY_WORDS: &str = r"(?i:(?P<pw>passw(?:or)?d|passwd|_pass|pwd)|secr
 /// camel-cased (`_KEY_BASE`, `_access_key`, `Secret` in `tokenSecret`), never a plain
 /// continuation (`tokenizer`, `max_tokens`).
 const KEY_SUFFIX: &str = r"(?:[_.-][A-Za-z0-9]+|[A-Z][A-Za-z0-9]*){0,2}";
+
+/// How far before the hit of its key word's literal a match of `secret_comparison` can start:
+/// an opening quote (4 bytes, `\\\"`), the literal (128), a closing quote (4), blanks (8
+/// of 3 bytes, `%20`), the operator (9, `%21%3D%3D`), blanks (24), an identifier's prefix
+/// (40) and the key word's bytes before its literal (4, `api_` of `api_key`).
+pub(crate) const COMPARISON_REACH: usize = 4 + 128 + 4 + 24 + 9 + 24 + 40 + 4;
+
+/// `secret_comparison`: an identifier holding a secret word (or a subscript by one,
+/// `["token"]`, or a quoted variable, `"$TOKEN"`), an equality operator, a quoted string
+/// (`s`); or the string (`t`), the operator and the identifier. Quotes may be escaped (JSON text) or URL-encoded, as may
+/// blanks and the operator.
+fn comparison_pattern() -> String {
+    let blanks = r"(?:[ \t]|%20){0,8}";
+    let op = r"(?:[=!]|%21|%3[Dd])(?:=|%3[Dd]){1,2}";
+    let quote = r#"(?:\\{0,3}["']|%2[27])"#;
+    let literal = |group: &str| format!(r#"{quote}(?P<{group}>[^"'\\\r\n]{{1,128}}?){quote}"#);
+    let (s, t) = (literal("s"), literal("t"));
+    let words_after = SECRET_KEY_WORDS.replace("(?P<pw>", "(?P<pw2>");
+    // `KEY_SUFFIX` with bounded segments, so that the literal tables' test of a key word's
+    // neighbours reads a bounded distance (`COMPARED_REACH` in `literals.rs`).
+    let suffix = r"(?:[_.-][A-Za-z0-9]{1,24}|[A-Z][A-Za-z0-9]{0,24}){0,2}";
+    format!(
+        r#"(?-u)(?:{SECRET_KEY_WORDS}{suffix}(?:{quote}(?:\]|%5[Dd])?)?{blanks}{op}{blanks}{s}|{t}{blanks}{op}{blanks}[A-Za-z0-9_$.]{{0,40}}?{words_after}{suffix}\b)"#
+    )
+}
 
 pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
     // PEM: a complete block (lazily up to the first END line), or a truncated block running to
@@ -565,6 +728,16 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             Check::NotPlaceholder,
         ),
         (
+            // Three base64url parts: a user id (digits; its base64 starts `MT` for every id
+            // starting with 1, which the literal tables need), a 6-character timestamp, an
+            // HMAC. Not a JWT (`eyJ`), and a dotted name's first part is no id.
+            DISCORD,
+            bounded(
+                r"MT[AEIMQUYcgk][A-Za-z0-9_-]{20,23}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}",
+            ),
+            Check::DiscordToken,
+        ),
+        (
             AZURE_KEY,
             (
                 r"(?-u)(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned(),
@@ -663,6 +836,15 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             groups(r#"(?-u)(?:(?m:^)|[ \t'"]|%20)(?:-u(?:[ ]|%20)+|--(?:proxy-)?user(?:(?:[ ]|%20)+|=))(?:['"]|%2[27])?(?P<user>[^\s:'"\\&;|%]+):(?P<s>[^\s'"\\&;|%]+)|(?:[ \t]|%20)--(?:(?P<pw>password|passwd)|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:(?:[ ]|%20)+|=)(?:['"]|%2[27])?(?P<t>[^\s'"\\&;|%]+)|(?:(?:mysql|mysqldump|mysqladmin)\b[^\r\n]*?(?:[ \t]|%20)-p|redis-cli\b[^\r\n]*?(?:[ \t]|%20)-a(?:[ ]|%20)+|sshpass(?:[ ]|%20)+-p(?:[ ]|%20)*)(?:['"]|%2[27])?(?P<v>[^\s'"\\&;|%]+)"#
                 .to_owned()),
             Check::CommandLine,
+        ),
+        (
+            // `if (password == "…")`, `"…" !== apiKey`: a string literal on either side of
+            // `==`, `===`, `!=`, `!==` next to an identifier holding a secret word, judged as an
+            // assignment's value is. Bounded so that a match starts at most
+            // `COMPARISON_REACH` bytes before its key word.
+            COMPARISON,
+            groups(comparison_pattern()),
+            Check::Comparison,
         ),
         (
             // `API_KEY=…`, `DB_PASSWORD: …`, `"client_secret": "…"`, `token := "…"`: a key name
@@ -858,6 +1040,32 @@ mod tests {
             assert!(checked > before, "{}: no match read off", rule.name);
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    /// A Discord token's first part is the base64 of a user id: 17 to 20 digits, canonically
+    /// encoded; a dotted token or name whose first part decodes to anything else is not one.
+    #[test]
+    fn discord_tokens_start_with_a_user_id() {
+        for token in [
+            "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            "MTA5ODc2NTQzMjEwOTg3NjU0Mw.GhIjKl.Q7vLm2Xk9PzR4tYwB8nJc3HfD6sGa1UeK5oV",
+            "MTIzNDU2Nzg5MDEyMzQ1Njc.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        ] {
+            assert!(is_discord_token(token.as_bytes()), "{token}");
+        }
+        for token in [
+            // "123abcdefghijklmnop"
+            "MTIzYWJjZGVmZ2hpamtsbW5vcA.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            // 16 digits, 21 digits
+            "MTIzNDU2Nzg5MDEyMzQ1Ng.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            "MTIzNDU2Nzg5MDEyMzQ1Njc4OTAx.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            // Not canonical (leftover bits), not base64url, a length no encoding has.
+            "MTIzNDU2Nzg5MDEyMzQ1Njc4OR.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            "MTk4NjIyNDgzNDcx+TI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+            "MTk4NjIyNDgzNDcxOTI1MjQ4M.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+        ] {
+            assert!(!is_discord_token(token.as_bytes()), "{token}");
+        }
     }
 
     /// No match of a rule said to be bracket-free holds `[` or `]`, on text built from key

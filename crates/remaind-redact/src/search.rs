@@ -9,12 +9,11 @@ use regex_automata::meta::Regex;
 use regex_automata::util::captures::Captures;
 use regex_automata::{Anchored, Input};
 
-use crate::judge::is_credential;
 use crate::literals::Starts;
 use crate::prefilter::{BUILTIN, Hit, RuleSet};
 use crate::redactor::Applied;
 use crate::rules::{
-    BuiltinRule, Check, Groups, NAMES, Secret, assignment_value, through_closing_quote,
+    BuiltinRule, Check, Groups, NAMES, Secret, assignment_secret, assignment_value,
 };
 
 /// The start of every placeholder.
@@ -373,11 +372,10 @@ fn next_candidate(
     if matches!(rule.check, Check::Assignment) {
         let whole = regex.search(input)?;
         if let Some((value, kind)) = assignment_value(b, whole.start(), whole.end()) {
-            let accepted = is_credential(&b[value..whole.end()], kind);
             return Some(Candidate {
                 whole: (whole.start(), whole.end()),
                 secret_start: value,
-                accepted: accepted.then(|| through_closing_quote(b, (value, whole.end()))),
+                accepted: assignment_secret(b, (value, whole.end()), kind),
             });
         }
     }

@@ -35,6 +35,7 @@ fn builtin_rule_names_are_the_contract() {
             "sentry_token",
             "shopify_token",
             "linear_api_key",
+            "discord_bot_token",
             "azure_storage_key",
             "azure_sas_signature",
             "aws_access_key_id",
@@ -47,6 +48,7 @@ fn builtin_rule_names_are_the_contract() {
             "api_key_header",
             "url_credentials",
             "command_line_credential",
+            "secret_comparison",
             "generic_secret",
         ]
     );
@@ -270,7 +272,12 @@ fn authorization_values() {
     assert!(!out.contains("6629fae4"), "{out}");
     assert!(out.ends_with("\nnext"), "{out}");
     // A JWT bearer credential is named by the more specific rule.
-    let jwt = &crate::support::samples(R)[26].text;
+    let samples = crate::support::samples(R);
+    let jwt = &samples
+        .iter()
+        .find(|s| s.rule == "jwt")
+        .expect("a JWT sample")
+        .text;
     let out = redact(&format!("Authorization: Bearer {jwt}"));
     assert!(
         out.starts_with("Authorization: Bearer [REDACTED:jwt:"),
@@ -559,4 +566,118 @@ fn a_quoted_password_is_redacted_to_its_closing_quote() {
             assert_eq!(text.contains(word), out.contains(word), "{text} -> {out}");
         }
     }
+}
+
+#[test]
+fn string_literals_compared_with_a_secret_name() {
+    // (text, the literal that must go)
+    for (text, secret) in [
+        ("if (password == \"hunter2-Xy9!\") {", "hunter2-Xy9!"),
+        ("if (\"s3cr3t-Tok3n\" === api_key) {", "s3cr3t-Tok3n"),
+        ("password != 'x7!Kq2pL'", "x7!Kq2pL"),
+        (
+            "if (\"Zq8vT2mK9pLx4Rw7Bn3J\" !== token) return;",
+            "Zq8vT2mK9pLx4Rw7Bn3J",
+        ),
+        (
+            "if (\"Zq8vT2mK9pLx4Rw7Bn3J\" == this.config.secret)",
+            "Zq8vT2mK9pLx4Rw7Bn3J",
+        ),
+        (
+            "assert resp.json()[\"token\"] == \"Zq8vT2mK9pLx4Rw7Bn3J\"",
+            "Zq8vT2mK9pLx4Rw7Bn3J",
+        ),
+        (
+            "if [[ \"$DB_PASSWORD\" == \"hunter2-Xy9!\" ]]; then",
+            "hunter2-Xy9!",
+        ),
+        (
+            "{\"cmd\": \"if (password == \\\"hunter2-Xy9!\\\") {\"}",
+            "hunter2-Xy9!",
+        ),
+    ] {
+        let (out, applied) = redactor().redact_str(text);
+        assert!(!out.contains(secret), "{text} -> {out}");
+        assert_eq!(applied.len(), 1, "{text}: {applied:?}");
+        assert_eq!(applied[0].rule, "secret_comparison", "{text}");
+        assert_eq!(redact(&out), out, "not idempotent: {text}");
+    }
+    // Empty and stand-in literals, types, names, other operators stay.
+    for text in [
+        "if (password == \"\") {",
+        "if (password == \"changeme\") {",
+        "if (typeof token === \"string\") {",
+        "if (typeof apiKey !== 'undefined') {",
+        "if (password !== confirmPassword) {",
+        "if (token.type === \"Bearer\") {",
+        "if token_type == \"refresh_token\":",
+        "if (secret == \"${SECRET}\") {",
+        "if (\"abc\" == tokens) {",
+        "if (password.length < \"hunter2-Xy9!\".length) {",
+        "let password = \"x\" == y;",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+}
+
+#[test]
+fn a_password_with_spaces_or_brackets_is_redacted_whole() {
+    // (text, what must be gone, what must stay)
+    for (text, gone, kept) in [
+        (
+            "password = \"value with quotes and spaces\"",
+            "quotes and spaces",
+            "password = \"[REDACTED:generic_secret:",
+        ),
+        (
+            "db_pass: m{{h}o)p${e]nob(ody[",
+            "nob(ody[",
+            "db_pass: [REDACTED:generic_secret:",
+        ),
+        ("db_pass: ${e]nob(ody[\nnext: 1", "nob(ody[", "\nnext: 1"),
+        (
+            "password: \"p@ss,w0rd!\"",
+            "w0rd!",
+            "password: \"[REDACTED:",
+        ),
+        (
+            "connect(password=S3cr3t!x9)",
+            "S3cr3t",
+            "connect(password=[REDACTED:",
+        ),
+        (
+            "{\"password\": \"correct horse battery staple\"}",
+            "horse",
+            "{\"password\": \"",
+        ),
+        (
+            "DB_PASSWORD=k6NLja)Jz9iMVBW&user=app",
+            "Jz9iMVBW",
+            "&user=app",
+        ),
+    ] {
+        let out = redact(text);
+        assert!(!out.contains(gone), "{text} -> {out}");
+        assert!(out.contains(kept), "{text} -> {out}");
+        assert_eq!(redact(&out), out, "not idempotent: {text}");
+    }
+    // Messages, labels, code and references under a password key stay, also as parsed JSON.
+    for text in [
+        "\"password\": \"must be at least 8 characters\"",
+        "\"passwordPlaceholder\": \"Enter your password\"",
+        "\"forgotPassword\": \"Forgot password?\"",
+        "password_hint = \"Use {length} characters or more\"",
+        "password=getpass()",
+        "password = os.environ.get(\"DB_PASSWORD\")",
+        "connect(user=user, password=password)",
+        "password: args[1],",
+        "DB_PASSWORD=${DB_PASSWORD:-postgres}",
+        "password: ${{ secrets.DB_PASSWORD }}",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+    let mut json = serde_json::json!({ "password": "must be at least 8 characters" });
+    assert!(redactor().redact_json(&mut json).is_empty());
+    let mut json = serde_json::json!({ "password": "value with quotes and spaces" });
+    assert_eq!(redactor().redact_json(&mut json).len(), 1);
 }

@@ -211,6 +211,16 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             .with(&["shpat_00000000000000000000000000000000", "shipping shpat_ tokens"]),
         simple("linear_api_key", format!("lin_api_{}", &r[..40]))
             .with(&["lin_api_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "lin_reg = fit(x)"]),
+        {
+            // A user id starting with 1 (its base64 starts `MT`), then a timestamp and an HMAC.
+            let token = format!("MTA5ODc2NTQzMjEwOTg3NjU0Mw.{}.{}", &r[..6], &r[6..44]);
+            simple("discord_bot_token", token).with(&[
+                "the bot's id MTA5ODc2NTQzMjEwOTg3NjU0Mw is base64 of its snowflake",
+                "MTIzYWJjZGVmZ2hpamtsbW5vcA.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWsZnCjm1",
+                "MTk4NjIyNDgzNDcxOTI1MjQ4.XXXXXX.XXXXXXXXXXXXXXXXXXXXXXXXXXX",
+                "MyCompany.Platform.Services.Authentication.TokenValidator",
+            ])
+        },
         Sample {
             rule: "azure_storage_key",
             text: format!(
@@ -347,6 +357,27 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             "sshpass -p \"$SSH_PASS\" ssh deploy@host",
             "mysql -uroot -p'<password>' app",
         ]),
+        {
+            let secret = format!("{}-{}", &r[..12], &r[12..24]);
+            Sample {
+                rule: "secret_comparison",
+                text: format!("if (password == \"{secret}\") {{ grant(); }}"),
+                url_param: format!("check=api_key%20%3D%3D%20%22{secret}%22"),
+                env_line: format!("[[ \"$API_TOKEN\" == \"{secret}\" ]] && deploy"),
+                pieces: vec![secret],
+                negatives: Vec::new(),
+            }
+            .with(&[
+                "if (password == \"\") { return; }",
+                "if (password == \"changeme\") warn();",
+                "if (typeof token === \"string\") {",
+                "if (password !== confirmPassword) {",
+                "if (token.type === \"Bearer\") {",
+                "if (\"abc\" == tokens) {",
+                "if token_type == \"refresh_token\":",
+                "if (secret == \"${SECRET}\") {",
+            ])
+        },
         Sample {
             rule: "generic_secret",
             text: format!("client_secret = \"{}\"", &r[..24]),
@@ -368,6 +399,15 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             "DB_PASSWORD=${DB_PASSWORD}",
             "api_key = settings.API_KEY",
             "sort_key = \"name\"",
+            "PWD=/srv/app",
+            "GOOGLE_APPLICATION_CREDENTIALS=/home/me/gcp.json",
+            "SSH_KEY=~/.ssh/id_ed25519",
+            "TOKEN_PATH=../secrets/token.txt",
+            "VAULT_TOKEN_URL=https://vault.example.com/v1",
+            "API_TOKEN=$(cat ~/.token)",
+            "\"password\": \"must be at least 8 characters\"",
+            "DB_PASSWORD=${DB_PASSWORD:-postgres}",
+            "password=getpass()",
         ]),
     ]
 }
