@@ -68,6 +68,15 @@ pub(crate) fn remaind(ctx: &Path, args: &[&str], stdin: Option<&[u8]>) -> Output
     remaind_env(ctx, args, stdin, &[])
 }
 
+/// `remaind log --kind KIND --text TEXT`, which must succeed; its stdout.
+pub(crate) fn log(ctx: &Path, kind: &str, text: &str) -> String {
+    ok(&remaind(
+        ctx,
+        &["log", "--kind", kind, "--text", text],
+        None,
+    ))
+}
+
 pub(crate) fn ok(out: &Output) -> String {
     assert!(
         out.status.success(),

@@ -3,7 +3,7 @@
 //! runtime's transcript, the `.gitignore` that keeps the key out of git, and a version that
 //! names its commit.
 
-use crate::common::{ok, remaind, text, tmp};
+use crate::common::{log, ok, remaind, text, tmp};
 
 fn init(dir: &std::path::Path) -> std::path::PathBuf {
     let ctx = dir.join(".context");
@@ -15,22 +15,8 @@ fn init(dir: &std::path::Path) -> std::path::PathBuf {
 fn free_text_may_start_with_a_hyphen() {
     let t = tmp();
     let ctx = init(&t.0);
-    ok(&remaind(
-        &ctx,
-        &["log", "--kind", "note", "--text", "-5 degrees outside"],
-        None,
-    ));
-    ok(&remaind(
-        &ctx,
-        &[
-            "log",
-            "--kind",
-            "decision",
-            "--text",
-            "--force is never used",
-        ],
-        None,
-    ));
+    log(&ctx, "note", "-5 degrees outside");
+    log(&ctx, "decision", "--force is never used");
     let out = ok(&remaind(&ctx, &["events", "--json"], None));
     assert!(
         out.contains("-5 degrees outside") && out.contains("--force is never used"),
@@ -43,11 +29,7 @@ fn events_are_named_by_id_or_seq_alike() {
     let t = tmp();
     let ctx = init(&t.0);
     for n in 1..=3 {
-        ok(&remaind(
-            &ctx,
-            &["log", "--kind", "note", "--text", &format!("n{n}")],
-            None,
-        ));
+        log(&ctx, "note", &format!("n{n}"));
     }
     let by_id = ok(&remaind(&ctx, &["events", "--from", "e2", "--json"], None));
     let by_seq = ok(&remaind(&ctx, &["events", "--from", "2", "--json"], None));
@@ -145,11 +127,7 @@ fn init_keeps_the_key_and_the_rebuilt_files_out_of_git() {
             .output()
     };
     if git(&["init", "-q"]).is_ok_and(|o| o.status.success()) {
-        ok(&remaind(
-            &ctx,
-            &["log", "--kind", "note", "--text", "x"],
-            None,
-        ));
+        log(&ctx, "note", "x");
         ok(&remaind(&ctx, &["search", "x"], None));
         let status = git(&["status", "--porcelain", "--untracked-files=all"]).expect("git status");
         let listed = String::from_utf8_lossy(&status.stdout);
@@ -187,16 +165,8 @@ fn the_version_names_its_commit() {
 fn a_forged_state_is_never_shown() {
     let t = tmp();
     let ctx = init(&t.0);
-    ok(&remaind(
-        &ctx,
-        &["log", "--kind", "user_message", "--text", "Tidy the README"],
-        None,
-    ));
-    ok(&remaind(
-        &ctx,
-        &["log", "--kind", "decision", "--text", "Keep the badges"],
-        None,
-    ));
+    log(&ctx, "user_message", "Tidy the README");
+    log(&ctx, "decision", "Keep the badges");
     ok(&remaind(&ctx, &["compact"], None));
     let path = ctx.join("active/state.json");
     let state = std::fs::read_to_string(&path).expect("state");
@@ -228,17 +198,7 @@ fn a_broad_user_rule_never_breaks_the_bookkeeping() {
     )
     .expect("rules");
     let key = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
-    ok(&remaind(
-        &ctx,
-        &[
-            "log",
-            "--kind",
-            "user_message",
-            "--text",
-            &format!("Deploy with key {key}"),
-        ],
-        None,
-    ));
+    log(&ctx, "user_message", &format!("Deploy with key {key}"));
     ok(&remaind(&ctx, &["compact"], None));
     let out = remaind(&ctx, &["resume"], None);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -259,23 +219,9 @@ fn a_closed_pipe_ends_a_command_quietly() {
     let t = tmp();
     let ctx = init(&t.0);
     for n in 0..300 {
-        ok(&remaind(
-            &ctx,
-            &[
-                "log",
-                "--kind",
-                "note",
-                "--text",
-                &format!("note {n} {}", "x".repeat(200)),
-            ],
-            None,
-        ));
+        log(&ctx, "note", &format!("note {n} {}", "x".repeat(200)));
     }
-    ok(&remaind(
-        &ctx,
-        &["log", "--kind", "user_message", "--text", "go"],
-        None,
-    ));
+    log(&ctx, "user_message", "go");
     for args in [
         ["resume", "--budget", "100000"],
         ["events", "--limit", "300"],

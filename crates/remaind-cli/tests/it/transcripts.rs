@@ -14,7 +14,7 @@ use camino::Utf8PathBuf;
 use remaind_adapters::{Runtime, read_transcript, replay_payloads, transcript_files};
 use serde_json::{Value, json};
 
-use crate::common::{ok, remaind, tmp};
+use crate::common::{log, ok, remaind, tmp};
 use crate::everyday::{hook_commands_of, run_hook};
 
 fn fixture(name: &str) -> PathBuf {
@@ -474,29 +474,9 @@ fn a_folder_of_sessions_resumes_from_the_newest_one() {
     );
     // Bookkeeping (a compaction, then a decision logged after it) under a tight budget.
     ok(&remaind(&ctx, &["compact"], None));
-    ok(&remaind(
-        &ctx,
-        &[
-            "log",
-            "--kind",
-            "decision",
-            "--text",
-            "Keep CLAUDE.md in English and Japanese",
-        ],
-        None,
-    ));
+    log(&ctx, "decision", "Keep CLAUDE.md in English and Japanese");
     ok(&remaind(&ctx, &["compact"], None));
-    ok(&remaind(
-        &ctx,
-        &[
-            "log",
-            "--kind",
-            "decision",
-            "--text",
-            "Ship the TODO app as is",
-        ],
-        None,
-    ));
+    log(&ctx, "decision", "Ship the TODO app as is");
     // e339 is the second compaction, e340 the decision after it: whatever the budget, the
     // compaction is left out before the decision is.
     for budget in (300..=2000).step_by(100) {
