@@ -616,14 +616,29 @@ mod tests {
         assert!(records.is_empty());
         assert_eq!((counts.used, counts.unused, counts.damaged), (2, 1, 0));
 
-        let mut bad = br#"{"type":"user","junk":""#.to_vec();
-        bad.extend_from_slice(b"\xff\"}");
+        // A byte that is not UTF-8, or a lone surrogate escape, costs a character, not the
+        // line: the prompt is kept with U+FFFD and the line counted as repaired.
+        let mut bad = br#"{"type":"user","message":{"content":"fix the caf"#.to_vec();
+        bad.extend_from_slice(b"\xe9 test\"}}");
+        let cut = br#"{"type":"user","message":{"content":"ship it \ud83d"}}"#;
+        for (line, want) in [
+            (&bad[..], "fix the caf\u{fffd} test"),
+            (cut, "ship it \u{fffd}"),
+        ] {
+            let (records, counts) = crate::read_transcript(Runtime::ClaudeCode, line);
+            assert_eq!((counts.used, counts.damaged, counts.repaired), (1, 0, 1));
+            assert_eq!(
+                records[0].signal,
+                Signal::Prompt {
+                    text: want.to_owned()
+                }
+            );
+        }
         for damaged in [
             &b"[1,2]"[..],
             b"\"text\"",
             b"{\"type\":\"user\"",
             b"{\"type\":\"user\"} trailing",
-            &bad,
         ] {
             let (records, counts) = crate::read_transcript(Runtime::ClaudeCode, damaged);
             assert!(records.is_empty());

@@ -41,6 +41,7 @@ mod hooks;
 mod import;
 mod map;
 mod plan;
+mod repair;
 mod signal;
 mod summary;
 mod transcript;
@@ -52,5 +53,6 @@ pub use hooks::{HookEvent, detect_runtime, hook_framing, hook_records, record, r
 pub use import::{ImportReport, Progress, import, transcript_files};
 pub use map::{INLINE_PROMPT_BYTES, Mapper};
 pub use plan::PlanBook;
+pub use repair::repair_json_text;
 pub use signal::{Framing, Record, Runtime, Signal, Source};
 pub use transcript::{LineCounts, LineOutcome, read_transcript};

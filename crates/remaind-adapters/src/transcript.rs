@@ -35,6 +35,9 @@ pub struct LineCounts {
     pub unused: u64,
     /// Lines that are not a JSON object (torn, truncated, binary).
     pub damaged: u64,
+    /// Lines read after replacing characters a strict parser refuses (a lone surrogate
+    /// escape, bytes that are not UTF-8) with U+FFFD; also counted as used or unused.
+    pub repaired: u64,
 }
 
 impl LineCounts {
@@ -44,6 +47,7 @@ impl LineCounts {
         self.used += other.used;
         self.unused += other.unused;
         self.damaged += other.damaged;
+        self.repaired += other.repaired;
     }
 }
 
@@ -75,7 +79,18 @@ pub(crate) fn stream_transcript(
             return;
         }
         counts.lines += 1;
-        match reader.line(n, line, &mut out) {
+        // A reader decodes strings leniently (a field it cannot decode reads as absent), so
+        // a line with a lone surrogate escape or a byte that is not UTF-8 is repaired first,
+        // or its prompt would be lost while the line counts as used.
+        let repaired = crate::repair::may_need_repair(line)
+            .then(|| crate::repair::repair_json_text(line))
+            .flatten();
+        let outcome = match &repaired {
+            Some((fixed, _)) => reader.line(n, fixed.as_bytes(), &mut out),
+            None => reader.line(n, line, &mut out),
+        };
+        counts.repaired += u64::from(repaired.is_some() && outcome.is_some());
+        match outcome {
             Some(LineOutcome::Used) => counts.used += 1,
             Some(LineOutcome::Unused) => counts.unused += 1,
             None => counts.damaged += 1,

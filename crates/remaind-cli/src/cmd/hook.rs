@@ -179,8 +179,28 @@ fn handle(global: &Global, args: &Args, input: &[u8]) -> Result<ExitCode, CliErr
     let payload: Value = if input.iter().all(u8::is_ascii_whitespace) {
         Value::Object(Map::new())
     } else {
-        remaind_ledger::parse_json_strict(input)
-            .map_err(|e| CliError::invalid(format!("stdin: the hook payload is not JSON: {e}")))?
+        match remaind_ledger::parse_json_strict(input) {
+            Ok(v) => v,
+            // A lone surrogate escape (an emoji cut in half) or a byte that is not UTF-8
+            // costs a character, not the prompt.
+            Err(e) => match remaind_adapters::repair_json_text(input) {
+                Some((fixed, n)) => {
+                    let v = remaind_ledger::parse_json_strict(fixed.as_bytes()).map_err(|_| {
+                        CliError::invalid(format!("stdin: the hook payload is not JSON: {e}"))
+                    })?;
+                    eprintln!(
+                        "remaind hook: {n} character(s) of the payload could not be decoded and \
+were replaced with U+FFFD"
+                    );
+                    v
+                }
+                None => {
+                    return Err(CliError::invalid(format!(
+                        "stdin: the hook payload is not JSON: {e}"
+                    )));
+                }
+            },
+        }
     };
     let Some(payload) = payload.as_object() else {
         return Err(CliError::invalid(

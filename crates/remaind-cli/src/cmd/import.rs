@@ -103,6 +103,7 @@ fn print_report(runtime: Runtime, r: &ImportReport, json: bool) -> Result<ExitCo
             "used_lines": r.counts.used,
             "unused_lines": r.counts.unused,
             "damaged_lines": r.counts.damaged,
+            "repaired_lines": r.counts.repaired,
             "records": r.records,
             "already_imported": r.already_imported,
             "appended": r.appended,
@@ -113,13 +114,15 @@ fn print_report(runtime: Runtime, r: &ImportReport, json: bool) -> Result<ExitCo
         writeln!(
             out,
             "imported {} {} file(s): {} lines ({} used, {} of unused types, {} damaged and \
-skipped); {} records, {} already imported; appended {} events (head e{})",
+skipped, {} kept with undecodable characters replaced); {} records, {} already imported; \
+appended {} events (head e{})",
             r.files.len(),
             runtime,
             r.counts.lines,
             r.counts.used,
             r.counts.unused,
             r.counts.damaged,
+            r.counts.repaired,
             r.records,
             r.already_imported,
             r.appended,

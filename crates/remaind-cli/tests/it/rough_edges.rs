@@ -263,3 +263,40 @@ fn verify_names_a_symlink_as_one() {
         "{said}"
     );
 }
+
+/// A prompt holding a lone surrogate escape (`JSON.stringify` of an emoji cut in half) or a
+/// byte that is not UTF-8 is kept, with U+FFFD for what cannot be decoded, by a hook and by
+/// import alike: it stays the latest instruction, and import counts the repaired lines.
+#[test]
+fn an_undecodable_character_costs_a_character_not_the_prompt() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    log(&ctx, "user_message", "An older instruction");
+    let payload = br#"{"hook_event_name":"UserPromptSubmit","prompt":"Ship the release \ud83d"}"#;
+    let out = remaind(&ctx, &["hook", "user-prompt-submit"], Some(payload));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r: serde_json::Value =
+        serde_json::from_slice(&remaind(&ctx, &["resume", "--json"], None).stdout).expect("json");
+    assert_eq!(r["latest_instruction"]["text"], "Ship the release \u{fffd}");
+
+    let file = t.0.join("session.jsonl");
+    let mut lines = br#"{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"Cut here \ud83d"}}"#.to_vec();
+    lines.extend_from_slice(b"\n{\"type\":\"user\",\"uuid\":\"u2\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"Caf\xe9 time\"}}\n");
+    std::fs::write(&file, lines).expect("write");
+    let report: serde_json::Value = serde_json::from_str(&ok(&remaind(
+        &ctx,
+        &[
+            "import",
+            "claude-code",
+            file.to_str().expect("utf-8"),
+            "--json",
+        ],
+        None,
+    )))
+    .expect("report");
+    assert_eq!(report["repaired_lines"], 2, "{report}");
+    assert_eq!(report["damaged_lines"], 0, "{report}");
+    let r: serde_json::Value =
+        serde_json::from_slice(&remaind(&ctx, &["resume", "--json"], None).stdout).expect("json");
+    assert_eq!(r["latest_instruction"]["text"], "Caf\u{fffd} time");
+}
