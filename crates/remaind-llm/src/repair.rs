@@ -156,7 +156,16 @@ pub fn compact_llm(
                 let answer = match backend::ask(config, preset, &text, timeout) {
                     Ok(answer) => answer,
                     Err(e) => {
-                        asked = Some(Err(e));
+                        // A failing CLI or endpoint may quote the model's or server's output:
+                        // it reaches stderr only through the project's rules.
+                        let redact = |t: String| ledger.redactor().redact_str(&t).0.into_owned();
+                        asked = Some(Err(match e {
+                            CallError::Failed(reason) => CallError::Failed(redact(reason)),
+                            CallError::Setting { setting, reason } => CallError::Setting {
+                                setting,
+                                reason: redact(reason),
+                            },
+                        }));
                         return Err(Rejection::new("the model gave no answer"));
                     }
                 };

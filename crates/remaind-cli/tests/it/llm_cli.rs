@@ -672,3 +672,21 @@ fn a_time_limit_too_short_for_a_round_goes_straight_to_the_builtin_compactor() {
     assert_eq!(st_compactor(&s), "builtin");
     assert!(!s.standin.join("count").exists(), "the model was asked");
 }
+
+/// A failing endpoint that quotes a secret back (a server echoing the request, a CLI
+/// printing its environment) reaches stderr only through the project's rules.
+#[test]
+fn a_failure_message_quoting_a_secret_is_redacted() {
+    let s = setup();
+    let secret = "ghp_9aZ3kQ7wLm2XbR4tY8uP1sD6fG0hJ5cV2nE7";
+    let srv = serve(vec![Reply {
+        status: 500,
+        body: json!({"error": {"message": format!("token {secret} refused"), "type": "x"}})
+            .to_string(),
+        delay: Duration::ZERO,
+    }]);
+    openai_config(&s, srv.port);
+    let err = fails_cleanly(&s, "openai", "answered HTTP 500");
+    assert!(!err.contains(secret), "{err}");
+    assert!(err.contains("[REDACTED:"), "{err}");
+}
