@@ -222,6 +222,9 @@ fn read_key(dir: &Utf8Path) -> Result<Vec<u8>> {
     Ok(key)
 }
 
+/// The largest gitleaks rule file read (gitleaks' own default config is about 100 KiB).
+const MAX_RULE_FILE_BYTES: u64 = 16 << 20;
+
 /// The project's redactor: built-in rules, `redaction.json` rules, `redaction.toml` and the
 /// gitleaks files `redaction.json` lists (relative paths are from the project folder, the one
 /// holding `.context/`).
@@ -242,11 +245,26 @@ fn load_redactor(dir: &Utf8Path, key: &[u8]) -> Result<Redactor> {
         let root = dir.parent().unwrap_or(dir);
         for listed in remaind_redact::gitleaks_files(json).map_err(|e| unusable(&json_path, e))? {
             let path = root.join(&listed);
-            let text = fs::read_to_string(&path).map_err(|e| Error::Config {
+            // Read as the key is: a regular file only, never through a symlink, never blocking
+            // on a FIFO (every command, hooks included, opens the rules), and of a rule file's
+            // size, not a device's.
+            let unreadable = |e: io::Error| Error::Config {
                 path: json_path.clone(),
                 reason: format!("the gitleaks rule file `{listed}` ({path}) cannot be read"),
                 source: Some(Box::new(e)),
-            })?;
+            };
+            let too_big = fs::symlink_metadata(&path).is_ok_and(|m| m.len() > MAX_RULE_FILE_BYTES);
+            if too_big {
+                return Err(unreadable(io::Error::other(format!(
+                    "is larger than {} MiB; a rule file is text",
+                    MAX_RULE_FILE_BYTES >> 20
+                ))));
+            }
+            let bytes = read_regular(&path)
+                .map_err(unreadable)?
+                .ok_or_else(|| unreadable(io::Error::from(io::ErrorKind::NotFound)))?;
+            let text = String::from_utf8(bytes)
+                .map_err(|e| unreadable(io::Error::new(io::ErrorKind::InvalidData, e)))?;
             files.push((path, text));
         }
     }

@@ -300,3 +300,54 @@ fn an_undecodable_character_costs_a_character_not_the_prompt() {
         serde_json::from_slice(&remaind(&ctx, &["resume", "--json"], None).stdout).expect("json");
     assert_eq!(r["latest_instruction"]["text"], "Caf\u{fffd} time");
 }
+
+/// A gitleaks rule file that is a FIFO or a symlink to a device is refused at once, naming
+/// the file: it never hangs a command (hooks included) or reads until memory runs out.
+#[test]
+fn a_rule_file_that_is_a_fifo_or_a_device_is_refused_at_once() {
+    for kind in ["fifo", "symlink"] {
+        let t = tmp();
+        let ctx = init(&t.0);
+        let listed = t.0.join(".gitleaks.toml");
+        match kind {
+            "fifo" => {
+                let made = std::process::Command::new("mkfifo")
+                    .arg(&listed)
+                    .status()
+                    .is_ok_and(|s| s.success());
+                if !made {
+                    continue;
+                }
+            }
+            _ => std::os::unix::fs::symlink("/dev/zero", &listed).expect("symlink"),
+        }
+        std::fs::write(
+            ctx.join("schemas/redaction.json"),
+            r#"{"rules": [], "gitleaks": ".gitleaks.toml"}"#,
+        )
+        .expect("rules");
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_remaind"))
+            .arg("--dir")
+            .arg(&ctx)
+            .args(["log", "--kind", "note", "--text", "x"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let started = std::time::Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if started.elapsed() > std::time::Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("{kind}: the command hung on the rule file");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("output");
+        assert!(!out.status.success(), "{kind}");
+        assert!(
+            text(&out).contains(".gitleaks.toml"),
+            "{kind}: {}",
+            text(&out)
+        );
+    }
+}
