@@ -13,7 +13,7 @@ use remaind_ledger::Ledger;
 
 use crate::error::{Error, Result};
 use crate::hooks::record;
-use crate::signal::{Framing, Record, Runtime, Signal, line_key};
+use crate::signal::{Framing, Record, Runtime, Signal, origin_key};
 use crate::transcript::read_transcript;
 
 /// How many of the newest ledger events are searched for an interrupt recorded before.
@@ -87,15 +87,7 @@ fn recorded_keys(ledger: &Ledger, runtime: Runtime) -> Result<HashSet<String>> {
     let head = ledger.head()?.0;
     let mut keys = HashSet::new();
     for ev in ledger.before(head + 1, RECORDED_LOOKBACK)? {
-        let Some(src) = ev.data.as_ref().and_then(|d| d.get("origin")) else {
-            continue;
-        };
-        let field = |k: &str| src.get(k).and_then(|v| v.as_str());
-        if let (Some(rt), Some(line)) = (field("runtime"), field("line"))
-            && rt == runtime.as_str()
-        {
-            keys.insert(line_key(rt, field("session").unwrap_or(""), line));
-        }
+        keys.extend(origin_key(&ev, runtime));
     }
     Ok(keys)
 }

@@ -9,7 +9,7 @@ use remaind_redact::Redactor;
 use crate::error::{Error, Result};
 use crate::map::Mapper;
 use crate::plan::PlanBook;
-use crate::signal::{Framing, Record, Runtime, Signal, line_key};
+use crate::signal::{Framing, Record, Runtime, Signal, origin_key};
 use crate::transcript::{LineCounts, stream_transcript};
 
 /// Records mapped and appended per batch (one lock, one sync each; other writers wait
@@ -334,20 +334,7 @@ fn imported_state(ledger: &Ledger, runtime: Runtime) -> Result<Imported> {
         if let Some(b) = PlanBook::from_data(data) {
             book = b;
         }
-        let Some(src) = data.get("origin") else {
-            continue;
-        };
-        let field = |k: &str| src.get(k).and_then(|v| v.as_str());
-        if field("runtime") != Some(runtime.as_str()) {
-            continue;
-        }
-        if let Some(line) = field("line") {
-            keys.insert(line_key(
-                runtime.as_str(),
-                field("session").unwrap_or(""),
-                line,
-            ));
-        }
+        keys.extend(origin_key(&ev, runtime));
     }
     Ok(Imported {
         keys,
@@ -381,7 +368,7 @@ pub fn import(
         ..ImportReport::default()
     };
     let mapper = Mapper::new(ledger.head()?.0, book).after_instruction(instruction);
-    let mut batch = Batch::new(mapper, ledger.redactor());
+    let mut batch = Batch::new(mapper, ledger.redactor()).importing(runtime, imported);
     let mut bytes_done = 0;
     let sessions = sessions(files);
     // One thread reads, parses and redacts the files while this one maps and appends (the
@@ -412,7 +399,7 @@ pub fn import(
                 }) => report.framing.merge(framing),
                 Parsed::Record(rec) => {
                     report.records += 1;
-                    if rec.source.line_key().is_some_and(|k| imported.contains(&k)) {
+                    if batch.already_imported(&rec) {
                         report.already_imported += 1;
                         continue;
                     }
@@ -439,6 +426,7 @@ pub fn import(
         Ok(())
     })?;
     report.appended += batch.flush(ledger)?;
+    report.already_imported += batch.raced;
     report.head = ledger.head()?.0;
     Ok(report)
 }
@@ -448,6 +436,12 @@ pub(crate) struct Batch<'r> {
     redactor: &'r Redactor,
     pub(crate) mapper: Mapper,
     records: Vec<Record>,
+    /// An import's runtime and the keys of the lines the ledger holds: what another writer
+    /// appended meanwhile is checked under the lock, so two imports of one transcript never
+    /// both append a line.
+    imported: Option<(Runtime, HashSet<String>)>,
+    /// Records dropped under the lock because another writer had imported their line.
+    pub(crate) raced: u64,
 }
 
 impl<'r> Batch<'r> {
@@ -459,7 +453,24 @@ impl<'r> Batch<'r> {
             redactor,
             mapper,
             records: Vec::new(),
+            imported: None,
+            raced: 0,
         }
+    }
+
+    /// An import's batch: `keys` are the lines of `runtime` the ledger holds.
+    pub(crate) fn importing(mut self, runtime: Runtime, keys: HashSet<String>) -> Batch<'r> {
+        self.imported = Some((runtime, keys));
+        self
+    }
+
+    /// Whether the line `rec` came from was imported already (read before the import or
+    /// appended by another writer since).
+    pub(crate) fn already_imported(&self, rec: &Record) -> bool {
+        let Some((_, keys)) = &self.imported else {
+            return false;
+        };
+        rec.source.line_key().is_some_and(|k| keys.contains(&k))
     }
 
     pub(crate) fn map(&mut self, mut rec: Record) {
@@ -484,11 +495,25 @@ impl<'r> Batch<'r> {
         if self.records.is_empty() {
             return Ok(0);
         }
-        let records = std::mem::take(&mut self.records);
+        let mut records = std::mem::take(&mut self.records);
         let mapper = &mut self.mapper;
+        let imported = &mut self.imported;
+        let raced = &mut self.raced;
         let ids = ledger.append_batch_built(|head| {
             if head != mapper.head() {
-                // Another writer appended since the last batch.
+                // Another writer appended since the last batch (under the lock now, so what
+                // it wrote is all there): an import of the same transcript may have written
+                // these very lines.
+                if let Some((runtime, keys)) = imported.as_mut() {
+                    let since = mapper.head() + 1;
+                    let newer = usize::try_from(head - mapper.head()).unwrap_or(usize::MAX);
+                    for ev in ledger.range(since, newer).unwrap_or_default() {
+                        keys.extend(origin_key(&ev, *runtime));
+                    }
+                    let before = records.len();
+                    records.retain(|r| r.source.line_key().is_none_or(|k| !keys.contains(&k)));
+                    *raced += (before - records.len()) as u64;
+                }
                 mapper.rebase(head);
             }
             for rec in records {

@@ -108,6 +108,21 @@ impl Source {
     }
 }
 
+/// The import key of the transcript line `ev` came from, when it came from one of
+/// `runtime`'s (its `data.origin` names the runtime and a line id).
+pub(crate) fn origin_key(ev: &remaind_ledger::Event, runtime: Runtime) -> Option<String> {
+    let src = ev.data.as_ref()?.get("origin")?;
+    let field = |k: &str| src.get(k).and_then(Value::as_str);
+    if field("runtime") != Some(runtime.as_str()) {
+        return None;
+    }
+    Some(line_key(
+        runtime.as_str(),
+        field("session").unwrap_or(""),
+        field("line")?,
+    ))
+}
+
 /// The de-duplication key of a source line.
 pub(crate) fn line_key(runtime: &str, session: &str, line: &str) -> String {
     format!("{runtime}\u{1f}{session}\u{1f}{line}")

@@ -112,3 +112,57 @@ fn an_import_beside_another_writer_cites_only_its_own_events() {
     }
     assert!(cited > 1_000, "{cited}");
 }
+
+/// Two imports of one transcript at once (two processes' handles): every line is appended
+/// once. The set of imported lines is checked again under the ledger's lock whenever
+/// another writer appended since, so the slower import skips what the faster one wrote.
+#[test]
+fn two_imports_of_one_transcript_at_once_append_each_line_once() {
+    let (_t, dir) = tempdir();
+    let steps: Vec<Step> = (0..3_000)
+        .map(|i| match i % 3 {
+            0 => Step::Plan(vec![(i % 5, 1), ((i + 1) % 5, 0)]),
+            1 => Step::Edit(i % 3),
+            _ => Step::Prompt(format!("step {i}")),
+        })
+        .collect();
+    let file = dir.join("session.jsonl");
+    std::fs::write(&file, render(&steps)).expect("write");
+    let _created = ledger(&dir);
+    let ctx = dir.join(".context");
+    let run = || {
+        let handle = Ledger::open(&ctx).expect("open");
+        import(
+            &handle,
+            Runtime::ClaudeCode,
+            std::slice::from_ref(&file),
+            |_| {},
+        )
+        .expect("import")
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(run);
+        let b = s.spawn(run);
+        (a.join().expect("a"), b.join().expect("b"))
+    });
+    let check = Ledger::open(&ctx).expect("open");
+    let mut lines = HashSet::new();
+    let mut with_line = 0;
+    for ev in check.iter().expect("iter") {
+        let ev = ev.expect("event");
+        let Some(origin) = ev.data.as_ref().and_then(|d| d.get("origin")) else {
+            continue;
+        };
+        if let Some(line) = origin.get("line").and_then(|l| l.as_str()) {
+            with_line += 1;
+            lines.insert((line.to_owned(), ev.kind, ev.text.clone()));
+        }
+    }
+    assert_eq!(with_line, lines.len(), "an event was appended twice");
+    // Alone, one import appends what the two did together.
+    let (_t2, dir2) = tempdir();
+    let alone = ledger(&dir2);
+    let single = import(&alone, Runtime::ClaudeCode, &[file], |_| {}).expect("import");
+    assert_eq!(a.appended + b.appended, single.appended, "{a:?} {b:?}");
+    assert!(check.verify().expect("verify").problems.is_empty());
+}
