@@ -292,7 +292,7 @@ impl<'s, 't> Fold<'s, 't> {
             Kind::Remember => push_unique(&mut self.state.remember, item.clone()),
             // A step logged after the turn ended and before a new instruction: the agent
             // handed control back, so it is not current.
-            Kind::NextStep if !self.turn.step_may_be_current(ev.id) => {
+            Kind::NextStep if self.turn.ended() => {
                 self.loops_may_hold_steps = true;
                 push_unique(&mut self.state.open_loops, pending_before_end(item.clone()));
             }
@@ -479,10 +479,7 @@ impl<'s, 't> Fold<'s, 't> {
             let ids = self.state.open_loops[idx].events.clone();
             let mut chosen = None;
             for id in ids.iter().rev() {
-                if !self.gone.contains(id)
-                    && self.turn.step_may_be_current(*id)
-                    && self.kind_of(*id, lookup) == Some(Kind::NextStep)
-                {
+                if !self.gone.contains(id) && self.kind_of(*id, lookup) == Some(Kind::NextStep) {
                     chosen = Some(*id);
                     break;
                 }

@@ -244,6 +244,13 @@ pub fn observe(
     req: &FrameRequest,
 ) -> Result<Option<Framing>, Error> {
     let previous = load(ctx).ok().flatten();
+    // The common case, on every hook: nothing stated is new and the day is the same. Said
+    // without detecting the machine's shell and time zone or redacting the whole framing.
+    if let Some(p) = &previous
+        && already_says(p, req, ledger)
+    {
+        return Ok(None);
+    }
     let mut req = req.clone();
     // What the runtime did not state stays as it was.
     if req.workspace_root.is_none() {
@@ -265,6 +272,36 @@ pub fn observe(
         .write(FRAMING_FILE, &framing.to_bytes())
         .map_err(Error::Atomic)?;
     Ok(Some(framing))
+}
+
+/// Whether `previous` already holds everything `req` states (its values redacted as they
+/// would be stored) and its date is still today in its time zone. Only a request that names
+/// no shell, OS, date or time zone (what a runtime states) can be answered so.
+fn already_says(previous: &Framing, req: &FrameRequest, ledger: &remaind_ledger::Ledger) -> bool {
+    if req.shell.is_some() || req.os.is_some() || req.date.is_some() || req.time_zone.is_some() {
+        return false;
+    }
+    let clean = |v: &str| ledger.redactor().redact_str(v).0.into_owned();
+    let model = req.model.clone().or_else(|| {
+        std::env::var("REMAIND_MODEL")
+            .ok()
+            .filter(|m| !m.is_empty())
+    });
+    let same_model = model.is_none_or(|m| previous.model.as_deref() == Some(clean(&m).as_str()));
+    let same_root = req
+        .workspace_root
+        .as_deref()
+        .is_none_or(|w| previous.workspace_root == clean(w));
+    let same_settings = req
+        .settings
+        .iter()
+        .all(|(k, v)| match previous.settings.get(k) {
+            None => v.is_empty(),
+            Some(old) => !v.is_empty() && *old == clean(v),
+        });
+    let today = jiff::tz::TimeZone::get(&previous.time_zone)
+        .map(|tz| jiff::Timestamp::now().to_zoned(tz).date().to_string());
+    same_model && same_root && same_settings && today.is_ok_and(|d| d == previous.date)
 }
 
 /// `framing` with every string (model, settings, paths) through the project's redactor.

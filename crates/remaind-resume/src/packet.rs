@@ -260,14 +260,18 @@ fn turn_of(inp: &Inputs) -> Turn {
 }
 
 /// The next step under the one turn policy (remaind_validate::Turn): none once the turn
-/// ended; else the newest active step newer than every turn end, else the state's.
+/// ended; else the newest active step after the state, else the state's (or, when the
+/// state's turn had ended, the newest step still open among its loops).
 fn next_step(ledger: &Ledger, inp: &Inputs, turn: &Turn) -> Option<PlannedStep> {
     if turn.ended() {
         return None;
     }
-    if let Some(ev) = inp.tail.iter().rev().find(|e| {
-        e.kind == Kind::NextStep && inp.statuses.is_current(e.id) && turn.step_may_be_current(e.id)
-    }) {
+    if let Some(ev) = inp
+        .tail
+        .iter()
+        .rev()
+        .find(|e| e.kind == Kind::NextStep && inp.statuses.is_current(e.id))
+    {
         return Some(PlannedStep {
             text: ev.text.clone().unwrap_or_default(),
             events: vec![ev.id],

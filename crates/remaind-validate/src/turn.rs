@@ -6,9 +6,9 @@
 //! the validator's check 3 and the resume packet and gate all ask this module where the turn
 //! stands, so they can never disagree:
 //!
-//! - **turn in progress**: the next step is the newest active step (one logged since the
-//!   instruction, else an older one still active); else "continue with the latest
-//!   instruction";
+//! - **turn in progress** ([`Turn::ended`] is false): the next step is the newest active
+//!   step (one logged since the instruction, else an older one still active); else "continue
+//!   with the latest instruction";
 //! - **turn ended**: no step is current. Steps from before the end are open loops ("pending
 //!   before the turn ended; may already be done"), the state's `next_step` is null and the
 //!   gate interrupts with `no_next_step`, telling the agent to wait for the user;
@@ -29,12 +29,12 @@
 //! let mut turn = Turn::after_state(None);
 //! turn.observe(&event(1, Kind::UserMessage, serde_json::json!({})));
 //! turn.observe(&event(2, Kind::NextStep, serde_json::json!({})));
-//! assert!(!turn.ended() && turn.step_may_be_current(EventId(2)));
+//! assert!(!turn.ended());
 //! turn.observe(&event(3, Kind::AssistantMessage, serde_json::json!({"turn_end": "stop"})));
-//! assert!(turn.ended() && !turn.step_may_be_current(EventId(2)));
+//! assert!(turn.ended());
 //! assert_eq!(turn.end_event(), Some(EventId(3)));
 //! turn.observe(&event(4, Kind::UserMessage, serde_json::json!({})));
-//! assert!(!turn.ended() && turn.step_may_be_current(EventId(2)));
+//! assert!(!turn.ended());
 //! ```
 
 use remaind_events::{Event, EventId, Kind};
@@ -127,12 +127,6 @@ impl Turn {
     pub fn end_event(&self) -> Option<EventId> {
         self.ended.and_then(|(id, _)| id)
     }
-
-    /// Whether an active step may be the current next step: only while the turn is open
-    /// (a step logged after the end, before a new instruction, is not current either).
-    pub fn step_may_be_current(&self, _step: EventId) -> bool {
-        self.ended.is_none()
-    }
 }
 
 #[cfg(test)]
@@ -161,10 +155,8 @@ mod tests {
             t.observe(&e);
         }
         assert_eq!(t.how_ended(), Some(TurnEnd::Interrupted));
-        assert!(!t.step_may_be_current(EventId(4)));
         t.observe(&ev(5, Kind::UserMessage, None));
         assert!(!t.ended());
-        assert!(t.step_may_be_current(EventId(4)));
         assert_eq!(t.instruction(), Some(EventId(5)));
         // An unknown value is no end.
         t.observe(&ev(7, Kind::AssistantMessage, Some("paused")));
@@ -187,12 +179,11 @@ mod tests {
         });
         let t = Turn::after_state(Some(&s));
         assert!(t.ended() && t.end_event().is_none());
-        assert!(!t.step_may_be_current(EventId(9)));
         s.next_step = Some(NextStep {
             text: "x".into(),
             events: vec![EventId(2)],
             tool: None,
         });
-        assert!(Turn::after_state(Some(&s)).step_may_be_current(EventId(3)));
+        assert!(!Turn::after_state(Some(&s)).ended());
     }
 }

@@ -459,7 +459,7 @@ fn check_all(
     // ---- What older events still require (see prior.rs) -----------------------------------
     let tail_has_step = infos
         .values()
-        .any(|i| i.kind == Kind::NextStep && is_current(&i.id) && turn.step_may_be_current(i.id));
+        .any(|i| i.kind == Kind::NextStep && is_current(&i.id) && !turn.ended());
     let mut prior_latest_step = None;
     let mut carried_completed: Vec<EventId> = Vec::new();
     if let Some(prior) = prior {
@@ -641,7 +641,6 @@ fn check_all(
         .filter(|i| i.kind == Kind::NextStep && is_current(&i.id))
         .map(|i| i.id)
         .chain(prior_latest_step)
-        .filter(|id| turn.step_may_be_current(*id))
         .max();
     match &state.next_step {
         None if turn.ended() => {}
