@@ -179,28 +179,7 @@ fn handle(global: &Global, args: &Args, input: &[u8]) -> Result<ExitCode, CliErr
     let payload: Value = if input.iter().all(u8::is_ascii_whitespace) {
         Value::Object(Map::new())
     } else {
-        match remaind_ledger::parse_json_strict(input) {
-            Ok(v) => v,
-            // A lone surrogate escape (an emoji cut in half) or a byte that is not UTF-8
-            // costs a character, not the prompt.
-            Err(e) => match remaind_adapters::repair_json_text(input) {
-                Some((fixed, n)) => {
-                    let v = remaind_ledger::parse_json_strict(fixed.as_bytes()).map_err(|_| {
-                        CliError::invalid(format!("stdin: the hook payload is not JSON: {e}"))
-                    })?;
-                    eprintln!(
-                        "remaind hook: {n} character(s) of the payload could not be decoded and \
-were replaced with U+FFFD"
-                    );
-                    v
-                }
-                None => {
-                    return Err(CliError::invalid(format!(
-                        "stdin: the hook payload is not JSON: {e}"
-                    )));
-                }
-            },
-        }
+        parse_payload(input)?
     };
     let Some(payload) = payload.as_object() else {
         return Err(CliError::invalid(
@@ -244,6 +223,23 @@ were replaced with U+FFFD"
         };
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The payload as JSON. A lone surrogate escape (an emoji cut in half) or a byte that is
+/// not UTF-8 costs a character, not the prompt: it is replaced with U+FFFD, and said.
+fn parse_payload(input: &[u8]) -> Result<Value, CliError> {
+    let err = match remaind_ledger::parse_json_strict(input) {
+        Ok(v) => return Ok(v),
+        Err(e) => e,
+    };
+    let not_json = || CliError::invalid(format!("stdin: the hook payload is not JSON: {err}"));
+    let (fixed, n) = remaind_adapters::repair_json_text(input).ok_or_else(not_json)?;
+    let v = remaind_ledger::parse_json_strict(fixed.as_bytes()).map_err(|_| not_json())?;
+    eprintln!(
+        "remaind hook: {n} character(s) of the payload could not be decoded and were replaced \
+with U+FFFD"
+    );
+    Ok(v)
 }
 
 /// The hooks at a turn's edges read the runtime's transcript since the last hook did (what
