@@ -42,6 +42,12 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A guarded change found the file changed since the caller read it; nothing was written.
+    #[error("{path} changed since it was read")]
+    Changed {
+        /// The file.
+        path: Utf8PathBuf,
+    },
     /// An operating-system call failed.
     #[error("cannot {action} {path}")]
     Io {
@@ -63,6 +69,7 @@ impl Error {
             | Error::Symlink { path }
             | Error::NotAFile { path }
             | Error::NotADirectory { path }
+            | Error::Changed { path }
             | Error::CorruptHistory { path, .. }
             | Error::Io { path, .. } => path,
         }

@@ -83,4 +83,4 @@ mod store;
 pub use error::{Error, Result};
 pub use jiff::Timestamp;
 pub use point::{HistoryPoint, format_time};
-pub use store::{HistoryStore, RestoreSummary};
+pub use store::{Guard, HistoryStore, RestoreSummary};

@@ -57,6 +57,18 @@ impl RestoreSummary {
     }
 }
 
+/// The condition of [`HistoryStore::change_all_if`]: what one file must hold for the change
+/// to go ahead, and what history keeps of it.
+#[derive(Debug, Clone, Copy)]
+pub struct Guard<'a> {
+    /// The file, relative to the root.
+    pub rel: &'a Utf8Path,
+    /// The bytes it must hold now (`None`: it must not exist).
+    pub holds: Option<&'a [u8]>,
+    /// What history records as its prior version, if not the bytes on disk.
+    pub record_as: Option<&'a [u8]>,
+}
+
 /// One file of a change being made.
 struct Staged {
     dir: Utf8PathBuf,
@@ -205,6 +217,33 @@ impl HistoryStore {
             .collect::<Result<Vec<_>>>()?;
         let lock = self.lock(true)?;
         self.commit(&lock, &changes)
+    }
+
+    /// [`HistoryStore::change_all`] on one condition, checked under the store's lock just
+    /// before anything is written: `guard.rel` still holds exactly `guard.holds` (`None`: it
+    /// does not exist). Otherwise nothing is written and the error is [`Error::Changed`]: a
+    /// person saved the file since it was read, and the caller reads it again.
+    ///
+    /// When `guard.rel` is among the changes, history records `guard.record_as` as its prior
+    /// version instead of the bytes on disk (a redacted copy of what a person wrote, so no
+    /// secret they typed is kept in history).
+    pub fn change_all_if<P: AsRef<Utf8Path>>(
+        &self,
+        changes: &[(P, Option<&[u8]>)],
+        guard: Guard<'_>,
+    ) -> Result<Vec<HistoryPoint>> {
+        let changes = changes
+            .iter()
+            .map(|(rel, bytes)| Ok((RelPath::new(rel.as_ref())?, *bytes)))
+            .collect::<Result<Vec<_>>>()?;
+        let guarded = (RelPath::new(guard.rel)?, guard);
+        let lock = self.lock(true)?;
+        match self.commit_then(&lock, &changes, Some(&guarded), || {
+            Ok::<(), std::convert::Infallible>(())
+        })? {
+            Ok((points, ())) => Ok(points),
+            Err(never) => match never {},
+        }
     }
 
     /// Records that `rel` was changed outside the store (a person edited it): a history
@@ -546,20 +585,35 @@ impl HistoryStore {
         lock: &Lock,
         changes: &[(RelPath, Option<&[u8]>)],
     ) -> Result<Vec<HistoryPoint>> {
-        match self.commit_then(lock, changes, || Ok::<(), std::convert::Infallible>(()))? {
+        match self.commit_then(lock, changes, None, || {
+            Ok::<(), std::convert::Infallible>(())
+        })? {
             Ok((points, ())) => Ok(points),
             Err(never) => match never {},
         }
     }
 
-    /// [`Self::commit`], then `then` under the same lock; its failure undoes the change.
+    /// [`Self::commit`] (on the condition `guard`, if any), then `then` under the same lock;
+    /// its failure undoes the change.
     fn commit_then<T, E>(
         &self,
         lock: &Lock,
         changes: &[(RelPath, Option<&[u8]>)],
+        guard: Option<&(RelPath, Guard<'_>)>,
         then: impl FnOnce() -> std::result::Result<T, E>,
     ) -> Result<std::result::Result<(Vec<HistoryPoint>, T), E>> {
         remaind_fs::clean_temps(&self.history)?;
+        if let Some((rel, g)) = guard {
+            let current = match self.parent_dir(rel, false)? {
+                Some(dir) => remaind_fs::read_file(&dir.join(rel.file_name()))?,
+                None => None,
+            };
+            if current.as_deref() != g.holds {
+                return Err(Error::Changed {
+                    path: self.root.join(rel.as_path()),
+                });
+            }
+        }
         let mut last = self.points()?.pop();
         let mut time = None;
         let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
@@ -575,7 +629,15 @@ impl HistoryStore {
                 }
                 let point = self.next_point(last.as_ref(), time, rel.clone(), current.is_some())?;
                 time = Some(point.time());
-                self.record(&dir, name, current.as_deref(), &point)?;
+                let record_as = guard
+                    .filter(|(g, _)| g == rel)
+                    .and_then(|(_, g)| g.record_as)
+                    .filter(|r| Some(*r) != current.as_deref());
+                match record_as {
+                    // Written, never linked: the file on disk is not what history keeps.
+                    Some(bytes) => self.record_bytes(bytes, &point)?,
+                    None => self.record(&dir, name, current.as_deref(), &point)?,
+                }
                 last = Some(point.clone());
                 staged.push(Staged {
                     dir,
@@ -649,6 +711,15 @@ impl HistoryStore {
 
     /// Records `current` (the bytes of `dir/name`, `None`: absent) as `point`'s entry: a hard
     /// link when possible, else a copy. On an error nothing is left behind.
+    /// Records `bytes` as the prior version at `point` (a copy, never a link).
+    fn record_bytes(&self, bytes: &[u8], point: &HistoryPoint) -> Result<()> {
+        let entry = point.entry_name();
+        remaind_fs::replace_file(&self.history, &entry, bytes).map_err(|e| {
+            let _ = remaind_fs::remove_file(&self.history, &entry);
+            Error::from(e)
+        })
+    }
+
     fn record(
         &self,
         dir: &Utf8Path,

@@ -75,6 +75,11 @@ pub struct Outcome {
     /// The memory proposals the continuity flush made (ids): constraints that held across
     /// this compaction, proposed once each for a person to accept or reject.
     pub memory_proposed: Vec<String>,
+    /// The active files this compaction replaced that a person had edited (no compaction
+    /// event recorded their bytes): `state.json`, `handover.md`. History keeps them,
+    /// quarantined: the compaction event records their SHA-256, so verify knows them and a
+    /// rollback still refuses them.
+    pub quarantined: Vec<&'static str>,
 }
 
 /// Reads a [`Ledger`] for the validator, serving the tail already read from memory.
@@ -395,6 +400,7 @@ fn commit(
         through_seq: through,
         tail_events: tail.len(),
         memory_proposed: Vec::new(),
+        quarantined: Vec::new(),
     };
     if opts.dry_run {
         return Ok(outcome);
@@ -412,6 +418,20 @@ fn commit(
             let mut event =
                 compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
             merge_data(&mut event, &extra);
+            let edited = edited_files(ledger, prior_files.as_ref())?;
+            outcome.quarantined = edited.iter().map(|(file, _)| *file).collect();
+            let edited: Map<String, Value> = edited
+                .into_iter()
+                .map(|(file, sha)| {
+                    let key = if file == STATE_FILE {
+                        EDITED_STATE_KEY
+                    } else {
+                        EDITED_HANDOVER_KEY
+                    };
+                    (key.to_owned(), Value::String(sha))
+                })
+                .collect();
+            merge_data(&mut event, &edited);
             let id = ledger
                 .append_system(event)
                 .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?;
@@ -439,6 +459,51 @@ fn commit(
         }
     }
     Ok(outcome)
+}
+
+/// The compaction event's record of an edited `state.json` it replaced (its SHA-256).
+pub const EDITED_STATE_KEY: &str = "edited_state_sha256";
+/// The compaction event's record of an edited `handover.md` it replaced (its SHA-256).
+pub const EDITED_HANDOVER_KEY: &str = "edited_handover_sha256";
+
+/// The active files about to be replaced whose bytes no recent compaction event recorded
+/// (a person edited them), with their SHA-256: `("state.json" | "handover.md", sha)`.
+fn edited_files(
+    ledger: &Ledger,
+    prior: Option<&PriorFiles>,
+) -> Result<Vec<(&'static str, String)>> {
+    let Some(prior) = prior else {
+        return Ok(Vec::new());
+    };
+    let state = sha256_hex(&prior.state_bytes);
+    let handover = prior.handover.as_deref().map(|h| sha256_hex(h.as_bytes()));
+    let compactions = remaind_ledger::Filter {
+        kinds: vec![Kind::Compaction],
+        ..Default::default()
+    };
+    // The pair in place is normally the newest compaction's; after a rollback, an older one.
+    let recorded = ledger
+        .before_filtered(u64::MAX, 64, &compactions)
+        .map_err(|e| ledger_err(ledger, "cannot read the compaction events", e))?;
+    let known = |key: &str, sha: &str| {
+        recorded.iter().any(|ev| {
+            ev.data
+                .as_ref()
+                .and_then(|d| d.get(key))
+                .and_then(Value::as_str)
+                == Some(sha)
+        })
+    };
+    let mut out = Vec::new();
+    if !known("state_sha256", &state) {
+        out.push((STATE_FILE, state));
+    }
+    if let Some(handover) = handover
+        && !known("handover_sha256", &handover)
+    {
+        out.push((HANDOVER_FILE, handover));
+    }
+    Ok(out)
 }
 
 /// The continuity flush of an accepted compaction: every constraint of the new state that

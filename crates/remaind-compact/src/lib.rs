@@ -21,8 +21,8 @@ pub use builtin::{
     fallback_next_step,
 };
 pub use commit::{
-    DEFAULT_TIMEOUT, Options, Outcome, Proposal, Source, compact, compact_with, open_store,
-    read_prior,
+    DEFAULT_TIMEOUT, EDITED_HANDOVER_KEY, EDITED_STATE_KEY, Options, Outcome, Proposal, Source,
+    compact, compact_with, open_store, read_prior,
 };
 pub use error::{Error, Result};
 pub use external::{

@@ -79,6 +79,9 @@ pub const MEMORY_CONFIG_PATH: &str = "schemas/memory.json";
 pub const MEMORY_TREE_PATH: &str = "db/memory_tree";
 /// `memory/rendered.sha256`: the hash of `MEMORY.md` as last written, to tell a hand edit.
 pub const MEMORY_RENDERED_PATH: &str = "memory/rendered.sha256";
+/// `memory/pending`: present from just before a memory action is recorded until the memory
+/// files are rewritten after it; found by the next command, it means they lag the ledger.
+pub const MEMORY_PENDING_PATH: &str = "memory/pending";
 
 /// `active/state.json`, relative to `active/`.
 pub const STATE_FILE: &str = "state.json";

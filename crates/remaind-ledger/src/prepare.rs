@@ -334,22 +334,86 @@ impl Work<'_> {
     }
 }
 
-/// The top-level `data` fields of a bookkeeping event that hold a SHA-256 Remaind computed
-/// (a key ending in `sha256` or `digest`, a value of 64 lowercase hex digits), taken out so
-/// redaction never sees them.
-fn take_own_hashes(map: &mut Map<String, Value>) -> Vec<(String, Value)> {
-    let own = |k: &str, v: &Value| {
-        (k.ends_with("sha256") || k.ends_with("digest"))
-            && v.as_str().is_some_and(remaind_fs::is_sha256_hex)
+/// Where Remaind keeps its own values in the `data` of an event it wrote itself: the SHA-256
+/// hashes of a bookkeeping event (a top-level key ending in `sha256` or `digest`, 64 lowercase
+/// hex digits) and the ids, event references and markers of a memory note (`memory.id`,
+/// `memory.cites`, `memory.rebase`, `memory.markers`). They are bookkeeping, not user text: each is swapped for
+/// `null` before redaction (so no rule sees it, and its key keeps its place) and put back after.
+fn take_own_fields(kind: Kind, map: &mut Map<String, Value>) -> Vec<(Vec<String>, Value)> {
+    let mut own = Vec::new();
+    if kind.is_bookkeeping() {
+        for (k, v) in map.iter_mut() {
+            if (k.ends_with("sha256") || k.ends_with("digest"))
+                && v.as_str().is_some_and(remaind_fs::is_sha256_hex)
+            {
+                own.push((vec![k.clone()], v.take()));
+            }
+        }
+    }
+    if kind == Kind::Note
+        && let Some(Value::Object(memory)) = map.get_mut("memory")
+    {
+        for key in ["id", "cites", "rebase", "markers"] {
+            if let Some(v) = memory.get_mut(key)
+                && is_memory_bookkeeping(key, v)
+            {
+                own.push((vec!["memory".to_owned(), key.to_owned()], v.take()));
+            }
+        }
+    }
+    own
+}
+
+/// Whether `v` has the shape Remaind gives a memory note's `key`: an id `{slug}--{uuid}`, event
+/// ids `eN`, marker lines `<!-- {id} eN … -->`. Anything else is redacted like user text.
+fn is_memory_bookkeeping(key: &str, v: &Value) -> bool {
+    fn event_id(w: &str) -> bool {
+        w.strip_prefix('e')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    }
+    fn memory_id(w: &str) -> bool {
+        w.rsplit_once("--").is_some_and(|(slug, uuid)| {
+            !slug.is_empty()
+                && slug
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && uuid.len() == 36
+                && uuid.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+        })
+    }
+    fn marker(line: &str) -> bool {
+        let Some(inner) = line
+            .strip_prefix("<!-- ")
+            .and_then(|l| l.strip_suffix(" -->"))
+        else {
+            return false;
+        };
+        let mut words = inner.split(' ');
+        words.next().is_some_and(memory_id) && words.all(|w| w == "cites" || event_id(w))
+    }
+    let all = |f: fn(&str) -> bool| {
+        v.as_array()
+            .is_some_and(|a| a.iter().all(|x| x.as_str().is_some_and(f)))
     };
-    let keys: Vec<String> = map
-        .iter()
-        .filter(|(k, v)| own(k, v))
-        .map(|(k, _)| k.clone())
-        .collect();
-    keys.into_iter()
-        .filter_map(|k| map.remove(&k).map(|v| (k, v)))
-        .collect()
+    match key {
+        "id" => v.as_str().is_some_and(memory_id),
+        "cites" | "rebase" => all(event_id),
+        "markers" => all(marker),
+        _ => false,
+    }
+}
+
+/// Puts the values [`take_own_fields`] took back in their places.
+fn put_back_own_fields(v: &mut Value, own: Vec<(Vec<String>, Value)>) {
+    for (path, value) in own {
+        let pointer: String = path
+            .iter()
+            .map(|k| format!("/{}", k.replace('~', "~0").replace('/', "~1")))
+            .collect();
+        if let Some(at) = v.pointer_mut(&pointer) {
+            *at = value;
+        }
+    }
 }
 
 /// Check, redact and route one event. `system` allows the bookkeeping kinds. `clean` says
@@ -407,31 +471,21 @@ pub(crate) fn prepare(
     });
     let mut data_text = None;
     let data = ev.data.map(|mut map| {
-        // The hashes Remaind writes into its own events are bookkeeping, not user text: no
-        // rule, however broad (a `[0-9a-f]{64}` API-key shape), may change them, or every
-        // later resume would find the state unrecorded.
-        let order: Vec<String> = map.keys().cloned().collect();
-        let mut hashes = if system && kind.is_bookkeeping() {
-            take_own_hashes(&mut map)
+        // The hashes and ids Remaind writes into its own events are bookkeeping, not user
+        // text: no rule, however broad (a `[0-9a-f]{64}` API-key shape, a UUID shape), may
+        // change them, or every later resume would find the state unrecorded and every
+        // printed memory id would name nothing.
+        let own = if system {
+            take_own_fields(kind, &mut map)
         } else {
             Vec::new()
         };
         let mut v = Value::Object(map);
         let routed = w.value("data", &mut v);
-        if !hashes.is_empty()
-            && let (Value::Object(redacted), Routed::Kept(_)) = (&mut v, &routed)
-        {
-            // Back in their places.
-            let mut whole = Map::new();
-            for key in order {
-                if let Some(at) = hashes.iter().position(|(k, _)| *k == key) {
-                    let (k, hash) = hashes.swap_remove(at);
-                    whole.insert(k, hash);
-                } else if let Some(value) = redacted.remove(&key) {
-                    whole.insert(key, value);
-                }
-            }
-            return Value::Object(whole);
+        if !own.is_empty() && matches!(routed, Routed::Kept(_)) {
+            // The kept text has nulls where the own values go: serialized again from `v`.
+            put_back_own_fields(&mut v, own);
+            return v;
         }
         match routed {
             Routed::Marker(m) => {

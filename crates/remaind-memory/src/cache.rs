@@ -5,7 +5,7 @@
 //!
 //! Format (text, one record per line, fields separated by tabs, `\\`, tab and newline
 //! escaped in labels):
-//! `remaind-memory-tree 1`, then per source `S file sha256 nodes`, followed by its nodes
+//! `remaind-memory-tree 2`, then per source `S file sha256 nodes`, followed by its nodes
 //! `N id parent|- line lines type tokens label`. A node's text is not stored: it is lines
 //! `line .. line + lines` of its source, which is read anyway to check its hash.
 
@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use crate::tree::{self, Node, NodeType, TokenizerName};
 
 /// The first line, followed by a space and the vocabulary the counts were made with.
-const MAGIC: &str = "remaind-memory-tree 1";
+const MAGIC: &str = "remaind-memory-tree 2";
 
 /// One source file's compiled nodes, as cached.
 pub(crate) struct Section {

@@ -35,7 +35,7 @@ mod tree;
 pub use error::{Error, Result};
 pub use project::{Proposal, Status};
 pub use store::{
-    CITATION_WINDOW, FLUSH_MAX, FlushItem, Memory, history, loop_id, memory_for_packet,
+    CITATION_WINDOW, FLUSH_MAX, FlushItem, Memory, history, lag, loop_id, memory_for_packet,
     proposal_id, restore_to, slug,
 };
 pub use tree::{

@@ -119,9 +119,12 @@ pub(crate) fn project(actions: &[Action], status: &dyn Fn(EventId) -> EventStatu
                 base = Some(a.text.clone());
                 accepted.clear();
                 for p in by_id.values_mut() {
-                    // What the person kept is in the base now.
+                    // What the person kept is in the base now, as they wrote it.
                     if p.status == Status::Accepted {
                         p.events.push(a.event);
+                        if let Some(body) = section_body(&a.text, &p.id) {
+                            p.text = body;
+                        }
                     }
                 }
             }
@@ -302,6 +305,52 @@ fn section(p: &Proposal) -> String {
         "## {}\n\n{}\n\n<!-- {} {last}{cites} -->\n",
         p.title, p.text, p.id
     )
+}
+
+/// The text of proposal `id`'s section in `md` (between its `## ` heading and its marker
+/// line, trimmed); `None` when no section carries its marker or the section is empty.
+fn section_body(md: &str, id: &str) -> Option<String> {
+    let lines: Vec<&str> = md.split_inclusive('\n').collect();
+    let marker = format!("<!-- {id} ");
+    let end = lines.iter().position(|l| l.starts_with(&marker))?;
+    let start = lines[..end].iter().rposition(|l| l.starts_with("## "))?;
+    let body = lines[start + 1..end].concat();
+    let body = body.trim();
+    (!body.is_empty()).then(|| body.to_owned())
+}
+
+/// The marker lines of `md` that name one of `ids`, with their line numbers (from 0): what a
+/// hand edit's event keeps beside its text, so no redaction rule can change them.
+pub(crate) fn markers_of<'a>(
+    md: &'a str,
+    ids: &[&str],
+) -> impl Iterator<Item = (usize, &'a str)> + 'a {
+    let ids: Vec<String> = ids.iter().map(|id| format!("<!-- {id} ")).collect();
+    md.lines().enumerate().filter(move |(_, line)| {
+        line.ends_with(" -->") && ids.iter().any(|m| line.starts_with(m.as_str()))
+    })
+}
+
+/// `text` with the line at each of `markers`' numbers put back to its marker (when redaction
+/// changed it; a line that is no longer a comment is left alone).
+pub(crate) fn restore_markers(text: &str, markers: &[(usize, String)]) -> String {
+    if markers.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        match markers.iter().find(|(at, _)| *at == i) {
+            Some((_, marker)) if body.starts_with("<!-- ") && body.ends_with("-->") => {
+                out.push_str(marker);
+                if line.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// `md` with the section of proposal `id` (from its `## ` heading to its marker line)

@@ -4,15 +4,16 @@
 //! `MEMORY.md` are `note` events whose `data.memory` says what happened. The files under
 //! `memory/` are derived from those events and rewritten atomically after each action.
 
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 
 use camino::Utf8Path;
-use remaind_atomic::{HistoryPoint, HistoryStore, RestoreSummary, Timestamp};
+use remaind_atomic::{Guard, HistoryPoint, HistoryStore, RestoreSummary, Timestamp};
 use remaind_fs::ContextDir;
 use remaind_fs::layout::{
     MEMORY_ARCHIVE_DIR, MEMORY_CONFIG_PATH, MEMORY_DIR, MEMORY_FILE_PATH, MEMORY_LOOPS_DIR,
-    MEMORY_PROPOSALS_DIR, MEMORY_RENDERED_PATH, MEMORY_TREE_PATH, MEMORY_USES_PATH,
-    THRESHOLDS_PATH,
+    MEMORY_PENDING_PATH, MEMORY_PROPOSALS_DIR, MEMORY_RENDERED_PATH, MEMORY_TREE_PATH,
+    MEMORY_USES_PATH, THRESHOLDS_PATH,
 };
 use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent, Status as EventStatus, Statuses};
 use serde_json::{Map, Value, json};
@@ -20,8 +21,8 @@ use serde_json::{Map, Value, json};
 use crate::cache;
 use crate::error::{Error, Result};
 use crate::project::{
-    Action, EMPTY_MEMORY_MD, Projection, Proposal, Status, mark_contradicted, project,
-    proposal_file,
+    Action, EMPTY_MEMORY_MD, Projection, Proposal, Status, mark_contradicted, markers_of, project,
+    proposal_file, restore_markers,
 };
 use crate::tree::{self, Node, TokenizerName, Tree};
 
@@ -33,6 +34,8 @@ const SLUG_BYTES: usize = 48;
 pub const FLUSH_MAX: usize = 16;
 /// How many of the newest events are read for node citations.
 pub const CITATION_WINDOW: usize = 1000;
+/// How often a render starts again because a person saved `MEMORY.md` meanwhile.
+const SYNC_ATTEMPTS: usize = 8;
 /// Uses kept per node (the oldest weigh almost nothing).
 const USES_KEPT: usize = 32;
 /// The namespace of proposal ids (UUID v5 of the title under it).
@@ -145,6 +148,11 @@ pub struct Memory<'l> {
     ledger: &'l Ledger,
     /// `memory/`, written atomically with history (so `rollback` covers it).
     store: HistoryStore,
+    /// Whether this value wrote `memory/pending` (before its first action's event).
+    pending_written: Cell<bool>,
+    /// The events this value recorded since the files were last rewritten: a person's edit
+    /// found meanwhile was made without them, and is recorded as coming before them.
+    unrendered: RefCell<Vec<EventId>>,
 }
 
 impl<'l> Memory<'l> {
@@ -152,19 +160,57 @@ impl<'l> Memory<'l> {
     /// it was last written is recorded as an event first (never lost) and the files are
     /// brought in line with the ledger; otherwise nothing is written until an action.
     ///
+    /// When an earlier command was stopped between recording an action and rewriting the
+    /// files (`memory/pending` is there), the files are rewritten from the ledger first.
+    ///
     /// Fails, before anything is recorded, when `memory/` or its history is a symlink or
     /// not a folder.
     pub fn open(ctx: &ContextDir, ledger: &'l Ledger) -> Result<Memory<'l>> {
-        let store = open_store(ctx)?;
-        let memory = Memory {
-            ctx: ctx.clone(),
-            ledger,
-            store,
-        };
-        if memory.record_hand_edit()? {
+        let memory = Memory::reader(ctx, ledger)?;
+        let current = memory.read(MEMORY_FILE_PATH)?;
+        if memory.pending()? || memory.unrecorded(current.as_deref())? {
             memory.sync()?;
         }
         Ok(memory)
+    }
+
+    /// The memory of `ctx`, opened without recording or writing anything.
+    fn reader(ctx: &ContextDir, ledger: &'l Ledger) -> Result<Memory<'l>> {
+        Ok(Memory {
+            ctx: ctx.clone(),
+            ledger,
+            store: open_store(ctx)?,
+            pending_written: Cell::new(false),
+            unrendered: RefCell::new(Vec::new()),
+        })
+    }
+
+    /// Whether `memory/pending` is there: an action was recorded and the files may lag it.
+    fn pending(&self) -> Result<bool> {
+        let path = self.ctx.join(MEMORY_PENDING_PATH);
+        Ok(remaind_fs::read_file(&path)
+            .map_err(Error::file(&path))?
+            .is_some())
+    }
+
+    /// Writes `memory/pending` once, before the first event this value records.
+    fn mark_pending(&self) -> Result<()> {
+        if !self.pending_written.get() {
+            let path = self.ctx.join(MEMORY_PENDING_PATH);
+            let (dir, name) = split(&path);
+            remaind_fs::replace_file(dir, name, b"").map_err(Error::file(&path))?;
+            self.pending_written.set(true);
+        }
+        Ok(())
+    }
+
+    /// Removes `memory/pending`: the files are in line with the ledger.
+    fn clear_pending(&self) -> Result<()> {
+        let path = self.ctx.join(MEMORY_PENDING_PATH);
+        let (dir, name) = split(&path);
+        remaind_fs::remove_file(dir, name).map_err(Error::file(&path))?;
+        self.pending_written.set(false);
+        Ok(())
     }
 
     fn read(&self, rel: &str) -> Result<Option<Vec<u8>>> {
@@ -173,17 +219,21 @@ impl<'l> Memory<'l> {
             .map_err(Error::history(self.ctx.join(rel)))
     }
 
-    /// When `MEMORY.md` differs from what was last written, a person edited it: the whole
-    /// file goes into the ledger, and later renders start from it.
-    fn record_hand_edit(&self) -> Result<bool> {
-        let Some(current) = self.read(MEMORY_FILE_PATH)? else {
+    /// Whether `current` (the bytes of `MEMORY.md`) differs from what was last written: a
+    /// person edited it, and the edit is not in the ledger yet.
+    fn unrecorded(&self, current: Option<&[u8]>) -> Result<bool> {
+        let Some(current) = current else {
             return Ok(false);
         };
         let rendered = self.read(MEMORY_RENDERED_PATH)?;
-        let hash = remaind_fs::sha256_hex(&current);
-        if rendered.as_deref().map(<[u8]>::trim_ascii) == Some(hash.as_bytes()) {
-            return Ok(false);
-        }
+        let hash = remaind_fs::sha256_hex(current);
+        Ok(rendered.as_deref().map(<[u8]>::trim_ascii) != Some(hash.as_bytes()))
+    }
+
+    /// Records a person's edit of `MEMORY.md` (`current`, the whole file) as an event, and
+    /// returns the file as the ledger keeps it (redacted): later renders start from it, and
+    /// history keeps it in place of what was typed.
+    fn record_hand_edit(&self, current: Vec<u8>) -> Result<String> {
         let text = String::from_utf8(current).map_err(|_| Error::Damaged {
             path: self.ctx.join(MEMORY_FILE_PATH),
             reason: "is not UTF-8; save it as UTF-8 text".to_owned(),
@@ -191,7 +241,9 @@ impl<'l> Memory<'l> {
         // The edit happened outside the store: history learns what the file held before it
         // (the last render, when it can be rebuilt), so a rollback to before the edit brings
         // that back.
-        let before = self.projection()?.memory_md;
+        let projection = self.projection()?;
+        let rendered = self.read(MEMORY_RENDERED_PATH)?;
+        let before = &projection.memory_md;
         if rendered.as_deref().map(<[u8]>::trim_ascii)
             == Some(remaind_fs::sha256_hex(before.as_bytes()).as_bytes())
         {
@@ -199,8 +251,24 @@ impl<'l> Memory<'l> {
                 .adopt(in_store(MEMORY_FILE_PATH), Some(before.as_bytes()))
                 .map_err(Error::history(self.ctx.join(MEMORY_FILE_PATH)))?;
         }
-        self.append("hand_edit", "", "MEMORY.md", &text, &[], 2)?;
-        Ok(true)
+        // The marker lines Remaind wrote are kept beside the text, so that no redaction rule
+        // (a UUID shape, say) can change the ids in them.
+        let ids: Vec<&str> = projection.proposals.iter().map(|p| p.id.as_str()).collect();
+        let markers: Vec<(usize, String)> = markers_of(&text, &ids)
+            .map(|(at, line)| (at, line.to_owned()))
+            .collect();
+        let mut memory = json!({"action": "hand_edit", "id": "", "title": "MEMORY.md"});
+        let unseen = self.unrendered.borrow().clone();
+        if !unseen.is_empty() {
+            memory["rebase"] = json!(unseen);
+        }
+        if !markers.is_empty() {
+            memory["markers"] = json!(markers.iter().map(|(_, m)| m).collect::<Vec<_>>());
+            memory["marker_lines"] = json!(markers.iter().map(|(at, _)| at).collect::<Vec<_>>());
+        }
+        self.record(memory, &text, &[], 2)?;
+        let (redacted, _) = self.ledger.redactor().redact_str(&text);
+        Ok(restore_markers(&redacted, &markers))
     }
 
     fn append(
@@ -216,9 +284,22 @@ impl<'l> Memory<'l> {
         if !cites.is_empty() {
             memory["cites"] = json!(cites);
         }
+        self.record(memory, text, cites, importance)
+    }
+
+    /// Appends the memory note `data.memory` = `memory` (as Remaind's own event: the ids and
+    /// markers in it are bookkeeping no redaction rule changes), after `memory/pending`.
+    fn record(
+        &self,
+        memory: Value,
+        text: &str,
+        cites: &[EventId],
+        importance: u8,
+    ) -> Result<EventId> {
+        self.mark_pending()?;
         let mut data = Map::new();
         data.insert("memory".to_owned(), memory);
-        Ok(self.ledger.append(NewEvent {
+        let id = self.ledger.append_system(NewEvent {
             kind: Some(Kind::Note),
             text: Some(text.to_owned()),
             actor: Some("remaind".to_owned()),
@@ -226,13 +307,17 @@ impl<'l> Memory<'l> {
             refs: cites.to_vec(),
             data: Some(data),
             ..NewEvent::default()
-        })?)
+        })?;
+        self.unrendered.borrow_mut().push(id);
+        Ok(id)
     }
 
     /// Every memory action in the ledger, oldest first, and the status of every event.
     fn actions(&self) -> Result<(Vec<Action>, Statuses)> {
         let mut out = Vec::new();
         let mut statuses = Statuses::new();
+        // Hand edits made without some earlier-recorded actions: (edit, those actions).
+        let mut rebased: Vec<(EventId, Vec<EventId>)> = Vec::new();
         for ev in self.ledger.iter()? {
             let ev = ev?;
             statuses.observe(&ev);
@@ -299,7 +384,26 @@ impl<'l> Memory<'l> {
                 .and_then(Value::as_array)
                 .map(|a| a.iter().filter_map(|c| c.as_str()?.parse().ok()).collect())
                 .unwrap_or_default();
-            let text = self.event_text(&ev);
+            let mut text = self.event_text(&ev);
+            if let (Some(Value::Array(markers)), Some(Value::Array(lines))) =
+                (m.get("markers"), m.get("marker_lines"))
+            {
+                let markers: Vec<(usize, String)> = lines
+                    .iter()
+                    .zip(markers)
+                    .filter_map(|(at, m)| {
+                        Some((usize::try_from(at.as_u64()?).ok()?, m.as_str()?.to_owned()))
+                    })
+                    .collect();
+                text = restore_markers(&text, &markers);
+            }
+            if let Some(Value::Array(unseen)) = m.get("rebase") {
+                let unseen = unseen
+                    .iter()
+                    .filter_map(|e| e.as_str()?.parse().ok())
+                    .collect();
+                rebased.push((ev.id, unseen));
+            }
             out.push(Action {
                 event: ev.id,
                 ts: ev.ts.clone(),
@@ -310,6 +414,20 @@ impl<'l> Memory<'l> {
                 text,
                 cites,
             });
+        }
+        // A hand edit saved while a command ran was made on the file before that command's
+        // actions: it takes its place before them, so they apply to the edited file.
+        for (edit, unseen) in rebased {
+            let (Some(from), Some(to)) = (
+                out.iter().position(|a| a.event == edit),
+                out.iter().position(|a| unseen.contains(&a.event)),
+            ) else {
+                continue;
+            };
+            if to < from {
+                let action = out.remove(from);
+                out.insert(to, action);
+            }
         }
         Ok((out, statuses))
     }
@@ -369,15 +487,21 @@ impl<'l> Memory<'l> {
     /// [`Memory::propose`], resting on the ledger events `cites`: when a newer event
     /// supersedes or resolves one of them, the memory is shown as no longer current.
     pub fn propose_citing(&self, title: &str, text: &str, cites: &[EventId]) -> Result<Proposal> {
-        let title = check_title(title)?;
+        let title = self.redacted_title(check_title(title)?);
         if text.trim().is_empty() {
             return Err(Error::invalid("text", "is empty; say what to remember"));
         }
         self.check_cites(cites)?;
-        let id = proposal_id(title);
-        self.append("propose", &id, title, text.trim(), cites, 1)?;
+        let id = proposal_id(&title);
+        self.append("propose", &id, &title, text.trim(), cites, 1)?;
         self.sync()?;
         self.proposal(&id)
+    }
+
+    /// `title` as the ledger will keep it: an id is made from the redacted title, so no
+    /// secret in a title reaches a file name.
+    fn redacted_title(&self, title: &str) -> String {
+        self.ledger.redactor().redact_str(title).0.into_owned()
     }
 
     fn check_cites(&self, cites: &[EventId]) -> Result<()> {
@@ -410,7 +534,8 @@ impl<'l> Memory<'l> {
             let Ok(title) = check_title(&item.title) else {
                 continue;
             };
-            let id = proposal_id(title);
+            let title = self.redacted_title(title);
+            let id = proposal_id(&title);
             let text = item.text.trim();
             let known = added.iter().any(|p| p.id == id)
                 || archived.iter().any(|n| n.starts_with(&format!("{id}--")))
@@ -421,10 +546,10 @@ impl<'l> Memory<'l> {
             if text.is_empty() || known {
                 continue;
             }
-            let event = self.append("suggest", &id, title, text, &item.cites, 1)?;
+            let event = self.append("suggest", &id, &title, text, &item.cites, 1)?;
             added.push(Proposal {
                 id,
-                title: title.to_owned(),
+                title,
                 text: text.to_owned(),
                 status: Status::Proposed,
                 events: vec![event],
@@ -447,6 +572,9 @@ impl<'l> Memory<'l> {
             self.store
                 .change_all(&changes)
                 .map_err(Error::history(self.ctx.join(MEMORY_PROPOSALS_DIR)))?;
+        }
+        if !added.is_empty() {
+            self.clear_pending()?;
         }
         Ok(added)
     }
@@ -510,7 +638,38 @@ impl<'l> Memory<'l> {
     /// review, one archive file per accept, reject or edit. The changed files are replaced
     /// as one unit with history (all old or all new after a crash; `rollback` covers them);
     /// files that match are left alone.
+    ///
+    /// A person may save `MEMORY.md` at any moment: an edit not yet in the ledger is recorded
+    /// first, and the render replaces the file only if it still holds what was read (else the
+    /// new edit is recorded and the render made again), so no edit is ever overwritten.
     pub fn sync(&self) -> Result<()> {
+        let mut attempts = 0;
+        loop {
+            let current = self.read(MEMORY_FILE_PATH)?;
+            let recorded_as = match &current {
+                Some(bytes) if self.unrecorded(Some(bytes))? => {
+                    Some(self.record_hand_edit(bytes.clone())?)
+                }
+                _ => None,
+            };
+            match self.render(current.as_deref(), recorded_as.as_deref()) {
+                Err(Error::History {
+                    source: remaind_atomic::Error::Changed { .. },
+                    ..
+                }) if attempts < SYNC_ATTEMPTS => attempts += 1,
+                rendered => {
+                    rendered?;
+                    break;
+                }
+            }
+        }
+        self.unrendered.borrow_mut().clear();
+        self.clear_pending()
+    }
+
+    /// Writes the projection of the ledger, if `MEMORY.md` still holds `current`; history
+    /// keeps `recorded_as` (the redacted edit) in place of `current` when given.
+    fn render(&self, current: Option<&[u8]>, recorded_as: Option<&str>) -> Result<()> {
         let Projection {
             proposals,
             archive,
@@ -543,7 +702,12 @@ impl<'l> Memory<'l> {
         ));
         let mut changes: Vec<(String, Option<&[u8]>)> = Vec::new();
         for (rel, bytes) in &wanted {
-            if self.read(rel)?.as_deref() != Some(bytes.as_slice()) {
+            let now = if rel == MEMORY_FILE_PATH {
+                current.map(<[u8]>::to_vec)
+            } else {
+                self.read(rel)?
+            };
+            if now.as_deref() != Some(bytes.as_slice()) {
                 changes.push((in_store(rel).to_owned(), Some(bytes)));
             }
         }
@@ -562,8 +726,13 @@ impl<'l> Memory<'l> {
         if changes.is_empty() {
             return Ok(());
         }
+        let guard = Guard {
+            rel: Utf8Path::new(in_store(MEMORY_FILE_PATH)),
+            holds: current,
+            record_as: recorded_as.map(str::as_bytes),
+        };
         self.store
-            .change_all(&changes)
+            .change_all_if(&changes, guard)
             .map_err(Error::history(self.ctx.join(MEMORY_DIR)))?;
         Ok(())
     }
@@ -595,11 +764,18 @@ impl<'l> Memory<'l> {
                 .into_iter()
                 .chain(configured.iter().map(String::as_str));
             for name in names {
-                let path = project.join(name);
-                // A missing (or unreadable) instruction file is simply not in the tree.
-                if let Ok(Some(bytes)) = remaind_fs::read_file(&path) {
+                // A missing, unreadable or outside instruction file is simply not in the tree.
+                if let Some(bytes) = read_inside(project, name) {
                     sources.push((name.to_owned(), text_of(bytes)));
                 }
+            }
+        }
+        // The tree is kept on disk and shown to agents: what a rule calls secret is redacted
+        // first, as in every event (a person's unrecorded edit of MEMORY.md included).
+        let redactor = self.ledger.redactor();
+        for (_, text) in &mut sources {
+            if let std::borrow::Cow::Owned(redacted) = redactor.redact_str(text).0 {
+                *text = redacted;
             }
         }
         let path = self.ctx.join(MEMORY_TREE_PATH);
@@ -798,6 +974,18 @@ impl<'l> Memory<'l> {
     }
 }
 
+/// The bytes of the project file `rel` (a path inside `project`), read only when its real
+/// path (links resolved) is inside the project too: a committed link to `/etc` or a home
+/// folder never brings an outside file into the tree. `None` when missing or outside.
+fn read_inside(project: &Utf8Path, rel: &str) -> Option<Vec<u8>> {
+    let root = project.canonicalize_utf8().ok()?;
+    let real = project.join(rel).canonicalize_utf8().ok()?;
+    if !real.starts_with(&root) || real == root {
+        return None;
+    }
+    remaind_fs::read_file(&real).ok().flatten()
+}
+
 /// `bytes` as text without a copy when they are UTF-8 (invalid bytes become U+FFFD).
 fn text_of(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
@@ -834,25 +1022,69 @@ fn open_store(ctx: &ContextDir) -> Result<HistoryStore> {
 
 /// The `MEMORY.md` text a resume packet shows: the file as written (hand edits included),
 /// with every memory whose cited event `status` reports superseded or resolved marked as no
-/// longer current; `None` when there is no file or it holds no memory yet. Reads without
-/// following a link and writes nothing.
+/// longer current; `None` when there is no file or it holds no memory yet. When an action
+/// was recorded but the files were not rewritten after it (a command was stopped), the text
+/// comes from the ledger instead. Reads without following a link and writes nothing.
 pub fn memory_for_packet(
     ctx: &ContextDir,
+    ledger: &Ledger,
     status: &mut dyn FnMut(EventId) -> Option<EventStatus>,
 ) -> Result<Option<String>> {
     let dir = ctx.join(MEMORY_DIR);
     if !remaind_fs::ensure_dir(&dir, false).map_err(Error::file(&dir))? {
         return Ok(None);
     }
-    let path = ctx.join(MEMORY_FILE_PATH);
-    let Some(bytes) = remaind_fs::read_file(&path).map_err(Error::file(&path))? else {
-        return Ok(None);
+    let memory = Memory::reader(ctx, ledger)?;
+    let text = if memory.pending()? {
+        memory.projection()?.memory_md
+    } else {
+        let path = ctx.join(MEMORY_FILE_PATH);
+        let Some(bytes) = remaind_fs::read_file(&path).map_err(Error::file(&path))? else {
+            return Ok(None);
+        };
+        String::from_utf8_lossy(&bytes).into_owned()
     };
-    let text = String::from_utf8_lossy(&bytes).into_owned();
     if text.trim().is_empty() || text == EMPTY_MEMORY_MD {
         return Ok(None);
     }
     Ok(Some(mark_contradicted(&text, status)))
+}
+
+/// Why the memory files lag the ledger, if they do: an action was recorded and the files
+/// were not rewritten after it (a command was stopped between the two), or `MEMORY.md`,
+/// which no person has edited since it was written, is not what the ledger's memory events
+/// make of it. `None` when they are in line (or there is no `memory/` folder). Writes nothing;
+/// any `remaind memory` command brings the files in line.
+pub fn lag(ctx: &ContextDir, ledger: &Ledger) -> Result<Option<String>> {
+    let dir = ctx.join(MEMORY_DIR);
+    if !remaind_fs::ensure_dir(&dir, false).map_err(Error::file(&dir))? {
+        return Ok(None);
+    }
+    let memory = Memory::reader(ctx, ledger)?;
+    if memory.pending()? {
+        return Ok(Some(
+            "a memory action was recorded in the ledger but the memory files were not rewritten \
+             after it (the command was stopped)"
+                .to_owned(),
+        ));
+    }
+    let current = memory.read(MEMORY_FILE_PATH)?;
+    if memory.unrecorded(current.as_deref())? {
+        // A person's edit, recorded by the next memory command: not a lag.
+        return Ok(None);
+    }
+    let (actions, statuses) = memory.actions()?;
+    let projected = project(&actions, &|id| statuses.get(id)).memory_md;
+    let Some(current) = current else {
+        return Ok((projected != EMPTY_MEMORY_MD)
+            .then(|| "MEMORY.md is missing but the ledger holds accepted memories".to_owned()));
+    };
+    let shown = mark_contradicted(&text_of(current), &mut |id| Some(statuses.get(id)));
+    Ok((shown != projected).then(|| {
+        "MEMORY.md is not what the ledger's memory events make of it (an accept or edit is \
+         missing from it)"
+            .to_owned()
+    }))
 }
 
 /// Every history point of the memory files (`memory/…`, oldest first); empty when there is

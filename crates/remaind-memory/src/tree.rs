@@ -174,6 +174,12 @@ fn blocks(markdown: &str) -> Vec<Block> {
             i += 1;
             continue;
         }
+        // An HTML comment is not shown by any Markdown reader (MEMORY.md's `<!-- id eN -->`
+        // markers are bookkeeping): it is not a node.
+        if let Some(after) = comment_end(&lines, i) {
+            i = after;
+            continue;
+        }
         let start = i;
         let (node_type, level, end) = if let Some(level) = heading_level(line) {
             seen_heading = true;
@@ -280,6 +286,19 @@ pub fn compile_with(file: &str, markdown: &str, vocabulary: TokenizerName) -> Ve
         });
     }
     nodes
+}
+
+/// The line after the HTML comment that starts at line `i` and ends a line (`<!-- … -->`,
+/// on one line or several); `None` when line `i` starts no such comment.
+fn comment_end(lines: &[&str], i: usize) -> Option<usize> {
+    if !lines[i].trim_start().starts_with("<!--") {
+        return None;
+    }
+    let close = lines[i..].iter().position(|l| l.contains("-->"))?;
+    lines[i + close]
+        .trim_end()
+        .ends_with("-->")
+        .then_some(i + close + 1)
 }
 
 fn node_id(file: &str, node_type: NodeType, text: &str, repeat: usize) -> String {

@@ -896,7 +896,7 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     // A memory resting on an event a newer one superseded or resolved is marked as such.
     let mut status = |id| ledger.status(id).ok().flatten();
     if let Some(text) =
-        remaind_memory::memory_for_packet(ctx, &mut status).map_err(Error::Memory)?
+        remaind_memory::memory_for_packet(ctx, &ledger, &mut status).map_err(Error::Memory)?
     {
         let (text, _) = ledger.redactor().redact_str(&text);
         unit(

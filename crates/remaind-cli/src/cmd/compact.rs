@@ -122,6 +122,11 @@ fn print_summary(outcome: &Outcome, dry_run: bool) {
         } else if let Some(id) = outcome.event_id {
             println!("wrote active/state.json and active/handover.md; recorded as {id}");
         }
+        for file in &outcome.quarantined {
+            println!(
+                "quarantined: active/{file} had been edited by hand; the edited version is kept in history (its sha256 recorded in the compaction event) and a rollback to it is refused"
+            );
+        }
         if !outcome.memory_proposed.is_empty() {
             println!(
                 "continuity flush: {} constraint(s) held across compactions, proposed as memory: {} (review with `remaind memory list`)",

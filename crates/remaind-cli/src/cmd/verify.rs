@@ -35,6 +35,25 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     } else {
         Vec::new()
     };
+    // The memory files are derived too: a command stopped between recording an action and
+    // rewriting them leaves them behind the ledger until the next memory command.
+    let memory_lag = if report.is_ok() {
+        let ledger = Ledger::open(ctx.root())?;
+        match remaind_memory::lag(&ctx, &ledger) {
+            Ok(lag) => lag.map(|why| {
+                format!(
+                    "{why}; any memory command (`remaind memory list`) rewrites them from the ledger"
+                )
+            }),
+            // Unreadable (a symlink, say): a finding like any other, named with its cause.
+            Err(e) => Some(format!(
+                "cannot be checked: {e}: {}",
+                std::error::Error::source(&e).map_or(String::new(), ToString::to_string)
+            )),
+        }
+    } else {
+        None
+    };
     let exposed = exposure(ctx.root().as_std_path());
     if args.json {
         // The ledger report's fields at the top, with the derived-file findings beside them.
@@ -43,8 +62,10 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         doc["derived"] =
             serde_json::to_value(&derived).map_err(|e| CliError::runtime(e.to_string()))?;
         doc["permissions"] = serde_json::Value::from(exposed.clone());
-        doc["ok"] =
-            serde_json::Value::Bool(report.is_ok() && derived.is_empty() && exposed.is_empty());
+        doc["memory_lag"] = serde_json::Value::from(memory_lag.clone());
+        doc["ok"] = serde_json::Value::Bool(
+            report.is_ok() && derived.is_empty() && exposed.is_empty() && memory_lag.is_none(),
+        );
         println!("{doc}");
     } else if report.is_ok() {
         println!(
@@ -73,6 +94,9 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
                 reason.message
             );
         }
+        if let Some(lag) = &memory_lag {
+            println!("memory files: {lag}");
+        }
     }
     match (report.first_problem(), derived.first()) {
         (Some(first), _) => Err(CliError::runtime(format!(
@@ -84,12 +108,15 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             reason.message,
             derived.len()
         ))),
-        (None, None) => match exposed.first() {
-            Some(first) => Err(CliError::runtime(format!(
+        (None, None) => match (exposed.first(), memory_lag) {
+            (Some(first), _) => Err(CliError::runtime(format!(
                 "verify failed: {first} ({} problem(s) in all)",
                 exposed.len()
             ))),
-            None => Ok(ExitCode::SUCCESS),
+            (None, Some(lag)) => Err(CliError::runtime(format!(
+                "verify failed: the memory files lag the ledger: {lag}"
+            ))),
+            (None, None) => Ok(ExitCode::SUCCESS),
         },
     }
 }

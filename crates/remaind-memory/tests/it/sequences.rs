@@ -209,7 +209,7 @@ fn a_memory_whose_cited_fact_is_superseded_is_shown_as_no_longer_current() {
             .is_invalid_input()
     );
     let mut status = |id| ledger.status(id).ok().flatten();
-    let shown = remaind_memory::memory_for_packet(&p.ctx, &mut status)
+    let shown = remaind_memory::memory_for_packet(&p.ctx, &ledger, &mut status)
         .expect("packet")
         .expect("some");
     assert!(shown.contains("## API port\n"), "{shown}");
@@ -223,7 +223,7 @@ fn a_memory_whose_cited_fact_is_superseded_is_shown_as_no_longer_current() {
         .expect("correction");
     // The packet marks it at once, before any memory command rewrites the file.
     let mut status = |id| ledger.status(id).ok().flatten();
-    let shown = remaind_memory::memory_for_packet(&p.ctx, &mut status)
+    let shown = remaind_memory::memory_for_packet(&p.ctx, &ledger, &mut status)
         .expect("packet")
         .expect("some");
     assert!(

@@ -4,6 +4,7 @@
 mod attack;
 #[cfg(feature = "failpoints")]
 mod faults;
+mod memory_attack;
 mod permissions;
 mod symlinks;
 mod tamper;
