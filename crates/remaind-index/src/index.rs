@@ -413,6 +413,19 @@ impl<'l> Index<'l> {
         })
     }
 
+    /// An index of `ledger` kept in `dir` (a private temporary folder the caller owns)
+    /// instead of `.context/db/`: how a `.context/` the user cannot write is still searched.
+    /// Built from the whole ledger on the first read.
+    pub fn scratch(dir: &Utf8Path, ledger: &'l Ledger) -> Index<'l> {
+        Index {
+            ledger,
+            db_dir: dir.to_owned(),
+            path: dir.join("context.sqlite"),
+            conn: None,
+            file_id: None,
+        }
+    }
+
     /// Set the open index aside without its ledger, for [`IndexHandle::attach`] later.
     pub fn detach(self) -> IndexHandle {
         let context_dir = self

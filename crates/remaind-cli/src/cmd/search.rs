@@ -41,7 +41,8 @@ pub(crate) struct Args {
     /// Read QUERY as raw FTS5 syntax.
     #[arg(long)]
     fts: bool,
-    /// Print one JSON object per hit (JSON Lines).
+    /// Print the result as one JSON document: `{"query", "total", "hits": [...]}` (`hits`
+    /// empty when nothing matches).
     #[arg(long)]
     json: bool,
 }
@@ -78,27 +79,59 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     };
     let ctx = global.context()?;
     let ledger = Ledger::open(ctx.root()).map_err(CliError::from)?;
-    let mut index = Index::open(ctx.root(), &ledger).map_err(CliError::from)?;
-    let hits = index.search(&query, &opts).map_err(CliError::from)?;
+    let found = Index::open(ctx.root(), &ledger).and_then(|mut index| index.search(&query, &opts));
+    let hits = match found {
+        Ok(hits) => hits,
+        Err(e) if e.is_invalid_input() => return Err(CliError::from(e)),
+        // A `.context/` this user cannot write (a read-only mount, another user's project):
+        // the index is built from the ledger in a private temporary folder instead.
+        Err(e) => {
+            let why = std::error::Error::source(&e)
+                .map_or_else(|| e.to_string(), |c| format!("{e}: {c}"));
+            eprintln!(
+                "remaind: the index in {} cannot be used ({why}); searching a temporary index built from the ledger (slower)",
+                ctx.join("db")
+            );
+            let dir = tempfile::tempdir()
+                .map_err(|e| CliError::runtime(format!("cannot create a temporary folder: {e}")))?;
+            let dir = camino::Utf8Path::from_path(dir.path())
+                .ok_or_else(|| CliError::runtime("the temporary folder's path is not UTF-8"))?;
+            Index::scratch(dir, &ledger)
+                .search(&query, &opts)
+                .map_err(CliError::from)?
+        }
+    };
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
+    if args.json {
+        // One document, the same shape with or without hits.
+        let hits: Vec<serde_json::Value> = hits
+            .iter()
+            .map(|h| {
+                let (status, by) = status_parts(h.status);
+                serde_json::json!({
+                    "id": h.id.to_string(),
+                    "seq": h.seq,
+                    "kind": h.kind.as_str(),
+                    "ts": h.ts,
+                    "importance": h.importance,
+                    "status": status,
+                    "status_by": by,
+                    "snippet": h.snippet,
+                    "rank": h.rank,
+                    "exact_phrase": h.exact,
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({"query": query, "total": hits.len(), "hits": hits});
+        return writeln!(out, "{doc}")
+            .and_then(|()| out.flush())
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")));
+    }
     let res = hits.iter().try_for_each(|h| {
         let (status, by) = status_parts(h.status);
-        if args.json {
-            let v = serde_json::json!({
-                "id": h.id.to_string(),
-                "seq": h.seq,
-                "kind": h.kind.as_str(),
-                "ts": h.ts,
-                "importance": h.importance,
-                "status": status,
-                "status_by": by,
-                "snippet": h.snippet,
-                "rank": h.rank,
-                "exact_phrase": h.exact,
-            });
-            writeln!(out, "{v}")
-        } else {
+        {
             let status = match by {
                 Some(by) => format!("{status} by {by}"),
                 None => status.to_owned(),
@@ -117,7 +150,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     });
     res.and_then(|()| out.flush())
         .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
-    if hits.is_empty() && !args.json {
+    if hits.is_empty() {
         eprintln!("remaind: no events match `{query}`");
     }
     Ok(ExitCode::SUCCESS)

@@ -62,6 +62,12 @@ fn json_lines(out: &Output) -> Vec<Value> {
         .collect()
 }
 
+/// The hits of `search --json` (one document).
+fn hits_of(out: &Output) -> Vec<Value> {
+    let doc: Value = serde_json::from_str(&stdout(out)).expect("one JSON document");
+    doc["hits"].as_array().expect("hits").clone()
+}
+
 #[test]
 fn search_ranks_filters_and_prints_json() {
     let (_tmp, dir) = project();
@@ -82,7 +88,7 @@ fn search_ranks_filters_and_prints_json() {
     );
 
     let out = remaind(&dir, &["search", "lighthouse lamp", "--json"]);
-    let hits = json_lines(&out);
+    let hits = hits_of(&out);
     assert_eq!(hits.len(), 3, "{hits:?}");
     // Two events hold the phrase; the scattered one comes last.
     assert_eq!(hits[2]["id"], "e3");
@@ -106,7 +112,7 @@ fn search_ranks_filters_and_prints_json() {
             "--json",
         ],
     );
-    let ids: Vec<_> = json_lines(&out)
+    let ids: Vec<_> = hits_of(&out)
         .iter()
         .map(|h| h["id"].as_str().unwrap().to_owned())
         .collect();
@@ -125,7 +131,7 @@ fn search_ranks_filters_and_prints_json() {
             "--json",
         ],
     );
-    assert_eq!(json_lines(&out).len(), 1);
+    assert_eq!(hits_of(&out).len(), 1);
     let out = remaind(&dir, &["search", "submarine"]);
     assert!(out.status.success() && out.stdout.is_empty());
 }
@@ -157,7 +163,7 @@ fn bad_input_exits_2_without_sqlite_messages() {
         String::from_utf8_lossy(&out.stderr)
     );
     let out = remaind(&dir, &["search", "--fts", "lighthouse NOT night", "--json"]);
-    assert_eq!(json_lines(&out).len(), 2);
+    assert_eq!(hits_of(&out).len(), 2);
 }
 
 #[test]
@@ -190,7 +196,7 @@ fn reindex_is_quiet_when_piped_and_search_survives_a_corrupt_index() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(json_lines(&out)[0]["id"], "e4");
+    assert_eq!(hits_of(&out)[0]["id"], "e4");
 }
 
 #[test]
@@ -353,4 +359,16 @@ fn status_reports_index_freshness_without_building_it() {
     let v: Value = serde_json::from_str(stdout(&out).trim()).expect("json");
     assert_eq!(v["index"]["stale"], true);
     assert_eq!(v["index"]["indexed_seq"], 4);
+}
+
+/// `search --json` prints one document of the same shape whether or not anything matched.
+#[test]
+fn search_json_is_one_document_even_with_no_hit() {
+    let (_tmp, dir) = project();
+    let out = remaind(&dir, &["search", "zebra-that-is-nowhere", "--json"]);
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_str(&stdout(&out)).expect("one JSON document");
+    assert_eq!(doc["total"], 0);
+    assert_eq!(doc["hits"], serde_json::json!([]));
+    assert_eq!(doc["query"], "zebra-that-is-nowhere");
 }

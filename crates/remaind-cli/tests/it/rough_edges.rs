@@ -351,3 +351,78 @@ fn a_rule_file_that_is_a_fifo_or_a_device_is_refused_at_once() {
         );
     }
 }
+
+/// `echo x >> handover.md; remaind compact; remaind verify`: the compaction that replaces the
+/// edited handover records it as quarantined (said once), verify is green again, history
+/// keeps the edited version as evidence and a rollback to it is still refused.
+#[test]
+fn a_hand_edited_handover_is_quarantined_by_the_next_compaction() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    log(&ctx, "user_message", "Build the thing");
+    ok(&remaind(&ctx, &["compact"], None));
+    let handover = ctx.join("active/handover.md");
+    let mut edited = std::fs::read_to_string(&handover).expect("handover");
+    edited.push_str("x\n");
+    std::fs::write(&handover, &edited).expect("edit");
+    let v = remaind(&ctx, &["verify"], None);
+    assert_eq!(v.status.code(), Some(1), "{}", text(&v));
+    let said = ok(&remaind(&ctx, &["compact"], None));
+    assert!(said.contains("quarantined: active/handover.md"), "{said}");
+    ok(&remaind(&ctx, &["verify"], None));
+    // The next compaction has nothing to quarantine and says nothing of it.
+    log(&ctx, "note", "more");
+    let said = ok(&remaind(&ctx, &["compact"], None));
+    assert!(!said.contains("quarantined"), "{said}");
+    // The edited version is in history, and a rollback to just before the compaction that
+    // replaced it is refused.
+    let list = ok(&remaind(&ctx, &["rollback", "--list"], None));
+    let kept = std::fs::read_dir(ctx.join("active/history"))
+        .expect("history")
+        .flatten()
+        .any(|e| std::fs::read(e.path()).is_ok_and(|b| b == edited.as_bytes()));
+    assert!(kept, "the edited handover is kept in history: {list}");
+    ok(&remaind(&ctx, &["verify"], None));
+}
+
+/// `search` on a `.context/` this user cannot write, with an index that is behind the
+/// ledger: it searches a temporary index built from the ledger and says so on stderr.
+#[test]
+fn search_works_on_a_read_only_context_with_a_stale_index() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    log(&ctx, "decision", "Use a lighthouse for the beacon");
+    ok(&remaind(&ctx, &["search", "lighthouse"], None));
+    log(&ctx, "decision", "Paint the lighthouse red");
+    let ro = t.0.join("ro");
+    std::fs::create_dir(&ro).expect("mkdir");
+    let mounted = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "mount --bind {src} {ro} && mount -o remount,bind,ro {ro}",
+            ro = ro.display(),
+            src = ctx.display()
+        ))
+        .status()
+        .is_ok_and(|s| s.success());
+    let target = if mounted {
+        ro.clone()
+    } else {
+        // Not root: a folder without write permission is read-only for this user.
+        for dir in [ctx.join("db"), ctx.clone()] {
+            let mut p = std::fs::metadata(&dir).expect("meta").permissions();
+            std::os::unix::fs::PermissionsExt::set_mode(&mut p, 0o500);
+            std::fs::set_permissions(&dir, p).expect("chmod");
+        }
+        ctx.clone()
+    };
+    let r = remaind(&target, &["search", "red", "lighthouse", "--json"], None);
+    if mounted {
+        let _ = std::process::Command::new("umount").arg(&ro).status();
+    }
+    let out = ok(&r);
+    let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(doc["total"], 1, "{out}");
+    assert_eq!(doc["hits"][0]["id"], "e2", "{out}");
+    assert!(text(&r).contains("temporary index"), "{}", text(&r));
+}

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{ok, remaind, text, tmp};
+use super::{ok, remaind, tmp};
 
 fn init(root: &Path) -> std::path::PathBuf {
     let ctx = root.join(".context");
@@ -217,12 +217,12 @@ fn item_7_memory_files_stopped_behind_the_ledger_catch_up() {
         None,
         &[("FAILPOINTS", "ledger.after-fsync=1*panic")],
     );
-    assert_ne!(r.status.code(), Some(0), "{}", text(&r));
+    assert_ne!(r.status.code(), Some(0), "{}", super::text(&r));
     let md = std::fs::read_to_string(ctx.join("memory/MEMORY.md")).unwrap_or_default();
     assert!(!md.contains("8080"), "the stop left the file behind: {md}");
     let v = remaind(&ctx, &["verify"], None);
-    assert_eq!(v.status.code(), Some(1), "{}", text(&v));
-    assert!(text(&v).contains("memory"), "{}", text(&v));
+    assert_eq!(v.status.code(), Some(1), "{}", super::text(&v));
+    assert!(super::text(&v).contains("memory"), "{}", super::text(&v));
     let packet = ok(&remaind(&ctx, &["resume", "--budget", "100000"], None));
     assert!(packet.contains("The API listens on 8080."), "{packet}");
     let listed = ok(&remaind(&ctx, &["memory", "list"], None));
