@@ -188,6 +188,9 @@ struct Work<'a> {
     limits: &'a Limits,
     /// The event's strings are known to need no redaction (see [`prepare`]).
     clean: bool,
+    /// Remaind wrote this event: the field names of its own schema (`snake_case`) are kept
+    /// from redaction, so no user rule can rename `state_sha256` or `memory`.
+    own_keys: bool,
     applied: Vec<RedactionRecord>,
     records: Vec<ArtifactRecord>,
     pending: Vec<PendingArtifact>,
@@ -318,7 +321,11 @@ impl Work<'_> {
             _ => {
                 let mut bytes = serde_json::to_vec(&*v).unwrap_or_default();
                 if !self.clean && !self.redactor.serialized_json_is_clean(&bytes) {
-                    let applied = self.redactor.redact_json(v);
+                    let applied = if self.own_keys {
+                        self.redactor.redact_json_keeping(v, &is_schema_key)
+                    } else {
+                        self.redactor.redact_json(v)
+                    };
                     if !applied.is_empty() {
                         self.note(applied);
                         bytes = serde_json::to_vec(&*v).unwrap_or_default();
@@ -336,8 +343,8 @@ impl Work<'_> {
 
 /// Where Remaind keeps its own values in the `data` of an event it wrote itself: the SHA-256
 /// hashes of a bookkeeping event (a top-level key ending in `sha256` or `digest`, 64 lowercase
-/// hex digits) and the ids, event references and markers of a memory note (`memory.id`,
-/// `memory.cites`, `memory.rebase`, `memory.markers`). They are bookkeeping, not user text: each is swapped for
+/// hex digits) and the action, ids, event references and markers of a memory note
+/// (`memory.action`, `memory.id`, `memory.cites`, `memory.rebase`, `memory.markers`). They are bookkeeping, not user text: each is swapped for
 /// `null` before redaction (so no rule sees it, and its key keeps its place) and put back after.
 fn take_own_fields(kind: Kind, map: &mut Map<String, Value>) -> Vec<(Vec<String>, Value)> {
     let mut own = Vec::new();
@@ -353,7 +360,7 @@ fn take_own_fields(kind: Kind, map: &mut Map<String, Value>) -> Vec<(Vec<String>
     if kind == Kind::Note
         && let Some(Value::Object(memory)) = map.get_mut("memory")
     {
-        for key in ["id", "cites", "rebase", "markers"] {
+        for key in ["action", "id", "cites", "rebase", "markers"] {
             if let Some(v) = memory.get_mut(key)
                 && is_memory_bookkeeping(key, v)
             {
@@ -396,11 +403,21 @@ fn is_memory_bookkeeping(key: &str, v: &Value) -> bool {
             .is_some_and(|a| a.iter().all(|x| x.as_str().is_some_and(f)))
     };
     match key {
+        "action" => v.as_str().is_some_and(is_schema_key),
         "id" => v.as_str().is_some_and(memory_id),
         "cites" | "rebase" => all(event_id),
         "markers" => all(marker),
         _ => false,
     }
+}
+
+/// A field name of Remaind's own event schemas: `snake_case`, at most 64 bytes.
+fn is_schema_key(key: &str) -> bool {
+    key.len() <= 64
+        && key.starts_with(|c: char| c.is_ascii_lowercase())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// Puts the values [`take_own_fields`] took back in their places.
@@ -452,6 +469,7 @@ pub(crate) fn prepare(
         redactor,
         limits,
         clean,
+        own_keys: system,
         applied: Vec::new(),
         records: Vec::new(),
         pending: Vec::new(),

@@ -273,6 +273,16 @@ impl Redactor {
     /// If a redacted key equals another key of the same object, the later entry wins, as in
     /// any JSON object with a repeated key.
     pub fn redact_json(&self, v: &mut serde_json::Value) -> Vec<Applied> {
+        self.redact_json_keeping(v, &|_| false)
+    }
+
+    /// [`Redactor::redact_json`], leaving every object key for which `keep` is true as it is
+    /// (the field names of a schema the caller owns; their values are redacted as ever).
+    pub fn redact_json_keeping(
+        &self,
+        v: &mut serde_json::Value,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Vec<Applied> {
         use serde_json::Value;
         let mut applied = Vec::new();
         // An explicit stack: values built in memory may be nested deeper than the call stack.
@@ -288,9 +298,16 @@ impl Redactor {
                 }
                 Value::Array(items) => stack.extend(items.iter_mut().rev()),
                 Value::Object(map) => {
-                    if map.keys().any(|k| self.contains_secret(k.as_bytes())) {
+                    if map
+                        .keys()
+                        .any(|k| !keep(k) && self.contains_secret(k.as_bytes()))
+                    {
                         let old = std::mem::take(map);
                         for (k, v) in old {
+                            if keep(&k) {
+                                map.insert(k, v);
+                                continue;
+                            }
                             let (k, a) = self.redact_str(&k);
                             applied.extend(a);
                             map.insert(k.into_owned(), v);
