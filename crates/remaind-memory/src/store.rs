@@ -1051,38 +1051,19 @@ pub fn memory_for_packet(
 }
 
 /// Why the memory files lag the ledger, if they do: an action was recorded and the files
-/// were not rewritten after it (a command was stopped between the two), or `MEMORY.md`,
-/// which no person has edited since it was written, is not what the ledger's memory events
-/// make of it. `None` when they are in line (or there is no `memory/` folder). Writes nothing;
-/// any `remaind memory` command brings the files in line.
+/// were not rewritten after it (a command was stopped between the two; `memory/pending` is
+/// there). `None` when they are in line or there is no `memory/` folder. A rollback of the
+/// memory files is not a lag: they are what the person restored. Writes nothing; any
+/// `remaind memory` command brings the files in line.
 pub fn lag(ctx: &ContextDir, ledger: &Ledger) -> Result<Option<String>> {
     let dir = ctx.join(MEMORY_DIR);
     if !remaind_fs::ensure_dir(&dir, false).map_err(Error::file(&dir))? {
         return Ok(None);
     }
     let memory = Memory::reader(ctx, ledger)?;
-    if memory.pending()? {
-        return Ok(Some(
-            "a memory action was recorded in the ledger but the memory files were not rewritten \
-             after it (the command was stopped)"
-                .to_owned(),
-        ));
-    }
-    let current = memory.read(MEMORY_FILE_PATH)?;
-    if memory.unrecorded(current.as_deref())? {
-        // A person's edit, recorded by the next memory command: not a lag.
-        return Ok(None);
-    }
-    let (actions, statuses) = memory.actions()?;
-    let projected = project(&actions, &|id| statuses.get(id)).memory_md;
-    let Some(current) = current else {
-        return Ok((projected != EMPTY_MEMORY_MD)
-            .then(|| "MEMORY.md is missing but the ledger holds accepted memories".to_owned()));
-    };
-    let shown = mark_contradicted(&text_of(current), &mut |id| Some(statuses.get(id)));
-    Ok((shown != projected).then(|| {
-        "MEMORY.md is not what the ledger's memory events make of it (an accept or edit is \
-         missing from it)"
+    Ok(memory.pending()?.then(|| {
+        "a memory action was recorded in the ledger but the memory files were not rewritten \
+         after it (the command was stopped)"
             .to_owned()
     }))
 }

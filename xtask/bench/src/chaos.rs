@@ -2,15 +2,20 @@
 //!
 //! Builds `remaind` with its failpoints (`--features failpoints`, into `target/chaos`), then
 //! loops: copy a seeded `.context/` to a fresh folder, run one random operation as a child
-//! process (a `log --stdin` batch, `compact`, `frame`, `rollback --to`, or opening a ledger
-//! with a torn tail) and crash it, either with `SIGKILL` at a random instant or with an abort
+//! process (a `log --stdin` batch, `compact`, `frame`, `rollback --to`, `memory accept`,
+//! `memory edit`, `import` of a real transcript, or opening a ledger with a torn tail) and
+//! crash it, either with `SIGKILL` at a random instant or with an abort
 //! at a chosen failpoint (`FAILPOINTS=<name>=<n>*off->return(abort)`: the n+1-th time that
 //! step is reached). Then it reopens the folder and checks:
 //!
 //! - every event whose id the child printed (an acknowledged append) is in the log with the
 //!   text that was sent, and the log before the operation is a byte prefix of the log after;
-//! - `remaind verify` exits 0 (recovery quarantines a torn tail, the chain holds), and the
-//!   store takes a new append afterwards;
+//! - after what a user does next (a memory command after a memory operation or a compaction,
+//!   the import again after an import), `remaind verify` exits 0 (recovery quarantines a torn
+//!   tail, the chain holds, no memory file lags the ledger), and the store takes a new append
+//!   afterwards;
+//! - an import crashed and run again records each transcript line as many times as one whole
+//!   import does (no duplicate, none missing);
 //! - no reader ever sees a mixed or unrecorded state/handover pair: `verify --json` runs over
 //!   and over beside the operation and once right after the crash, before any repair;
 //! - every derived file (`active/*`) is byte-equal to its old version or to its new one. The
@@ -103,7 +108,35 @@ enum Op {
     Rollback(String),
     /// Tear the log's tail with these bytes, then open the ledger (`verify`).
     Recover(Vec<u8>),
+    /// `memory accept` of a memory proposed (by `prepare`) under this title.
+    MemoryAccept(String),
+    /// `memory edit` of a memory proposed and accepted (by `prepare`) under this title.
+    MemoryEdit(String, String),
+    /// `import` of this transcript (the same one each time: a re-import adds what is new).
+    Import(Transcript),
+    /// `memory propose` under this title (a step of `prepare`, never crashed).
+    MemoryPropose(String),
+    /// `memory list` (the repair after a crashed memory operation, never crashed).
+    MemoryList,
 }
+
+/// A transcript under `fixtures/transcripts/` and the runtime that wrote it.
+#[derive(Debug, Clone, Copy)]
+struct Transcript {
+    runtime: &'static str,
+    file: &'static str,
+}
+
+const TRANSCRIPTS: &[Transcript] = &[
+    Transcript {
+        runtime: "claude-code",
+        file: "claude-code-5c0375b4.jsonl",
+    },
+    Transcript {
+        runtime: "codex",
+        file: "codex-homelab.jsonl",
+    },
+];
 
 impl Op {
     fn name(&self) -> &'static str {
@@ -113,6 +146,11 @@ impl Op {
             Op::Frame(_) => "frame",
             Op::Rollback(_) => "rollback",
             Op::Recover(_) => "recover",
+            Op::MemoryAccept(_) => "mem-accept",
+            Op::MemoryEdit(..) => "mem-edit",
+            Op::Import(_) => "import",
+            Op::MemoryPropose(_) => "mem-propose",
+            Op::MemoryList => "mem-list",
         }
     }
 
@@ -121,6 +159,9 @@ impl Op {
             Op::Log(_) => APPEND.to_vec(),
             Op::Compact => [ATOMIC, APPEND].concat(),
             Op::Frame(_) | Op::Rollback(_) => ATOMIC.to_vec(),
+            Op::MemoryAccept(_) | Op::MemoryEdit(..) => [ATOMIC, APPEND].concat(),
+            Op::Import(_) => APPEND.to_vec(),
+            Op::MemoryPropose(_) | Op::MemoryList => Vec::new(),
             Op::Recover(_) => {
                 // Weighted: the recovery step is what this operation is for.
                 let mut v = vec![
@@ -174,20 +215,62 @@ impl Op {
             Op::Recover(_) => {
                 cmd.arg("verify");
             }
+            // The slug names the memory: each kill's title is its own.
+            Op::MemoryAccept(title) => {
+                cmd.args(["memory", "accept", title]);
+            }
+            Op::MemoryEdit(title, text) => {
+                cmd.args(["memory", "edit", title, text]);
+            }
+            Op::Import(t) => {
+                cmd.args(["import", t.runtime])
+                    .arg(workspace_root().join("fixtures/transcripts").join(t.file));
+            }
+            Op::MemoryPropose(title) => {
+                cmd.args(["memory", "propose", "--title", title])
+                    .arg(format!(
+                        "What {title} should remember: cargo xtask ci before a push."
+                    ));
+            }
+            Op::MemoryList => {
+                cmd.args(["memory", "list"]);
+            }
         }
         (cmd, stdin)
     }
 
-    /// Prepares the folder for the operation (only `Recover` does anything: it tears the log).
-    fn prepare(&self, ctx: &Path) -> Result<(), String> {
-        if let Op::Recover(torn) = self {
-            let log = ctx.join("logs/events.jsonl");
-            let mut f = fs::OpenOptions::new()
-                .append(true)
-                .open(&log)
-                .map_err(|e| format!("{}: {e}", log.display()))?;
-            f.write_all(torn)
-                .map_err(|e| format!("{}: {e}", log.display()))?;
+    /// What a user does after a crash of this operation, run to its end before the checks:
+    /// any memory command (it rewrites memory files that lag the ledger; a compaction writes
+    /// memory too, in its continuity flush), or the import again.
+    fn repair(&self) -> Option<Op> {
+        match self {
+            Op::MemoryAccept(_) | Op::MemoryEdit(..) | Op::Compact => Some(Op::MemoryList),
+            Op::Import(_) => Some(self.clone()),
+            _ => None,
+        }
+    }
+
+    /// Prepares the folder for the operation: `Recover` tears the log, the memory operations
+    /// propose (and accept) the memory they act on.
+    fn prepare(&self, bin: &Path, ctx: &Path) -> Result<(), String> {
+        match self {
+            Op::Recover(torn) => {
+                let log = ctx.join("logs/events.jsonl");
+                let mut f = fs::OpenOptions::new()
+                    .append(true)
+                    .open(&log)
+                    .map_err(|e| format!("{}: {e}", log.display()))?;
+                f.write_all(torn)
+                    .map_err(|e| format!("{}: {e}", log.display()))?;
+            }
+            Op::MemoryAccept(title) => {
+                run_ok(bin, ctx, &Op::MemoryPropose(title.clone()))?;
+            }
+            Op::MemoryEdit(title, _) => {
+                run_ok(bin, ctx, &Op::MemoryPropose(title.clone()))?;
+                run_ok(bin, ctx, &Op::MemoryAccept(title.clone()))?;
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -472,11 +555,16 @@ fn op_passing(fp: &str, rng: &mut Rng, tag: &str) -> Op {
 }
 
 fn random_op(rng: &mut Rng, points: &[String], tag: &str) -> Op {
-    match rng.below(10) {
+    // Memory titles are their own slugs, so `memory accept TITLE` names the proposal.
+    let title = format!("chaos-{}", tag.replace([' ', '.'], "-"));
+    match rng.below(14) {
         0..=2 => Op::Log(random_batch(rng, tag)),
         3..=4 => Op::Compact,
         5..=6 => Op::Frame(format!("model-{}", rng.below(1000))),
         7..=8 if !points.is_empty() => Op::Rollback(rng.pick(points).clone()),
+        9 => Op::MemoryAccept(title),
+        10 => Op::MemoryEdit(title, format!("Edited by {tag}: {}", rng.next())),
+        11 => Op::Import(*rng.pick(TRANSCRIPTS)),
         _ => op_passing("ledger.recovery-after-quarantine", rng, tag),
     }
 }
@@ -555,6 +643,10 @@ struct Summary {
     reads: u64,
     mismatched: u64,
     unusable: u64,
+    /// Memory files still behind the ledger after the repair (`memory list`).
+    lagging: u64,
+    /// Transcript lines imported more (or fewer) times than one whole import records them.
+    duplicated: u64,
     failures: Vec<String>,
 }
 
@@ -646,6 +738,8 @@ pub(crate) fn run(kills: u64, seed: Option<u64>) -> Result<(), String> {
     println!("  reader checks:          {}", sum.reads);
     println!("  mismatched pairs seen:  {}", sum.mismatched);
     println!("  unusable after:         {}", sum.unusable);
+    println!("  lagging memory files:   {}", sum.lagging);
+    println!("  duplicate imports:      {}", sum.duplicated);
     println!("  failpoints hit (crashes at each):");
     let mut missing = Vec::new();
     for fp in FAILPOINTS {
@@ -663,6 +757,8 @@ pub(crate) fn run(kills: u64, seed: Option<u64>) -> Result<(), String> {
         || sum.verify_failed > 0
         || sum.mismatched > 0
         || sum.unusable > 0
+        || sum.lagging > 0
+        || sum.duplicated > 0
         || !sum.failures.is_empty()
     {
         return Err(format!(
@@ -709,7 +805,7 @@ fn one_kill(
     // Vary the starting state: a few operations that run to the end.
     for k in 0..rng.below(3) {
         let op = random_op(rng, points, &format!("warm-up {i}.{k}"));
-        op.prepare(&case)?;
+        op.prepare(bin, &case)?;
         run_ok(bin, &case, &op)?;
     }
     let op = match aim {
@@ -720,14 +816,14 @@ fn one_kill(
 
     // The reference run: the same operation on a copy, to its end: the "new" versions.
     copy_dir(&case, &reference)?;
-    op.prepare(&reference)?;
+    op.prepare(bin, &reference)?;
     let reference_out = run_ok(bin, &reference, &op)?;
     let new = derived(&reference);
 
     let old = derived(&case);
     let log_path = case.join("logs/events.jsonl");
     let old_log = fs::read(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
-    op.prepare(&case)?;
+    op.prepare(bin, &case)?;
 
     let fps = op.failpoints();
     // A reader beside the operation, over and over until it ends: it must never see a mixed
@@ -799,9 +895,41 @@ fn one_kill(
             problems.push(format!("a reader saw {reason}"));
         }
     }
+    // What a user does next (a memory command, the import again), run to its end.
+    if let Some(repair) = op.repair() {
+        let done = run_op(bin, &case, &repair, None, None)?;
+        if done.end != End::Exited(0) {
+            problems.push(format!(
+                "{} after the crash: {}: {}",
+                repair.name(),
+                done.end,
+                String::from_utf8_lossy(&done.stderr).trim()
+            ));
+        }
+    }
     // Reopen: recovery, then verify. state.json and handover.md are one unit, so no crash
-    // leaves them from different runs: nothing is re-run.
+    // leaves them from different runs: nothing is re-run. Verify also finds memory files
+    // behind the ledger.
     let verify = run_op(bin, &case, &Op::Recover(Vec::new()), None, None)?;
+    if verify.end != End::Exited(0)
+        && String::from_utf8_lossy(&verify.stdout).contains("memory files:")
+    {
+        sum.lagging += 1;
+    }
+    if let Op::Import(_) = &op {
+        let (want, got) = (
+            origin_counts(&reference.join("logs/events.jsonl"), &old_log)?,
+            origin_counts(&log_path, &old_log)?,
+        );
+        if want != got {
+            sum.duplicated += 1;
+            problems.push(format!(
+                "the import after the crash recorded transcript lines {} times where one import records them {} times",
+                got.values().sum::<usize>(),
+                want.values().sum::<usize>()
+            ));
+        }
+    }
     let now = derived(&case);
     if verify.end != End::Exited(0) {
         sum.verify_failed += 1;
@@ -872,6 +1000,28 @@ fn one_kill(
             .push(format!("#{i} {} {how}: {}", op.name(), problems.join("; ")));
     }
     Ok(())
+}
+
+/// How many events each transcript line (`data.origin`) has in the log at `path` after the
+/// prefix `before` (the log before the operation).
+fn origin_counts(path: &Path, before: &[u8]) -> Result<BTreeMap<String, usize>, String> {
+    let log = fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let added = log.get(before.len()..).unwrap_or_default();
+    let mut out = BTreeMap::new();
+    for line in added.split(|&b| b == b'\n') {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let origin = &v["data"]["origin"];
+        if origin.is_object() {
+            let key = format!(
+                "{} {} {} {}",
+                origin["runtime"], origin["session"], origin["line"], v["kind"]
+            );
+            *out.entry(key).or_default() += 1;
+        }
+    }
+    Ok(out)
 }
 
 /// What one reader makes of the derived pair (`verify --json`, which writes no derived file):
