@@ -14,7 +14,7 @@ use remaind_ledger::Ledger;
 use crate::error::{Error, Result};
 use crate::hooks::record;
 use crate::signal::{Framing, Record, Runtime, Signal, origin_key};
-use crate::transcript::read_transcript;
+use crate::transcript::{open_transcript, read_transcript};
 
 /// How many of the newest ledger events are searched for an interrupt recorded before.
 const RECORDED_LOOKBACK: usize = 4096;
@@ -70,7 +70,7 @@ fn new_lines(transcript: &Utf8Path, from: u64) -> Result<(Vec<u8>, u64)> {
         action: "cannot read the runtime's transcript",
         source,
     };
-    let mut file = std::fs::File::open(transcript).map_err(err)?;
+    let mut file = open_transcript(transcript, "cannot read the runtime's transcript")?;
     let len = file.metadata().map_err(err)?.len();
     let from = if len < from { 0 } else { from };
     file.seek(SeekFrom::Start(from)).map_err(err)?;
