@@ -44,9 +44,10 @@ fn changed(
     paths
 }
 
-/// The events of the ledger, as `remaind events --json` prints them.
+/// Every event of the ledger, as `remaind events --json` prints them.
 fn events(ctx: &Path) -> Vec<Value> {
-    ok(&remaind(ctx, &["events", "--json"], None))
+    let all = ["events", "--from", "1", "--limit", "1000000", "--json"];
+    ok(&remaind(ctx, &all, None))
         .lines()
         .map(|l| serde_json::from_str(l).expect("an event per line"))
         .collect()
@@ -461,4 +462,67 @@ fn item_13_every_malformed_request_with_an_id_gets_a_reply_and_the_server_goes_o
     }
     drop(mcp);
     assert!(events(&ctx).is_empty(), "a refused request wrote an event");
+}
+
+// ----- 8. hooks then import: one event per transcript line -------------------------------------
+
+/// Events that record an interrupted turn (a transcript line the hooks follow).
+fn interrupts(ctx: &Path) -> Vec<Value> {
+    events(ctx)
+        .into_iter()
+        .filter(|e| e["data"]["turn_end"] == "interrupted")
+        .collect()
+}
+
+#[test]
+fn item_8_a_transcript_line_the_hooks_recorded_is_not_imported_again() {
+    use remaind_adapters::Runtime;
+    let t = tmp();
+    // A Codex rollout whose first turn the user interrupts: the hooks read the interrupt
+    // from the transcript (no payload carries it) after the cursor, mid-file.
+    let lines = [
+        json!({"timestamp": "2025-03-01T10:00:00.000Z", "type": "session_meta",
+               "payload": {"id": "0195-sess-a", "cwd": "/w", "cli_version": "0.77.0"}}),
+        json!({"timestamp": "2025-03-01T10:00:01.000Z", "type": "event_msg",
+               "payload": {"type": "user_message", "message": "Rename the parser module"}}),
+        json!({"timestamp": "2025-03-01T10:00:05.000Z", "type": "event_msg",
+               "payload": {"type": "turn_aborted", "reason": "interrupted"}}),
+        json!({"timestamp": "2025-03-01T10:00:09.000Z", "type": "event_msg",
+               "payload": {"type": "user_message", "message": "Rename it and keep the tests green"}}),
+        json!({"timestamp": "2025-03-01T10:00:20.000Z", "type": "event_msg",
+               "payload": {"type": "task_complete", "last_agent_message": "Renamed; tests pass."}}),
+    ];
+    let rollout = t.0.join("rollout-2025-03-01.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&rollout, text).expect("rollout");
+    let (_, _rt, ctx) =
+        crate::transcripts::replay(&rollout, Runtime::Codex, "examples/codex/hooks.json");
+    let hooked = interrupts(&ctx);
+    assert_eq!(
+        hooked.len(),
+        1,
+        "the hooks recorded the interrupt once: {hooked:#?}"
+    );
+    for round in ["first", "second"] {
+        let out = ok(&remaind(
+            &ctx,
+            &[
+                "import",
+                "codex",
+                rollout.to_str().expect("utf-8"),
+                "--json",
+            ],
+            None,
+        ));
+        let report: Value = serde_json::from_str(&out).expect("--json");
+        let after = interrupts(&ctx);
+        assert_eq!(
+            after.len(),
+            1,
+            "{round} import recorded the interrupt line again: {after:#?} ({report})"
+        );
+    }
+    let origin = &hooked[0]["data"]["origin"];
+    assert_eq!(origin["session"], "0195-sess-a", "{origin}");
+    assert_eq!(origin["line"], "3", "{origin}");
 }
