@@ -179,6 +179,24 @@ pub(crate) fn stream_transcript(
     Ok(counts)
 }
 
+/// Opens the transcript `path` for reading, never blocking on a FIFO or device (a hook's
+/// `transcript_path` and an import's argument are both the caller's).
+pub(crate) fn open_transcript(
+    path: &camino::Utf8Path,
+    action: &'static str,
+) -> crate::Result<std::fs::File> {
+    remaind_fs::open_input(path).map_err(|e| match e {
+        remaind_fs::Error::Io { source, .. } => crate::Error::Read {
+            path: path.to_owned(),
+            action,
+            source,
+        },
+        _ => crate::Error::NotAFile {
+            path: path.to_owned(),
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,22 +221,4 @@ mod tests {
         assert_eq!(whole.1.damaged, 1);
         assert!(!whole.0.is_empty());
     }
-}
-
-/// Opens the transcript `path` for reading, never blocking on a FIFO or device (a hook's
-/// `transcript_path` and an import's argument are both the caller's).
-pub(crate) fn open_transcript(
-    path: &camino::Utf8Path,
-    action: &'static str,
-) -> crate::Result<std::fs::File> {
-    remaind_fs::open_input(path).map_err(|e| match e {
-        remaind_fs::Error::Io { source, .. } => crate::Error::Read {
-            path: path.to_owned(),
-            action,
-            source,
-        },
-        _ => crate::Error::NotAFile {
-            path: path.to_owned(),
-        },
-    })
 }

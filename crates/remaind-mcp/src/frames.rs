@@ -447,11 +447,10 @@ impl IdScanner {
                     self.state = Top::ExpectKey;
                 }
             }
-            b' ' | b'\t' | b'\r' | b'\n' => {
-                if top && self.state == Top::InIdBare {
-                    self.found = true;
-                }
+            b' ' | b'\t' | b'\r' | b'\n' if top && self.state == Top::InIdBare => {
+                self.found = true;
             }
+            b' ' | b'\t' | b'\r' | b'\n' => {}
             _ if top => match self.state {
                 Top::ExpectValue { id: true } => {
                     self.value = vec![b];
