@@ -5,7 +5,10 @@
 //! are not instructions), assistant messages and `task_complete` (the turn's last message),
 //! `function_call`/`custom_tool_call` paired with their outputs (`update_plan` is the plan),
 //! and `compacted` (the runtime's summary). Everything else is skipped. A line's id is its
-//! line number in the rollout, which only ever grows.
+//! line number in the rollout, which only ever grows, keyed by `session_meta`'s session id; in a
+//! rollout without a readable one, the line number follows a digest of the rollout's first
+//! line (`3f2a…:12`), so two such rollouts never share line keys (a first line holds its
+//! start time).
 
 use std::collections::HashMap;
 
@@ -19,6 +22,9 @@ use crate::transcript::{LineOutcome, Reader};
 #[derive(Debug, Default)]
 pub struct TranscriptReader {
     session: Option<String>,
+    /// What identifies the rollout until (or without) a `session_meta`: a digest of its
+    /// first line.
+    first_line: Option<String>,
     calls: HashMap<String, (String, Value)>,
     last_text: Option<(String, Source)>,
     /// The framing stated so far.
@@ -53,7 +59,10 @@ impl TranscriptReader {
             runtime: Runtime::Codex,
             hook: None,
             session: self.session.clone(),
-            line: Some(n.to_string()),
+            line: Some(match (&self.session, &self.first_line) {
+                (None, Some(digest)) => format!("{digest}:{n}"),
+                _ => n.to_string(),
+            }),
             ts: str_at(line, "timestamp").map(str::to_owned),
         }
     }
@@ -211,6 +220,10 @@ impl TranscriptReader {
 
 impl Reader for TranscriptReader {
     fn line(&mut self, n: usize, line: &[u8], out: &mut Vec<Record>) -> Option<LineOutcome> {
+        if self.first_line.is_none() {
+            let digest = remaind_fs::sha256_hex(line);
+            self.first_line = Some(digest[..16].to_owned());
+        }
         let line = serde_json::from_slice::<Value>(line)
             .ok()
             .filter(Value::is_object)?;

@@ -34,6 +34,15 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A transcript path names a FIFO, a device or a socket: reading it could block forever.
+    #[error(
+        "{path} is not a regular file (a FIFO, device or socket); give a transcript file or a \
+         folder of them"
+    )]
+    NotAFile {
+        /// The path given.
+        path: Utf8PathBuf,
+    },
     /// The ledger refused or failed an append.
     #[error("cannot append to the ledger")]
     Ledger(#[from] remaind_ledger::Error),
@@ -44,7 +53,7 @@ impl Error {
     /// refusal of the input.
     pub fn is_invalid_input(&self) -> bool {
         match self {
-            Error::Payload { .. } => true,
+            Error::Payload { .. } | Error::NotAFile { .. } => true,
             Error::Read { .. } | Error::Cursors { .. } => false,
             Error::Ledger(e) => e.is_invalid_input(),
         }

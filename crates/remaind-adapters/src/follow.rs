@@ -2,7 +2,9 @@
 //! interrupted turn (Claude Code fires no Stop then) and the framing (model, runtime version,
 //! branch, permission mode). A hook reads only the lines appended since the last hook read
 //! that transcript (a cursor per file under `db/`), so each costs what is new; an interrupt
-//! keeps its transcript line id, so a later `import` of the same transcript skips it.
+//! keeps its transcript line identity (the line number and session an import of the whole
+//! file gives it, a Codex rollout's too), so a later `import` of the same transcript skips it,
+//! and an interrupt an import recorded is not recorded again.
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
@@ -14,7 +16,7 @@ use remaind_ledger::Ledger;
 use crate::error::{Error, Result};
 use crate::hooks::record;
 use crate::signal::{Framing, Record, Runtime, Signal, origin_key};
-use crate::transcript::read_transcript;
+use crate::transcript::{open_transcript, read_transcript_tail};
 
 /// How many of the newest ledger events are searched for an interrupt recorded before.
 const RECORDED_LOOKBACK: usize = 4096;
@@ -30,8 +32,17 @@ pub struct Followed {
     pub bytes: u64,
 }
 
-/// The cursor map: transcript key → bytes read up to the end of a whole line.
-type Cursors = BTreeMap<String, u64>;
+/// Where the hooks left off in one transcript.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Cursor {
+    /// Bytes read, up to the end of a whole line.
+    at: u64,
+    /// The lines in those bytes: the next line's number is one more.
+    lines: u64,
+}
+
+/// The cursor map: transcript key → where the hooks left off.
+type Cursors = BTreeMap<String, Cursor>;
 
 fn cursor_key(transcript: &Utf8Path) -> String {
     remaind_fs::sha256_hex(transcript.as_str().as_bytes())[..24].to_owned()
@@ -43,7 +54,8 @@ fn load_cursors(ctx: &Utf8Path) -> Result<Cursors> {
         path: path.clone(),
         source,
     })?;
-    // A damaged cursor file is a cache: start the transcripts over (interrupts dedupe).
+    // A damaged (or older) cursor file is a cache: start the transcripts over (interrupts
+    // dedupe).
     Ok(bytes
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default())
@@ -62,24 +74,51 @@ fn save_cursors(ctx: &Utf8Path, cursors: &Cursors) -> Result<()> {
     remaind_fs::replace_file(dir, name, &bytes).map_err(err)
 }
 
-/// The whole lines of `transcript` after byte `from` (from 0 when the file shrank: it is a
-/// new one), and where they end.
-fn new_lines(transcript: &Utf8Path, from: u64) -> Result<(Vec<u8>, u64)> {
+/// Bytes of a transcript's first line read for what later lines are keyed by (a Codex
+/// `session_meta` carries the agent's instructions, tens of KiB).
+const FIRST_LINE_BYTES: u64 = 4 << 20;
+
+/// What a hook reads of `transcript` after `from`: its first line (when `from` is past it),
+/// the whole lines after `from` (from the start when the file shrank: it is a new one), and
+/// the cursor after them.
+fn new_lines(transcript: &Utf8Path, from: Cursor) -> Result<(Option<Vec<u8>>, Vec<u8>, Cursor)> {
     let err = |source| Error::Read {
         path: transcript.to_owned(),
         action: "cannot read the runtime's transcript",
         source,
     };
-    let mut file = std::fs::File::open(transcript).map_err(err)?;
+    let mut file = open_transcript(transcript, "cannot read the runtime's transcript")?;
     let len = file.metadata().map_err(err)?.len();
-    let from = if len < from { 0 } else { from };
-    file.seek(SeekFrom::Start(from)).map_err(err)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(len - from).unwrap_or(0));
-    file.take(len - from).read_to_end(&mut bytes).map_err(err)?;
+    let from = if len < from.at {
+        Cursor::default()
+    } else {
+        from
+    };
+    let mut first = None;
+    if from.at > 0 {
+        let mut head = Vec::new();
+        (&mut file)
+            .take(FIRST_LINE_BYTES)
+            .read_to_end(&mut head)
+            .map_err(err)?;
+        let end = head.iter().position(|b| *b == b'\n').unwrap_or(head.len());
+        head.truncate(end);
+        first = Some(head);
+    }
+    file.seek(SeekFrom::Start(from.at)).map_err(err)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(len - from.at).unwrap_or(0));
+    file.take(len - from.at)
+        .read_to_end(&mut bytes)
+        .map_err(err)?;
     // A line still being written is read by the next hook.
     let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     bytes.truncate(whole);
-    Ok((bytes, from + whole as u64))
+    let lines = bytes.iter().filter(|b| **b == b'\n').count() as u64;
+    let to = Cursor {
+        at: from.at + whole as u64,
+        lines: from.lines + lines,
+    };
+    Ok((first, bytes, to))
 }
 
 /// The import keys of the interrupts among the newest ledger events.
@@ -104,8 +143,8 @@ pub fn follow_transcript(
     let ctx = ledger.context_dir();
     let mut cursors = load_cursors(ctx)?;
     let key = cursor_key(transcript);
-    let from = cursors.get(&key).copied().unwrap_or(0);
-    let (bytes, to) = new_lines(transcript, from)?;
+    let from = cursors.get(&key).copied().unwrap_or_default();
+    let (first, bytes, to) = new_lines(transcript, from)?;
     let mut followed = Followed {
         bytes: bytes.len() as u64,
         ..Followed::default()
@@ -113,7 +152,12 @@ pub fn follow_transcript(
     if to == from {
         return Ok(followed);
     }
-    let (records, _) = read_transcript(runtime, &bytes);
+    // Keyed as an import of the whole file keys them (line numbers, a Codex session), so an
+    // interrupt recorded here and the same line imported later are one line.
+    let lines_before =
+        usize::try_from(to.lines - bytes.iter().filter(|b| **b == b'\n').count() as u64)
+            .unwrap_or(usize::MAX);
+    let records = read_transcript_tail(runtime, first.as_deref(), &bytes, lines_before);
     let mut interrupts: Vec<Record> = Vec::new();
     for rec in records {
         match rec.signal {

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::map::Mapper;
 use crate::plan::PlanBook;
 use crate::signal::{Framing, Record, Runtime, Signal, origin_key};
-use crate::transcript::{LineCounts, stream_transcript};
+use crate::transcript::{LineCounts, open_transcript, stream_transcript};
 
 /// Records mapped and appended per batch (one lock, one sync each; other writers wait
 /// while a batch is written).
@@ -75,7 +75,7 @@ const HEAD_BYTES: usize = 256 * 1024;
 /// payload), within the file's head.
 fn first_timestamp(file: &Utf8Path) -> Option<String> {
     use std::io::BufRead;
-    let handle = std::fs::File::open(file).ok()?;
+    let handle = open_transcript(file, "cannot read the transcript").ok()?;
     let mut read = 0;
     for line in std::io::BufReader::new(handle).split(b'\n') {
         let line = line.ok()?;
@@ -141,7 +141,7 @@ fn read_file(
         action: "cannot read the transcript",
         source,
     };
-    let handle = std::fs::File::open(file).map_err(read_err)?;
+    let handle = open_transcript(file, "cannot read the transcript")?;
     let mut input = CountingReader {
         inner: std::io::BufReader::with_capacity(1 << 20, handle),
         bytes: 0,
@@ -257,6 +257,8 @@ pub fn transcript_files(paths: &[Utf8PathBuf]) -> Result<(Vec<Utf8PathBuf>, Vec<
         })?;
         if meta.is_dir() {
             walk(p, &mut files, 0)?;
+        } else if !meta.is_file() {
+            return Err(Error::NotAFile { path: p.clone() });
         } else {
             files.push(p.clone());
             let stem = p.with_extension("");

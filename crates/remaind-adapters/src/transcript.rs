@@ -51,6 +51,77 @@ impl LineCounts {
     }
 }
 
+fn new_reader(runtime: Runtime) -> Box<dyn Reader> {
+    match runtime {
+        Runtime::ClaudeCode => Box::new(claude_code::TranscriptReader::default()),
+        Runtime::Codex => Box::new(codex::TranscriptReader::default()),
+    }
+}
+
+/// Reads line `n` into `out`, counting it.
+fn read_one(
+    reader: &mut dyn Reader,
+    line: &[u8],
+    n: usize,
+    counts: &mut LineCounts,
+    out: &mut Vec<Record>,
+) {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return;
+    }
+    counts.lines += 1;
+    // A reader decodes strings leniently (a field it cannot decode reads as absent), so
+    // a line with a lone surrogate escape or a byte that is not UTF-8 is repaired first,
+    // or its prompt would be lost while the line counts as used.
+    let repaired = crate::repair::may_need_repair(line)
+        .then(|| crate::repair::repair_json_text(line))
+        .flatten();
+    let outcome = match &repaired {
+        Some((fixed, _)) => reader.line(n, fixed.as_bytes(), out),
+        None => reader.line(n, line, out),
+    };
+    counts.repaired += u64::from(repaired.is_some() && outcome.is_some());
+    match outcome {
+        Some(LineOutcome::Used) => counts.used += 1,
+        Some(LineOutcome::Unused) => counts.unused += 1,
+        None => counts.damaged += 1,
+    }
+}
+
+/// The records of the whole lines `bytes` holds, which follow the first `lines_before` lines
+/// of a transcript whose line 1 is `first_line`: numbered and keyed as an import of the whole
+/// file numbers and keys them (a hook reads only what is new, and its events must carry the
+/// line identity an import of the same file checks). Line 1 is read first for what later
+/// lines are keyed by (a Codex rollout's session), its own records dropped.
+pub(crate) fn read_transcript_tail(
+    runtime: Runtime,
+    first_line: Option<&[u8]>,
+    bytes: &[u8],
+    lines_before: usize,
+) -> Vec<Record> {
+    let mut reader = new_reader(runtime);
+    let mut out = Vec::new();
+    let mut counts = LineCounts::default();
+    if let Some(first) = first_line.filter(|_| lines_before > 0) {
+        read_one(reader.as_mut(), first, 1, &mut counts, &mut out);
+        out.clear();
+    }
+    let whole = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    if !bytes.is_empty() {
+        for (i, line) in whole.split(|b| *b == b'\n').enumerate() {
+            read_one(
+                reader.as_mut(),
+                line,
+                lines_before + i + 1,
+                &mut counts,
+                &mut out,
+            );
+        }
+    }
+    reader.finish(&mut out);
+    out
+}
+
 /// The records of one transcript file's bytes, in order, and its line counts. Never fails:
 /// a damaged line is counted and skipped.
 pub fn read_transcript(runtime: Runtime, bytes: &[u8]) -> (Vec<Record>, LineCounts) {
@@ -68,33 +139,11 @@ pub(crate) fn stream_transcript(
     mut input: impl BufRead,
     mut emit: impl FnMut(Record),
 ) -> io::Result<LineCounts> {
-    let mut reader: Box<dyn Reader> = match runtime {
-        Runtime::ClaudeCode => Box::new(claude_code::TranscriptReader::default()),
-        Runtime::Codex => Box::new(codex::TranscriptReader::default()),
-    };
+    let mut reader = new_reader(runtime);
     let mut out = Vec::new();
     let mut counts = LineCounts::default();
     let mut read_line = |line: &[u8], n: usize| {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        counts.lines += 1;
-        // A reader decodes strings leniently (a field it cannot decode reads as absent), so
-        // a line with a lone surrogate escape or a byte that is not UTF-8 is repaired first,
-        // or its prompt would be lost while the line counts as used.
-        let repaired = crate::repair::may_need_repair(line)
-            .then(|| crate::repair::repair_json_text(line))
-            .flatten();
-        let outcome = match &repaired {
-            Some((fixed, _)) => reader.line(n, fixed.as_bytes(), &mut out),
-            None => reader.line(n, line, &mut out),
-        };
-        counts.repaired += u64::from(repaired.is_some() && outcome.is_some());
-        match outcome {
-            Some(LineOutcome::Used) => counts.used += 1,
-            Some(LineOutcome::Unused) => counts.unused += 1,
-            None => counts.damaged += 1,
-        }
+        read_one(reader.as_mut(), line, n, &mut counts, &mut out);
         out.drain(..).for_each(&mut emit);
     };
     // Lines wholly inside the reader's buffer are parsed in place; only a line that
@@ -128,6 +177,24 @@ pub(crate) fn stream_transcript(
     reader.finish(&mut out);
     out.drain(..).for_each(&mut emit);
     Ok(counts)
+}
+
+/// Opens the transcript `path` for reading, never blocking on a FIFO or device (a hook's
+/// `transcript_path` and an import's argument are both the caller's).
+pub(crate) fn open_transcript(
+    path: &camino::Utf8Path,
+    action: &'static str,
+) -> crate::Result<std::fs::File> {
+    remaind_fs::open_input(path).map_err(|e| match e {
+        remaind_fs::Error::Io { source, .. } => crate::Error::Read {
+            path: path.to_owned(),
+            action,
+            source,
+        },
+        _ => crate::Error::NotAFile {
+            path: path.to_owned(),
+        },
+    })
 }
 
 #[cfg(test)]

@@ -1,13 +1,14 @@
 //! Running a compactor program: input on stdin, output from stdout, a hard deadline.
 //!
 //! One owner for the subtle parts (a process group of its own so a timeout kills everything
-//! the program started, readers on their own threads so a full pipe never deadlocks, a grace
-//! period for grandchildren holding the pipes open), shared by `--compactor CMD` and the LLM
+//! the program started, readers on their own threads so a full pipe never deadlocks, output taken
+//! once it falls quiet after the program exits even when a grandchild in a session of its
+//! own holds the pipes open), shared by `--compactor CMD` and the LLM
 //! presets that drive a runtime's CLI.
 
 use std::io::{Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -70,25 +71,8 @@ pub fn run_piped(
             let _ = s.write_all(&stdin);
         }
     });
-    let stdout = child.stdout.take();
-    let (out_tx, out_rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut out = Vec::new();
-        let res = match stdout {
-            Some(s) => s.take(MAX_OUTPUT + 1).read_to_end(&mut out).map(|_| out),
-            None => Ok(out),
-        };
-        let _ = out_tx.send(res);
-    });
-    let stderr = child.stderr.take();
-    let (err_tx, err_rx) = mpsc::channel();
-    thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(s) = stderr {
-            let _ = s.take(1 << 20).read_to_end(&mut out);
-        }
-        let _ = err_tx.send(out);
-    });
+    let stdout = drain(child.stdout.take(), MAX_OUTPUT + 1);
+    let stderr = drain(child.stderr.take(), 1 << 20);
 
     let deadline = Instant::now() + timeout;
     let status = loop {
@@ -104,34 +88,35 @@ pub fn run_piped(
             }
         }
     };
+    // A writer still blocked on a pipe nobody reads (a grandchild holding stdin) is left to
+    // end with EPIPE: joining it could wait for that grandchild.
+    drop(writer);
     let Some(status) = status else {
         kill_group(pid);
         let _ = child.kill();
         let _ = child.wait();
-        let _ = writer.join();
         return Err(RunError::TimedOut(timeout));
     };
-    // The program exited. Something it left running may still hold the pipes open: give the
-    // readers until the deadline (at least a moment), then kill the group and collect.
-    let grace = deadline
-        .saturating_duration_since(Instant::now())
-        .max(Duration::from_millis(200));
-    let stdout = match out_rx.recv_timeout(grace) {
-        Ok(res) => res,
-        Err(_) => {
-            kill_group(pid);
-            out_rx.recv().unwrap_or_else(|_| Ok(Vec::new()))
+    // The program exited. Something it left running may hold the pipes open, even from a
+    // session of its own that no group kill reaches: wait for the end of its output only
+    // while the output still grows (and never past the deadline), then take what was read.
+    let mut seen = stdout.len() + stderr.len();
+    let mut quiet_since = Instant::now();
+    while !(stdout.is_done() && stderr.is_done()) {
+        let now = Instant::now();
+        if now >= deadline || now.duration_since(quiet_since) >= QUIET_AFTER_EXIT {
+            break;
         }
-    };
-    let stderr = err_rx
-        .recv_timeout(Duration::from_millis(200))
-        .unwrap_or_else(|_| {
-            kill_group(pid);
-            err_rx.recv().unwrap_or_default()
-        });
-    // A writer still blocked on a pipe nobody reads ends with EPIPE once the group is gone.
-    drop(writer);
-    let stdout = stdout.map_err(RunError::Io)?;
+        thread::sleep(Duration::from_millis(5));
+        let len = stdout.len() + stderr.len();
+        if len != seen {
+            seen = len;
+            quiet_since = Instant::now();
+        }
+    }
+    kill_group(pid);
+    let stderr = stderr.take().unwrap_or_default();
+    let stdout = stdout.take().map_err(RunError::Io)?;
     if stdout.len() as u64 > MAX_OUTPUT {
         return Err(RunError::TooLarge);
     }
@@ -140,6 +125,70 @@ pub fn run_piped(
         stdout,
         stderr,
     })
+}
+
+/// How long the output of a program that exited may stay silent before it is taken as
+/// complete, when something it left running still holds the pipe open.
+const QUIET_AFTER_EXIT: Duration = Duration::from_millis(500);
+
+/// A pipe read to its end (or `limit` bytes) on a thread of its own, into a buffer the
+/// caller may take at any time: the caller never waits for a writer that never closes.
+struct Drain {
+    buf: Arc<Mutex<Vec<u8>>>,
+    /// Set (to the read's outcome) when the pipe reached its end or the limit.
+    done: Arc<Mutex<Option<std::io::Result<()>>>>,
+}
+
+fn drain(pipe: Option<impl Read + Send + 'static>, limit: u64) -> Drain {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let done = Arc::new(Mutex::new(None));
+    let (b, d) = (Arc::clone(&buf), Arc::clone(&done));
+    thread::spawn(move || {
+        let res = match pipe {
+            Some(p) => copy_into(p.take(limit), &b),
+            None => Ok(()),
+        };
+        *d.lock().unwrap_or_else(|p| p.into_inner()) = Some(res);
+    });
+    Drain { buf, done }
+}
+
+fn copy_into(mut from: impl Read, into: &Mutex<Vec<u8>>) -> std::io::Result<()> {
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        match from.read(&mut chunk) {
+            Ok(0) => return Ok(()),
+            Ok(n) => into
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+impl Drain {
+    fn len(&self) -> usize {
+        self.buf.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+    }
+
+    /// What was read so far, or the read's error when it failed.
+    fn take(self) -> std::io::Result<Vec<u8>> {
+        if let Some(Err(e)) = self.done.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            return Err(e);
+        }
+        Ok(std::mem::take(
+            &mut *self.buf.lock().unwrap_or_else(|p| p.into_inner()),
+        ))
+    }
 }
 
 /// `; stderr: <the last 400 characters, whitespace folded>`, or nothing when stderr is blank.

@@ -144,6 +144,19 @@ pub fn open_file(path: &Utf8Path, access: Access) -> Result<File> {
     regular(File::from(fd), path)
 }
 
+/// Opens a file a caller names outside `.context/` (a transcript to import) for reading. A
+/// symlink is followed (the path is the caller's own), but the open never blocks on a FIFO or
+/// device: anything but a regular file is [`Error::NotAFile`].
+pub fn open_input(path: &Utf8Path) -> Result<File> {
+    let fd = rustix::fs::open(
+        path.as_std_path(),
+        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| Error::io("open", path, io::Error::from(e)))?;
+    regular(File::from(fd), path)
+}
+
 /// Opens `rel` under the folder `root`, refusing a symlink at every component on the way
 /// (each folder is opened relative to the one before with `O_NOFOLLOW`), so nothing can lead
 /// the open outside `root`; the file itself is opened as by [`open_file`]. `rel` must be a

@@ -45,8 +45,8 @@ pub use error::{Error, Result};
 pub use file::injected;
 pub use file::{
     Access, DIR_MODE, Entry, FILE_MODE, TEMP_PREFIX, clean_temps, create_new, create_temp,
-    ensure_dir, inspect, open_beneath, open_dir, open_file, open_lock_file, read_file, remove_file,
-    rename_into_place, replace_file, sync_dir,
+    ensure_dir, inspect, open_beneath, open_dir, open_file, open_input, open_lock_file, read_file,
+    remove_file, rename_into_place, replace_file, sync_dir,
 };
 pub use hash::{is_sha256_hex, sha256_hex};
 pub use layout::ContextDir;

@@ -77,6 +77,8 @@ pub struct Ledger {
     tampered: Option<anchor::Break>,
     reader: File,
     redactor: Redactor,
+    /// The files the redactor was built from.
+    rules: RuleFiles,
     artifacts: ArtifactStore,
     limits: Limits,
 }
@@ -227,9 +229,13 @@ const MAX_RULE_FILE_BYTES: u64 = 16 << 20;
 
 /// The project's redactor: built-in rules, `redaction.json` rules, `redaction.toml` and the
 /// gitleaks files `redaction.json` lists (relative paths are from the project folder, the one
-/// holding `.context/`).
-fn load_redactor(dir: &Utf8Path, key: &[u8]) -> Result<Redactor> {
+/// holding `.context/`), and the files it was built from, each stamped before it was read.
+fn load_redactor(dir: &Utf8Path, key: &[u8]) -> Result<(Redactor, RuleFiles)> {
     let json_path = dir.join(REDACTION_PATH);
+    let toml_path = dir.join(REDACTION_TOML_PATH);
+    let mut rules = RuleFiles::default();
+    rules.stamp(&json_path);
+    rules.stamp(&toml_path);
     let json = read_optional(&json_path)?;
     let unusable = |path: &Utf8Path, e: remaind_redact::Error| Error::Config {
         path: path.to_owned(),
@@ -237,7 +243,6 @@ fn load_redactor(dir: &Utf8Path, key: &[u8]) -> Result<Redactor> {
         source: Some(Box::new(e)),
     };
     let mut files: Vec<(Utf8PathBuf, String)> = Vec::new();
-    let toml_path = dir.join(REDACTION_TOML_PATH);
     if let Some(text) = read_optional(&toml_path)? {
         files.push((toml_path, text));
     }
@@ -245,6 +250,7 @@ fn load_redactor(dir: &Utf8Path, key: &[u8]) -> Result<Redactor> {
         let root = dir.parent().unwrap_or(dir);
         for listed in remaind_redact::gitleaks_files(json).map_err(|e| unusable(&json_path, e))? {
             let path = root.join(&listed);
+            rules.stamp(&path);
             // Read as the key is: a regular file only, never through a symlink, never blocking
             // on a FIFO (every command, hooks included, opens the rules), and of a rule file's
             // size, not a device's.
@@ -272,7 +278,7 @@ fn load_redactor(dir: &Utf8Path, key: &[u8]) -> Result<Redactor> {
         .iter()
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .collect();
-    Redactor::from_sources(key, json.as_deref(), &sources).map_err(|e| match e {
+    let redactor = Redactor::from_sources(key, json.as_deref(), &sources).map_err(|e| match e {
         // The rule file's own error already says what is wrong and how to fix it: named once
         // after the file, not again under "unusable redaction rules".
         remaind_redact::Error::RuleFile {
@@ -285,7 +291,43 @@ fn load_redactor(dir: &Utf8Path, key: &[u8]) -> Result<Redactor> {
             source: None,
         },
         e => unusable(&json_path, e),
+    })?;
+    Ok((redactor, rules))
+}
+
+/// What identifies one version of a file: device, inode, size, modification and change
+/// times (`None` when the file is absent).
+type Stamp = Option<(u64, u64, u64, i64, i64, i64, i64)>;
+
+fn stamp(path: &Utf8Path) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
+    fs::symlink_metadata(path).ok().map(|m| {
+        (
+            m.dev(),
+            m.ino(),
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        )
     })
+}
+
+/// The rule files a redactor was built from (`redaction.json`, `redaction.toml`, every
+/// gitleaks file listed), each with its stamp taken before it was read: an edit made after
+/// the read always shows as a changed stamp.
+#[derive(Debug, Default)]
+struct RuleFiles(Vec<(Utf8PathBuf, Stamp)>);
+
+impl RuleFiles {
+    fn stamp(&mut self, path: &Utf8Path) {
+        self.0.push((path.to_owned(), stamp(path)));
+    }
+
+    fn changed(&self) -> bool {
+        self.0.iter().any(|(path, was)| stamp(path) != *was)
+    }
 }
 
 fn now_rfc3339() -> String {
@@ -343,7 +385,7 @@ impl Ledger {
     /// ```
     pub fn project_redactor(context_dir: &Utf8Path) -> Result<Redactor> {
         refuse_symlink(&context_dir.join("schemas"))?;
-        load_redactor(context_dir, &read_key(context_dir)?)
+        load_redactor(context_dir, &read_key(context_dir)?).map(|(redactor, _)| redactor)
     }
 
     /// [`Ledger::open`] for `verify`: a log that fails the anchor check still opens (and is
@@ -378,7 +420,7 @@ impl Ledger {
             }
             Err(e) => return Err(Error::io(&log_path, "cannot inspect", e)),
         }
-        let redactor = load_redactor(&dir, &read_key(&dir)?)?;
+        let (redactor, rules) = load_redactor(&dir, &read_key(&dir)?)?;
         let limits = Limits::load(&dir.join(THRESHOLDS_PATH))?;
         let artifacts =
             ArtifactStore::open(&dir).map_err(|e| Error::artifact("cannot open artifacts/", e))?;
@@ -410,6 +452,7 @@ impl Ledger {
             tampered: None,
             reader,
             redactor,
+            rules,
             artifacts,
             limits,
         };
@@ -481,6 +524,14 @@ impl Ledger {
     /// The project's redactor (built-in and user rules, the project key).
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
+    }
+
+    /// True when a file the redactor was built from changed on disk since this ledger was
+    /// opened: `redaction.json`, `redaction.toml` or a gitleaks file `redaction.json` lists
+    /// (edited, replaced, created or removed). A long-lived process reopens the ledger then,
+    /// or it would keep appending under rules the project no longer has.
+    pub fn rules_changed(&self) -> bool {
+        self.rules.changed()
     }
 
     /// The artifact store.

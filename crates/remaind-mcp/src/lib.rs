@@ -17,7 +17,10 @@
 //!   written;
 //! - nothing is cached that another process can change: every call reads the ledger head
 //!   afresh, catches the index up, and reopens the ledger when its configuration changed;
-//! - a malformed request gets a JSON-RPC error and the session goes on.
+//! - every request with an id gets a reply: a malformed one (not JSON-RPC, not parsable by
+//!   serde_json, over 16 MiB) a JSON-RPC error at the id a lenient scan finds, and the
+//!   session goes on;
+//! - tool arguments are read as the CLI reads an event: a repeated key is a tool error.
 //!
 //! ```
 //! use remaind_mcp::{Locator, Server};
@@ -35,6 +38,7 @@
 //! ```
 
 mod error;
+mod frames;
 mod prompt;
 mod registry;
 mod resources;
@@ -72,14 +76,24 @@ where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
-    let running = Server::new(locator)
-        .serve((read, write))
-        .await
-        .map_err(|e| Error::Session {
+    let (out, frames) = tokio::sync::mpsc::unbounded_channel();
+    let transport = frames::Frames::new(read, out);
+    let session = async move {
+        let running = Server::new(locator)
+            .serve(transport)
+            .await
+            .map_err(|e| Error::Session {
+                reason: e.to_string(),
+            })?;
+        running.waiting().await.map_err(|e| Error::Session {
             reason: e.to_string(),
         })?;
-    running.waiting().await.map_err(|e| Error::Session {
-        reason: e.to_string(),
-    })?;
-    Ok(())
+        Ok(())
+    };
+    // The writer ends once the session dropped the transport and every reply is written.
+    let (ended, written) = tokio::join!(session, frames::write_frames(write, frames));
+    ended?;
+    written.map_err(|e| Error::Session {
+        reason: format!("cannot write to the client: {e}"),
+    })
 }

@@ -13,6 +13,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
+use crate::frames::RefusedArguments;
 use crate::prompt::{PROMPT_DESCRIPTION, PROMPT_NAME, USAGE};
 use crate::registry::{self, ToolDef};
 use crate::resources;
@@ -92,8 +93,12 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(RefusedArguments(message)) = context.extensions.get::<RefusedArguments>() {
+            let content = vec![rmcp::model::ContentBlock::text(message.clone())];
+            return Ok(rmcp::model::CallToolResult::error(content).into());
+        }
         let Some(def) = self
             .inner
             .tools

@@ -4,8 +4,8 @@
 //! afresh on every call (positional reads take a new snapshot each time), the search index
 //! stays open between calls but catches up with the ledger on each (and is reopened when
 //! another process renamed a rebuilt index over it), and the open ledger itself is reopened
-//! when its redaction rules, key or thresholds change on disk, or when the folder was
-//! re-created.
+//! when any of its redaction rule files (`redaction.json`, `redaction.toml`, every gitleaks
+//! file listed), its key or its thresholds change on disk, or when the folder was re-created.
 
 use std::os::unix::fs::MetadataExt;
 use std::sync::{Arc, Mutex};
@@ -31,10 +31,11 @@ pub struct Locator {
 /// version of each: (inode, size, modification time) or `None` when absent.
 type Fingerprint = Vec<Option<(u64, u64, i64, i64)>>;
 
-const WATCHED: [&str; 4] = [
+/// The rule files are the ledger's to watch (`Ledger::rules_changed`): it knows which
+/// gitleaks files it read.
+const WATCHED: [&str; 3] = [
     remaind_ledger::LOG_PATH,
     remaind_ledger::KEY_PATH,
-    remaind_ledger::REDACTION_PATH,
     remaind_ledger::THRESHOLDS_PATH,
 ];
 
@@ -96,6 +97,7 @@ impl Session {
         if let Some(o) = open.as_ref()
             && o.ctx == ctx
             && o.print == print
+            && !o.ledger.rules_changed()
         {
             return Ok((ctx, Arc::clone(&o.ledger)));
         }

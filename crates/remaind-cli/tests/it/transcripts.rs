@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::common::{log, ok, remaind, tmp};
 use crate::everyday::{hook_commands_of, run_hook};
 
-fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fixtures/transcripts")
         .join(name)
@@ -140,7 +140,11 @@ fn line_ends(bytes: &[u8]) -> std::collections::HashMap<String, usize> {
 /// Replays the transcript's files through the recipe's hook commands, in order, writing
 /// each file as the session would have while its hooks ran (they follow it), and ending
 /// the session where the recipe has a SessionEnd hook.
-fn replay(path: &Path, runtime: Runtime, recipe: &str) -> (Value, crate::common::Tmp, PathBuf) {
+pub(crate) fn replay(
+    path: &Path,
+    runtime: Runtime,
+    recipe: &str,
+) -> (Value, crate::common::Tmp, PathBuf) {
     let t = tmp();
     let ctx = init(&t.0);
     let commands = hook_commands_of(recipe);

@@ -4,13 +4,19 @@ Run by `cargo xtask mcp-interop` (and `cargo xtask ci`), which installs the pinn
 target/mcp-venv. Usage: client.py REMAIND_BINARY WORK_DIR
 
 Covers both lifecycles of the SDK: the `initialize` handshake (2025-11-25) and the current
-revision's `server/discover` (2026-07-28). Prints a cargo-style `test result:` line.
+revision's `server/discover` (2026-07-28), and malformed requests the SDK cannot send (raw
+frames on the server's stdin: each with an id must get a reply at that id). Prints a
+cargo-style `test result:` line.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import selectors
 import subprocess
 import sys
+import time
 import traceback
 from pathlib import Path
 
@@ -223,11 +229,88 @@ async def discover_session(binary: str, ctx: Path) -> None:
             await tool_err(session, "record", {"kind": "nope"}, "kind")
 
 
+class RawServer:
+    """`remaind mcp` on raw pipes: frames the SDK would never send, replies read with a deadline."""
+
+    def __init__(self, binary: str, ctx: Path) -> None:
+        self.proc = subprocess.Popen([binary, "--dir", str(ctx), "mcp"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.buf = b""
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(self.proc.stdout, selectors.EVENT_READ)
+
+    def send(self, frame: bytes) -> None:
+        self.proc.stdin.write(frame + b"\n")
+        self.proc.stdin.flush()
+
+    def reply_to(self, rid, deadline: float = 10.0) -> dict:
+        end = time.monotonic() + deadline
+        while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                msg = json.loads(line)
+                if msg.get("id") == rid:
+                    return msg
+            left = end - time.monotonic()
+            if left <= 0 or not self.sel.select(left):
+                raise AssertionError(f"no reply to id {rid!r} within {deadline}s")
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                raise AssertionError(f"the server closed stdout before answering id {rid!r}")
+            self.buf += chunk
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def malformed_session(binary: str, ctx: Path) -> None:
+    """Every request with an id gets a JSON-RPC reply, whatever its bytes; the session goes on."""
+    srv = RawServer(binary, ctx)
+    try:
+        srv.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "interop-raw", "version": "0"}}}).encode())
+        check(srv.reply_to(0)["result"]["serverInfo"]["name"] == "remaind", "raw: initialize")
+        srv.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        deep = ('{"jsonrpc":"2.0","id":101,"method":"tools/call","params":{"name":"record",'
+                '"arguments":{"kind":"note","text":"x","data":{"d":' + "[" * 200 + "1" + "]" * 200 + "}}}}")
+        cases = [
+            ("nesting 200 deep", deep.encode(), 101, -32700),
+            ("a lone surrogate", b'{"jsonrpc":"2.0","id":"s-102","method":"tools/call","params":'
+                                 b'{"name":"record","arguments":{"kind":"note","text":"half \\ud83d"}}}',
+             "s-102", -32700),
+            ("1e999", b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"record","arguments":'
+                      b'{"kind":"note","text":"x","data":{"n":1e999}}},"id":103}', 103, -32700),
+            ("a frame over 16 MiB", b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"record",'
+                                    b'"arguments":{"kind":"note","text":"' + b"x" * (17 << 20) +
+                                    b'"}},"id":104}', 104, -32600),
+            ("JSON that is not JSON-RPC", b'{"id":105,"params":[]}', 105, -32600),
+        ]
+        for what, frame, rid, code in cases:
+            srv.send(frame)
+            reply = srv.reply_to(rid)
+            err = reply.get("error") or {}
+            check(err.get("code") == code, f"raw: {what} gets error {code} at id {rid!r}: "
+                                           f"{str(err.get('message'))[:100]}")
+            srv.send(b'{"jsonrpc":"2.0","id":"ping","method":"ping"}')
+            check("result" in srv.reply_to("ping"), f"raw: the session goes on after {what}")
+        srv.send(b'{"jsonrpc":"2.0","id":106,"method":"tools/call","params":{"name":"record",'
+                 b'"arguments":{"kind":"note","kind":"remember","text":"x"}}}')
+        result = srv.reply_to(106)["result"]
+        text = result["content"][0]["text"]
+        check(result.get("isError") is True and "`kind` appears twice" in text,
+              f"raw: a repeated argument key is a tool error: {text}")
+    finally:
+        srv.close()
+
+
 async def main(binary: str, work: Path) -> None:
     ctx = work / ".context"
     subprocess.run([binary, "--dir", str(ctx), "init"], check=True, capture_output=True)
     await handshake_session(binary, ctx)
     await discover_session(binary, ctx)
+    malformed_session(binary, ctx)
     verify = subprocess.run([binary, "--dir", str(ctx), "verify"], capture_output=True, text=True)
     check(verify.returncode == 0, f"remaind verify after both sessions: {verify.stdout.strip()}")
 

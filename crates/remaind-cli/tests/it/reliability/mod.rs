@@ -4,6 +4,7 @@
 mod attack;
 #[cfg(feature = "failpoints")]
 mod faults;
+mod hardening2;
 mod memory_attack;
 mod permissions;
 mod symlinks;
