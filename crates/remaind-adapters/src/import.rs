@@ -9,6 +9,7 @@ use remaind_redact::Redactor;
 use crate::error::{Error, Result};
 use crate::map::Mapper;
 use crate::plan::PlanBook;
+use crate::seen::HookFacts;
 use crate::signal::{Framing, Record, Runtime, Signal, origin_key};
 use crate::transcript::{LineCounts, open_transcript, stream_transcript};
 
@@ -224,6 +225,9 @@ pub struct ImportReport {
     pub records: u64,
     /// Records skipped because their line was imported before.
     pub already_imported: u64,
+    /// Records skipped because the hooks recorded the same fact live (a prompt, a turn's
+    /// last message, a tool use of the same session).
+    pub recorded_by_hooks: u64,
     /// Events appended.
     pub appended: u64,
     /// The ledger's head after the import.
@@ -316,6 +320,8 @@ fn walk(dir: &Utf8Path, out: &mut Vec<Utf8PathBuf>, depth: usize) -> Result<()> 
 struct Imported {
     /// The keys of the lines imported before.
     keys: HashSet<String>,
+    /// What the hooks recorded live.
+    hooks: HookFacts,
     /// The plan as the newest plan-carrying event left it.
     book: PlanBook,
     /// The latest user instruction, whoever recorded it.
@@ -325,6 +331,7 @@ struct Imported {
 /// What the ledger already holds from a runtime. One pass over the ledger.
 fn imported_state(ledger: &Ledger, runtime: Runtime) -> Result<Imported> {
     let mut keys = HashSet::new();
+    let mut hooks = HookFacts::default();
     let mut book = PlanBook::default();
     let mut instruction = None;
     for ev in ledger.iter()? {
@@ -337,9 +344,11 @@ fn imported_state(ledger: &Ledger, runtime: Runtime) -> Result<Imported> {
             book = b;
         }
         keys.extend(origin_key(&ev, runtime));
+        hooks.observe(&ev, runtime);
     }
     Ok(Imported {
         keys,
+        hooks,
         book,
         instruction,
     })
@@ -347,7 +356,7 @@ fn imported_state(ledger: &Ledger, runtime: Runtime) -> Result<Imported> {
 
 /// Import transcript files of `runtime` into `ledger`. Lines imported before (same
 /// runtime, session and line id) are skipped, so importing a file again appends only its new
-/// lines; damaged and unknown lines are counted and skipped. `progress` is called after each
+/// lines, and so are the facts the hooks already recorded live (see `seen.rs`); damaged and unknown lines are counted and skipped. `progress` is called after each
 /// file.
 pub fn import(
     ledger: &Ledger,
@@ -362,6 +371,7 @@ pub fn import(
         .sum();
     let Imported {
         keys: imported,
+        mut hooks,
         book,
         instruction,
     } = imported_state(ledger, runtime)?;
@@ -403,6 +413,10 @@ pub fn import(
                     report.records += 1;
                     if batch.already_imported(&rec) {
                         report.already_imported += 1;
+                        continue;
+                    }
+                    if hooks.take(&rec) {
+                        report.recorded_by_hooks += 1;
                         continue;
                     }
                     batch.map_redacted(rec);

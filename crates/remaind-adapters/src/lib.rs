@@ -42,6 +42,7 @@ mod import;
 mod map;
 mod plan;
 mod repair;
+mod seen;
 mod signal;
 mod summary;
 mod transcript;

@@ -16,7 +16,9 @@ use crate::global::Global;
 /// with the line's own id and time kept in `data.origin`.
 ///
 /// Importing the same file again appends only the lines not imported before (a session that
-/// went on since is brought up to date). Damaged and unknown lines are counted and skipped.
+/// went on since is brought up to date), and a session the hooks recorded live adds only what
+/// they did not see (its prompts, turn ends and tool uses are matched by content). Damaged and
+/// unknown lines are counted and skipped.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "PATH is a transcript file or a folder of them: a Claude Code project \
@@ -106,6 +108,7 @@ fn print_report(runtime: Runtime, r: &ImportReport, json: bool) -> Result<ExitCo
             "repaired_lines": r.counts.repaired,
             "records": r.records,
             "already_imported": r.already_imported,
+            "recorded_by_hooks": r.recorded_by_hooks,
             "appended": r.appended,
             "head": r.head,
         });
@@ -114,8 +117,8 @@ fn print_report(runtime: Runtime, r: &ImportReport, json: bool) -> Result<ExitCo
         writeln!(
             out,
             "imported {} {} file(s): {} lines ({} used, {} of unused types, {} damaged and \
-skipped, {} kept with undecodable characters replaced); {} records, {} already imported; \
-appended {} events (head e{})",
+skipped, {} kept with undecodable characters replaced); {} records, {} already imported, \
+{} already recorded by the hooks; appended {} events (head e{})",
             r.files.len(),
             runtime,
             r.counts.lines,
@@ -125,6 +128,7 @@ appended {} events (head e{})",
             r.counts.repaired,
             r.records,
             r.already_imported,
+            r.recorded_by_hooks,
             r.appended,
             r.head
         )

@@ -526,3 +526,69 @@ fn item_8_a_transcript_line_the_hooks_recorded_is_not_imported_again() {
     assert_eq!(origin["session"], "0195-sess-a", "{origin}");
     assert_eq!(origin["line"], "3", "{origin}");
 }
+
+/// The facts of `ctx` a session's import and its hooks both record, as comparable strings:
+/// prompts, turn ends and tool uses (name and input), one entry per event.
+fn facts(ctx: &Path) -> Vec<String> {
+    let mut out: Vec<String> = events(ctx)
+        .into_iter()
+        .filter_map(|e| {
+            if e["kind"] == "user_message" {
+                Some(format!("prompt {}", e["text"]))
+            } else if e["data"]["turn_end"] == "stop" {
+                Some(format!("turn_end {}", e["text"]))
+            } else if e["tool"].is_object() {
+                Some(format!("tool {} {}", e["tool"]["name"], e["tool"]["input"]))
+            } else {
+                None
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A real Claude Code session the hooks recorded live, then imported (twice): the import adds
+/// none of the prompts, turn ends and tool uses the hooks already recorded, so each is in the
+/// ledger as often as an import alone records it.
+#[test]
+fn item_8_a_session_the_hooks_recorded_is_not_imported_again() {
+    use remaind_adapters::Runtime;
+    let transcript = crate::transcripts::fixture("claude-code-5c0375b4.jsonl");
+    let (_, _rt, hooked) = crate::transcripts::replay(
+        &transcript,
+        Runtime::ClaudeCode,
+        "examples/claude-code/settings.json",
+    );
+    let alone = tmp();
+    let alone_ctx = alone.0.join(".context");
+    ok(&remaind(&alone_ctx, &["init"], None));
+    let path = transcript.to_str().expect("utf-8");
+    ok(&remaind(&alone_ctx, &["import", "claude-code", path], None));
+    let want = facts(&alone_ctx);
+    assert!(
+        want.len() > 20,
+        "the session has facts to compare: {want:?}"
+    );
+    let before = facts(&hooked);
+    for round in ["first", "second"] {
+        let out = ok(&remaind(
+            &hooked,
+            &["import", "claude-code", path, "--json"],
+            None,
+        ));
+        let report: Value = serde_json::from_str(&out).expect("--json");
+        assert!(
+            report["recorded_by_hooks"].as_u64().unwrap_or(0) > 0,
+            "{round}: {report}"
+        );
+        let got = facts(&hooked);
+        let extra: Vec<&String> = got.iter().filter(|f| !before.contains(f)).collect();
+        // 20 facts from the hooks, 23 from an import alone (the hooks see no subagent's
+        // tool uses): the ledger holds the 23, not 43.
+        assert!(
+            got.len() <= want.len().max(before.len()),
+            "{round} import recorded again what the hooks had: {extra:#?} ({report})"
+        );
+    }
+}
