@@ -223,22 +223,9 @@ const INSTRUCTION_LOOKBACK: u64 = 8192;
 /// The latest `user_message`, reading the ledger backwards from the head (within
 /// [`INSTRUCTION_LOOKBACK`] events).
 fn instruction_from_ledger(ledger: &Ledger) -> Result<Option<EventId>> {
-    let head = ledger.head()?.0;
-    let mut before = head + 1;
-    let floor = before.saturating_sub(INSTRUCTION_LOOKBACK).max(1);
-    while before > floor {
-        let chunk = ledger.before(before, 512)?;
-        let Some(first) = chunk.first() else { break };
-        before = first.seq;
-        if let Some(ev) = chunk
-            .iter()
-            .rev()
-            .find(|e| e.kind == remaind_ledger::Kind::UserMessage)
-        {
-            return Ok(Some(ev.id));
-        }
-    }
-    Ok(None)
+    Ok(ledger
+        .last_of_kinds(&[remaind_ledger::Kind::UserMessage], INSTRUCTION_LOOKBACK)?
+        .map(|ev| ev.id))
 }
 
 /// The plan as the newest plan-carrying event left it, reading the ledger backwards from the

@@ -463,7 +463,7 @@ impl Ledger {
                 Ok(checked) => {
                     if ledger.writable {
                         let before = ledger.file_len(&locked)?;
-                        ledger.recover_locked(&locked)?;
+                        ledger.recover_locked(&locked, Some(&checked))?;
                         if checked.reanchor && ledger.file_len(&locked)? == before {
                             ledger.write_anchor(&locked, checked.seq, checked.len, checked.sha256);
                         }
@@ -663,14 +663,17 @@ impl Ledger {
         }
         let locked = self.lock()?;
         // Another process may have changed the log since this handle opened it.
-        if let Err(b) = self.check_locked(&locked)? {
-            return Err(Error::Tampered {
-                path: self.log_path.clone(),
-                line: b.line,
-                reason: b.reason,
-            });
-        }
-        let (head, prev) = self.recover_locked(&locked)?;
+        let checked = match self.check_locked(&locked)? {
+            Ok(checked) => checked,
+            Err(b) => {
+                return Err(Error::Tampered {
+                    path: self.log_path.clone(),
+                    line: b.line,
+                    reason: b.reason,
+                });
+            }
+        };
+        let (head, prev) = self.recover_locked(&locked, Some(&checked))?;
         Ok((locked, head, prev))
     }
 
@@ -842,8 +845,21 @@ impl Ledger {
     }
 
     /// Quarantine a torn tail if there is one (under the lock); returns head seq and hash.
-    fn recover_locked(&self, locked: &Locked<'_>) -> Result<(u64, String)> {
+    /// `anchored` is what the head anchor check found: when the log is exactly as Remaind's
+    /// last append left it (untouched, not one byte longer), its last line is the one that
+    /// append wrote and checked, and is not parsed again.
+    fn recover_locked(
+        &self,
+        locked: &Locked<'_>,
+        anchored: Option<&anchor::Checked>,
+    ) -> Result<(u64, String)> {
         let file: &File = &locked.0;
+        if let Some(c) = anchored
+            && !c.reanchor
+            && c.len == self.file_len(locked)?
+        {
+            return Ok((c.seq, c.sha256.clone()));
+        }
         let (clean_len, bytes, reason) = match self.tail_locked(file)? {
             Tail::Clean(seq, hash) => return Ok((seq, hash)),
             Tail::Torn {
@@ -956,6 +972,33 @@ impl Ledger {
                 Ok((seq, line_digest(line)))
             }
         }
+    }
+
+    /// The newest event of one of `kinds` among the last `within` events, read backwards from
+    /// the head. Only that event is parsed: every other line's kind is read from its first
+    /// bytes, so looking back over thousands of events costs little more than reading them.
+    pub fn last_of_kinds(&self, kinds: &[Kind], within: u64) -> Result<Option<Event>> {
+        let snap = self.snapshot()?;
+        let mut back = snap.backward(snap.end);
+        let mut seen = 0;
+        while seen < within {
+            let Some((off, line)) = back.prev_line().map_err(|e| self.read_err(e))? else {
+                break;
+            };
+            seen += 1;
+            let wanted = match lines::kind_of_prefix(line) {
+                Some(kind) => kinds.iter().any(|k| k.as_str() == kind),
+                // Not in the canonical form: parsed to be sure.
+                None => true,
+            };
+            if wanted {
+                let ev = self.parse(off, line)?;
+                if kinds.contains(&ev.kind) {
+                    return Ok(Some(ev));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// The raw bytes of line `seq` (without its newline), found by binary search.

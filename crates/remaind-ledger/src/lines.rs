@@ -70,6 +70,20 @@ pub(crate) fn seq_of_prefix(line: &[u8]) -> Option<u64> {
     std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
 }
 
+/// The kind of a stored line, read from its fixed prefix
+/// `{"v":1,"seq":N,"id":"eN","ts":"…","prev":"<64 hex>","kind":"…"` when possible (no text
+/// comes before it, so no user string can imitate it).
+pub(crate) fn kind_of_prefix(line: &[u8]) -> Option<&str> {
+    const KEY: &[u8] = br#","kind":""#;
+    // The prefix is at most ~170 bytes: seq and id digits, a timestamp, a 64-digit hash.
+    let head = &line[..line.len().min(256)];
+    let at = memchr::memmem::find(head, br#","prev":""#)?;
+    let after_prev = at + br#","prev":""#.len() + 64 + 1;
+    let rest = head.get(after_prev..)?.strip_prefix(KEY)?;
+    let end = memchr::memchr(b'"', rest)?;
+    std::str::from_utf8(&rest[..end]).ok()
+}
+
 /// The seq of a stored line: the fast prefix path, else a full parse.
 pub(crate) fn seq_of_line(line: &[u8]) -> Option<u64> {
     seq_of_prefix(line).or_else(|| {

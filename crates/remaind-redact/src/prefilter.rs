@@ -2,9 +2,10 @@
 //! need a closer look.
 
 use std::cell::RefCell;
-use std::sync::LazyLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{LazyLock, OnceLock};
 
-use aho_corasick::{AhoCorasick, Input, Span, packed};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, Span, packed};
 use regex_automata::meta::Regex;
 
 use crate::literals::*;
@@ -29,16 +30,63 @@ const SMALL: usize = 256;
 /// Inputs shorter than this are searched by the case-insensitive automaton.
 const TINY: usize = 20;
 
+/// Tiny inputs searched by the SIMD searcher before the case-insensitive automaton is built.
+const TINY_BEFORE_AUTOMATON: usize = 256;
+
 /// Bytes of input lower-cased and searched at once by [`Compiled::candidates`].
 const FOLD_CHUNK: usize = 8192;
 
 /// A set of built-in rules, by index in [`NAMES`].
 pub(crate) type RuleSet = u64;
 
-/// The built-in rules compiled once per process, with a literal prefilter.
+/// A built-in rule and its regex, compiled the first time a text needs it: most texts admit
+/// no rule at all, and compiling all of them costs a hook's process more than its work.
+pub(crate) struct LazyRule {
+    pub(crate) rule: BuiltinRule,
+    /// The regex and the indices of its secret groups (`s`, `t`, `v`) in order.
+    compiled: OnceLock<(Regex, Vec<usize>)>,
+}
+
+impl LazyRule {
+    fn new(rule: BuiltinRule) -> LazyRule {
+        LazyRule {
+            rule,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn compiled(&self) -> &(Regex, Vec<usize>) {
+        self.compiled.get_or_init(|| {
+            // The patterns are constants of this crate and the test suite compiles every one.
+            #[allow(clippy::expect_used)]
+            let regex = compile(&self.rule.pattern).expect("built-in redaction rule compiles");
+            let names = || {
+                regex
+                    .group_info()
+                    .pattern_names(regex_automata::PatternID::ZERO)
+            };
+            let groups = ["s", "t", "v"]
+                .iter()
+                .filter_map(|g| names().position(|n| n == Some(g)))
+                .collect();
+            (regex, groups)
+        })
+    }
+
+    /// The rule's regex.
+    pub(crate) fn regex(&self) -> &Regex {
+        &self.compiled().0
+    }
+
+    /// The indices of its secret groups (`s`, `t`, `v`), in order.
+    pub(crate) fn groups(&self) -> &[usize] {
+        &self.compiled().1
+    }
+}
+
+/// The built-in rules (each compiled when first needed), with a literal prefilter.
 pub(crate) struct Compiled {
-    /// Each rule, its regex, and the indices of its secret groups (`s`, `t`, `v`) in order.
-    pub(crate) rules: Vec<(BuiltinRule, Regex, Vec<usize>)>,
+    pub(crate) rules: Vec<LazyRule>,
     /// For each rule, its [`Starts`] at a hit of each literal.
     pub(crate) starts: Vec<Vec<Starts>>,
     /// For each rule, the largest distance its [`Starts`] give, and whether one is
@@ -51,8 +99,11 @@ pub(crate) struct Compiled {
     folded_literal: Vec<usize>,
     /// The length of the longest literal.
     longest: usize,
-    /// Finds [`LITERALS`] ASCII case-insensitively in one pass.
-    prefilter: AhoCorasick,
+    /// Finds [`LITERALS`] ASCII case-insensitively in one pass; built on first use (tiny
+    /// inputs, or a CPU without the SIMD searcher).
+    prefilter: OnceLock<AhoCorasick>,
+    /// Tiny inputs searched so far (see [`TINY_BEFORE_AUTOMATON`]).
+    tiny_seen: AtomicUsize,
     /// For each literal, the set of rules it admits.
     literal_rules: Vec<RuleSet>,
     /// The rules `key` admits after `-`, after `i`, after `_` or `.`, and before `=`.
@@ -62,12 +113,38 @@ pub(crate) struct Compiled {
     /// For each literal, the rules it admits only where a test on its neighbours passes
     /// ([`CONTEXT`]).
     gates: Vec<Vec<(RuleSet, Gate)>>,
-    pub(crate) placeholder: regex::bytes::Regex,
-    /// A JSON object key naming a secret value (see [`secret_key_name_pattern`]).
-    pub(crate) secret_key_name: regex::bytes::Regex,
 }
 
+/// A placeholder, `[REDACTED:<rule>:<12 hex>]`.
+// A constant pattern, compiled by every test.
+#[allow(clippy::expect_used)]
+pub(crate) static PLACEHOLDER: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+    regex::bytes::Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
+        .expect("placeholder pattern compiles")
+});
+
+/// A JSON object key naming a secret value (see [`secret_key_name_pattern`]).
+// A constant pattern, compiled by every test.
+#[allow(clippy::expect_used)]
+pub(crate) static SECRET_KEY_NAME: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
+    regex::bytes::Regex::new(&secret_key_name_pattern()).expect("secret key name pattern compiles")
+});
+
 impl Compiled {
+    /// The case-insensitive automaton of [`LITERALS`].
+    fn prefilter(&self) -> &AhoCorasick {
+        self.prefilter.get_or_init(|| {
+            // A contiguous NFA: built in microseconds where a DFA takes a millisecond of a
+            // hook's life, and it only searches tiny strings.
+            #[allow(clippy::expect_used)]
+            AhoCorasick::builder()
+                .kind(Some(AhoCorasickKind::ContiguousNFA))
+                .ascii_case_insensitive(true)
+                .build(LITERALS.iter().map(|(part, _, _)| *part))
+                .expect("redaction prefilter builds")
+        })
+    }
+
     /// Every rule.
     fn all(&self) -> RuleSet {
         RuleSet::MAX >> (RuleSet::BITS as usize - self.rules.len())
@@ -143,8 +220,13 @@ impl Compiled {
         // the searcher's minimum length past any hit, so that it never falls back to its much
         // slower Rabin-Karp search on a short haystack or a short rest after a hit.
         // Below a few dozen bytes (most keys and values of an event) the case-insensitive
-        // automaton's scan costs less than setting up the SIMD search.
-        if b.len() < TINY {
+        // automaton's scan costs less than setting up the SIMD search; but building it costs
+        // more than a short-lived process's few tiny strings, so it is built only once a
+        // process has searched [`TINY_BEFORE_AUTOMATON`] of them.
+        if b.len() < TINY
+            && (self.prefilter.get().is_some()
+                || self.tiny_seen.fetch_add(1, Ordering::Relaxed) >= TINY_BEFORE_AUTOMATON)
+        {
             return self.candidates_unfolded(b, base, all, hits);
         }
         let pad = folded.minimum_len();
@@ -259,7 +341,7 @@ impl Compiled {
         let mut found = 0;
         let mut at = 0;
         while at < b.len() {
-            let Some(m) = self.prefilter.find(Input::new(b).range(at..)) else {
+            let Some(m) = self.prefilter().find(Input::new(b).range(at..)) else {
                 break;
             };
             let index = m.pattern().as_usize();
@@ -314,30 +396,8 @@ pub(crate) fn fold(dst: &mut [u8], src: &[u8]) {
 }
 
 pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
-    // The patterns are constants of this crate and the test suite compiles every one.
-    #[allow(clippy::expect_used)]
-    let rules: Vec<(BuiltinRule, Regex, Vec<usize>)> = builtin_rules()
-        .into_iter()
-        .map(|rule| {
-            let regex = compile(&rule.pattern).expect("built-in redaction rule compiles");
-            let names = || {
-                regex
-                    .group_info()
-                    .pattern_names(regex_automata::PatternID::ZERO)
-            };
-            let groups = ["s", "t", "v"]
-                .iter()
-                .filter_map(|g| names().position(|n| n == Some(g)))
-                .collect();
-            (rule, regex, groups)
-        })
-        .collect();
+    let rules: Vec<LazyRule> = builtin_rules().into_iter().map(LazyRule::new).collect();
     let parts = || LITERALS.iter().map(|(part, _, _)| *part);
-    #[allow(clippy::expect_used)]
-    let prefilter = AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .build(parts())
-        .expect("redaction prefilter builds");
     // More than the 64 literals the searcher's heuristic admits: see `SEARCH_ORDER`.
     let folded = packed::Config::new()
         .match_kind(packed::MatchKind::LeftmostFirst)
@@ -374,18 +434,7 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
                 .collect()
         })
         .collect();
-    #[allow(clippy::expect_used)]
-    let placeholder = regex::bytes::Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
-        .expect("placeholder pattern compiles");
-    #[allow(clippy::expect_used)]
-    let secret_key_name = regex::bytes::Regex::new(&secret_key_name_pattern())
-        .expect("secret key name pattern compiles");
-    debug_assert!(
-        rules
-            .iter()
-            .map(|(r, _, _)| r.name)
-            .eq(NAMES.iter().copied())
-    );
+    debug_assert!(rules.iter().map(|r| r.rule.name).eq(NAMES.iter().copied()));
     Compiled {
         starts: NAMES
             .iter()
@@ -413,13 +462,12 @@ pub(crate) static BUILTIN: LazyLock<Compiled> = LazyLock::new(|| {
         folded,
         folded_literal,
         longest,
-        prefilter,
+        prefilter: OnceLock::new(),
+        tiny_seen: AtomicUsize::new(0),
         literal_rules,
         key_rules,
         word_end_free,
         gates,
-        placeholder,
-        secret_key_name,
     }
 });
 
@@ -637,7 +685,8 @@ mod tests {
             } else {
                 c.candidates(json.as_bytes())
             };
-            for (index, (rule, regex, _)) in c.rules.iter().enumerate() {
+            for (index, lazy) in c.rules.iter().enumerate() {
+                let (rule, regex) = (&lazy.rule, lazy.regex());
                 if regex.is_match(text.as_bytes()) {
                     assert_ne!(admitted & (1 << index), 0, "{}: {text:?}", rule.name);
                     assert_ne!(admitted_json & (1 << index), 0, "{}: {json}", rule.name);
@@ -657,7 +706,8 @@ mod tests {
         for text in texts() {
             let b = text.as_bytes();
             let hits = c.hits(b);
-            for (index, (rule, regex, _)) in c.rules.iter().enumerate() {
+            for (index, lazy) in c.rules.iter().enumerate() {
+                let (rule, regex) = (&lazy.rule, lazy.regex());
                 let admitting = || hits.iter().filter(|hit| hit.rules & (1 << index) != 0);
                 // Every distinct leftmost match a search from some place finds.
                 let mut at = 0;

@@ -10,7 +10,7 @@ use sha2::Sha256;
 
 use crate::error::Error;
 use crate::judge::{ValueKind, is_credential, is_passphrase};
-use crate::prefilter::{BUILTIN, Hit, is_builtin_placeholder};
+use crate::prefilter::{BUILTIN, Hit, SECRET_KEY_NAME, is_builtin_placeholder};
 use crate::rules::{GENERIC, NAMES};
 use crate::search::{
     Admit, Known, Span, builtin_spans, find_placeholders, hits_cover, merge, moved_hits, scan_hits,
@@ -332,7 +332,16 @@ impl Redactor {
     /// is replaced whole when it is judged a credential and no rule finds a secret in it by
     /// itself (those are left to the ordinary scan, which names them better).
     fn redact_by_key_name(&self, key: &str, value: &mut String) -> Option<Applied> {
-        let caps = BUILTIN.secret_key_name.captures(key.as_bytes())?;
+        // Every secret-naming key holds one of these words: most keys are told apart without
+        // the regex (which a short-lived process then never compiles).
+        let lower = key.to_ascii_lowercase();
+        if !["pass", "pwd", "secret", "token", "credential", "key"]
+            .iter()
+            .any(|w| lower.contains(w))
+        {
+            return None;
+        }
+        let caps = SECRET_KEY_NAME.captures(key.as_bytes())?;
         let kind = if caps.name("pw").is_some() {
             ValueKind::Password
         } else {

@@ -10,7 +10,7 @@ use regex_automata::util::captures::Captures;
 use regex_automata::{Anchored, Input};
 
 use crate::literals::Starts;
-use crate::prefilter::{BUILTIN, Hit, RuleSet};
+use crate::prefilter::{BUILTIN, Hit, PLACEHOLDER, RuleSet};
 use crate::redactor::Applied;
 use crate::rules::{
     BuiltinRule, Check, Groups, NAMES, Secret, assignment_secret, assignment_value,
@@ -45,9 +45,10 @@ pub(crate) fn builtin_spans(
     while rest != 0 {
         let index = rest.trailing_zeros() as usize;
         rest &= rest - 1;
-        let Some((rule, regex, groups)) = builtin.rules.get(index) else {
+        let Some(lazy) = builtin.rules.get(index) else {
             break;
         };
+        let (rule, regex, groups) = (&lazy.rule, lazy.regex(), lazy.groups());
         let mut admitting = Admitting {
             hits,
             rule: 1 << index,
@@ -179,8 +180,7 @@ pub(crate) fn find_placeholders(b: &[u8]) -> Vec<(usize, usize)> {
     if PLACEHOLDER_START.find(b).is_none() {
         return Vec::new();
     }
-    BUILTIN
-        .placeholder
+    PLACEHOLDER
         .find_iter(b)
         .map(|m| (m.start(), m.end()))
         .collect()

@@ -299,9 +299,36 @@ fn already_says(previous: &Framing, req: &FrameRequest, ledger: &remaind_ledger:
             None => v.is_empty(),
             Some(old) => !v.is_empty() && *old == clean(v),
         });
-    let today = jiff::tz::TimeZone::get(&previous.time_zone)
+    let today = zone_named(&previous.time_zone)
         .map(|tz| jiff::Timestamp::now().to_zoned(tz).date().to_string());
-    same_model && same_root && same_settings && today.is_ok_and(|d| d == previous.date)
+    same_model && same_root && same_settings && today.is_some_and(|d| d == previous.date)
+}
+
+/// The time zone `name`, read from its own zoneinfo file: jiff's database first lists every
+/// zone of the machine (a walk of `/usr/share/zoneinfo`, most of a hook's time), which one
+/// known name does not need. Falls back to the database for a name not found so.
+fn zone_named(name: &str) -> Option<jiff::tz::TimeZone> {
+    if matches!(name, "UTC" | "Etc/UTC") {
+        return Some(jiff::tz::TimeZone::UTC);
+    }
+    let plain = !name.is_empty()
+        && !name.starts_with('/')
+        && name
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..");
+    if plain {
+        let dir = std::env::var_os("TZDIR").map_or_else(
+            || std::path::PathBuf::from("/usr/share/zoneinfo"),
+            Into::into,
+        );
+        if let Some(tz) = std::fs::read(dir.join(name))
+            .ok()
+            .and_then(|bytes| jiff::tz::TimeZone::tzif(name, &bytes).ok())
+        {
+            return Some(tz);
+        }
+    }
+    jiff::tz::TimeZone::get(name).ok()
 }
 
 /// `framing` with every string (model, settings, paths) through the project's redactor.

@@ -218,3 +218,51 @@ fn a_batch_of_many_chunks_is_written_whole_and_in_order() {
         .expect("append");
     assert_eq!(after.seq(), 2 + texts.len() as u64);
 }
+
+/// `last_of_kinds` is the newest event of those kinds within the window, as a full scan finds
+/// it, whatever the text of the lines it passes (a text imitating a kind changes nothing).
+#[test]
+fn last_of_kinds_agrees_with_a_full_scan() {
+    let (_tmp, dir) = common::context();
+    let ledger = Ledger::open(&dir).expect("open");
+    ledger
+        .append(event(Kind::UserMessage, "the first instruction"))
+        .expect("append");
+    let second = ledger
+        .append(event(Kind::UserMessage, "the second instruction"))
+        .expect("append");
+    for i in 0..40 {
+        ledger
+            .append(event(
+                Kind::Note,
+                &format!(r#"note {i} quoting ,"kind":"user_message" and "kind":"decision""#),
+            ))
+            .expect("append");
+    }
+    let found = ledger
+        .last_of_kinds(&[Kind::UserMessage], 1000)
+        .expect("read")
+        .expect("found");
+    assert_eq!(found.id, second);
+    assert_eq!(found.text.as_deref(), Some("the second instruction"));
+    // The window counts lines back from the head: 40 notes hide it from a window of 40.
+    assert!(
+        ledger
+            .last_of_kinds(&[Kind::UserMessage], 40)
+            .expect("read")
+            .is_none()
+    );
+    assert_eq!(
+        ledger
+            .last_of_kinds(&[Kind::Decision, Kind::UserMessage], 41)
+            .expect("read")
+            .map(|e| e.id),
+        Some(second)
+    );
+    assert!(
+        ledger
+            .last_of_kinds(&[Kind::Decision], u64::MAX)
+            .expect("read")
+            .is_none()
+    );
+}
