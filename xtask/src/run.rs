@@ -202,6 +202,7 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
             "memory",
             "mcp",
             "integrity",
+            "process",
         ]
         .contains(&layer.as_str())
     }) {

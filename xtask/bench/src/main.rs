@@ -14,6 +14,7 @@ mod bench_integrity;
 mod bench_ledger;
 mod bench_mcp;
 mod bench_memory;
+mod bench_process;
 mod bench_redact;
 mod bench_resume;
 mod chaos;
@@ -30,7 +31,8 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity. Expects a release build of
+                     index, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
+                     process. Expects a release build of
                      remaind in target/release (cargo xtask bench builds it first)
   chaos [--kills N] [--seed S]
                      crash-consistency harness: N kills (default 300) of a failpoint build
