@@ -17,6 +17,7 @@ mod bench_memory;
 mod bench_redact;
 mod bench_resume;
 mod chaos;
+mod eval_search;
 mod frozen_redact;
 mod rng;
 
