@@ -89,15 +89,26 @@ fn search_ranks_filters_and_prints_json() {
 
     let out = remaind(&dir, &["search", "lighthouse lamp", "--json"]);
     let hits = hits_of(&out);
-    assert_eq!(hits.len(), 3, "{hits:?}");
-    // Two events hold the phrase; the scattered one comes last.
+    assert_eq!(hits.len(), 4, "{hits:?}");
+    // Two events hold the phrase; then the one with both words scattered; last the one
+    // holding only one of them (any word may match).
     assert_eq!(hits[2]["id"], "e3");
     assert_eq!(hits[2]["exact_phrase"], false);
+    assert_eq!(hits[3]["id"], "e1");
     let e2 = hits.iter().find(|h| h["id"] == "e2").expect("e2 is a hit");
     assert_eq!(e2["status"], "superseded");
     assert_eq!(e2["status_by"], "e4");
     assert_eq!(e2["exact_phrase"], true);
-    for key in ["seq", "kind", "ts", "importance", "snippet", "rank"] {
+    for key in [
+        "seq",
+        "kind",
+        "ts",
+        "importance",
+        "field",
+        "snippet",
+        "rank",
+        "score",
+    ] {
         assert!(hits[0].get(key).is_some(), "{key}");
     }
 
