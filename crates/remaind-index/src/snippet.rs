@@ -11,6 +11,9 @@ const SNIPPET_TOKENS: usize = 16;
 /// Tokens shown before the first match, for context.
 const LEAD_TOKENS: usize = 3;
 
+/// A token of a field: its byte offset, its text, and the needle it matches.
+type Marked<'t> = (usize, &'t str, Option<usize>);
+
 /// A needle with its stem worked out once.
 struct Prepared<'a> {
     needle: &'a Needle,
@@ -54,13 +57,13 @@ fn matching(token: &str, needles: &[Prepared<'_>]) -> Option<usize> {
 }
 
 /// The tokens of `text` with the needle each matches.
-fn marked<'t>(text: &'t str, needles: &[Prepared<'_>]) -> Vec<(usize, &'t str, Option<usize>)> {
+fn marked<'t>(text: &'t str, needles: &[Prepared<'_>]) -> Vec<Marked<'t>> {
     words::tokens(text)
         .map(|(at, t)| (at, t, matching(t, needles)))
         .collect()
 }
 
-fn distinct(window: &[(usize, &str, Option<usize>)]) -> usize {
+fn distinct(window: &[Marked<'_>]) -> usize {
     let mut seen: Vec<usize> = window.iter().filter_map(|t| t.2).collect();
     seen.sort_unstable();
     seen.dedup();
@@ -73,7 +76,7 @@ fn distinct(window: &[(usize, &str, Option<usize>)]) -> usize {
 pub(crate) fn best(fields: &Fields, needles: &[Needle]) -> (Field, String) {
     let prepared = prepare(needles);
     let order = [Field::Text, Field::Input, Field::Output, Field::Tool];
-    let mut best: Option<(usize, Field, Vec<(usize, &str, Option<usize>)>)> = None;
+    let mut best: Option<(usize, Field, Vec<Marked<'_>>)> = None;
     for f in order {
         let toks = marked(fields.get(f), &prepared);
         let n = distinct(&toks);
@@ -95,7 +98,7 @@ pub(crate) fn best(fields: &Fields, needles: &[Needle]) -> (Field, String) {
 }
 
 /// The window of [`SNIPPET_TOKENS`] tokens with the most distinct matches, matches marked.
-fn render(text: &str, toks: &[(usize, &str, Option<usize>)]) -> String {
+fn render(text: &str, toks: &[Marked<'_>]) -> String {
     if toks.is_empty() {
         return String::new();
     }
