@@ -16,8 +16,10 @@ use rusqlite::{
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::query;
+use crate::fields::{self, ArtifactPart, Field, ToolPart};
+use crate::query::{self, Needle};
 use crate::schema::{self, SCHEMA_VERSION};
+use crate::snippet;
 
 /// Folder of the index, relative to `.context/`.
 pub use remaind_fs::layout::DB_DIR;
@@ -28,10 +30,9 @@ pub use remaind_fs::layout::DB_PATH;
 const PROGRESS_EVERY: u64 = 8192;
 /// How long to wait for another process holding the index's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
-/// The score of a match: BM25 with event text weighted 1, tool names 2, artifact excerpts 0.5.
-const BM25: &str = "bm25(fts, 1.0, 2.0, 0.5)";
-/// Snippet length in tokens.
-const SNIPPET_TOKENS: i32 = 16;
+/// The score of a match: BM25 with the event's text and tool name weighted 1, the tool's
+/// input 0.6, its output 0.4 (long and noisy), identifier forms 0.5.
+const BM25: &str = "bm25(fts, 1.0, 1.0, 0.6, 0.4, 0.5)";
 /// Marks around matched words in a snippet.
 pub const MATCH_START: &str = "«";
 /// See [`MATCH_START`].
@@ -91,12 +92,17 @@ pub struct Hit {
     pub importance: u8,
     /// Whether it is current, superseded or resolved.
     pub status: Status,
-    /// An excerpt around the match, matched words between [`MATCH_START`] and [`MATCH_END`].
+    /// Which part of the event matched best.
+    pub field: Field,
+    /// An excerpt of that part around the match, matched words between [`MATCH_START`] and
+    /// [`MATCH_END`].
     pub snippet: String,
-    /// The BM25 score as SQLite reports it, lower is better: of the exact phrase for an
-    /// [`Hit::exact`] hit, of the whole query for the others.
+    /// The BM25 score as SQLite reports it for the query, lower is better.
     pub rank: f64,
-    /// True when the event holds the whole query as one phrase; such hits come first.
+    /// The score hits are ordered by, higher is better: BM25 weighted by kind, importance,
+    /// exact forms and the whole-phrase bonus (for a raw FTS5 query, BM25 alone).
+    pub score: f64,
+    /// True when the event holds the whole query as one phrase; such hits rank higher.
     pub exact: bool,
 }
 
@@ -139,7 +145,7 @@ enum Plan {
     Rebuild,
 }
 
-/// The fields of a ledger line the index stores in columns; the rest is skipped.
+/// The fields of a ledger line the index stores in columns or searches; the rest is skipped.
 #[derive(Deserialize)]
 struct Row<'a> {
     seq: u64,
@@ -155,24 +161,10 @@ struct Row<'a> {
     supersedes: Vec<EventId>,
     #[serde(default)]
     resolves: Vec<EventId>,
-    #[serde(default, borrow)]
-    tool: Option<ToolName<'a>>,
-    #[serde(default, borrow)]
-    artifact: Vec<Excerpt<'a>>,
-}
-
-#[derive(Deserialize)]
-struct ToolName<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
-}
-
-#[derive(Deserialize)]
-struct Excerpt<'a> {
-    #[serde(borrow)]
-    head: Cow<'a, str>,
-    #[serde(borrow)]
-    tail: Cow<'a, str>,
+    #[serde(default)]
+    tool: Option<ToolPart>,
+    #[serde(default)]
+    artifact: Vec<ArtifactPart>,
 }
 
 /// Reads complete lines of the ledger from a byte offset; a partial last line is left alone.
@@ -246,6 +238,57 @@ fn status_of(status: &str, by: Option<&str>) -> Status {
         ("resolved", Some(by)) => Status::Resolved { by },
         _ => Status::Current,
     }
+}
+
+/// A search candidate, before it is ranked and shown.
+struct Candidate {
+    seq: i64,
+    kind: String,
+    ts: String,
+    importance: i64,
+    status: String,
+    status_by: Option<String>,
+    line: String,
+    rank: f64,
+    exact: bool,
+    score: f64,
+}
+
+/// How many candidates a plain search ranks for a page of `limit`: enough that kind,
+/// importance and exact forms can lift a hit into the page, few enough to read their lines.
+fn candidates(limit: usize) -> usize {
+    limit.saturating_mul(3).clamp(30, 600).max(limit)
+}
+
+/// How much an event's kind says it is worth recalling: what was decided or must hold over
+/// what was traced.
+fn kind_weight(kind: &str) -> f64 {
+    match kind {
+        "decision" | "constraint" | "remember" | "correction" => 1.3,
+        "user_message" | "blocker" | "next_step" | "result" | "compaction" => 1.15,
+        "trace" | "monitor" | "validation" | "recovery" => 0.8,
+        _ => 1.0,
+    }
+}
+
+/// The final score of a plain-query candidate, higher is better: BM25 weighted by kind and
+/// importance, the share of the query's words it holds as written, and the whole query as
+/// one phrase; a superseded event a little lower.
+fn score(c: &Candidate, exact_words: &[String]) -> f64 {
+    let mut s = -c.rank * kind_weight(&c.kind) * (1.0 + 0.05 * c.importance as f64);
+    if !exact_words.is_empty()
+        && let Ok(f) = fields::extract(&c.line, None)
+    {
+        let held = exact_words.iter().filter(|w| f.holds_word(w)).count();
+        s *= 1.0 + 0.3 * held as f64 / exact_words.len() as f64;
+    }
+    if c.exact {
+        s *= 3.0;
+    }
+    if c.status == "superseded" {
+        s *= 0.9;
+    }
+    s
 }
 
 fn sql_limit(limit: usize) -> i64 {
@@ -567,14 +610,7 @@ impl<'l> Index<'l> {
             _ => return Ok(None),
         }
         let mut lines = Lines::open(&log_path, meta.end_offset).map_err(Retry::Fail)?;
-        let done = match index_lines(
-            &tx,
-            &mut lines,
-            &log_path,
-            meta.last_seq + 1,
-            true,
-            &mut |_| {},
-        ) {
+        let done = match index_lines(&tx, &mut lines, self.ledger, meta.last_seq + 1, &mut |_| {}) {
             Ok(Some(done)) => done,
             // The line at the recorded offset is not the next event: the ledger is not what
             // the index recorded.
@@ -593,7 +629,7 @@ impl<'l> Index<'l> {
     /// number of events indexed.
     ///
     /// The new index is built in a temporary file beside the old one (one transaction,
-    /// prepared statements, no journal, no syncs, full-text index populated in bulk), synced
+    /// prepared statements, no journal, no syncs), synced
     /// once, and renamed over the old file, so a crash leaves either index intact.
     pub fn rebuild(&mut self, progress: &mut dyn FnMut(u64, u64)) -> Result<u64> {
         self.conn = None;
@@ -647,7 +683,7 @@ impl<'l> Index<'l> {
         let tx = conn.transaction().map_err(db("cannot begin"))?;
         let mut lines = Lines::open(&log_path, 0)?;
         progress(0, head);
-        let done = match index_lines(&tx, &mut lines, &log_path, 1, false, &mut |n| {
+        let done = match index_lines(&tx, &mut lines, self.ledger, 1, &mut |n| {
             progress(n, head.max(n))
         }) {
             Ok(Some(done)) => done,
@@ -661,8 +697,6 @@ impl<'l> Index<'l> {
             Err(IndexError::Sql(e)) => return Err(db("cannot write")(e)),
             Err(IndexError::Other(e)) => return Err(e),
         };
-        tx.execute_batch("INSERT INTO fts (fts) VALUES ('rebuild');")
-            .map_err(db("cannot build the full-text index"))?;
         tx.execute_batch(schema::INDEXES)
             .map_err(db("cannot create indexes"))?;
         write_meta(&tx, &done).map_err(db("cannot write"))?;
@@ -701,31 +735,41 @@ impl<'l> Index<'l> {
         }
     }
 
-    /// Ranked full-text search over event text, tool names and artifact excerpts.
+    /// Ranked full-text search over what each event holds: its text, the tool's name, input
+    /// and output (with the text of large outputs routed to artifacts), and the identifier
+    /// forms of all of them.
     ///
-    /// Hits holding the whole query as one phrase come first, then the rest; within each
-    /// group by BM25. A plain query never fails to parse; one with nothing searchable, or a
-    /// raw FTS5 query with a syntax error, is an [`Error::InvalidQuery`].
+    /// A plain query is a ranked OR: BM25 over the query's words (stemmed, stop words
+    /// dropped, identifiers in every spelling), plus the whole query as a phrase and each
+    /// pair of neighbouring words close together. The best candidates are then ordered by
+    /// that score weighted by the event's kind and importance, by the share of the query's
+    /// words it holds as written, and by holding the whole query as one phrase; ties go to the
+    /// newer event. A query that finds nothing is tried once more with its words as prefixes.
+    /// A raw FTS5 query is ordered by BM25 alone.
+    ///
+    /// A plain query never fails to parse; one with nothing searchable, or a raw FTS5 query
+    /// with a syntax error, is an [`Error::InvalidQuery`].
     pub fn search(&mut self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
-        let (all_terms, exact) = match opts.syntax {
-            Syntax::Plain => {
-                let plan = query::plain(query).map_err(Error::query)?;
-                (plan.all_terms, plan.exact)
-            }
+        let plan = match opts.syntax {
+            Syntax::Plain => Some(query::plain(query).map_err(Error::query)?),
             Syntax::Fts5 => {
                 if query.trim().is_empty() {
                     return Err(Error::query("the query is empty"));
                 }
-                (query.to_owned(), None)
+                None
             }
         };
         if opts.limit == 0 {
             // Still reject a bad raw query, so `--limit 0` can check syntax.
-            if opts.syntax == Syntax::Fts5 {
-                self.check_fts(&all_terms)?;
+            if plan.is_none() {
+                self.check_fts(query)?;
             }
             return Ok(Vec::new());
         }
+        let (expr, loose, phrase) = match &plan {
+            Some(p) => (p.expr.clone(), p.loose.clone(), p.phrase.clone()),
+            None => (query.to_owned(), None, None),
+        };
         let mut filter_params = Vec::new();
         let filters = filter_sql(
             &opts.kinds,
@@ -738,107 +782,122 @@ impl<'l> Index<'l> {
         } else {
             " JOIN events e ON e.seq = fts.rowid"
         };
-        // BM25 per match and SQLite's bounded sorter for the top `limit`: only rowids, no
-        // snippets, no phrase test per match. (`ORDER BY rank` makes FTS5 sort every match
-        // itself, which measured ~30% slower on common words.)
+        // BM25 per match and SQLite's bounded sorter for the top candidates: only rowids.
+        // (`ORDER BY rank` makes FTS5 sort every match itself, which measured ~30% slower on
+        // common words.)
         let rank_sql = format!(
             "SELECT fts.rowid, {BM25} AS r FROM fts{join} WHERE fts MATCH ?{filters} \
              ORDER BY r, fts.rowid DESC LIMIT ?"
         );
-        // Then the few hits returned get their snippet. No BM25 here: its first call in a
-        // statement counts every event holding each term, which per hit would cost as much as
-        // the ranking itself.
-        let detail_sql = format!(
-            "SELECT e.kind, e.ts, e.importance, e.status, e.status_by, \
-                    snippet(fts, -1, '{MATCH_START}', '{MATCH_END}', '…', {SNIPPET_TOKENS}) \
-             FROM fts JOIN events e ON e.seq = fts.rowid \
-             WHERE fts MATCH ?1 AND fts.rowid = ?2"
-        );
-        let limit = opts.limit;
-        let ranked =
-            |conn: &Connection, expr: &str, n: usize| -> rusqlite::Result<Vec<(i64, f64)>> {
-                let mut stmt = conn.prepare_cached(&rank_sql)?;
-                let mut p = Vec::with_capacity(filter_params.len() + 2);
-                p.push(Value::Text(expr.to_owned()));
-                p.extend(filter_params.iter().cloned());
-                p.push(Value::Integer(sql_limit(n)));
-                stmt.query_map(rusqlite::params_from_iter(p.iter()), |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })?
-                .collect()
-            };
-        let match_expr = all_terms.clone();
-        let raw = opts.syntax == Syntax::Fts5;
+        let n = if plan.is_some() {
+            candidates(opts.limit)
+        } else {
+            opts.limit
+        };
+        let ranked = |conn: &Connection, expr: &str| -> rusqlite::Result<Vec<(i64, f64)>> {
+            let mut stmt = conn.prepare_cached(&rank_sql)?;
+            let mut p = Vec::with_capacity(filter_params.len() + 2);
+            p.push(Value::Text(expr.to_owned()));
+            p.extend(filter_params.iter().cloned());
+            p.push(Value::Integer(sql_limit(n)));
+            stmt.query_map(rusqlite::params_from_iter(p.iter()), |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect()
+        };
         let result = self.read(|conn| {
-            // Exact-phrase hits first: a cheap query of its own, its own limit. Every phrase
-            // hit also matches all the terms, so when there are fewer than `limit` of them,
-            // the best `limit + phrase hits` all-terms hits hold `limit` others if any exist.
-            let phrase_hits = match &exact {
-                Some(phrase) => ranked(conn, phrase, limit)?,
-                None => Vec::new(),
-            };
-            let mut order: Vec<(i64, f64, bool)> =
-                phrase_hits.iter().map(|&(s, r)| (s, r, true)).collect();
-            if order.len() < limit {
-                let want = limit.saturating_add(phrase_hits.len());
-                for (seq, rank) in ranked(conn, &match_expr, want)? {
-                    if order.len() == limit {
-                        break;
-                    }
-                    if !phrase_hits.iter().any(|&(s, _)| s == seq) {
-                        order.push((seq, rank, false));
-                    }
-                }
+            let mut found = ranked(conn, &expr)?;
+            if found.is_empty()
+                && let Some(loose) = &loose
+            {
+                found = ranked(conn, loose)?;
             }
-            let mut detail = conn.prepare_cached(&detail_sql)?;
-            let mut rows = Vec::with_capacity(order.len());
-            for (seq, rank, exact) in order {
-                let row = detail.query_row(params![match_expr, seq], |r| {
-                    Ok((
+            let mut detail = conn.prepare_cached(
+                "SELECT kind, ts, importance, status, status_by, line FROM events WHERE seq = ?1",
+            )?;
+            let mut holds =
+                conn.prepare_cached("SELECT 1 FROM fts WHERE fts MATCH ?1 AND rowid = ?2")?;
+            let mut rows = Vec::with_capacity(found.len());
+            for (seq, rank) in found {
+                let exact = match &phrase {
+                    Some(p) => holds.exists(params![p, seq])?,
+                    None => false,
+                };
+                let row = detail.query_row(params![seq], |r| {
+                    Ok(Candidate {
                         seq,
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, i64>(2)?,
-                        r.get::<_, String>(3)?,
-                        r.get::<_, Option<String>>(4)?,
-                        r.get::<_, String>(5)?,
+                        kind: r.get(0)?,
+                        ts: r.get(1)?,
+                        importance: r.get(2)?,
+                        status: r.get(3)?,
+                        status_by: r.get(4)?,
+                        line: r.get(5)?,
                         rank,
                         exact,
-                    ))
+                        score: 0.0,
+                    })
                 })?;
                 rows.push(row);
             }
             Ok(rows)
         });
-        let rows = match result {
+        let mut rows = match result {
             Ok(rows) => rows,
-            Err(Error::Database { source, .. }) if raw && is_syntax_error(source.as_ref()) => {
+            Err(Error::Database { source, .. })
+                if plan.is_none() && is_syntax_error(source.as_ref()) =>
+            {
                 return Err(fts_syntax_error());
             }
             Err(e) => return Err(e),
         };
-        rows.into_iter()
-            .map(
-                |(seq, kind, ts, importance, status, by, snippet, rank, exact)| {
-                    let seq = u64::try_from(seq).unwrap_or(0);
-                    let kind: Kind = kind.parse().map_err(|reason: String| Error::Unsafe {
-                        path: self.path.clone(),
-                        reason,
-                    })?;
-                    Ok(Hit {
-                        id: EventId(seq),
-                        seq,
-                        kind,
-                        ts,
-                        importance: u8::try_from(importance).unwrap_or(0),
-                        status: status_of(&status, by.as_deref()),
-                        snippet,
-                        rank,
-                        exact,
-                    })
-                },
-            )
-            .collect()
+        let needles = match &plan {
+            Some(p) => {
+                for c in &mut rows {
+                    c.score = score(c, &p.exact_words);
+                }
+                // Best score first, the newer event on a tie.
+                rows.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.seq.cmp(&a.seq)));
+                rows.truncate(opts.limit);
+                p.needles.clone()
+            }
+            None => {
+                for c in &mut rows {
+                    c.score = -c.rank;
+                }
+                query::raw_needles(query)
+            }
+        };
+        rows.into_iter().map(|c| self.hit(c, &needles)).collect()
+    }
+
+    /// A hit from a candidate: its status, and the field and snippet that matched (artifacts
+    /// read again, bounded as when indexed).
+    fn hit(&self, c: Candidate, needles: &[Needle]) -> Result<Hit> {
+        let seq = u64::try_from(c.seq).unwrap_or(0);
+        let kind: Kind = c.kind.parse().map_err(|reason: String| Error::Unsafe {
+            path: self.path.clone(),
+            reason,
+        })?;
+        let fields =
+            fields::extract(&c.line, Some(self.ledger)).map_err(|e| Error::CorruptLedger {
+                path: self.ledger.log_path().to_owned(),
+                offset: 0,
+                reason: format!("event {seq} is not a valid event: {e}"),
+            })?;
+        let (field, snippet) = snippet::best(&fields, needles);
+        Ok(Hit {
+            id: EventId(seq),
+            seq,
+            kind,
+            ts: c.ts,
+            importance: u8::try_from(c.importance).unwrap_or(0),
+            status: status_of(&c.status, c.status_by.as_deref()),
+            field,
+            snippet,
+            rank: c.rank,
+            score: c.score,
+            exact: c.exact,
+        })
     }
 
     fn check_fts(&mut self, expr: &str) -> Result<()> {
@@ -962,7 +1021,8 @@ fn is_syntax_error(e: &(dyn std::error::Error + Send + Sync + 'static)) -> bool 
 
 fn fts_syntax_error() -> Error {
     Error::query(
-        "not valid FTS5 syntax: check quotes, parentheses, column names (text, tool, excerpt) \
+        "not valid FTS5 syntax: check quotes, parentheses, column names (text, tool, input, \
+         output, parts) \
          and operators (AND, OR, NOT, NEAR); the plain syntax searches words literally",
     )
 }
@@ -1068,24 +1128,23 @@ fn write_meta(tx: &Transaction<'_>, done: &Indexed) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Index every complete line from `lines`, expecting seqs from `first_seq` on. With
-/// `with_fts` the full-text rows are written too (a rebuild fills them in bulk afterwards).
-/// `Ok(None)` when the first line is not `first_seq`.
+/// Index every complete line from `lines`, expecting seqs from `first_seq` on, reading the
+/// text of the artifacts they name from `ledger`'s store. `Ok(None)` when the first line is
+/// not `first_seq`.
 fn index_lines(
     tx: &Transaction<'_>,
     lines: &mut Lines,
-    log_path: &Utf8Path,
+    ledger: &Ledger,
     first_seq: u64,
-    with_fts: bool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Option<Indexed>, IndexError> {
+    let log_path = ledger.log_path();
     let mut insert = tx.prepare_cached(schema::INSERT_EVENT)?;
     let mut insert_fts = tx.prepare_cached(schema::INSERT_FTS)?;
     let mut supersede = tx.prepare_cached(schema::SUPERSEDE)?;
     let mut resolve = tx.prepare_cached(schema::RESOLVE)?;
     let mut expected = first_seq;
     let mut last = Vec::new();
-    let mut excerpt = String::new();
     let read_err = |e| IndexError::Other(Error::io(log_path, "cannot read", e));
     loop {
         let Some((offset, line)) = lines.next().map_err(read_err)? else {
@@ -1112,17 +1171,6 @@ fn index_lines(
         }
         let seq = i64::try_from(row.seq).map_err(|_| corrupt("seq out of range".to_owned()))?;
         let id = EventId(row.seq).to_string();
-        excerpt.clear();
-        for a in &row.artifact {
-            if !excerpt.is_empty() {
-                excerpt.push('\n');
-            }
-            excerpt.push_str(&a.head);
-            excerpt.push_str("\n…\n");
-            excerpt.push_str(&a.tail);
-        }
-        let excerpt_col = (!excerpt.is_empty()).then_some(excerpt.as_str());
-        let tool = row.tool.as_ref().map(|t| t.name.as_ref());
         insert.execute(params![
             seq,
             id,
@@ -1130,14 +1178,23 @@ fn index_lines(
             row.importance,
             row.ts.as_ref(),
             row.actor.as_deref(),
-            row.text.as_deref(),
-            tool,
-            excerpt_col,
             text,
         ])?;
-        if with_fts {
-            insert_fts.execute(params![seq, row.text.as_deref(), tool, excerpt_col])?;
-        }
+        let f = fields::from_parts(
+            row.text.as_deref(),
+            row.tool.as_ref(),
+            &row.artifact,
+            Some(ledger),
+        );
+        let none_if_empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+        insert_fts.execute(params![
+            seq,
+            none_if_empty(&f.text),
+            none_if_empty(&f.tool),
+            none_if_empty(&f.input),
+            none_if_empty(&f.output),
+            none_if_empty(&f.identifier_forms()),
+        ])?;
         for target in &row.supersedes {
             supersede.execute(params![i64::try_from(target.seq()).unwrap_or(i64::MAX), id])?;
         }

@@ -31,11 +31,15 @@
 //! ```
 
 mod error;
+mod fields;
 mod index;
 mod query;
 mod schema;
+mod snippet;
+mod words;
 
 pub use error::{Error, Result};
+pub use fields::Field;
 pub use index::{
     CatchUp, DB_DIR, DB_PATH, Freshness, Hit, Index, IndexHandle, MATCH_END, MATCH_START,
     SearchOptions, Syntax,

@@ -1,28 +1,58 @@
 //! Translating a user's search query into FTS5 syntax that cannot fail to parse.
 //!
-//! A query is plain words, `word*` prefixes and `"quoted phrases"`. Every term becomes an FTS5
-//! string literal (`"…"` with `"` doubled), so operators, parentheses, colons and stray
+//! A plain query is ranked and forgiving: its words are alternatives (an event needs one of
+//! them), English stop words are dropped, each word also matches as identifier parts
+//! (`ActiveSessionRegistry` finds `active_session_registry` and the reverse), and the whole
+//! query as a phrase and each pair of neighbouring words close together add to the score.
+//! `"quoted phrases"` and `+words` are required; `word*` is a prefix. Every term becomes an
+//! FTS5 string literal (`"…"` with `"` doubled), so operators, parentheses, colons and stray
 //! punctuation are only ever searched for, never interpreted.
+
+use crate::words;
+
+/// How many tokens apart two neighbouring query words may be for the proximity bonus.
+const NEAR_TOKENS: usize = 6;
+/// Most neighbour pairs given a proximity bonus (long questions would cost more than they
+/// rank).
+const MAX_PAIRS: usize = 6;
 
 /// One searchable term of a plain query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Term {
-    /// A bare word (may hold punctuation, which the tokenizer splits on).
+    /// A bare word (may hold punctuation, which the tokenizer splits on); optional.
     Word(String),
-    /// A bare word ending in `*`: every token starting with it.
+    /// A `+word`: required.
+    Required(String),
+    /// A bare word ending in `*`: every token starting with it; optional.
     Prefix(String),
-    /// A `"quoted phrase"`: its tokens next to each other, in order.
+    /// A `"quoted phrase"`: its tokens next to each other, in order; required.
     Phrase(String),
+}
+
+/// A word to highlight in a snippet, lowercase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Needle {
+    pub(crate) word: String,
+    /// Any token starting with `word` matches.
+    pub(crate) prefix: bool,
 }
 
 /// FTS5 expressions for a plain query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Plan {
-    /// Matches events holding every term.
-    pub(crate) all_terms: String,
-    /// Matches events holding the whole query as one phrase, when that differs from
-    /// `all_terms` (two or more terms and no prefix): such hits rank first.
-    pub(crate) exact: Option<String>,
+    /// The ranked query: required terms all, optional terms any, plus the bonus phrases.
+    pub(crate) expr: String,
+    /// The same with every word of three or more characters also a prefix: tried when
+    /// `expr` finds nothing.
+    pub(crate) loose: Option<String>,
+    /// The whole query as one phrase, when it has two or more words: an event holding it is
+    /// an [`exact`](crate::Hit::exact) hit and ranks higher.
+    pub(crate) phrase: Option<String>,
+    /// Words to highlight.
+    pub(crate) needles: Vec<Needle>,
+    /// The query's words as typed (lowercase, stop words dropped): an event holding a word in
+    /// this form ranks above one holding only another form of it.
+    pub(crate) exact_words: Vec<String>,
 }
 
 /// True when `s` holds at least one character the tokenizer keeps.
@@ -54,6 +84,8 @@ fn split(query: &str) -> Vec<Term> {
             if searchable(stem) {
                 terms.push(Term::Prefix(stem.to_owned()));
             }
+        } else if let Some(req) = w.strip_prefix('+').filter(|r| searchable(r)) {
+            terms.push(Term::Required(req.to_owned()));
         } else if searchable(&w) {
             terms.push(Term::Word(w));
         }
@@ -75,35 +107,164 @@ fn split(query: &str) -> Vec<Term> {
     terms
 }
 
+/// The lowercase tokens of `w`, each CamelCase token split into its parts.
+fn parts(w: &str) -> Vec<String> {
+    words::tokens(w)
+        .flat_map(|(_, t)| words::camel_parts(t))
+        .collect()
+}
+
+/// The alternatives one word matches as: as written, as identifier parts, joined; with
+/// `prefix`, its last token (or part) also as a prefix.
+fn word_expr(w: &str, prefix: bool) -> String {
+    let plain: Vec<String> = words::tokens(w).map(|(_, t)| t.to_lowercase()).collect();
+    let split = parts(w);
+    let star = if prefix { "*" } else { "" };
+    let mut alts = vec![format!("{}{star}", literal(w))];
+    let identifier = split.len() > plain.len();
+    if identifier {
+        alts.push(format!("{}{star}", literal(&split.join(" "))));
+    }
+    let compound = w.trim_matches(|c: char| !c.is_alphanumeric());
+    if compound
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        && let Some(j) = words::joined(compound)
+    {
+        alts.push(format!("{}{star}", literal(&j)));
+    }
+    // A partial identifier (`SessionReg`) finds the whole one.
+    if identifier && !prefix {
+        alts.push(format!("{}*", literal(&split.join(" "))));
+    }
+    if alts.len() == 1 {
+        alts.remove(0)
+    } else {
+        format!("({})", alts.join(" OR "))
+    }
+}
+
 /// Translate a plain query. Fails only when it holds nothing searchable.
 pub(crate) fn plain(query: &str) -> Result<Plan, String> {
-    let terms = split(query);
-    if terms.is_empty() {
+    let all = split(query);
+    if all.is_empty() {
         return Err(if query.trim().is_empty() {
             "the query is empty; give words or a \"quoted phrase\"".to_owned()
         } else {
             format!("`{query}` holds no searchable words (letters or digits)")
         });
     }
-    let all_terms = terms
+    let stop = |t: &Term| matches!(t, Term::Word(w) if w.split(|c: char| !c.is_alphanumeric()).all(|p| p.is_empty() || words::is_stop_word(p)));
+    let terms: Vec<&Term> = if all.iter().all(stop) {
+        all.iter().collect()
+    } else {
+        all.iter().filter(|t| !stop(t)).collect()
+    };
+    let build = |loose: bool| {
+        let mut required = Vec::new();
+        let mut optional = Vec::new();
+        for t in &terms {
+            match t {
+                Term::Word(w) => optional.push(word_expr(w, loose && w.chars().count() >= 3)),
+                Term::Prefix(p) => optional.push(word_expr(p, true)),
+                Term::Required(w) => required.push(word_expr(w, false)),
+                Term::Phrase(p) => required.push(literal(p)),
+            }
+        }
+        (required, optional)
+    };
+    // The words in the order typed, stop words kept: the phrase they make.
+    let typed: Vec<&str> = all
         .iter()
-        .map(|t| match t {
-            Term::Word(w) | Term::Phrase(w) => literal(w),
-            Term::Prefix(p) => format!("{}*", literal(p)),
+        .filter_map(|t| match t {
+            Term::Word(w) | Term::Required(w) => Some(w.as_str()),
+            _ => None,
         })
-        .collect::<Vec<_>>()
-        .join(" ");
-    let exact =
-        (terms.len() > 1 && !terms.iter().any(|t| matches!(t, Term::Prefix(_)))).then(|| {
-            let words: Vec<&str> = terms
-                .iter()
-                .map(|t| match t {
-                    Term::Word(w) | Term::Phrase(w) | Term::Prefix(w) => w.as_str(),
-                })
-                .collect();
-            literal(&words.join(" "))
-        });
-    Ok(Plan { all_terms, exact })
+        .collect();
+    let phrase = (typed.len() > 1 && typed.len() == all.len()).then(|| literal(&typed.join(" ")));
+    let content: Vec<&str> = terms
+        .iter()
+        .filter_map(|t| match t {
+            Term::Word(w) | Term::Required(w) => Some(w.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut bonus: Vec<String> = phrase.iter().cloned().collect();
+    bonus.extend(
+        content
+            .windows(2)
+            .take(MAX_PAIRS)
+            .map(|p| format!("NEAR({} {}, {NEAR_TOKENS})", literal(p[0]), literal(p[1]))),
+    );
+    let combine = |(required, optional): (Vec<String>, Vec<String>)| {
+        let mut any = optional;
+        if any.is_empty() {
+            return required.join(" AND ");
+        }
+        any.extend(bonus.iter().cloned());
+        if required.is_empty() {
+            return any.join(" OR ");
+        }
+        // The first required term is in every match, so the optional group never excludes
+        // one; it only adds to the score.
+        any.push(required[0].clone());
+        format!("{} AND ({})", required.join(" AND "), any.join(" OR "))
+    };
+    let expr = combine(build(false));
+    let loose = Some(combine(build(true))).filter(|l| *l != expr);
+    let mut needles = Vec::new();
+    let mut exact_words = Vec::new();
+    for t in &terms {
+        let (text, prefix) = match t {
+            Term::Word(w) | Term::Required(w) | Term::Phrase(w) => (w, false),
+            Term::Prefix(p) => (p, true),
+        };
+        for (_, tok) in words::tokens(text) {
+            let lower = tok.to_lowercase();
+            if !words::is_stop_word(&lower) || matches!(t, Term::Phrase(_)) {
+                exact_words.push(lower.clone());
+            }
+            needles.push(Needle {
+                word: lower,
+                prefix,
+            });
+        }
+        for part in parts(text) {
+            needles.push(Needle { word: part, prefix });
+        }
+        if let Some(j) = words::joined(text.trim_matches(|c: char| !c.is_alphanumeric())) {
+            needles.push(Needle { word: j, prefix });
+        }
+    }
+    needles.dedup();
+    exact_words.dedup();
+    Ok(Plan {
+        expr,
+        loose,
+        phrase,
+        needles,
+        exact_words,
+    })
+}
+
+/// Words to highlight for a raw FTS5 query: its barewords and quoted words, less operators
+/// and column names.
+pub(crate) fn raw_needles(query: &str) -> Vec<Needle> {
+    let mut out = Vec::new();
+    for piece in query.split_whitespace() {
+        let prefix = piece.ends_with('*');
+        let piece = piece.rsplit(':').next().unwrap_or(piece);
+        for (_, tok) in words::tokens(piece) {
+            if matches!(tok, "AND" | "OR" | "NOT" | "NEAR") {
+                continue;
+            }
+            out.push(Needle {
+                word: tok.to_lowercase(),
+                prefix,
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -111,28 +272,73 @@ mod tests {
     use super::*;
 
     #[test]
-    fn words_phrases_and_prefixes() {
-        let p = plain(r#"rust "hash chain" sql*"#).unwrap();
-        assert_eq!(p.all_terms, r#""rust" "hash chain" "sql"*"#);
-        assert_eq!(p.exact, None);
-        let p = plain("use sqlite index").unwrap();
-        assert_eq!(p.all_terms, r#""use" "sqlite" "index""#);
-        assert_eq!(p.exact.as_deref(), Some(r#""use sqlite index""#));
-        assert_eq!(plain("one").unwrap().exact, None);
+    fn words_are_alternatives_with_phrase_and_proximity_bonuses() {
+        let p = plain("retry the uploader").unwrap();
+        assert_eq!(
+            p.expr,
+            r#""retry" OR "uploader" OR "retry the uploader" OR NEAR("retry" "uploader", 6)"#
+        );
+        assert_eq!(p.phrase.as_deref(), Some(r#""retry the uploader""#));
+        assert_eq!(p.exact_words, ["retry", "uploader"]);
+        assert_eq!(
+            p.loose.as_deref(),
+            Some(
+                r#""retry"* OR "uploader"* OR "retry the uploader" OR NEAR("retry" "uploader", 6)"#
+            )
+        );
+    }
+
+    #[test]
+    fn phrases_and_plus_words_are_required() {
+        let p = plain(r#"rust "hash chain" +ledger sql*"#).unwrap();
+        assert_eq!(
+            p.expr,
+            r#""hash chain" AND "ledger" AND ("rust" OR "sql"* OR NEAR("rust" "ledger", 6) OR "hash chain")"#
+        );
+        assert_eq!(p.phrase, None);
+        assert_eq!(plain(r#""hash chain""#).unwrap().expr, r#""hash chain""#);
+    }
+
+    #[test]
+    fn identifiers_match_in_every_spelling() {
+        let p = plain("ActiveSessionRegistry").unwrap();
+        assert_eq!(
+            p.expr,
+            r#"("ActiveSessionRegistry" OR "active session registry" OR "active session registry"*)"#
+        );
+        let p = plain("active_session_registry").unwrap();
+        assert_eq!(
+            p.expr,
+            r#"("active_session_registry" OR "activesessionregistry")"#
+        );
+        assert!(p.needles.iter().any(|n| n.word == "activesessionregistry"));
+    }
+
+    #[test]
+    fn stop_words_drop_unless_nothing_else_is_left() {
+        let p = plain("what did we decide").unwrap();
+        assert_eq!(p.expr, r#""decide" OR "what did we decide""#);
+        assert_eq!(p.phrase.as_deref(), Some(r#""what did we decide""#));
+        let p = plain("to be").unwrap();
+        assert!(p.expr.starts_with(r#""to" OR "be""#), "{}", p.expr);
     }
 
     #[test]
     fn operators_and_quotes_are_literal() {
-        let p = plain(r#"a OR b) NEAR( c:d ab"cd"#).unwrap();
-        assert_eq!(p.all_terms, r#""a" "OR" "b)" "NEAR(" "c:d" "ab" "cd""#);
+        let p = plain(r#"a OR b) NEAR( c:d"#).unwrap();
+        assert!(
+            p.expr.starts_with(r#""b)" OR "NEAR(" OR "c:d""#),
+            "{}",
+            p.expr
+        );
         let p = plain(r#""unterminated phrase"#).unwrap();
-        assert_eq!(p.all_terms, r#""unterminated phrase""#);
+        assert_eq!(p.expr, r#""unterminated phrase""#);
     }
 
     #[test]
     fn nothing_searchable_is_an_error() {
         assert!(plain("").is_err());
         assert!(plain("   ").is_err());
-        assert!(plain(r#"-- "" * ()"#).is_err());
+        assert!(plain(r#"-- "" * () +"#).is_err());
     }
 }

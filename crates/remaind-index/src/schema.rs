@@ -2,7 +2,10 @@
 //! version is rebuilt, never migrated.
 
 /// The version recorded in `meta`.
-pub(crate) const SCHEMA_VERSION: i64 = 1;
+///
+/// 2: the full-text table indexes tool inputs and outputs (artifact text too) and identifier
+/// forms, with English stemming; it keeps no copy of the text (snippets come from the line).
+pub(crate) const SCHEMA_VERSION: i64 = 2;
 
 /// Tables created before the bulk load.
 pub(crate) const TABLES: &str = "
@@ -14,18 +17,18 @@ CREATE TABLE events (
     importance INTEGER NOT NULL,
     ts         TEXT NOT NULL,
     actor      TEXT,
-    text       TEXT,
-    tool       TEXT,
-    excerpt    TEXT,
     status     TEXT NOT NULL DEFAULT 'current'
                CHECK (status IN ('current', 'superseded', 'resolved')),
     status_by  TEXT,
     line       TEXT NOT NULL
 );
+-- Contentless: the searchable text is derived from `events.line` (and artifacts) again for
+-- the few hits a search returns, so it is not stored twice. Porter stemming over unicode61:
+-- `retries` finds `retry`; the exact form ranks higher in `search`.
 CREATE VIRTUAL TABLE fts USING fts5(
-    text, tool, excerpt,
-    content = 'events', content_rowid = 'seq',
-    tokenize = 'unicode61 remove_diacritics 2'
+    text, tool, input, output, parts,
+    content = '',
+    tokenize = 'porter unicode61 remove_diacritics 2'
 );
 ";
 
@@ -36,11 +39,10 @@ CREATE INDEX events_importance ON events (importance, seq);
 ";
 
 pub(crate) const INSERT_EVENT: &str = "INSERT INTO events \
-    (seq, id, kind, importance, ts, actor, text, tool, excerpt, line) \
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+    (seq, id, kind, importance, ts, actor, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
 pub(crate) const INSERT_FTS: &str =
-    "INSERT INTO fts (rowid, text, tool, excerpt) VALUES (?1, ?2, ?3, ?4)";
+    "INSERT INTO fts (rowid, text, tool, input, output, parts) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 
 /// Superseding wins over resolving; the earliest superseding event is named.
 pub(crate) const SUPERSEDE: &str = "UPDATE events SET status = 'superseded', status_by = ?2 \

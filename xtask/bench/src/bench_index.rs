@@ -20,7 +20,7 @@ const CHUNK: usize = 250_000;
 /// Events appended behind the index for the catch-up benchmark.
 const NEW_EVENTS: usize = 1_000;
 
-fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     workspace_root()
         .join("target")
         .join("release")
@@ -656,6 +656,9 @@ pub(crate) fn generated_context(
 }
 
 fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
+    // Recall first: it is small and says whether the timings below are of a search worth
+    // having.
+    let mut out = crate::eval_search::run()?;
     let n: usize = if quick { 100_000 } else { 1_000_000 };
     let size_note = if quick {
         "quick run: 100,000 events (full run: 1,000,000)"
@@ -664,7 +667,6 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
     };
     let (_tmp, dir, vocab, mut rng) = generated_context(n, 0x2545_f491_4f6c_dd1d)?;
     let ledger = Ledger::open(&dir).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
 
     // 1. Rebuild vs a plain sequential read of the file.
     let read = time_sequential_read(ledger.log_path())?;

@@ -18,6 +18,7 @@ mod bench_process;
 mod bench_redact;
 mod bench_resume;
 mod chaos;
+mod eval_search;
 mod frozen_redact;
 mod rng;
 

@@ -9,17 +9,22 @@ use remaind_ledger::{Kind, Ledger, Status};
 use crate::cli_error::CliError;
 use crate::global::Global;
 
-/// Full-text search over event text, tool names and artifact excerpts, best matches first.
+/// Ranked search over everything an event holds: its text, the tool's name, input (commands,
+/// paths, written and replaced text) and output (stderr and large outputs included).
 ///
-/// Events holding the whole query as one phrase come first, then by BM25 relevance. The index
-/// (.context/db/context.sqlite) is brought up to the ledger head first, and rebuilt if it is
-/// missing, stale or corrupt.
+/// Any of the words may match (stop words are dropped, English word forms and identifier
+/// spellings match each other); events holding more of them, the whole query as a phrase, the
+/// words as written, and decisions over traces rank higher, the newer first on a tie. Each hit
+/// says which part matched. The index (.context/db/context.sqlite) is brought up to the ledger
+/// head first, and rebuilt if it is missing, stale or corrupt.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Query syntax: words (all must match), prefix* and \"quoted phrases\"; \
-other characters are searched literally. With --fts the query is raw SQLite FTS5 syntax \
-(AND, OR, NOT, NEAR(), column filters text:, tool:, excerpt:).\n\n\
-Examples:\n  remaind search sqlite index\n  remaind search '\"hash chain\"' --kind decision --current\n  \
+    after_help = "Query syntax: words (any may match, more rank higher), +word (must match), \
+prefix* and \"quoted phrases\" (must match); other characters are searched literally. With \
+--fts the query is raw SQLite FTS5 syntax, every term required unless joined by OR (AND, OR, \
+NOT, NEAR(), column filters text:, tool:, input:, output:, parts:).\n\n\
+Examples:\n  remaind search sqlite index\n  remaind search what did we decide about the sandbox\n  \
+remaind search ActiveSessionRegistry\n  remaind search '\"hash chain\"' +ledger --kind decision --current\n  \
 remaind search 'deploy*' --min-importance 2 --limit 5 --json\n  remaind search --fts 'tool:cargo AND NOT trace'"
 )]
 pub(crate) struct Args {
@@ -117,8 +122,10 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
                     "importance": h.importance,
                     "status": status,
                     "status_by": by,
+                    "field": h.field.as_str(),
                     "snippet": h.snippet,
                     "rank": h.rank,
+                    "score": h.score,
                     "exact_phrase": h.exact,
                 })
             })
@@ -138,12 +145,13 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             };
             writeln!(
                 out,
-                "{:<8} {:<17} {}  imp {}  {}\n         {}",
+                "{:<8} {:<17} {}  imp {}  {}\n         {}: {}",
                 h.id,
                 h.kind.as_str(),
                 h.ts,
                 h.importance,
                 status,
+                h.field.as_str(),
                 h.snippet.replace('\n', " ")
             )
         }

@@ -1,6 +1,7 @@
 //! Integration tests of the index.
 
 mod common;
+mod recall;
 mod robustness;
 mod search;
 mod secrets;

@@ -69,8 +69,9 @@ fn parse_time(field: &str, s: &str) -> Result<String, ToolError> {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SearchArgs {
-    /// Words (all must match), `prefix*` and "quoted phrases"; other characters are searched
-    /// literally.
+    /// Words (any may match; more, the whole phrase and the exact forms rank higher; English
+    /// word forms and identifier spellings match each other), `+word` and "quoted phrases"
+    /// (must match), `prefix*`; other characters are searched literally.
     query: String,
     /// Only these kinds, e.g. ["decision", "constraint"] (all kinds when empty).
     #[serde(default)]
@@ -112,7 +113,9 @@ pub(crate) struct SearchHit {
     status: String,
     /// The event that superseded or resolved it.
     status_by: Option<String>,
-    /// An excerpt around the match, matched words between « and ».
+    /// Which part of the event matched: `text`, `tool`, `input` or `output`.
+    field: String,
+    /// An excerpt of that part around the match, matched words between « and ».
     snippet: String,
     /// True when the event holds the whole query as one phrase.
     exact_phrase: bool,
@@ -195,6 +198,7 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
                 importance: h.importance,
                 status: status.to_owned(),
                 status_by: by,
+                field: h.field.as_str().to_owned(),
                 snippet: h.snippet,
                 exact_phrase: h.exact,
             }
@@ -210,8 +214,10 @@ pub(crate) fn search_tool() -> ToolDef {
     def(
         "search",
         "Search the ledger",
-        "Full-text search over every recorded event (text, tool names, artifact excerpts), \
-best matches first, as compact hits with ids. Filter by kinds, current_only (neither \
+        "Ranked search over every recorded event (text, tool names, tool inputs such as \
+commands, paths and edits, tool outputs and errors), best matches first, as compact hits \
+with ids and the part that matched. Any query word may match; ask in plain words or give \
+identifiers, paths or error text. Filter by kinds, current_only (neither \
 superseded nor resolved), min_importance and a time range; page with limit/offset. Open a \
 hit with `timeline` (what led to it) or `get_events` (the full event).",
         Effect::Reads,
