@@ -106,8 +106,7 @@ fn measure(
         let mut these = Vec::with_capacity(subjects.len());
         for s in subjects {
             these.push(
-                run_once((s.make)(), s.stdin.as_deref())
-                    .map_err(|e| format!("{}: {e}", s.name))?,
+                run_once((s.make)(), s.stdin.as_deref()).map_err(|e| format!("{}: {e}", s.name))?,
             );
         }
         if round >= warmup {
@@ -166,7 +165,11 @@ const SMALL_HOOKS: [(&str, &str); 3] = [
 ];
 
 /// The per-event commands on a context of `label`: `log` and the small hooks.
-fn small_commands<'a>(ctx: &'a Path, label: &str, files: &Path) -> Result<Vec<Subject<'a>>, String> {
+fn small_commands<'a>(
+    ctx: &'a Path,
+    label: &str,
+    files: &Path,
+) -> Result<Vec<Subject<'a>>, String> {
     let mut out: Vec<Subject<'a>> = vec![Subject {
         name: format!("log one small event ({label})"),
         make: Box::new(move || remaind(ctx, &["log", "--kind", "note", "--text", "ran the tests"])),
@@ -184,7 +187,11 @@ fn small_commands<'a>(ctx: &'a Path, label: &str, files: &Path) -> Result<Vec<Su
 }
 
 /// The commands that load a resume packet on a context of `label`.
-fn resume_commands<'a>(ctx: &'a Path, label: &str, files: &Path) -> Result<Vec<Subject<'a>>, String> {
+fn resume_commands<'a>(
+    ctx: &'a Path,
+    label: &str,
+    files: &Path,
+) -> Result<Vec<Subject<'a>>, String> {
     let file = payload(
         files,
         "session-start",
@@ -217,7 +224,9 @@ fn report(
         .map(|(s, (wall, peak))| Measurement {
             name: format!("{} p50, peak {peak:.1} MB", s.name),
             figure: *wall,
-            baseline_name: format!("`true` spawned the same way (remaind --version {version_ms:.2} ms)"),
+            baseline_name: format!(
+                "`true` spawned the same way (remaind --version {version_ms:.2} ms)"
+            ),
             baseline: true_ms,
             unit: "ms".to_owned(),
             note: format!("target: ratio <= {ratio}, peak <= {rss} MB"),
@@ -238,7 +247,10 @@ fn process(quick: bool) -> Result<Vec<Measurement>, String> {
     let session = workspace_root().join("fixtures/transcripts/claude-code-8463c716.jsonl");
     check(
         "import",
-        remaind(&real, &["import", "claude-code", session.to_str().unwrap_or("")]),
+        remaind(
+            &real,
+            &["import", "claude-code", session.to_str().unwrap_or("")],
+        ),
         &[0],
     )?;
     check("compact", remaind(&real, &["compact"]), &[0])?;

@@ -215,7 +215,7 @@ pub(crate) struct StatusOut {
     tail_events: u64,
     /// The last accepted compaction after the state.
     last_compaction: Option<LastCompaction>,
-    /// The token band: normal, warn, compact, critical.
+    /// The token band: normal, warning, hard, emergency.
     band: String,
     /// Tokens a resume would load now.
     tokens: u64,
@@ -293,7 +293,7 @@ pub(crate) struct MonitorArgs {
 /// The band and what to do about it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub(crate) struct MonitorOut {
-    /// normal, warn, compact or critical.
+    /// normal, warning, hard or emergency.
     band: String,
     /// The tokens counted or reported.
     tokens: u64,
@@ -337,7 +337,7 @@ pub(crate) fn monitor_tool() -> ToolDef {
     def(
         "monitor",
         "How full is the context",
-        "Classify the agent's context use into a band (normal, warn, compact, critical) and \
+        "Classify the agent's context use into a band (normal, warning, hard, emergency) and \
 recommend an action (e.g. compact_now). Give `used` (and `window`) from the runtime, or \
 omit `used` to count what a resume would load. A band change is recorded in the ledger.",
         Effect::Writes,

@@ -216,3 +216,36 @@ async fn without_a_context_folder_tools_say_to_run_init() {
         "{r}"
     );
 }
+
+/// The tools that speak of bands name the bands `monitor` classifies into, and no other:
+/// a description is what a model reads before it calls.
+#[test]
+fn tool_descriptions_name_the_real_bands() {
+    use remaind_resume::Band;
+    let server = Server::new(Locator {
+        explicit: None,
+        cwd: "/".into(),
+    });
+    let real = [Band::Normal, Band::Warning, Band::Hard, Band::Emergency].map(Band::as_str);
+    for tool in server.tools() {
+        let text = serde_json::to_string(&tool).expect("json");
+        if !text.contains("band") {
+            continue;
+        }
+        for stale in ["warn,", "\"compact\" band", "critical"] {
+            assert!(
+                !text.contains(stale),
+                "{} says `{stale}`: {text}",
+                tool.name
+            );
+        }
+        if tool.name == "monitor" {
+            for band in real {
+                assert!(
+                    text.contains(band),
+                    "monitor does not name `{band}`: {text}"
+                );
+            }
+        }
+    }
+}
