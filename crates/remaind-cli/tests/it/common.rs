@@ -95,3 +95,17 @@ pub(crate) fn text(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// `remaind mcp` on `ctx`, its stdin and stdout piped, stderr dropped.
+pub(crate) fn spawn_mcp(ctx: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_remaind"))
+        .arg("--dir")
+        .arg(ctx)
+        .arg("mcp")
+        .env_remove("REMAIND_DIR")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn remaind mcp")
+}

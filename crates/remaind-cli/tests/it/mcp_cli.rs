@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 
 use serde_json::{Value, json};
 
@@ -20,16 +20,7 @@ struct Mcp {
 
 impl Mcp {
     fn start(ctx: &Path) -> Mcp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_remaind"))
-            .arg("--dir")
-            .arg(ctx)
-            .arg("mcp")
-            .env_remove("REMAIND_DIR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn remaind mcp");
+        let mut child = crate::common::spawn_mcp(ctx);
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut mcp = Mcp {

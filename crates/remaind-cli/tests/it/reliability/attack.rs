@@ -504,7 +504,8 @@ fn item_7_symlinked_logs_schemas_and_key_are_refused() {
 
 // ----- 8. special files never hang --------------------------------------------------------------
 
-fn run_with_deadline(ctx: &Path, args: &[&str], deadline: Duration) -> Option<Output> {
+/// Runs `remaind` on `ctx`; `None` (and the child killed) when it has not ended by `deadline`.
+pub(super) fn run_with_deadline(ctx: &Path, args: &[&str], deadline: Duration) -> Option<Output> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_remaind"))
         .arg("--dir")
         .arg(ctx)

@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::process::{Child, ChildStdin, Command};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -63,16 +63,7 @@ struct Mcp {
 
 impl Mcp {
     fn start(ctx: &Path) -> Mcp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_remaind"))
-            .arg("--dir")
-            .arg(ctx)
-            .arg("mcp")
-            .env_remove("REMAIND_DIR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn remaind mcp");
+        let mut child = crate::common::spawn_mcp(ctx);
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let (tx, lines) = std::sync::mpsc::channel();
@@ -340,29 +331,6 @@ fn item_10_a_preset_leaving_a_setsid_grandchild_on_stdout_returns_promptly() {
 
 // ----- 11. import of a FIFO --------------------------------------------------------------------
 
-fn run_with_deadline(ctx: &Path, args: &[&str]) -> Option<Output> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_remaind"))
-        .arg("--dir")
-        .arg(ctx)
-        .args(args)
-        .env_remove("REMAIND_DIR")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let start = Instant::now();
-    while start.elapsed() < DEADLINE {
-        if child.try_wait().expect("wait").is_some() {
-            return Some(child.wait_with_output().expect("output"));
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
-}
-
 #[test]
 fn item_11_import_of_a_fifo_is_refused_without_blocking() {
     let t = tmp();
@@ -373,8 +341,12 @@ fn item_11_import_of_a_fifo_is_refused_without_blocking() {
     let _ = events(&ctx);
     let before = store(&ctx);
     for runtime in ["claude-code", "codex"] {
-        let r = run_with_deadline(&ctx, &["import", runtime, fifo.to_str().expect("utf-8")])
-            .unwrap_or_else(|| panic!("import {runtime} of a FIFO hung"));
+        let r = super::attack::run_with_deadline(
+            &ctx,
+            &["import", runtime, fifo.to_str().expect("utf-8")],
+            DEADLINE,
+        )
+        .unwrap_or_else(|| panic!("import {runtime} of a FIFO hung"));
         assert_eq!(r.status.code(), Some(2), "{}", text(&r));
         assert!(text(&r).contains("not a regular file"), "{}", text(&r));
         assert!(!text(&r).contains("panicked"), "{}", text(&r));
