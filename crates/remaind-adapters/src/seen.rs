@@ -29,6 +29,10 @@ impl HookFacts {
     /// Whether the hooks already recorded what `rec` says (and, if so, that fact now stands
     /// for `rec`: a second identical record is imported).
     pub(crate) fn take(&mut self, rec: &Record) -> bool {
+        // Most imports are of sessions no hook saw: no key is built for them.
+        if self.0.is_empty() {
+            return false;
+        }
         let Some(key) = record_key(rec) else {
             return false;
         };
