@@ -85,13 +85,17 @@ struct Subject<'a> {
     stdin: Option<PathBuf>,
 }
 
+/// What [`measure`] found: each subject's median wall time (ms) and peak RSS (MiB), and the
+/// medians of `true` and `remaind --version` beside them.
+struct Timings {
+    subjects: Vec<(f64, f64)>,
+    true_ms: f64,
+    version_ms: f64,
+}
+
 /// Medians of wall time and peak RSS of each subject, `true` and `remaind --version`,
 /// interleaved run by run.
-fn measure(
-    subjects: &[Subject<'_>],
-    runs: usize,
-    warmup: usize,
-) -> Result<(Vec<(f64, f64)>, f64, f64), String> {
+fn measure(subjects: &[Subject<'_>], runs: usize, warmup: usize) -> Result<Timings, String> {
     let truth = || Command::new("true");
     let version = || {
         let mut c = Command::new(binary());
@@ -122,7 +126,11 @@ fn measure(
         .zip(subjects)
         .map(|(w, s)| (median(w), peak_mib(&(s.make)(), s.stdin.as_deref())))
         .collect();
-    Ok((medians, median(true_ms), median(version_ms)))
+    Ok(Timings {
+        subjects: medians,
+        true_ms: median(true_ms),
+        version_ms: median(version_ms),
+    })
 }
 
 /// A scratch folder in RAM when there is one.
@@ -211,16 +219,11 @@ fn resume_commands<'a>(
     ])
 }
 
-fn report(
-    subjects: &[Subject<'_>],
-    medians: &[(f64, f64)],
-    true_ms: f64,
-    version_ms: f64,
-    (ratio, rss): (f64, f64),
-) -> Vec<Measurement> {
+fn report(subjects: &[Subject<'_>], t: &Timings, (ratio, rss): (f64, f64)) -> Vec<Measurement> {
+    let (true_ms, version_ms) = (t.true_ms, t.version_ms);
     subjects
         .iter()
-        .zip(medians)
+        .zip(&t.subjects)
         .map(|(s, (wall, peak))| Measurement {
             name: format!("{} p50, peak {peak:.1} MB", s.name),
             figure: *wall,
@@ -262,13 +265,13 @@ fn process(quick: bool) -> Result<Vec<Measurement>, String> {
     let mut out = Vec::new();
     for (ctx, label) in [(&fresh, "fresh .context"), (&big, "100,000 events")] {
         let subjects = small_commands(ctx, label, &files)?;
-        let (medians, t, v) = measure(&subjects, runs, warmup)?;
-        out.extend(report(&subjects, &medians, t, v, (5.0, 16.0)));
+        let timings = measure(&subjects, runs, warmup)?;
+        out.extend(report(&subjects, &timings, (5.0, 16.0)));
     }
     for (ctx, label) in [(&real, "real session 8463c716"), (&big, "100,000 events")] {
         let subjects = resume_commands(ctx, label, &files)?;
-        let (medians, t, v) = measure(&subjects, runs, warmup)?;
-        out.extend(report(&subjects, &medians, t, v, (30.0, 25.0)));
+        let timings = measure(&subjects, runs, warmup)?;
+        out.extend(report(&subjects, &timings, (30.0, 25.0)));
     }
     Ok(out)
 }

@@ -1,6 +1,7 @@
 //! Integration tests of the `remaind` binary.
 
 mod common;
+mod docs_commands;
 mod everyday;
 mod index_cli;
 mod init_cli;

@@ -697,5 +697,9 @@ fn the_documented_catalogue_is_the_built_in_rules() {
         .lines()
         .filter_map(|line| line.strip_prefix("| `")?.split('`').next())
         .collect();
-    assert_eq!(documented, remaind_redact::BUILTIN_RULES, "docs/redaction.md");
+    assert_eq!(
+        documented,
+        remaind_redact::BUILTIN_RULES,
+        "docs/redaction.md"
+    );
 }
