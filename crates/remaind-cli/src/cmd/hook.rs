@@ -290,11 +290,14 @@ fn start_dir(global: &Global, payload: &Map<String, Value>) -> Result<Utf8PathBu
     Ok(match payload.get("cwd").and_then(Value::as_str) {
         Some(cwd) if !cwd.is_empty() => {
             let cwd = Utf8PathBuf::from(cwd);
-            if cwd.is_absolute() {
+            let cwd = if cwd.is_absolute() {
                 cwd
             } else {
                 global.cwd()?.join(cwd)
-            }
+            };
+            // Rebuilt from its components: `.` ones are dropped (a sample's `"cwd": "."`
+            // names the folder, not `/srv/app/.`).
+            cwd.components().collect()
         }
         _ => global.cwd()?,
     })

@@ -358,9 +358,13 @@ fn the_guide_sample_payloads_work_from_a_project() {
         events.iter().any(|e| e["kind"] == "user_message"),
         "{events:?}"
     );
-    let framing = std::fs::read_to_string(ctx.join("active/framing.json")).expect("framing");
-    assert!(
-        framing.contains(t.0.to_str().expect("utf-8")),
-        "the workspace is the folder the hook ran in: {framing}"
+    let framing: Value = serde_json::from_str(
+        &std::fs::read_to_string(ctx.join("active/framing.json")).expect("framing"),
+    )
+    .expect("framing parses");
+    assert_eq!(
+        framing["workspace_root"].as_str(),
+        t.0.to_str(),
+        "the workspace is the folder the hook ran in, named plainly (no `/.`): {framing}"
     );
 }
