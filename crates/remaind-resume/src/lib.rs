@@ -63,8 +63,8 @@ pub use layout::{
 };
 pub use monitor::{Action, BASELINE_LOOKBACK, Band, Reading, TokenSource, monitor};
 pub use packet::{
-    Budget, Dropped, EndedTurn, LatestInstruction, PlannedStep, Resume,
-    Source as InstructionSource, build as build_packet, resume,
+    Budget, Dropped, EndedTurn, LatestInstruction, PlannedStep, Resume, Shown,
+    Source as InstructionSource, build as build_packet, resume, show,
 };
 pub use remaind_tokens::TokenizerName;
 pub use rollback::{Point, Rollback, list as rollback_points, parse_time, rollback_to};

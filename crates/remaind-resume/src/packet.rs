@@ -819,6 +819,28 @@ impl Assembly {
 
 /// Builds the packet and runs the gate without writing anything.
 pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
+    build_counting(ctx, budget, Counting::Exact)
+}
+
+/// How far a build counts tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Counting {
+    /// Every count exact: what `--json`, `status` and `monitor` report.
+    Exact,
+    /// Only as far as the packet's text and the gate's verdict depend on them. A text has at
+    /// most one token per byte, so a packet no longer in bytes than its budget needs no
+    /// count to be kept whole; the vocabulary (tens of milliseconds, ~70 MB) is loaded only
+    /// when a decision needs an exact count: a packet over its budget in bytes, or a risky
+    /// next tool whose gate reason quotes the confidence. The numbers of such a build are
+    /// bounds, never shown.
+    Decisions,
+}
+
+pub(crate) fn build_counting(
+    ctx: &ContextDir,
+    budget: Budget,
+    counting: Counting,
+) -> Result<Resume, Error> {
     let thresholds = Thresholds::load(&ctx.thresholds_path())?;
     let tools = ToolPolicy::load(&ctx.tools_path())?;
     let ledger = open_ledger(ctx)?;
@@ -882,12 +904,12 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
 
     // Droppable parts; rank = (class, importance, seq): lower drops first.
     let mut units = Vec::new();
+    // Counted below, once it is known whether counts are needed.
     let mut unit = |rank: (u8, u64, u64), text: String, what: UnitKind| {
-        let tokens = tokenizer.count(&text);
         units.push(Unit {
             rank,
             text,
-            tokens,
+            tokens: 0,
             kept: true,
             what,
         });
@@ -1013,11 +1035,18 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
         None => "- (no framing recorded; run `remaind frame`)\n".to_owned(),
     };
     unit((6, 0, 0), framing_text, UnitKind::Framing);
-    for u in &units {
-        if matches!(u.what, UnitKind::Event(_)) {
-            tail_tokens += u.tokens;
-        }
-    }
+    let next_tool = step
+        .as_ref()
+        .and_then(|s| s.tool.as_ref())
+        .map(|name| NextTool {
+            name: name.clone(),
+            flags: tools
+                .flags(name)
+                .set_flags()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        });
 
     let tail_range = inp
         .tail
@@ -1032,12 +1061,31 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
         tail_range,
     };
 
+    // A text has at most one token per byte: a packet no longer in bytes than its budget
+    // keeps every part whatever the exact count (see `Counting::Decisions`).
+    let mut packet = asm.render();
+    let exact = counting == Counting::Exact
+        || next_tool.as_ref().is_some_and(|t| !t.flags.is_empty())
+        || budget_tokens.is_some_and(|limit| packet.len() as u64 > limit);
+    let count = |text: &str| {
+        if exact {
+            tokenizer.count(text)
+        } else {
+            text.len() as u64
+        }
+    };
+    for u in &mut asm.units {
+        u.tokens = count(&u.text);
+        if matches!(u.what, UnitKind::Event(_)) {
+            tail_tokens += u.tokens;
+        }
+    }
+
     // Apply the budget: drop by rank using per-part counts, then verify on the whole text.
     let mut order: Vec<usize> = (0..asm.units.len()).collect();
     order.sort_by_key(|&i| asm.units[i].rank);
     let mut next_drop = 0;
-    let mut packet = asm.render();
-    let mut tokens = tokenizer.count(&packet);
+    let mut tokens = count(&packet);
     let mut over_budget = false;
     if let Some(limit) = budget_tokens {
         let mut estimate = tokens;
@@ -1048,12 +1096,12 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
             next_drop += 1;
         }
         packet = asm.render();
-        tokens = tokenizer.count(&packet);
+        tokens = count(&packet);
         while tokens > limit && next_drop < order.len() {
             asm.units[order[next_drop]].kept = false;
             next_drop += 1;
             packet = asm.render();
-            tokens = tokenizer.count(&packet);
+            tokens = count(&packet);
         }
         over_budget = tokens > limit;
     }
@@ -1126,18 +1174,6 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
         dropped_events: dropped.events.len() as u64,
         conflict,
     });
-    let next_tool = step
-        .as_ref()
-        .and_then(|s| s.tool.as_ref())
-        .map(|name| NextTool {
-            name: name.clone(),
-            flags: tools
-                .flags(name)
-                .set_flags()
-                .into_iter()
-                .map(str::to_owned)
-                .collect(),
-        });
     let gate = Gate::decide(reasons, confidence, next_tool);
     debug_assert!(!dropped.any() || budget_tokens.is_some());
 
@@ -1163,14 +1199,51 @@ pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
 /// (unless it is byte-identical to the current one) and returns it with the gate's verdict.
 pub fn resume(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     let built = build(ctx, budget)?;
+    write_packet(ctx, &built.packet)?;
+    Ok(built)
+}
+
+/// A resume packet as an agent is shown it: its text and the gate's verdict, what `remaind
+/// resume` prints and a SessionStart hook injects. Tokens are counted only as far as the text
+/// and the verdict depend on them (a packet under its budget in bytes needs no count), so
+/// showing one usually never loads the tokenizer; [`resume`] gives the exact numbers.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Shown {
+    /// The packet, byte for byte what [`resume`] builds.
+    pub packet: String,
+    /// True when the agent may go on silently.
+    pub proceed: bool,
+    /// Every reason the gate interrupts, in [`ReasonCode`] order.
+    pub reasons: Vec<Reason>,
+    /// The turn that ended, when the last one did.
+    pub turn_ended: Option<EndedTurn>,
+}
+
+/// [`resume`] for showing: the packet is written to `active/resume_packet.md` the same way,
+/// and the tokenizer is loaded only when the packet or the verdict needs an exact count.
+pub fn show(ctx: &ContextDir, budget: Budget) -> Result<Shown, Error> {
+    let built = build_counting(ctx, budget, Counting::Decisions)?;
+    write_packet(ctx, &built.packet)?;
+    Ok(Shown {
+        packet: built.packet,
+        proceed: built.gate.proceed,
+        reasons: built.gate.reasons,
+        turn_ended: built.turn_ended,
+    })
+}
+
+/// Writes `packet` to `active/resume_packet.md` through the history store, unless it is
+/// byte-identical to the current one.
+fn write_packet(ctx: &ContextDir, packet: &str) -> Result<(), Error> {
     let store = open_store(ctx)?;
     let current = store.read(PACKET_FILE).map_err(Error::Atomic)?;
-    if current.as_deref() != Some(built.packet.as_bytes()) {
+    if current.as_deref() != Some(packet.as_bytes()) {
         store
-            .write(PACKET_FILE, built.packet.as_bytes())
+            .write(PACKET_FILE, packet.as_bytes())
             .map_err(Error::Atomic)?;
     }
-    Ok(built)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -342,7 +342,7 @@ fn session_start(ctx: &ContextDir, runtime: Runtime) -> Result<ExitCode, CliErro
             if head == 0 {
                 Ok(None)
             } else {
-                remaind_resume::resume(ctx, Budget::Configured).map(Some)
+                remaind_resume::show(ctx, Budget::Configured).map(Some)
             }
         });
     let full = match resumed {
@@ -370,7 +370,6 @@ these reasons and ask how to proceed:\n- ledger_tampered: {e}\n"
     let mut context = String::new();
     let only_turn_ended = full.turn_ended.is_some()
         && full
-            .gate
             .reasons
             .iter()
             .all(|r| r.code == remaind_resume::ReasonCode::NoNextStep);
@@ -381,12 +380,12 @@ these reasons and ask how to proceed:\n- ledger_tampered: {e}\n"
 Nothing is pending as current: wait for the user's next instruction and do not redo finished \
 work.\n\n",
         );
-    } else if !full.gate.proceed {
+    } else if !full.proceed {
         context.push_str(
             "REMAIND RESUME GATE: INTERRUPT. Do not continue the planned work; tell the user \
 these reasons and ask how to proceed:\n",
         );
-        for reason in &full.gate.reasons {
+        for reason in &full.reasons {
             context.push_str(&format!("- {}: {}\n", reason.code.as_str(), reason.message));
         }
         context.push('\n');
@@ -398,11 +397,24 @@ these reasons and ask how to proceed:\n",
         ctx.resume_packet_path()
     );
     let room = max_chars.saturating_sub(context.len());
-    let packet = if full.packet.len() <= room && full.tokens <= max_tokens {
+    // At most one token per byte: a packet that fits in characters and whose bytes are
+    // within the token limit fits without a count; otherwise it is counted.
+    let mut tokens = None;
+    let fits = full.packet.len() <= room
+        && (full.packet.len() as u64 <= max_tokens || {
+            let exact = remaind_resume::build_packet(ctx, Budget::Configured)?.tokens;
+            tokens = Some(exact);
+            exact <= max_tokens
+        });
+    let packet = if fits {
         full.packet
     } else {
         let room = room.saturating_sub(pointer.len());
-        let mut budget = full.tokens.min(max_tokens);
+        let tokens = match tokens {
+            Some(t) => t,
+            None => remaind_resume::build_packet(ctx, Budget::Configured)?.tokens,
+        };
+        let mut budget = tokens.min(max_tokens);
         let mut fitted = remaind_resume::build_packet(ctx, Budget::Tokens(budget))?;
         // Tokens per character vary with the text: shrink until the characters fit too.
         for _ in 0..8 {

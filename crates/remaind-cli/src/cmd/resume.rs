@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use remaind_resume::Budget;
-use remaind_resume::Gate;
+use remaind_resume::Reason;
 
 use crate::cli_error::{CliError, EXIT_GATE};
 use crate::global::Global;
@@ -27,13 +27,13 @@ pub(crate) struct Args {
 }
 
 /// Prints the gate's reasons on stderr.
-pub(crate) fn print_reasons(gate: &Gate) {
+pub(crate) fn print_reasons(reasons: &[Reason]) {
     eprintln!(
         "remaind: resume gate interrupts ({} reason{}):",
-        gate.reasons.len(),
-        if gate.reasons.len() == 1 { "" } else { "s" }
+        reasons.len(),
+        if reasons.len() == 1 { "" } else { "s" }
     );
-    for r in &gate.reasons {
+    for r in reasons {
         eprintln!("  - {}: {}", r.code.as_str(), r.message);
     }
 }
@@ -41,21 +41,25 @@ pub(crate) fn print_reasons(gate: &Gate) {
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
     let budget = args.budget.map_or(Budget::Configured, Budget::Tokens);
-    let r = remaind_resume::resume(&ctx, budget)?;
     if args.json {
+        let r = remaind_resume::resume(&ctx, budget)?;
         println!(
             "{}",
             serde_json::to_string(&r).map_err(|e| CliError::runtime(e.to_string()))?
         );
-    } else {
-        print!("{}", r.packet);
+        return Ok(if r.gate.proceed {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(EXIT_GATE)
+        });
     }
-    if r.gate.proceed {
+    // The text needs no exact count unless the packet or the verdict does.
+    let shown = remaind_resume::show(&ctx, budget)?;
+    print!("{}", shown.packet);
+    if shown.proceed {
         Ok(ExitCode::SUCCESS)
     } else {
-        if !args.json {
-            print_reasons(&r.gate);
-        }
+        print_reasons(&shown.reasons);
         Ok(ExitCode::from(EXIT_GATE))
     }
 }
