@@ -3,7 +3,11 @@
 //! (or the bundled SQLite) compiles: it shells out to cargo, and `bench`/`chaos` run the
 //! `remaind-bench` package (xtask/bench).
 
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a build tool prints its steps"
+)]
 
 mod interop;
 mod run;

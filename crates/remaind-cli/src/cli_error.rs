@@ -10,10 +10,8 @@ pub(crate) const EXIT_RUNTIME: u8 = 1;
 /// Exit code: usage error or invalid input; nothing written.
 pub(crate) const EXIT_INVALID: u8 = 2;
 /// Exit code: compaction rejected by the validator.
-#[allow(dead_code)]
 pub(crate) const EXIT_REJECTED: u8 = 3;
 /// Exit code: the resume gate interrupts.
-#[allow(dead_code)]
 pub(crate) const EXIT_GATE: u8 = 4;
 
 /// A failed command: what to tell the user and how to exit.

@@ -38,7 +38,6 @@ impl Global {
     }
 
     /// Finds an initialized `.context/` folder.
-    #[allow(dead_code)] // used by every command but init; kept here so they share one rule
     pub(crate) fn context(&self) -> Result<ContextDir, CliError> {
         let cwd = self.cwd()?;
         remaind_resume::discover(self.dir.as_deref(), &cwd).map_err(CliError::from)

@@ -4,7 +4,11 @@
 //! formatting and exit codes (docs/contract.md, "CLI and exit codes"). No domain logic lives
 //! here; it is the only crate that prints.
 
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a command-line tool prints"
+)]
 
 mod cli_error;
 mod cmd;

@@ -45,7 +45,6 @@ struct PartsFinder {
 
 static PLACEHOLDER_PARTS_FINDER: LazyLock<PartsFinder> = LazyLock::new(|| {
     // The parts are constants of this crate; the test suite builds them.
-    #[allow(clippy::expect_used)]
     let any_case = AhoCorasick::builder()
         .ascii_case_insensitive(true)
         .build(PLACEHOLDER_PARTS)

@@ -58,7 +58,6 @@ impl LazyRule {
     fn compiled(&self) -> &(Regex, Vec<usize>) {
         self.compiled.get_or_init(|| {
             // The patterns are constants of this crate and the test suite compiles every one.
-            #[allow(clippy::expect_used)]
             let regex = compile(&self.rule.pattern).expect("built-in redaction rule compiles");
             let names = || {
                 regex
@@ -117,7 +116,6 @@ pub(crate) struct Compiled {
 
 /// A placeholder, `[REDACTED:<rule>:<12 hex>]`.
 // A constant pattern, compiled by every test.
-#[allow(clippy::expect_used)]
 pub(crate) static PLACEHOLDER: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
     regex::bytes::Regex::new(r"(?-u)\[REDACTED:[A-Za-z0-9_]+:[0-9a-f]{12}\]")
         .expect("placeholder pattern compiles")
@@ -125,7 +123,6 @@ pub(crate) static PLACEHOLDER: LazyLock<regex::bytes::Regex> = LazyLock::new(|| 
 
 /// A JSON object key naming a secret value (see [`secret_key_name_pattern`]).
 // A constant pattern, compiled by every test.
-#[allow(clippy::expect_used)]
 pub(crate) static SECRET_KEY_NAME: LazyLock<regex::bytes::Regex> = LazyLock::new(|| {
     regex::bytes::Regex::new(&secret_key_name_pattern()).expect("secret key name pattern compiles")
 });
@@ -136,7 +133,6 @@ impl Compiled {
         self.prefilter.get_or_init(|| {
             // A contiguous NFA: built in microseconds where a DFA takes a millisecond of a
             // hook's life, and it only searches tiny strings.
-            #[allow(clippy::expect_used)]
             AhoCorasick::builder()
                 .kind(Some(AhoCorasickKind::ContiguousNFA))
                 .ascii_case_insensitive(true)

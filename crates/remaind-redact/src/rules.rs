@@ -1017,7 +1017,6 @@ mod tests {
                 "{}: its check needs groups",
                 rule.name
             );
-            #[allow(clippy::expect_used)]
             let regex = Regex::new(&rule.pattern).expect("rule compiles");
             let before = checked;
             for text in &texts {
@@ -1101,7 +1100,6 @@ mod tests {
             .into_iter()
             .filter(|r| r.bracket_free)
             .map(|r| {
-                #[allow(clippy::expect_used)]
                 let regex = Regex::new(&r.pattern).expect("rule compiles");
                 (r.name, regex)
             })
@@ -1132,7 +1130,6 @@ mod tests {
     /// built from the pieces that decide them, and answers for ordinary assignments.
     #[test]
     fn assignment_value_reads_the_groups_the_regex_would() {
-        #[allow(clippy::expect_used)]
         let regex = builtin_rules()
             .into_iter()
             .find(|r| r.name == GENERIC)

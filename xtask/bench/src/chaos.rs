@@ -782,7 +782,10 @@ pub(crate) fn run(kills: u64, seed: Option<u64>) -> Result<(), String> {
 
 /// One kill: a random operation, crashed at a random instant or failpoint; with `aim`, an
 /// operation that passes that failpoint, crashed there.
-#[allow(clippy::too_many_arguments)]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one kill needs the whole harness state"
+)]
 fn one_kill(
     bin: &Path,
     work: &Path,

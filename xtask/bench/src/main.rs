@@ -3,7 +3,11 @@
 //! Run through `cargo xtask bench` (a release build) and `cargo xtask chaos`; usable directly
 //! as `cargo run --release -p remaind-bench -- bench --quick --only atomic`.
 
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the benchmarks print their tables"
+)]
 
 mod bench;
 mod bench_adapters;
