@@ -109,3 +109,22 @@ pub(crate) fn spawn_mcp(ctx: &Path) -> std::process::Child {
         .spawn()
         .expect("spawn remaind mcp")
 }
+
+/// A read-only bind mount of `src` at `at` (created if missing): what even root cannot write
+/// through. `false` when this test cannot mount (not root, no mount rights).
+pub(crate) fn mount_read_only(src: &Path, at: &Path) -> bool {
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "mkdir -p {at} && mount --bind {src} {at} && mount -o remount,bind,ro {at}",
+            at = at.display(),
+            src = src.display()
+        ))
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Undoes [`mount_read_only`].
+pub(crate) fn unmount(at: &Path) {
+    let _ = std::process::Command::new("umount").arg(at).status();
+}

@@ -395,16 +395,7 @@ fn search_works_on_a_read_only_context_with_a_stale_index() {
     ok(&remaind(&ctx, &["search", "lighthouse"], None));
     log(&ctx, "decision", "Paint the lighthouse red");
     let ro = t.0.join("ro");
-    std::fs::create_dir(&ro).expect("mkdir");
-    let mounted = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "mount --bind {src} {ro} && mount -o remount,bind,ro {ro}",
-            ro = ro.display(),
-            src = ctx.display()
-        ))
-        .status()
-        .is_ok_and(|s| s.success());
+    let mounted = crate::common::mount_read_only(&ctx, &ro);
     let target = if mounted {
         ro.clone()
     } else {
@@ -418,7 +409,7 @@ fn search_works_on_a_read_only_context_with_a_stale_index() {
     };
     let r = remaind(&target, &["search", "red", "lighthouse", "--json"], None);
     if mounted {
-        let _ = std::process::Command::new("umount").arg(&ro).status();
+        crate::common::unmount(&ro);
     }
     let out = ok(&r);
     let doc: serde_json::Value = serde_json::from_str(&out).expect("json");

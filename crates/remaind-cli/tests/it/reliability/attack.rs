@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{ok, project, remaind, store, text};
+use super::{assert_nowhere, ok, project, remaind, store, text};
 
 /// A key the built-in rules know (Anthropic API key shape).
 const KEY: &str = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
@@ -22,17 +22,6 @@ fn log_path(ctx: &Path) -> std::path::PathBuf {
 
 fn code(r: &Output) -> Option<i32> {
     r.status.code()
-}
-
-/// No file under `.context/` holds `needle`.
-fn assert_nowhere(ctx: &Path, needle: &str, what: &str) {
-    for (path, bytes) in store(ctx) {
-        assert!(
-            !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()),
-            "{what}: {} holds {needle:?} verbatim",
-            path.display()
-        );
-    }
 }
 
 // ----- 1. secrets ------------------------------------------------------------------------
@@ -575,15 +564,7 @@ fn item_9_a_read_only_store_can_be_inspected() {
     // A read-only bind of the folder is what root cannot write through either; a read-only
     // copy by mode is enough for other users. Use whichever this test can make.
     let ro = t.0.join("ro");
-    let ok_mount = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "mkdir -p {ro} && mount --bind {src} {ro} && mount -o remount,bind,ro {ro}",
-            ro = ro.display(),
-            src = ctx.display()
-        ))
-        .status()
-        .is_ok_and(|s| s.success());
+    let ok_mount = crate::common::mount_read_only(&ctx, &ro);
     let target = if ok_mount {
         ro.clone()
     } else {
@@ -613,7 +594,7 @@ fn item_9_a_read_only_store_can_be_inspected() {
         assert_eq!(code(&r), Some(1), "{}", text(&r));
     });
     if ok_mount {
-        let _ = Command::new("umount").arg(&ro).status();
+        crate::common::unmount(&ro);
     }
     if let Err(e) = result {
         std::panic::resume_unwind(e);

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{ok, remaind, store, text, tmp};
+use super::{assert_nowhere, ok, remaind, store, text, tmp};
 use crate::common::remaind_env;
 
 /// How long any one answer may take before the test calls it a hang.
@@ -19,17 +19,6 @@ fn init(dir: &Path) -> PathBuf {
     let ctx = dir.join(".context");
     ok(&remaind(&ctx, &["init"], None));
     ctx
-}
-
-/// No file under `.context/` holds `needle`.
-fn assert_nowhere(ctx: &Path, needle: &str, what: &str) {
-    for (path, bytes) in store(ctx) {
-        assert!(
-            !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()),
-            "{what}: {} holds {needle:?} verbatim",
-            path.display()
-        );
-    }
 }
 
 /// The files under `.context/` that differ between two [`store`] snapshots.

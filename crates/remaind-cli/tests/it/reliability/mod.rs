@@ -58,3 +58,14 @@ pub(crate) fn store(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     walk(dir, dir, &mut out);
     out
 }
+
+/// No file under `.context/` holds `needle`.
+pub(crate) fn assert_nowhere(ctx: &Path, needle: &str, what: &str) {
+    for (path, bytes) in store(ctx) {
+        assert!(
+            !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()),
+            "{what}: {} holds {needle:?} verbatim",
+            path.display()
+        );
+    }
+}
