@@ -40,5 +40,5 @@ pub use store::{
 };
 pub use tree::{
     HALF_LIFE_HOURS, Node, NodeType, TokenizerName, Tree, TreeEntry, compile, compile_with,
-    count_tokens, listing_line, render_listing, select, select_with, temperature,
+    listing_line, render_listing, select, select_with, temperature,
 };

@@ -70,11 +70,6 @@ pub struct Node {
     pub tokens: u64,
 }
 
-/// Counts tokens the way `remaind monitor` does by default (`o200k_base`).
-pub fn count_tokens(text: &str) -> u64 {
-    TokenizerName::O200kBase.count(text)
-}
-
 fn is_fence(line: &str) -> Option<&str> {
     let t = line.trim_start();
     ["```", "~~~"].into_iter().find(|f| t.starts_with(f))
