@@ -77,6 +77,9 @@ pub const MEMORY_USES_PATH: &str = "memory/uses.json";
 pub const MEMORY_CONFIG_PATH: &str = "schemas/memory.json";
 /// `db/memory_tree`: the compiled memory tree, a cache rebuilt when missing or stale.
 pub const MEMORY_TREE_PATH: &str = "db/memory_tree";
+/// `db/token_counts`: token counts of packet chunks, by tokenizer and SHA-256 of the chunk; a
+/// cache (a missing or damaged one is rebuilt as texts are counted).
+pub const TOKEN_COUNTS_PATH: &str = "db/token_counts";
 /// `memory/rendered.sha256`: the hash of `MEMORY.md` as last written, to tell a hand edit.
 pub const MEMORY_RENDERED_PATH: &str = "memory/rendered.sha256";
 /// `memory/pending`: present from just before a memory action is recorded until the memory

@@ -33,6 +33,7 @@
 //! ```
 
 mod conv;
+mod counts;
 mod error;
 mod framing;
 mod gate;

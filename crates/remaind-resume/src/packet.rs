@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::Error;
 use crate::conv::{open_ledger, open_store};
+use crate::counts::Counts;
 use crate::gate::{Confidence, ConfidenceInputs, Gate, NextTool, Reason, ReasonCode};
 use crate::inert;
 use crate::inputs::{Inputs, conflicts, join_ids, read_inputs};
@@ -1067,12 +1068,12 @@ pub(crate) fn build_counting(
     let exact = counting == Counting::Exact
         || next_tool.as_ref().is_some_and(|t| !t.flags.is_empty())
         || budget_tokens.is_some_and(|limit| packet.len() as u64 > limit);
-    let count = |text: &str| {
-        if exact {
-            tokenizer.count(text)
-        } else {
-            text.len() as u64
-        }
+    // Exact counts are kept per chunk under db/: a packet whose lines were counted before
+    // needs no vocabulary.
+    let mut counts = exact.then(|| Counts::load(ctx, tokenizer));
+    let mut count = |text: &str| match counts.as_mut() {
+        Some(c) => c.count(text),
+        None => text.len() as u64,
     };
     for u in &mut asm.units {
         u.tokens = count(&u.text);
@@ -1104,6 +1105,9 @@ pub(crate) fn build_counting(
             tokens = count(&packet);
         }
         over_budget = tokens > limit;
+    }
+    if let Some(c) = &counts {
+        c.save(ctx);
     }
 
     let mut dropped = Dropped::default();

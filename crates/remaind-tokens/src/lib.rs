@@ -54,6 +54,51 @@ impl TokenizerName {
     }
 }
 
+/// `text` cut where every vocabulary here ends a pre-token: after a newline followed by a
+/// character that is neither whitespace nor `/`. The pre-tokenizers of `o200k_base` and
+/// `cl100k_base` end the newline's piece there (its patterns take more newlines or slashes,
+/// never a following character) and start the next piece there whatever came before, and
+/// byte-pair merges never cross a piece, so a text's count is the sum of its chunks' counts.
+/// That is what lets a count be kept per chunk (a packet line, say) and reused.
+///
+/// ```
+/// use remaind_tokens::{TokenizerName, chunks};
+///
+/// let text = "# Packet\n- [e1] first\n- [e2] second\n";
+/// let parts: Vec<&str> = chunks(text).collect();
+/// assert_eq!(parts, ["# Packet\n", "- [e1] first\n", "- [e2] second\n"]);
+/// let name = TokenizerName::default();
+/// assert_eq!(parts.iter().map(|p| name.count(p)).sum::<u64>(), name.count(text));
+/// ```
+pub fn chunks(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        if start >= bytes.len() {
+            return None;
+        }
+        while at < bytes.len() {
+            let cut = at > start
+                && bytes[at - 1] == b'\n'
+                && !bytes[at].is_ascii_whitespace()
+                && bytes[at] != b'/'
+                // Not inside a multi-byte character, and not a Unicode space either.
+                && text.is_char_boundary(at)
+                && !text[at..].starts_with(char::is_whitespace);
+            if cut {
+                let piece = &text[start..at];
+                start = at;
+                return Some(piece);
+            }
+            at += 1;
+        }
+        let piece = &text[start..];
+        start = bytes.len();
+        Some(piece)
+    })
+}
+
 impl fmt::Display for TokenizerName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -86,6 +131,55 @@ mod tests {
         assert!(
             TokenizerName::O200kBase.count("The quick brown fox jumps over the lazy dog.") >= 9
         );
+    }
+
+    /// A text's count is the sum of its chunks' counts, in both vocabularies: on texts built
+    /// from the pieces a packet is made of (markdown, event lines, code, paths, CRLF, Unicode
+    /// spaces, slashes after a newline).
+    #[test]
+    fn prop_chunks_add_up() {
+        use proptest::prelude::*;
+        let piece = prop::sample::select(vec![
+            "# Resume packet\n",
+            "\n",
+            "\n\n",
+            "- [e12] 2026-11-26T10:00:00Z note: ran it\n",
+            "## Next step\n",
+            "  indented\n",
+            "/usr/bin\n",
+            "//comment\n",
+            "x.\n",
+            "...\n",
+            "word",
+            " ",
+            "\t",
+            "\r\n",
+            "\u{a0}",
+            "\u{2003}x\n",
+            "é\n",
+            "日本語\n",
+            "123456\n",
+            "don't\n",
+            "'s\n",
+            "> quoted\n",
+            "```rust\nfn main() {}\n```\n",
+            "|a|b|\n",
+            "\n/",
+            "\n-",
+            "\n ",
+            "A",
+            "\n\u{85}",
+            "?\n\n!",
+        ]);
+        let texts = prop::collection::vec(piece, 0..40).prop_map(|v| v.concat());
+        proptest!(ProptestConfig::with_cases(256), |(text in texts)| {
+            for name in [TokenizerName::O200kBase, TokenizerName::Cl100kBase] {
+                let parts: Vec<&str> = chunks(&text).collect();
+                prop_assert_eq!(parts.concat(), text.clone());
+                let sum: u64 = parts.iter().map(|p| name.count(p)).sum();
+                prop_assert_eq!(sum, name.count(&text), "{:?} {:?}", name, parts);
+            }
+        });
     }
 
     #[test]
