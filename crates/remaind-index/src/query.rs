@@ -174,21 +174,9 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
         (required, optional)
     };
     // The words in the order typed, stop words kept: the phrase they make.
-    let typed: Vec<&str> = all
-        .iter()
-        .filter_map(|t| match t {
-            Term::Word(w) | Term::Required(w) => Some(w.as_str()),
-            _ => None,
-        })
-        .collect();
+    let typed = words_of(&all);
     let phrase = (typed.len() > 1 && typed.len() == all.len()).then(|| literal(&typed.join(" ")));
-    let content: Vec<&str> = terms
-        .iter()
-        .filter_map(|t| match t {
-            Term::Word(w) | Term::Required(w) => Some(w.as_str()),
-            _ => None,
-        })
-        .collect();
+    let content = words_of(terms.iter().copied());
     let mut bonus: Vec<String> = phrase.iter().cloned().collect();
     bonus.extend(
         content
@@ -265,6 +253,17 @@ pub(crate) fn raw_needles(query: &str) -> Vec<Needle> {
         }
     }
     out
+}
+
+/// The words of `terms` (plain or required), in order.
+fn words_of<'a>(terms: impl IntoIterator<Item = &'a Term>) -> Vec<&'a str> {
+    terms
+        .into_iter()
+        .filter_map(|t| match t {
+            Term::Word(w) | Term::Required(w) => Some(w.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

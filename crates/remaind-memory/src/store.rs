@@ -185,12 +185,8 @@ impl<'l> Memory<'l> {
         })
     }
 
-    /// Whether `memory/pending` is there: an action was recorded and the files may lag it.
     fn pending(&self) -> Result<bool> {
-        let path = self.ctx.join(MEMORY_PENDING_PATH);
-        Ok(remaind_fs::read_file(&path)
-            .map_err(Error::file(&path))?
-            .is_some())
+        pending(&self.ctx)
     }
 
     /// Writes `memory/pending` once, before the first event this value records.
@@ -1034,9 +1030,10 @@ pub fn memory_for_packet(
     if !remaind_fs::ensure_dir(&dir, false).map_err(Error::file(&dir))? {
         return Ok(None);
     }
-    let memory = Memory::reader(ctx, ledger)?;
-    let text = if memory.pending()? {
-        memory.projection()?.memory_md
+    // The store is opened only to read the ledger's view of a lagging MEMORY.md: a resume
+    // otherwise reads one file.
+    let text = if pending(ctx)? {
+        Memory::reader(ctx, ledger)?.projection()?.memory_md
     } else {
         let path = ctx.join(MEMORY_FILE_PATH);
         let Some(bytes) = remaind_fs::read_file(&path).map_err(Error::file(&path))? else {
@@ -1055,17 +1052,24 @@ pub fn memory_for_packet(
 /// there). `None` when they are in line or there is no `memory/` folder. A rollback of the
 /// memory files is not a lag: they are what the person restored. Writes nothing; any
 /// `remaind memory` command brings the files in line.
-pub fn lag(ctx: &ContextDir, ledger: &Ledger) -> Result<Option<String>> {
+pub fn lag(ctx: &ContextDir) -> Result<Option<String>> {
     let dir = ctx.join(MEMORY_DIR);
     if !remaind_fs::ensure_dir(&dir, false).map_err(Error::file(&dir))? {
         return Ok(None);
     }
-    let memory = Memory::reader(ctx, ledger)?;
-    Ok(memory.pending()?.then(|| {
+    Ok(pending(ctx)?.then(|| {
         "a memory action was recorded in the ledger but the memory files were not rewritten \
          after it (the command was stopped)"
             .to_owned()
     }))
+}
+
+/// Whether `memory/pending` is there: an action was recorded and the files may lag it.
+fn pending(ctx: &ContextDir) -> Result<bool> {
+    let path = ctx.join(MEMORY_PENDING_PATH);
+    Ok(remaind_fs::read_file(&path)
+        .map_err(Error::file(&path))?
+        .is_some())
 }
 
 /// Every history point of the memory files (`memory/…`, oldest first); empty when there is

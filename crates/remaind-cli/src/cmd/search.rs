@@ -91,8 +91,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         // A `.context/` this user cannot write (a read-only mount, another user's project):
         // the index is built from the ledger in a private temporary folder instead.
         Err(e) => {
-            let why = std::error::Error::source(&e)
-                .map_or_else(|| e.to_string(), |c| format!("{e}: {c}"));
+            let why = CliError::from(e).full_message();
             eprintln!(
                 "remaind: the index in {} cannot be used ({why}); searching a temporary index built from the ledger (slower)",
                 ctx.join("db")

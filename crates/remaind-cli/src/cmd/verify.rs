@@ -38,8 +38,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     // The memory files are derived too: a command stopped between recording an action and
     // rewriting them leaves them behind the ledger until the next memory command.
     let memory_lag = if report.is_ok() {
-        let ledger = Ledger::open(ctx.root())?;
-        match remaind_memory::lag(&ctx, &ledger) {
+        match remaind_memory::lag(&ctx) {
             Ok(lag) => lag.map(|why| {
                 format!(
                     "{why}; any memory command (`remaind memory list`) rewrites them from the ledger"
@@ -47,8 +46,8 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             }),
             // Unreadable (a symlink, say): a finding like any other, named with its cause.
             Err(e) => Some(format!(
-                "cannot be checked: {e}: {}",
-                std::error::Error::source(&e).map_or(String::new(), ToString::to_string)
+                "cannot be checked: {}",
+                CliError::from(e).full_message()
             )),
         }
     } else {
