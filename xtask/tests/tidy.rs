@@ -326,3 +326,149 @@ fn tidy_primitive_check_catches_a_second_helper() {
     assert_eq!(primitive_problems(temp).len(), 2);
     assert!(primitive_problems("remaind_fs::sync_dir(dir)?; // not fs::rename(\n").is_empty());
 }
+
+// One owner for the `.context/` layout (remaind-fs) and one reader of the log (remaind-ledger).
+// A path spelled twice drifts, and a second reader of `events.jsonl` skips the head-anchor
+// check every ledger read makes.
+
+/// The relative paths `remaind_fs::layout` spells (every constant whose value names a path
+/// with a folder in it), and its folder names used as `.join("…")` arguments.
+fn layout_literals() -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("crates/remaind-fs/src/layout.rs"))
+        .expect("remaind-fs has a layout module");
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("pub const ") else {
+            continue;
+        };
+        let Some((_, value)) = rest.split_once("&str = \"") else {
+            continue;
+        };
+        let value = value.trim_end_matches("\";");
+        if value.contains('/') {
+            out.push(format!("\"{value}"));
+        } else if !value.contains('.') && value.chars().all(|c| c.is_ascii_lowercase()) {
+            out.push(format!(".join(\"{value}\")"));
+        }
+    }
+    out
+}
+
+/// Lines of `text` that spell a layout path themselves.
+fn layout_problems(text: &str, literals: &[String]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for literal in literals {
+            if code.contains(literal.as_str()) {
+                problems.push(format!(
+                    "line {}: `{literal}` spells a `.context/` path; use its constant in \
+                     remaind_fs::layout (or a ContextDir method)",
+                    n + 1
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// What gives a second reader of the log away (its path, taken from the layout instead of from
+/// an open ledger's `log_path()`, which is only for naming it in messages), and the files
+/// allowed to name it (each for a reason that is not reading it).
+const LOG_READ_FINGERPRINTS: &[&str] = &["events_path()", "LOG_PATH"];
+const LOG_NAMED_ELSEWHERE: &[(&str, &str)] = &[
+    (
+        "remaind-resume/src/layout.rs",
+        "tells an initialized folder by the log being a regular file",
+    ),
+    (
+        "remaind-resume/src/init.rs",
+        "lists the log among what init creates",
+    ),
+    (
+        "remaind-mcp/src/session.rs",
+        "watches the log's metadata to reopen the ledger",
+    ),
+];
+
+/// Lines of `text` that reach the log without the ledger.
+fn log_read_problems(text: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        if let Some(f) = LOG_READ_FINGERPRINTS.iter().find(|f| code.contains(*f)) {
+            problems.push(format!(
+                "line {}: `{f}` outside remaind-ledger; read the log through \
+                 remaind_ledger::Ledger or LogReader (they check the head anchor)",
+                n + 1
+            ));
+        }
+    }
+    problems
+}
+
+/// Library sources outside `owner` (unit tests excluded), with their path from `crates/`.
+fn library_sources_except(owner: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for dir in member_dirs() {
+        let src = dir.join("src");
+        if dir.ends_with(owner) || dir.starts_with(root().join("xtask")) || !src.is_dir() {
+            continue;
+        }
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("readable source");
+            let code = text.split("#[cfg(test)]").next().unwrap_or("").to_owned();
+            let rel = file
+                .strip_prefix(root().join("crates"))
+                .expect("under crates/")
+                .display()
+                .to_string();
+            out.push((rel, code));
+        }
+    }
+    out
+}
+
+#[test]
+fn tidy_context_paths_are_spelled_only_in_remaind_fs() {
+    let literals = layout_literals();
+    assert!(
+        literals.iter().any(|l| l == "\"logs/events.jsonl"),
+        "the layout module lost its constants: {literals:?}"
+    );
+    let mut problems = Vec::new();
+    for (file, code) in library_sources_except("remaind-fs") {
+        for p in layout_problems(&code, &literals) {
+            problems.push(format!("{file}: {p}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn tidy_only_the_ledger_reads_the_log() {
+    let mut problems = Vec::new();
+    for (file, code) in library_sources_except("remaind-ledger") {
+        if file.starts_with("remaind-fs/") || LOG_NAMED_ELSEWHERE.iter().any(|(f, _)| *f == file) {
+            continue;
+        }
+        for p in log_read_problems(&code) {
+            problems.push(format!("{file}: {p}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn tidy_layout_and_log_checks_catch_a_planted_violation() {
+    let literals = layout_literals();
+    let spelled = "let p = root.join(\"logs/events.jsonl\");\nlet d = ctx.join(\"db\");\n";
+    assert_eq!(layout_problems(spelled, &literals).len(), 2);
+    assert!(layout_problems("let p = ctx.join(DB_DIR); // \"logs/x\"\n", &literals).is_empty());
+    let raw = "let mut f = std::fs::File::open(ctx.events_path())?;\n";
+    assert_eq!(log_read_problems(raw).len(), 1);
+    assert_eq!(log_read_problems("let p = ctx.join(LOG_PATH);\n").len(), 1);
+    assert!(log_read_problems("Error::Io { path: ledger.log_path().to_owned() }\n").is_empty());
+}

@@ -298,7 +298,7 @@ impl ArtifactStore {
     ) -> Result<Staged, Error> {
         validate(&sha256)?;
         let stored = StoredArtifact {
-            rel_path: format!("{ARTIFACTS}/{}/{sha256}", &sha256[..2]),
+            rel_path: remaind_fs::layout::artifact_path(&sha256),
             sha256,
             bytes: bytes.len() as u64,
             media_type: media_type.to_owned(),

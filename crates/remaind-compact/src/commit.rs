@@ -657,6 +657,15 @@ fn validation_event(verdict: &Verdict, through: u64, compactor: &str) -> NewEven
     }
 }
 
+/// Open the ledger of a `.context/` folder, for [`compact`] and its callers.
+pub fn open_ledger(context_dir: &Utf8Path) -> Result<Ledger> {
+    Ledger::open(context_dir).map_err(|e| Error::Ledger {
+        path: context_dir.to_owned(),
+        action: "cannot open the ledger",
+        source: Box::new(e),
+    })
+}
+
 /// Open the store of a `.context/` folder's `active/` directory.
 pub fn open_store(context_dir: &Utf8Path) -> Result<HistoryStore> {
     let root = context_dir.join(remaind_fs::layout::ACTIVE_DIR);

@@ -29,6 +29,15 @@ pub const QUARANTINE_DIR: &str = "logs/quarantine";
 pub const HOOK_ERRORS_PATH: &str = "logs/hook-errors.jsonl";
 /// `artifacts/`: content-addressed payloads routed out of events.
 pub const ARTIFACTS_DIR: &str = "artifacts";
+/// Where the artifact with this lowercase hex SHA-256 lives, relative to the folder:
+/// `artifacts/<first two hex digits>/<all 64>`.
+pub fn artifact_path(sha256: &str) -> String {
+    format!(
+        "{ARTIFACTS_DIR}/{}/{sha256}",
+        sha256.get(..2).unwrap_or(sha256)
+    )
+}
+
 /// `redaction.key`: the per-project key of redaction placeholders (32 raw bytes).
 pub const KEY_PATH: &str = "redaction.key";
 /// `schemas/`: schemas and configuration.

@@ -2,13 +2,13 @@
 
 use std::borrow::Cow;
 use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Seek, SeekFrom};
+use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use remaind_fs::sha256_hex;
-use remaind_ledger::{Event, EventId, Filter, Kind, Ledger, Status};
+use remaind_ledger::{Event, EventId, Filter, Kind, Ledger, RawLines, Status};
 use rusqlite::types::Value;
 use rusqlite::{
     Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
@@ -165,38 +165,6 @@ struct Row<'a> {
     tool: Option<ToolPart>,
     #[serde(default)]
     artifact: Vec<ArtifactPart>,
-}
-
-/// Reads complete lines of the ledger from a byte offset; a partial last line is left alone.
-struct Lines {
-    reader: BufReader<File>,
-    offset: u64,
-    buf: Vec<u8>,
-}
-
-impl Lines {
-    fn open(path: &Utf8Path, offset: u64) -> Result<Lines> {
-        let mut file = File::open(path).map_err(|e| Error::io(path, "cannot open", e))?;
-        file.seek(SeekFrom::Start(offset))
-            .map_err(|e| Error::io(path, "cannot read", e))?;
-        Ok(Lines {
-            reader: BufReader::with_capacity(1 << 20, file),
-            offset,
-            buf: Vec::with_capacity(4096),
-        })
-    }
-
-    /// The next complete line (without its newline) and its offset.
-    fn next(&mut self) -> io::Result<Option<(u64, &[u8])>> {
-        self.buf.clear();
-        let n = self.reader.read_until(b'\n', &mut self.buf)?;
-        if n == 0 || self.buf.last() != Some(&b'\n') {
-            return Ok(None);
-        }
-        let start = self.offset;
-        self.offset += n as u64;
-        Ok(Some((start, &self.buf[..n - 1])))
-    }
 }
 
 /// Where indexing stopped.
@@ -588,7 +556,6 @@ impl<'l> Index<'l> {
     /// process changed the index since `meta` was read.
     fn append(&mut self, meta: &Meta) -> Result<Option<u64>, Retry> {
         let path = self.path.clone();
-        let log_path = self.ledger.log_path().to_owned();
         let Some(conn) = self.conn.as_mut() else {
             return Err(Retry::Rebuild);
         };
@@ -609,7 +576,14 @@ impl<'l> Index<'l> {
             Some(now) if now == *meta => {}
             _ => return Ok(None),
         }
-        let mut lines = Lines::open(&log_path, meta.end_offset).map_err(Retry::Fail)?;
+        // Not at a line start: the ledger is not what the index recorded.
+        let Some(mut lines) = self
+            .ledger
+            .raw_lines(meta.end_offset)
+            .map_err(|e| Retry::Fail(e.into()))?
+        else {
+            return Err(Retry::Rebuild);
+        };
         let done = match index_lines(&tx, &mut lines, self.ledger, meta.last_seq + 1, &mut |_| {}) {
             Ok(Some(done)) => done,
             // The line at the recorded offset is not the next event: the ledger is not what
@@ -681,7 +655,14 @@ impl<'l> Index<'l> {
             .map_err(db("cannot create tables"))?;
         let log_path = self.ledger.log_path().to_owned();
         let tx = conn.transaction().map_err(db("cannot begin"))?;
-        let mut lines = Lines::open(&log_path, 0)?;
+        let mut lines = self
+            .ledger
+            .raw_lines(0)?
+            .ok_or_else(|| Error::CorruptLedger {
+                path: log_path.clone(),
+                offset: 0,
+                reason: "the log cannot be read from its start".to_owned(),
+            })?;
         progress(0, head);
         let done = match index_lines(&tx, &mut lines, self.ledger, 1, &mut |n| {
             progress(n, head.max(n))
@@ -1133,7 +1114,7 @@ fn write_meta(tx: &Transaction<'_>, done: &Indexed) -> rusqlite::Result<()> {
 /// not `first_seq`.
 fn index_lines(
     tx: &Transaction<'_>,
-    lines: &mut Lines,
+    lines: &mut RawLines<'_>,
     ledger: &Ledger,
     first_seq: u64,
     progress: &mut dyn FnMut(u64),
@@ -1145,9 +1126,9 @@ fn index_lines(
     let mut resolve = tx.prepare_cached(schema::RESOLVE)?;
     let mut expected = first_seq;
     let mut last = Vec::new();
-    let read_err = |e| IndexError::Other(Error::io(log_path, "cannot read", e));
     loop {
-        let Some((offset, line)) = lines.next().map_err(read_err)? else {
+        let Some((offset, line)) = lines.next_line().map_err(|e| IndexError::Other(e.into()))?
+        else {
             break;
         };
         let corrupt = |reason: String| {
@@ -1218,6 +1199,6 @@ fn index_lines(
             0 => String::new(),
             _ => sha256_hex(&last),
         },
-        end_offset: lines.offset,
+        end_offset: lines.offset(),
     }))
 }

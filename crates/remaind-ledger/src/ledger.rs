@@ -16,13 +16,14 @@ use crate::error::{Error, Result};
 use crate::input::{self, AppendRequest};
 use crate::lines::{self, Snapshot};
 use crate::prepare::{self, Prepared, check_citations};
+use crate::reader::{self, RawLines};
 use crate::stage::Stager;
 use crate::status::{Status, Statuses};
 use crate::verify::{self, VerifyReport};
 use remaind_events::{Event, EventId, GENESIS_PREV, Kind, NewEvent, line_digest};
 use remaind_fs::layout::{
-    ARTIFACTS_DIR, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH, REDACTION_TOML_PATH,
-    THRESHOLDS_PATH,
+    ARTIFACTS_DIR, KEY_PATH, LOG_PATH, LOGS_DIR, QUARANTINE_DIR, REDACTION_PATH,
+    REDACTION_TOML_PATH, SCHEMAS_DIR, THRESHOLDS_PATH,
 };
 
 use crate::anchor;
@@ -130,13 +131,22 @@ fn written_len(ends: &[usize]) -> u64 {
 }
 
 /// A folder under `.context/` that is a symlink is refused (never followed out).
-fn refuse_symlink(path: &Utf8Path) -> Result<()> {
+pub(crate) fn refuse_symlink(path: &Utf8Path) -> Result<()> {
     match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => Err(Error::corrupt(
             path,
             "is a symlink; Remaind never follows a symlink out of .context/",
         )),
         _ => Ok(()),
+    }
+}
+
+/// The error for a folder without a log.
+pub(crate) fn no_ledger_here(log_path: &Utf8Path, e: io::Error) -> Error {
+    Error::Config {
+        path: log_path.to_owned(),
+        reason: "no ledger here; run `remaind init` first".to_owned(),
+        source: Some(Box::new(e)),
     }
 }
 
@@ -149,7 +159,7 @@ fn is_permission(e: &io::Error) -> bool {
 
 /// Opens the log (for appending, or read-only) without following a symlink or blocking on a
 /// special file, and checks that it is a regular file.
-fn open_log(path: &Utf8Path, append: bool) -> io::Result<File> {
+pub(crate) fn open_log(path: &Utf8Path, append: bool) -> io::Result<File> {
     let f = OpenOptions::new()
         .read(true)
         .append(append)
@@ -341,13 +351,13 @@ impl Ledger {
     /// `artifacts/` (0700), an empty `logs/events.jsonl` and the redaction key (0600).
     /// Never overwrites an existing file; safe to call on an existing folder.
     pub fn create(context_dir: &Utf8Path) -> Result<()> {
-        for sub in ["", "logs", QUARANTINE_DIR, ARTIFACTS_DIR] {
+        for sub in ["", LOGS_DIR, QUARANTINE_DIR, ARTIFACTS_DIR] {
             mkdir(&context_dir.join(sub))?;
         }
         remaind_fs::create_new(&context_dir.join(LOG_PATH), b"")?;
         let key = remaind_redact::generate_key();
         remaind_fs::create_new(&context_dir.join(KEY_PATH), &key)?;
-        for sub in ["", "logs", QUARANTINE_DIR, ARTIFACTS_DIR] {
+        for sub in ["", LOGS_DIR, QUARANTINE_DIR, ARTIFACTS_DIR] {
             remaind_fs::sync_dir(&context_dir.join(sub))?;
         }
         Ok(())
@@ -384,7 +394,7 @@ impl Ledger {
     /// # }
     /// ```
     pub fn project_redactor(context_dir: &Utf8Path) -> Result<Redactor> {
-        refuse_symlink(&context_dir.join("schemas"))?;
+        refuse_symlink(&context_dir.join(SCHEMAS_DIR))?;
         load_redactor(context_dir, &read_key(context_dir)?).map(|(redactor, _)| redactor)
     }
 
@@ -397,7 +407,7 @@ impl Ledger {
     fn open_inner(context_dir: &Utf8Path) -> Result<Ledger> {
         let dir = context_dir.to_owned();
         let log_path = dir.join(LOG_PATH);
-        for sub in ["logs", QUARANTINE_DIR, "schemas", ARTIFACTS_DIR] {
+        for sub in [LOGS_DIR, QUARANTINE_DIR, SCHEMAS_DIR, ARTIFACTS_DIR] {
             refuse_symlink(&dir.join(sub))?;
         }
         match fs::symlink_metadata(&log_path) {
@@ -412,11 +422,7 @@ impl Ledger {
             }
             Ok(_) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(Error::Config {
-                    path: log_path,
-                    reason: "no ledger here; run `remaind init` first".to_owned(),
-                    source: Some(Box::new(e)),
-                });
+                return Err(no_ledger_here(&log_path, e));
             }
             Err(e) => return Err(Error::io(&log_path, "cannot inspect", e)),
         }
@@ -950,55 +956,27 @@ impl Ledger {
     }
 
     fn parse(&self, offset: u64, line: &[u8]) -> Result<Event> {
-        lines::parse_line_fast(line).map_err(|reason| {
-            Error::corrupt(&self.log_path, format!("line at byte {offset}: {reason}"))
-        })
+        reader::parse_at(&self.log_path, offset, line)
     }
 
     /// The head: the last seq (0 when empty) and the hash of the last line
     /// ([`GENESIS_PREV`] when empty).
     pub fn head(&self) -> Result<(u64, String)> {
-        let snap = self.snapshot()?;
-        let mut back = snap.backward(snap.end);
-        match back.prev_line().map_err(|e| self.read_err(e))? {
-            None => Ok((0, GENESIS_PREV.to_owned())),
-            Some((off, line)) => {
-                let seq = lines::seq_of_line(line).ok_or_else(|| {
-                    Error::corrupt(
-                        &self.log_path,
-                        format!("the last line (at byte {off}) has no readable seq"),
-                    )
-                })?;
-                Ok((seq, line_digest(line)))
-            }
-        }
+        reader::head(&self.reader, &self.log_path)
     }
 
     /// The newest event of one of `kinds` among the last `within` events, read backwards from
     /// the head. Only that event is parsed: every other line's kind is read from its first
     /// bytes, so looking back over thousands of events costs little more than reading them.
     pub fn last_of_kinds(&self, kinds: &[Kind], within: u64) -> Result<Option<Event>> {
-        let snap = self.snapshot()?;
-        let mut back = snap.backward(snap.end);
-        let mut seen = 0;
-        while seen < within {
-            let Some((off, line)) = back.prev_line().map_err(|e| self.read_err(e))? else {
-                break;
-            };
-            seen += 1;
-            let wanted = match lines::kind_of_prefix(line) {
-                Some(kind) => kinds.iter().any(|k| k.as_str() == kind),
-                // Not in the canonical form: parsed to be sure.
-                None => true,
-            };
-            if wanted {
-                let ev = self.parse(off, line)?;
-                if kinds.contains(&ev.kind) {
-                    return Ok(Some(ev));
-                }
-            }
-        }
-        Ok(None)
+        reader::last_matching(&self.reader, &self.log_path, kinds, within, |_| true)
+    }
+
+    /// The complete lines from byte `offset` on, as stored, for a reader that keeps its own
+    /// copy of the events and resumes where it stopped (the search index). `None` when
+    /// `offset` is not where a line starts: the log is not what that reader recorded.
+    pub fn raw_lines(&self, offset: u64) -> Result<Option<RawLines<'_>>> {
+        reader::raw_lines(&self.reader, &self.log_path, offset)
     }
 
     /// The raw bytes of line `seq` (without its newline), found by binary search.

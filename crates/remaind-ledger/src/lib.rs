@@ -53,6 +53,7 @@ mod input;
 mod ledger;
 mod lines;
 mod prepare;
+mod reader;
 mod schema;
 mod stage;
 mod status;
@@ -66,6 +67,7 @@ pub use input::{
     AppendRequest, new_event_from_value, parse_json_lines, parse_kind, parse_new_event,
 };
 pub use ledger::{Events, Filter, Ledger};
+pub use reader::{LogReader, RawLines};
 pub use remaind_events::{
     ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, LedgerView, NewEvent, RedactionRecord,
     Tool, build_event, line_digest,

@@ -266,7 +266,7 @@ impl Work<'_> {
         let tail = self.str(&tail);
         self.records.push(ArtifactRecord {
             field: field.to_owned(),
-            path: format!("artifacts/{}/{}", &sha256[..2], sha256),
+            path: remaind_fs::layout::artifact_path(&sha256),
             sha256: sha256.clone(),
             bytes: content.bytes().len() as u64,
             media_type: media_type.to_owned(),
@@ -680,11 +680,7 @@ impl Line<'_> {
                 !a.field.is_empty()
                     && !a.media_type.is_empty()
                     && is_sha256(&a.sha256)
-                    && a.path.len() == "artifacts/".len() + 3 + 64
-                    && a.path.starts_with("artifacts/")
-                    && a.path[10..12] == a.sha256[..2]
-                    && a.path.as_bytes()[12] == b'/'
-                    && a.path[13..] == a.sha256
+                    && a.path == remaind_fs::layout::artifact_path(&a.sha256)
             })
             && self
                 .redactions

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use remaind_fs::layout::ACTIVE_DIR;
 use remaind_ledger::{Event, EventId, Ledger, Statuses};
 use remaind_validate::State;
 
@@ -62,7 +63,7 @@ pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, E
                 reasons.push(Reason {
                     code: ReasonCode::StateUnreadable,
                     message: format!(
-                        "active/state.json is not a valid state ({e}); roll it back with `remaind rollback` or compact again"
+                        "{ACTIVE_DIR}/{STATE_FILE} is not a valid state ({e}); roll it back with `remaind rollback` or compact again"
                     ),
                     events: Vec::new(),
                 });

@@ -3,6 +3,7 @@
 use camino::Utf8Path;
 
 use crate::Error;
+use remaind_fs::layout::LOG_PATH;
 
 pub use remaind_fs::ContextDir;
 pub use remaind_fs::layout::{
@@ -60,12 +61,14 @@ fn damage(ctx: &ContextDir) -> Option<String> {
         Ok(_) => {}
     }
     match kind(&ctx.events_path()) {
-        Err(_) => Some("has no logs/events.jsonl (a damaged or partly deleted context)".to_owned()),
+        Err(_) => Some(format!(
+            "has no {LOG_PATH} (a damaged or partly deleted context)"
+        )),
         Ok(t) if t.is_file() => None,
-        Ok(t) if t.is_symlink() => Some("logs/events.jsonl is a symlink".to_owned()),
-        Ok(_) => {
-            Some("logs/events.jsonl is not a regular file (a folder, FIFO or device)".to_owned())
-        }
+        Ok(t) if t.is_symlink() => Some(format!("{LOG_PATH} is a symlink")),
+        Ok(_) => Some(format!(
+            "{LOG_PATH} is not a regular file (a folder, FIFO or device)"
+        )),
     }
 }
 

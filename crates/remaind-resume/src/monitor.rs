@@ -9,7 +9,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use remaind_ledger::{Kind, NewEvent};
+use remaind_ledger::{Event, Kind, LogReader, NewEvent};
+use serde_json::Value;
 
 use crate::Error;
 use crate::conv::open_ledger;
@@ -148,101 +149,28 @@ pub struct Reading {
 pub const BASELINE_LOOKBACK: usize = 512;
 
 /// The band of the latest `monitor` event since the latest `compaction`, looking back at
-/// most [`BASELINE_LOOKBACK`] complete lines of `logs/events.jsonl`; `None` when there is none.
+/// most [`BASELINE_LOOKBACK`] events; `None` when there is none.
 ///
-/// This reads the end of the file directly (a few blocks, no full [`Ledger::open`] with its
-/// redactor and recovery), so that `monitor --used` stays within a few milliseconds; only a
-/// band change opens the ledger, to append through it. A torn last line is ignored here and
-/// recovered by that open.
+/// This reads the last lines through a [`LogReader`] (anchor-checked, no redactor, no lock),
+/// so that `monitor --used` stays within a few milliseconds; only a band change opens the
+/// ledger, to append through it.
 ///
 /// Only `monitor` events of the same `source` count: a reported count and the packet's count
 /// measure different things, and alternating them must not flip the band back and forth.
 fn baseline(ctx: &ContextDir, source: &str) -> Result<Option<Band>, Error> {
-    use std::io::{Read, Seek, SeekFrom};
-    const BLOCK: u64 = 64 * 1024;
-    let path = ctx.events_path();
-    let meta = std::fs::symlink_metadata(&path).map_err(|e| Error::io(&path, e))?;
-    if !meta.is_file() {
-        return Err(Error::io(
-            &path,
-            std::io::Error::other("is not a regular file (Remaind never follows a symlink)"),
-        ));
-    }
-    let mut file = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
-    let len = file.metadata().map_err(|e| Error::io(&path, e))?.len();
-    // `buf` holds the bytes from `start` to the end of the file, grown backwards by blocks.
-    let mut start = len;
-    let mut buf: Vec<u8> = Vec::new();
-    let mut scanned_to = usize::MAX; // lines after this index in `buf` are already checked
-    let mut seen = 0usize;
-    loop {
-        let from = start.saturating_sub(BLOCK);
-        let mut block = vec![0u8; usize::try_from(start - from).unwrap_or(0)];
-        file.seek(SeekFrom::Start(from))
-            .and_then(|_| file.read_exact(&mut block))
-            .map_err(|e| Error::io(&path, e))?;
-        let added = block.len();
-        block.extend_from_slice(&buf);
-        buf = block;
-        start = from;
-        if scanned_to != usize::MAX {
-            scanned_to += added;
-        }
-        // Walk complete lines backwards from the last unchecked one; bytes after the last
-        // newline (a torn last line) are not an acknowledged event and are skipped.
-        let limit = if scanned_to == usize::MAX {
-            buf.len()
-        } else {
-            scanned_to
-        };
-        let upto = buf[..limit]
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        let mut line_end = upto;
-        while line_end > 0 {
-            let body_end = line_end - 1; // at the newline
-            let line_start = match buf[..body_end].iter().rposition(|&b| b == b'\n') {
-                Some(i) => i + 1,
-                None if start == 0 => 0,
-                None => break, // need another block
-            };
-            let line = &buf[line_start..body_end];
-            seen += 1;
-            let is = |kind: &str| {
-                let needle = format!("\"kind\":\"{kind}\"");
-                line.windows(needle.len()).any(|w| w == needle.as_bytes())
-            };
-            let parsed = (is("monitor") || is("compaction"))
-                .then(|| serde_json::from_slice::<remaind_ledger::Event>(line).ok())
-                .flatten();
-            if let Some(ev) = parsed {
-                match ev.kind {
-                    Kind::Monitor
-                        if ev.data.as_ref().and_then(|d| d.get("source"))
-                            == Some(&serde_json::Value::from(source)) =>
-                    {
-                        return Ok(ev
-                            .data
-                            .as_ref()
-                            .and_then(|d| d.get("band"))
-                            .and_then(|b| b.as_str())
-                            .and_then(Band::parse));
-                    }
-                    Kind::Compaction => return Ok(None),
-                    _ => {}
-                }
-            }
-            if seen >= BASELINE_LOOKBACK {
-                return Ok(None);
-            }
-            line_end = line_start;
-        }
-        scanned_to = line_end;
-        if start == 0 {
-            return Ok(None);
-        }
-    }
+    let log = LogReader::open(ctx.root())?;
+    let same_source = |ev: &Event| {
+        ev.kind == Kind::Compaction
+            || ev.data.as_ref().and_then(|d| d.get("source")) == Some(&Value::from(source))
+    };
+    let found = log.last_matching(
+        &[Kind::Monitor, Kind::Compaction],
+        BASELINE_LOOKBACK as u64,
+        same_source,
+    )?;
+    Ok(found
+        .filter(|ev| ev.kind == Kind::Monitor)
+        .and_then(|ev| ev.data?.get("band")?.as_str().and_then(Band::parse)))
 }
 
 /// Classifies the context's token use and records a band change.

@@ -441,13 +441,7 @@ fn pre_compact_llm(ctx: &ContextDir, name: &str, time_limit: u64) -> Result<Exit
     let attempt = || -> Result<remaind_llm::LlmOutcome, remaind_llm::Error> {
         let preset = remaind_llm::Preset::from_name(name).unwrap_or(remaind_llm::Preset::Claude);
         let config = remaind_llm::Config::load(ctx.root())?;
-        let ledger = Ledger::open(ctx.root()).map_err(|e| {
-            remaind_llm::Error::Compact(remaind_compact::Error::Ledger {
-                path: ctx.root().join("logs/events.jsonl"),
-                action: "cannot open",
-                source: Box::new(e),
-            })
-        })?;
+        let ledger = remaind_compact::open_ledger(ctx.root())?;
         let store = remaind_compact::open_store(ctx.root())?;
         let options = remaind_llm::LlmOptions {
             preset,

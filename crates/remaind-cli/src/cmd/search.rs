@@ -94,7 +94,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             let why = CliError::from(e).full_message();
             eprintln!(
                 "remaind: the index in {} cannot be used ({why}); searching a temporary index built from the ledger (slower)",
-                ctx.join("db")
+                ctx.join(remaind_fs::layout::DB_DIR)
             );
             let dir = tempfile::tempdir()
                 .map_err(|e| CliError::runtime(format!("cannot create a temporary folder: {e}")))?;

@@ -122,12 +122,17 @@ fn verify_finds_a_broken_line_and_a_tampered_artifact() {
     );
 }
 
-/// A changed log is refused by [`Ledger::open`] (naming a line) and opened for inspection by
+/// A changed log is refused by [`Ledger::open`] and by the read-only
+/// [`remaind_ledger::LogReader`] (naming a line) and opened for inspection by
 /// [`Ledger::open_to_verify`].
 fn tampered_open(dir: &camino::Utf8Path) -> Ledger {
     match Ledger::open(dir) {
         Err(remaind_ledger::Error::Tampered { line, .. }) => assert!(line >= 1),
         other => panic!("open should refuse a changed log: {other:?}"),
+    }
+    match remaind_ledger::LogReader::open(dir) {
+        Err(remaind_ledger::Error::Tampered { line, .. }) => assert!(line >= 1),
+        other => panic!("a reader should refuse a changed log: {other:?}"),
     }
     Ledger::open_to_verify(dir).expect("open to verify")
 }

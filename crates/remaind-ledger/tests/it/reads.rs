@@ -1,6 +1,6 @@
 //! Positional reads agree with a full scan.
 
-use remaind_ledger::{Event, Filter, Kind, Ledger, Status, Statuses};
+use remaind_ledger::{Event, Filter, Kind, Ledger, LogReader, Status, Statuses};
 
 use crate::common::{self, event};
 
@@ -265,4 +265,69 @@ fn last_of_kinds_agrees_with_a_full_scan() {
             .expect("read")
             .is_none()
     );
+}
+
+/// The read-only reader sees what the ledger sees: the same head, the same newest event of a
+/// kind that a predicate accepts, and nothing of a torn last line.
+#[test]
+fn a_log_reader_agrees_with_the_ledger() {
+    let (_tmp, ledger, all) = build();
+    let dir = ledger.context_dir().to_owned();
+    let reader = LogReader::open(&dir).expect("open a reader");
+    assert_eq!(reader.head().expect("head"), ledger.head().expect("head"));
+    let newest_even = all
+        .iter()
+        .rev()
+        .find(|e| e.kind == Kind::Decision && e.id.seq() % 2 == 0)
+        .expect("an even decision");
+    let found = reader
+        .last_matching(&[Kind::Decision], 1000, |e| e.id.seq() % 2 == 0)
+        .expect("read")
+        .expect("found");
+    assert_eq!(&found, newest_even);
+    // A torn line after the head is not an event to a reader.
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(ledger.log_path())
+        .expect("open the log");
+    std::io::Write::write_all(&mut log, br#"{"seq":301,"kind":"decision""#).expect("tear");
+    let reader = LogReader::open(&dir).expect("a torn tail is not tampering");
+    assert_eq!(reader.head().expect("head").0, 300);
+}
+
+/// The raw lines from an offset are the stored lines from there on, and an offset inside a
+/// line gives no reader (the caller's record of the log is stale).
+#[test]
+fn raw_lines_start_only_at_a_line_start() {
+    let (_tmp, ledger, _all) = build();
+    let bytes = std::fs::read(ledger.log_path()).expect("read the log");
+    let second = bytes.iter().position(|&b| b == b'\n').expect("a line") as u64 + 1;
+    let mut lines = ledger
+        .raw_lines(second)
+        .expect("read")
+        .expect("a line start");
+    let (off, line) = lines.next_line().expect("read").expect("line 2");
+    assert_eq!(off, second);
+    assert_eq!(
+        ledger.get(2).expect("get"),
+        Some(serde_json::from_slice(line).expect("event"))
+    );
+    let mut n = 1;
+    while lines.next_line().expect("read").is_some() {
+        n += 1;
+    }
+    assert_eq!(n, 299);
+    assert_eq!(lines.offset(), bytes.len() as u64);
+    assert!(ledger.raw_lines(second + 1).expect("read").is_none());
+    assert!(
+        ledger
+            .raw_lines(bytes.len() as u64 + 1)
+            .expect("read")
+            .is_none()
+    );
+    let mut at_end = ledger
+        .raw_lines(bytes.len() as u64)
+        .expect("read")
+        .expect("the end");
+    assert!(at_end.next_line().expect("read").is_none());
 }
