@@ -52,6 +52,7 @@
 //! # }
 //! ```
 
+mod checks;
 pub mod handover;
 mod prior;
 mod schema;
