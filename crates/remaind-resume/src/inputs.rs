@@ -95,64 +95,9 @@ pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, E
 /// The ledger/state/handover conflicts.
 pub(crate) fn conflicts(ledger: &Ledger, inp: &Inputs) -> Result<Vec<Reason>, Error> {
     let mut out = Vec::new();
-    let head = inp.head;
     if let Some(state) = &inp.state {
-        if state.through_seq > head {
-            out.push(Reason {
-                code: ReasonCode::ThroughSeqPastHead,
-                message: format!(
-                    "state.json covers through e{} but the ledger ends at e{head}; the state belongs to another ledger — roll it back or compact again",
-                    state.through_seq
-                ),
-                events: Vec::new(),
-            });
-        } else {
-            let digest = ledger.digest_at(state.through_seq).map_err(Error::Ledger)?;
-            if digest.as_deref() != Some(state.log_digest.as_str()) {
-                out.push(Reason {
-                    code: ReasonCode::DigestMismatch,
-                    message: format!(
-                        "state.json's log_digest {} is not the ledger's chain hash at e{} ({}); the state was made from another log — compact again",
-                        state.log_digest,
-                        state.through_seq,
-                        digest.as_deref().unwrap_or("none")
-                    ),
-                    events: (state.through_seq > 0)
-                        .then_some(EventId(state.through_seq))
-                        .into_iter()
-                        .collect(),
-                });
-            }
-        }
-        match &inp.handover {
-            None => out.push(Reason {
-                code: ReasonCode::HandoverBinding,
-                message: "state.json has no handover.md beside it; compact again or roll back"
-                    .to_owned(),
-                events: Vec::new(),
-            }),
-            Some(text) => {
-                let sha = remaind_fs::sha256_hex(inp.state_bytes.as_deref().unwrap_or(&[]));
-                match remaind_validate::handover::parse_binding(text) {
-                    None => out.push(Reason {
-                        code: ReasonCode::HandoverBinding,
-                        message: "handover.md has no binding line (`<!-- remaind:handover state_sha256=… through_seq=… -->`); it cannot be tied to state.json".to_owned(),
-                        events: Vec::new(),
-                    }),
-                    Some(b) if b.state_sha256 != sha || b.through_seq != state.through_seq => {
-                        out.push(Reason {
-                            code: ReasonCode::HandoverBinding,
-                            message: format!(
-                                "handover.md is bound to state sha256 {} through e{}, but state.json has sha256 {sha} through e{}; they were not written together",
-                                b.state_sha256, b.through_seq, state.through_seq
-                            ),
-                            events: Vec::new(),
-                        });
-                    }
-                    Some(_) => {}
-                }
-            }
-        }
+        state_binding(ledger, inp.head, state, &mut out)?;
+        handover_binding(inp, state, &mut out);
     } else if inp.handover.is_some() && inp.state_bytes.is_none() {
         out.push(Reason {
             code: ReasonCode::HandoverBinding,
@@ -193,6 +138,83 @@ pub(crate) fn conflicts(ledger: &Ledger, inp: &Inputs) -> Result<Vec<Reason>, Er
             Some(_) => {}
         }
     }
+    missing_citations(inp, &mut out);
+    Ok(out)
+}
+
+/// The state is bound to this ledger: through a seq it holds, with its chain hash there.
+fn state_binding(
+    ledger: &Ledger,
+    head: u64,
+    state: &State,
+    out: &mut Vec<Reason>,
+) -> Result<(), Error> {
+    if state.through_seq > head {
+        out.push(Reason {
+            code: ReasonCode::ThroughSeqPastHead,
+            message: format!(
+                "state.json covers through e{} but the ledger ends at e{head}; the state belongs to another ledger — roll it back or compact again",
+                state.through_seq
+            ),
+            events: Vec::new(),
+        });
+    } else {
+        let digest = ledger.digest_at(state.through_seq).map_err(Error::Ledger)?;
+        if digest.as_deref() != Some(state.log_digest.as_str()) {
+            out.push(Reason {
+                code: ReasonCode::DigestMismatch,
+                message: format!(
+                    "state.json's log_digest {} is not the ledger's chain hash at e{} ({}); the state was made from another log — compact again",
+                    state.log_digest,
+                    state.through_seq,
+                    digest.as_deref().unwrap_or("none")
+                ),
+                events: (state.through_seq > 0)
+                    .then_some(EventId(state.through_seq))
+                    .into_iter()
+                    .collect(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The handover is bound to this state (its binding line names the state's hash and seq).
+fn handover_binding(inp: &Inputs, state: &State, out: &mut Vec<Reason>) {
+    match &inp.handover {
+        None => out.push(Reason {
+            code: ReasonCode::HandoverBinding,
+            message: "state.json has no handover.md beside it; compact again or roll back"
+                .to_owned(),
+            events: Vec::new(),
+        }),
+        Some(text) => {
+            let sha = remaind_fs::sha256_hex(inp.state_bytes.as_deref().unwrap_or(&[]));
+            match remaind_validate::handover::parse_binding(text) {
+                None => out.push(Reason {
+                    code: ReasonCode::HandoverBinding,
+                    message: "handover.md has no binding line (`<!-- remaind:handover state_sha256=… through_seq=… -->`); it cannot be tied to state.json".to_owned(),
+                    events: Vec::new(),
+                }),
+                Some(b) if b.state_sha256 != sha || b.through_seq != state.through_seq => {
+                    out.push(Reason {
+                        code: ReasonCode::HandoverBinding,
+                        message: format!(
+                            "handover.md is bound to state sha256 {} through e{}, but state.json has sha256 {sha} through e{}; they were not written together",
+                            b.state_sha256, b.through_seq, state.through_seq
+                        ),
+                        events: Vec::new(),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+    }
+}
+
+/// Citations of events the ledger does not hold.
+fn missing_citations(inp: &Inputs, out: &mut Vec<Reason>) {
+    let head = inp.head;
     let mut missing = BTreeSet::new();
     if let Some(state) = &inp.state {
         for (_, id) in state.current_citations() {
@@ -227,7 +249,6 @@ pub(crate) fn conflicts(ledger: &Ledger, inp: &Inputs) -> Result<Vec<Reason>, Er
             events: ids,
         });
     }
-    Ok(out)
 }
 
 pub(crate) fn join_ids(ids: &[EventId]) -> String {

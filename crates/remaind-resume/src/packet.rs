@@ -845,84 +845,191 @@ pub(crate) fn build_counting(
     let thresholds = Thresholds::load(&ctx.thresholds_path())?;
     let tools = ToolPolicy::load(&ctx.tools_path())?;
     let ledger = open_ledger(ctx)?;
-    let mut inp = read_inputs(ctx, &ledger)?;
-    let mut reasons = inp.reasons.clone();
-    reasons.extend(conflicts(&ledger, &inp)?);
-    let conflict = reasons.iter().any(|r| r.code.is_conflict());
-    // A state or handover the ledger does not vouch for (forged, edited, from another log)
-    // is never shown: the packet is built from the ledger alone, and the gate says why.
-    let distrusted = conflict && (inp.state.is_some() || inp.handover.is_some());
-    if distrusted {
-        inp = ledger_alone(&ledger, inp)?;
-    }
-    let instruction = latest_instruction(&ledger, &inp)?;
-    let turn = turn_of(&inp);
-    let turn_ended = ended_turn(&ledger, &inp, &turn)?;
-    // Without a logged step, the compactor's policy: continue with the current instruction.
-    let step = next_step(&ledger, &inp, &turn).or_else(|| {
-        if turn.ended() {
-            return None;
-        }
-        let ins = instruction
-            .as_ref()
-            .filter(|i| inp.statuses.is_current(i.event))?;
-        let step = remaind_compact::fallback_next_step(Some(ins.event))?;
-        Some(PlannedStep {
-            text: step.text,
-            events: step.events,
-            tool: step.tool,
-            source: ins.source,
-        })
-    });
-    let tokenizer = thresholds.tokenizer;
+    let src = Sources::read(&ledger, read_inputs(ctx, &ledger)?)?;
     let budget_tokens = match budget {
         Budget::Configured => Some(thresholds.resume_budget_tokens),
         Budget::Tokens(n) => Some(n),
         Budget::Unlimited => None,
     };
-    let through = inp.state.as_ref().map(|s| s.through_seq);
+    let next_tool = src
+        .step
+        .as_ref()
+        .and_then(|s| s.tool.as_ref())
+        .map(|name| NextTool {
+            name: name.clone(),
+            flags: tools
+                .flags(name)
+                .set_flags()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        });
+    let mut asm = Assembly {
+        header: header_text(&src),
+        instruction: match &src.instruction {
+            Some(i) => instruction_block(i),
+            None => "(no user_message in the ledger)\n".to_owned(),
+        },
+        since_instruction: since_instruction(&src.inp, src.instruction.as_ref()),
+        units: parts(ctx, &ledger, &src)?,
+        tail_range: src
+            .inp
+            .tail
+            .first()
+            .zip(src.inp.tail.last())
+            .map(|(a, b)| (a.seq, b.seq)),
+    };
+    // A text has at most one token per byte: a packet no longer in bytes than its budget
+    // keeps every part whatever the exact count (see `Counting::Decisions`).
+    let whole = asm.render();
+    let exact = counting == Counting::Exact
+        || next_tool.as_ref().is_some_and(|t| !t.flags.is_empty())
+        || budget_tokens.is_some_and(|limit| whole.len() as u64 > limit);
+    let tokenizer = exact.then_some(thresholds.tokenizer);
+    let fit = fit_to_budget(ctx, &mut asm, whole, budget_tokens, tokenizer);
+    let dropped = dropped_parts(&asm.units);
+    let Sources {
+        inp,
+        mut reasons,
+        conflict,
+        instruction,
+        turn_ended,
+        step,
+        ..
+    } = src;
+    gate_reasons(
+        &mut reasons,
+        &inp,
+        &fit.packet,
+        instruction.as_ref(),
+        turn_ended.as_ref(),
+        step.is_some(),
+    );
+    let confidence = Confidence::compute(&ConfidenceInputs {
+        has_state: inp.state.is_some(),
+        tail_tokens: fit.tail_tokens,
+        window: thresholds.context_window,
+        rejected_compactions: rejected_since_compaction(&inp.tail),
+        dropped_events: dropped.events.len() as u64,
+        conflict,
+    });
+    let gate = Gate::decide(reasons, confidence, next_tool);
+    debug_assert!(!dropped.any() || budget_tokens.is_some());
+    Ok(Resume {
+        packet: fit.packet,
+        tokens: fit.tokens,
+        budget: budget_tokens,
+        over_budget: fit.over_budget,
+        tokenizer: thresholds.tokenizer.as_str().to_owned(),
+        window: thresholds.context_window,
+        head_seq: inp.head,
+        through_seq: inp.state.as_ref().map(|s| s.through_seq),
+        tail_events: inp.tail.len() as u64,
+        latest_instruction: instruction,
+        next_step: step,
+        turn_ended,
+        dropped,
+        gate,
+    })
+}
 
-    // Fixed parts.
-    let header = match through {
-        _ if distrusted => format!(
-            "# Resume packet\n\nLedger head e{}. The state and handover on disk are not what the ledger recorded (the gate's reasons say how): this packet is built from the ledger alone.\n",
-            inp.head
+/// What a packet is made of, read from the ledger and the derived files.
+struct Sources {
+    inp: Inputs,
+    /// The gate's reasons found while reading (conflicts, unreadable files).
+    reasons: Vec<Reason>,
+    conflict: bool,
+    /// The state and handover are not shown: the ledger does not vouch for them.
+    distrusted: bool,
+    instruction: Option<LatestInstruction>,
+    turn_ended: Option<EndedTurn>,
+    step: Option<PlannedStep>,
+}
+
+impl Sources {
+    fn read(ledger: &Ledger, mut inp: Inputs) -> Result<Sources, Error> {
+        let mut reasons = inp.reasons.clone();
+        reasons.extend(conflicts(ledger, &inp)?);
+        let conflict = reasons.iter().any(|r| r.code.is_conflict());
+        // A state or handover the ledger does not vouch for (forged, edited, from another log)
+        // is never shown: the packet is built from the ledger alone, and the gate says why.
+        let distrusted = conflict && (inp.state.is_some() || inp.handover.is_some());
+        if distrusted {
+            inp = ledger_alone(ledger, inp)?;
+        }
+        let instruction = latest_instruction(ledger, &inp)?;
+        let turn = turn_of(&inp);
+        let turn_ended = ended_turn(ledger, &inp, &turn)?;
+        // Without a logged step, the compactor's policy: continue with the current instruction.
+        let step = next_step(ledger, &inp, &turn).or_else(|| {
+            if turn.ended() {
+                return None;
+            }
+            let ins = instruction
+                .as_ref()
+                .filter(|i| inp.statuses.is_current(i.event))?;
+            let step = remaind_compact::fallback_next_step(Some(ins.event))?;
+            Some(PlannedStep {
+                text: step.text,
+                events: step.events,
+                tool: step.tool,
+                source: ins.source,
+            })
+        });
+        Ok(Sources {
+            inp,
+            reasons,
+            conflict,
+            distrusted,
+            instruction,
+            turn_ended,
+            step,
+        })
+    }
+}
+
+fn header_text(src: &Sources) -> String {
+    let head = src.inp.head;
+    match src.inp.state.as_ref().map(|s| s.through_seq) {
+        _ if src.distrusted => format!(
+            "# Resume packet\n\nLedger head e{head}. The state and handover on disk are not what the ledger recorded (the gate's reasons say how): this packet is built from the ledger alone.\n"
         ),
         Some(t) => format!(
-            "# Resume packet\n\nLedger head e{}; accepted state through e{t}. Authority when sources disagree: the latest user instruction, then the ledger events, then the state, then the handover.\n",
-            inp.head
+            "# Resume packet\n\nLedger head e{head}; accepted state through e{t}. Authority when sources disagree: the latest user instruction, then the ledger events, then the state, then the handover.\n"
         ),
         None => format!(
-            "# Resume packet\n\nLedger head e{}; no accepted state yet. Authority when sources disagree: the latest user instruction, then the ledger events.\n",
-            inp.head
+            "# Resume packet\n\nLedger head e{head}; no accepted state yet. Authority when sources disagree: the latest user instruction, then the ledger events.\n"
         ),
-    };
-    let instruction_text = match &instruction {
-        Some(i) => instruction_block(i),
-        None => "(no user_message in the ledger)\n".to_owned(),
-    };
-    let since_instruction = since_instruction(&inp, instruction.as_ref());
+    }
+}
 
-    // Droppable parts; rank = (class, importance, seq): lower drops first.
-    let mut units = Vec::new();
-    // Counted below, once it is known whether counts are needed.
-    let mut unit = |rank: (u8, u64, u64), text: String, what: UnitKind| {
-        units.push(Unit {
+/// The packet's droppable parts, uncounted; rank = (class, importance, seq): lower drops
+/// first.
+struct Parts(Vec<Unit>);
+
+impl Parts {
+    fn add(&mut self, rank: (u8, u64, u64), text: String, what: UnitKind) {
+        self.0.push(Unit {
             rank,
             text,
             tokens: 0,
             kept: true,
             what,
         });
-    };
+    }
+}
+
+fn parts(ctx: &ContextDir, ledger: &Ledger, src: &Sources) -> Result<Vec<Unit>, Error> {
+    let inp = &src.inp;
+    let mut parts = Parts(Vec::new());
     // Long-term memory is the lowest authority: it is dropped first.
     // A memory resting on an event a newer one superseded or resolved is marked as such.
     let mut status = |id| ledger.status(id).ok().flatten();
     if let Some(text) =
-        remaind_memory::memory_for_packet(ctx, &ledger, &mut status).map_err(Error::Memory)?
+        remaind_memory::memory_for_packet(ctx, ledger, &mut status).map_err(Error::Memory)?
     {
         let (text, _) = ledger.redactor().redact_str(&text);
-        unit(
+        parts.add(
             (0, 1, 0),
             format!(
                 "## Long-term memory (MEMORY.md; below the handover in authority)\n\n{}\n",
@@ -936,7 +1043,7 @@ pub(crate) fn build_counting(
         .as_deref()
         .and_then(|h| handover_beyond_state(h, inp.state.as_ref()))
     {
-        unit(
+        parts.add(
             (0, 2, 0),
             format!(
                 "## Handover (what the state does not already say)\n\n{}\n",
@@ -953,41 +1060,23 @@ pub(crate) fn build_counting(
         .filter(|item| item.events.iter().all(|id| inp.statuses.is_current(*id)))
         .collect();
     if let Some(state) = &inp.state {
-        let mut events: Vec<EventId> = instruction.iter().map(|i| i.event).collect();
-        events.extend(turn_ended.as_ref().and_then(|t| t.event));
+        let mut events: Vec<EventId> = src.instruction.iter().map(|i| i.event).collect();
+        events.extend(src.turn_ended.as_ref().and_then(|t| t.event));
         events.extend(remember_state.iter().flat_map(|i| i.events.iter().copied()));
         let shown = ShownElsewhere {
             events,
-            step: step.as_ref().map(|s| s.events.clone()).unwrap_or_default(),
-            turn_ended: turn_ended.is_some(),
+            step: src
+                .step
+                .as_ref()
+                .map(|s| s.events.clone())
+                .unwrap_or_default(),
+            turn_ended: src.turn_ended.is_some(),
         };
-        unit((1, 0, 0), render_state(state, &shown), UnitKind::State);
+        parts.add((1, 0, 0), render_state(state, &shown), UnitKind::State);
     }
-    let mut tail_tokens = 0;
-    for ev in &inp.tail {
-        if ev.kind == Kind::Monitor {
-            continue;
-        }
-        let text = if instruction.as_ref().is_some_and(|i| i.event == ev.id) {
-            format!(
-                "- [{}] {} {} (importance {}): (the latest user instruction, quoted above)\n",
-                ev.id, ev.ts, ev.kind, ev.importance
-            )
-        } else if ev.kind.is_bookkeeping() {
-            render_bookkeeping(ev)
-        } else {
-            render_event(ev)
-        };
-        // Remaind's own bookkeeping is dropped before any fact.
-        let rank = if ev.kind.is_bookkeeping() {
-            (0, 0, ev.seq)
-        } else {
-            (2, u64::from(ev.importance), ev.seq)
-        };
-        unit(rank, text, UnitKind::Event(ev.id));
-    }
+    tail_parts(&mut parts, src);
     for (i, item) in remember_state.iter().enumerate() {
-        unit(
+        parts.add(
             (3, 0, i as u64),
             format!(
                 "- {} {}\n",
@@ -997,14 +1086,56 @@ pub(crate) fn build_counting(
             UnitKind::Remember { from_state: true },
         );
     }
-    let step_ids: Vec<EventId> = step.as_ref().map(|s| s.events.clone()).unwrap_or_default();
-    for ev in &inp.tail {
+    remember_parts(&mut parts, src);
+    parts.add((5, 0, 0), step_text(src), UnitKind::NextStep);
+    let framing_text = match &inp.framing {
+        Some(f) => f.to_markdown(),
+        None => "- (no framing recorded; run `remaind frame`)\n".to_owned(),
+    };
+    parts.add((6, 0, 0), framing_text, UnitKind::Framing);
+    Ok(parts.0)
+}
+
+/// The raw tail, one part per event; Remaind's own bookkeeping is dropped before any fact.
+fn tail_parts(parts: &mut Parts, src: &Sources) {
+    for ev in &src.inp.tail {
+        if ev.kind == Kind::Monitor {
+            continue;
+        }
+        let text = if src.instruction.as_ref().is_some_and(|i| i.event == ev.id) {
+            format!(
+                "- [{}] {} {} (importance {}): (the latest user instruction, quoted above)\n",
+                ev.id, ev.ts, ev.kind, ev.importance
+            )
+        } else if ev.kind.is_bookkeeping() {
+            render_bookkeeping(ev)
+        } else {
+            render_event(ev)
+        };
+        let rank = if ev.kind.is_bookkeeping() {
+            (0, 0, ev.seq)
+        } else {
+            (2, u64::from(ev.importance), ev.seq)
+        };
+        parts.add(rank, text, UnitKind::Event(ev.id));
+    }
+}
+
+/// The tail's importance-3 events still current, shown under "Must remember" unless the
+/// step or the instruction already quotes them.
+fn remember_parts(parts: &mut Parts, src: &Sources) {
+    let step_ids: Vec<EventId> = src
+        .step
+        .as_ref()
+        .map(|s| s.events.clone())
+        .unwrap_or_default();
+    for ev in &src.inp.tail {
         if ev.importance == 3
-            && inp.statuses.is_current(ev.id)
+            && src.inp.statuses.is_current(ev.id)
             && !step_ids.contains(&ev.id)
-            && instruction.as_ref().is_none_or(|i| i.event != ev.id)
+            && src.instruction.as_ref().is_none_or(|i| i.event != ev.id)
         {
-            unit(
+            parts.add(
                 (4, 0, ev.seq),
                 format!(
                     "- {} [{}] ({})\n",
@@ -1016,7 +1147,10 @@ pub(crate) fn build_counting(
             );
         }
     }
-    let step_text = match (&step, &turn_ended) {
+}
+
+fn step_text(src: &Sources) -> String {
+    match (&src.step, &src.turn_ended) {
         (_, Some(ended)) => ended_turn_text(ended),
         (Some(s), None) => {
             let mut t = format!("- {} {}", indent_continuation(&s.text), cite(&s.events));
@@ -1029,63 +1163,46 @@ pub(crate) fn build_counting(
         (None, None) => {
             "- (none: neither the state nor an active next_step event names one)\n".to_owned()
         }
-    };
-    unit((5, 0, 0), step_text, UnitKind::NextStep);
-    let framing_text = match &inp.framing {
-        Some(f) => f.to_markdown(),
-        None => "- (no framing recorded; run `remaind frame`)\n".to_owned(),
-    };
-    unit((6, 0, 0), framing_text, UnitKind::Framing);
-    let next_tool = step
-        .as_ref()
-        .and_then(|s| s.tool.as_ref())
-        .map(|name| NextTool {
-            name: name.clone(),
-            flags: tools
-                .flags(name)
-                .set_flags()
-                .into_iter()
-                .map(str::to_owned)
-                .collect(),
-        });
+    }
+}
 
-    let tail_range = inp
-        .tail
-        .first()
-        .zip(inp.tail.last())
-        .map(|(a, b)| (a.seq, b.seq));
-    let mut asm = Assembly {
-        header,
-        instruction: instruction_text,
-        since_instruction,
-        units,
-        tail_range,
-    };
+/// The packet once fitted to its budget.
+struct Fitted {
+    packet: String,
+    tokens: u64,
+    over_budget: bool,
+    /// Tokens of the raw tail's parts, kept or not.
+    tail_tokens: u64,
+}
 
-    // A text has at most one token per byte: a packet no longer in bytes than its budget
-    // keeps every part whatever the exact count (see `Counting::Decisions`).
-    let mut packet = asm.render();
-    let exact = counting == Counting::Exact
-        || next_tool.as_ref().is_some_and(|t| !t.flags.is_empty())
-        || budget_tokens.is_some_and(|limit| packet.len() as u64 > limit);
-    // Exact counts are kept per chunk under db/: a packet whose lines were counted before
-    // needs no vocabulary.
-    let mut counts = exact.then(|| Counts::load(ctx, tokenizer));
+/// Counts every part (exactly with `tokenizer`, else by bytes, an upper bound) and `whole`, the
+/// packet with every part, and drops parts
+/// by rank until the packet fits `budget_tokens`: first by the parts' counts, then checked on
+/// the whole text. Exact counts are kept per chunk under db/, so a packet whose lines were
+/// counted before needs no vocabulary.
+fn fit_to_budget(
+    ctx: &ContextDir,
+    asm: &mut Assembly,
+    whole: String,
+    budget_tokens: Option<u64>,
+    tokenizer: Option<remaind_tokens::TokenizerName>,
+) -> Fitted {
+    let mut counts = tokenizer.map(|t| Counts::load(ctx, t));
     let mut count = |text: &str| match counts.as_mut() {
         Some(c) => c.count(text),
         None => text.len() as u64,
     };
+    let mut tail_tokens = 0;
     for u in &mut asm.units {
         u.tokens = count(&u.text);
         if matches!(u.what, UnitKind::Event(_)) {
             tail_tokens += u.tokens;
         }
     }
-
-    // Apply the budget: drop by rank using per-part counts, then verify on the whole text.
     let mut order: Vec<usize> = (0..asm.units.len()).collect();
     order.sort_by_key(|&i| asm.units[i].rank);
     let mut next_drop = 0;
+    let mut packet = whole;
     let mut tokens = count(&packet);
     let mut over_budget = false;
     if let Some(limit) = budget_tokens {
@@ -1109,9 +1226,17 @@ pub(crate) fn build_counting(
     if let Some(c) = &counts {
         c.save(ctx);
     }
+    Fitted {
+        packet,
+        tokens,
+        over_budget,
+        tail_tokens,
+    }
+}
 
+fn dropped_parts(units: &[Unit]) -> Dropped {
     let mut dropped = Dropped::default();
-    for u in asm.units.iter().filter(|u| !u.kept) {
+    for u in units.iter().filter(|u| !u.kept) {
         match u.what {
             UnitKind::Handover => dropped.handover = true,
             UnitKind::Memory => dropped.memory = true,
@@ -1123,9 +1248,19 @@ pub(crate) fn build_counting(
         }
     }
     dropped.events.sort();
+    dropped
+}
 
-    // The gate.
-    if let Some(ended) = &turn_ended {
+/// The gate's reasons about the step and the instruction, after the ones found reading.
+fn gate_reasons(
+    reasons: &mut Vec<Reason>,
+    inp: &Inputs,
+    packet: &str,
+    instruction: Option<&LatestInstruction>,
+    turn_ended: Option<&EndedTurn>,
+    has_step: bool,
+) {
+    if let Some(ended) = turn_ended {
         reasons.push(Reason {
             code: ReasonCode::NoNextStep,
             message: format!(
@@ -1135,14 +1270,14 @@ pub(crate) fn build_counting(
             ),
             events: ended.event.into_iter().collect(),
         });
-    } else if step.is_none() {
+    } else if !has_step {
         reasons.push(Reason {
             code: ReasonCode::NoNextStep,
             message: "there is no next step: the state names none (or a later event resolved it) and no active next_step event follows it; log one with `remaind log --kind next_step`".to_owned(),
             events: Vec::new(),
         });
     }
-    match &instruction {
+    match instruction {
         Some(i) if packet.contains(&instruction_block(i)) => {}
         Some(i) => reasons.push(Reason {
             code: ReasonCode::InstructionNotInPacket,
@@ -1161,42 +1296,18 @@ pub(crate) fn build_counting(
             events: Vec::new(),
         }),
     }
-    let last_compaction = inp
-        .tail
+}
+
+/// Validation events (rejected candidates) since the tail's last compaction.
+fn rejected_since_compaction(tail: &[Event]) -> u64 {
+    let last_compaction = tail
         .iter()
         .rposition(|e| e.kind == Kind::Compaction)
         .map_or(0, |i| i + 1);
-    let rejected = inp.tail[last_compaction..]
+    tail[last_compaction..]
         .iter()
         .filter(|e| e.kind == Kind::Validation)
-        .count() as u64;
-    let confidence = Confidence::compute(&ConfidenceInputs {
-        has_state: inp.state.is_some(),
-        tail_tokens,
-        window: thresholds.context_window,
-        rejected_compactions: rejected,
-        dropped_events: dropped.events.len() as u64,
-        conflict,
-    });
-    let gate = Gate::decide(reasons, confidence, next_tool);
-    debug_assert!(!dropped.any() || budget_tokens.is_some());
-
-    Ok(Resume {
-        packet,
-        tokens,
-        budget: budget_tokens,
-        over_budget,
-        tokenizer: tokenizer.as_str().to_owned(),
-        window: thresholds.context_window,
-        head_seq: inp.head,
-        through_seq: through,
-        tail_events: inp.tail.len() as u64,
-        latest_instruction: instruction,
-        next_step: step,
-        turn_ended,
-        dropped,
-        gate,
-    })
+        .count() as u64
 }
 
 /// Builds the packet, writes it to `active/resume_packet.md` through the history store
