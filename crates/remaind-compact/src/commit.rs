@@ -282,11 +282,112 @@ fn commit(
 ) -> Result<Outcome> {
     let prior_files = read_prior_files(store)?;
     let prior = prior_files.as_ref().map(|f| &f.state);
+    let Tail {
+        after,
+        through,
+        events: tail,
+        log_digest,
+    } = read_tail(ledger, store, prior, opts.through_seq)?;
+    let builtin = matches!(producer, Producer::Builtin);
+    let (label, extra, proposed) = match producer {
+        Producer::Builtin => {
+            let lookup = |id: EventId| ledger.get_id(id).ok().flatten();
+            let cand = builtin::fold_and_render(
+                prior,
+                &tail,
+                lookup,
+                through,
+                &log_digest,
+                Timestamp::now(),
+            );
+            (builtin::BUILTIN_LABEL.to_owned(), Map::new(), Ok(cand))
+        }
+        Producer::External { proposal, propose } => {
+            let input = CompactorInput::new(prior, &tail, through, &log_digest);
+            (proposal.label, proposal.data, propose(&input))
+        }
+    };
+    let mut state_bytes: Option<(Vec<u8>, String)> = None;
+    let (verdict, candidate) = match proposed {
+        Ok(mut cand) => {
+            if !builtin {
+                cand.state.compactor = label.clone();
+                // A candidate is outside text like an event: it is redacted before it is
+                // validated, so no secret it carries reaches state.json, handover.md or history.
+                redact_candidate(ledger, &mut cand);
+            }
+            let view = View {
+                ledger,
+                tail: &tail,
+                after,
+            };
+            let (verdict, bytes) = check_candidate(&view, prior_files.as_ref(), &mut cand)?;
+            state_bytes = Some(bytes);
+            (verdict, Some(cand))
+        }
+        Err(rejection) => (unreadable(&rejection), None),
+    };
+    // An external candidate says itself which prefix it covers.
+    let through = candidate.as_ref().map_or(through, |c| c.state.through_seq);
+    let mut outcome = Outcome {
+        verdict,
+        candidate,
+        written: false,
+        event_id: None,
+        through_seq: through,
+        tail_events: tail.len(),
+        memory_proposed: Vec::new(),
+        quarantined: Vec::new(),
+    };
+    if opts.dry_run {
+        return Ok(outcome);
+    }
+    let accepted = outcome.verdict.accepted;
+    match (outcome.candidate.take(), state_bytes) {
+        (Some(cand), Some(bytes)) if accepted => {
+            let written = Accepted {
+                cand: &cand,
+                state_bytes: bytes,
+                extra: &extra,
+                tail_events: tail.len(),
+            };
+            record_accepted(ledger, store, prior_files.as_ref(), written, &mut outcome)?;
+            outcome.candidate = Some(cand);
+        }
+        (cand, _) => {
+            outcome.candidate = cand;
+            let mut event = validation_event(&outcome.verdict, through, &label);
+            merge_data(&mut event, &extra);
+            outcome.event_id = Some(
+                ledger
+                    .append_system(event)
+                    .map_err(|e| ledger_err(ledger, "cannot append the validation event", e))?,
+            );
+        }
+    }
+    Ok(outcome)
+}
+
+/// The part of the ledger a compaction covers: after the prior's `through_seq` up to the
+/// requested one (the head by default), and the chain hash there.
+struct Tail {
+    after: u64,
+    through: u64,
+    events: Vec<Event>,
+    log_digest: String,
+}
+
+fn read_tail(
+    ledger: &Ledger,
+    store: &HistoryStore,
+    prior: Option<&State>,
+    through_seq: Option<u64>,
+) -> Result<Tail> {
     let (head, _) = ledger
         .head()
         .map_err(|e| ledger_err(ledger, "cannot read the head", e))?;
     let after = prior.map_or(0, |p| p.through_seq);
-    let through = opts.through_seq.unwrap_or(head);
+    let through = through_seq.unwrap_or(head);
     if through > head {
         return Err(Error::InvalidInput {
             field: "through_seq",
@@ -319,146 +420,120 @@ fn commit(
             reason: format!("seq {through} is not in the ledger"),
         })?;
 
-    let builtin = matches!(producer, Producer::Builtin);
-    let (label, extra, proposed) = match producer {
-        Producer::Builtin => {
-            let lookup = |id: EventId| ledger.get_id(id).ok().flatten();
-            let cand = builtin::fold_and_render(
-                prior,
-                &tail,
-                lookup,
-                through,
-                &log_digest,
-                Timestamp::now(),
-            );
-            (builtin::BUILTIN_LABEL.to_owned(), Map::new(), Ok(cand))
-        }
-        Producer::External { proposal, propose } => {
-            let input = CompactorInput::new(prior, &tail, through, &log_digest);
-            (proposal.label, proposal.data, propose(&input))
-        }
-    };
+    Ok(Tail {
+        after,
+        through,
+        events: tail,
+        log_digest,
+    })
+}
 
-    let mut state_bytes: Option<(Vec<u8>, String)> = None;
-    let (verdict, candidate) = match proposed {
-        Ok(mut cand) => {
-            if !builtin {
-                cand.state.compactor = label.clone();
-                // A candidate is outside text like an event: it is redacted before it is
-                // validated, so no secret it carries reaches state.json, handover.md or history.
-                redact_candidate(ledger, &mut cand);
-            }
-            // The checks ignore the binding line, so the handover body is validated while the
-            // state bytes written on acceptance are serialized and hashed (once) beside it.
-            let body = handover::body_after_binding(&cand.handover);
-            let state = &cand.state;
-            let (serialized, verdict) = std::thread::scope(|scope| {
-                let serializing = scope.spawn(|| {
-                    let bytes = state.to_canonical_bytes();
-                    let sha = sha256_hex(&bytes);
-                    (bytes, sha)
-                });
-                let prior = prior_files.as_ref().map(|f| match &f.handover {
-                    Some(handover) => Prior::with_handover(&f.state, &f.state_bytes, handover),
-                    None => Prior::new(&f.state),
-                });
-                let view = View {
-                    ledger,
-                    tail: &tail,
-                    after,
-                };
-                let verdict = remaind_validate::validate_typed(&view, prior.as_ref(), state, &body);
-                let serialized = serializing
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (serialized, verdict)
-            });
-            let verdict = verdict.map_err(|e| Error::Ledger {
-                path: ledger.log_path().to_owned(),
-                action: "cannot validate",
-                source: Box::new(e),
-            })?;
-            let (bytes, state_sha256) = serialized;
-            let binding = Binding {
-                state_sha256,
-                through_seq: cand.state.through_seq,
+/// Validates a candidate and binds its handover to the state's bytes. Returns the verdict and
+/// the canonical state bytes with their SHA-256.
+fn check_candidate(
+    view: &View<'_>,
+    prior_files: Option<&PriorFiles>,
+    cand: &mut Candidate,
+) -> Result<(Verdict, (Vec<u8>, String))> {
+    // The checks ignore the binding line, so the handover body is validated while the
+    // state bytes written on acceptance are serialized and hashed (once) beside it.
+    let body = handover::body_after_binding(&cand.handover);
+    let state = &cand.state;
+    let (serialized, verdict) = std::thread::scope(|scope| {
+        let serializing = scope.spawn(|| {
+            let bytes = state.to_canonical_bytes();
+            let sha = sha256_hex(&bytes);
+            (bytes, sha)
+        });
+        let prior = prior_files.map(|f| match &f.handover {
+            Some(handover) => Prior::with_handover(&f.state, &f.state_bytes, handover),
+            None => Prior::new(&f.state),
+        });
+        let verdict = remaind_validate::validate_typed(view, prior.as_ref(), state, &body);
+        let serialized = serializing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (serialized, verdict)
+    });
+    let verdict = verdict.map_err(|e| Error::Ledger {
+        path: view.ledger.log_path().to_owned(),
+        action: "cannot validate",
+        source: Box::new(e),
+    })?;
+    let (bytes, state_sha256) = serialized;
+    let binding = Binding {
+        state_sha256,
+        through_seq: cand.state.through_seq,
+    };
+    cand.handover = handover::bind_to(&binding, &body);
+    Ok((verdict, (bytes, binding.state_sha256)))
+}
+
+/// An accepted candidate about to be recorded and written.
+struct Accepted<'c> {
+    cand: &'c Candidate,
+    /// The canonical state bytes and their SHA-256.
+    state_bytes: (Vec<u8>, String),
+    /// What the compactor added to the event's data.
+    extra: &'c Map<String, Value>,
+    tail_events: usize,
+}
+
+/// Records the accepted pair in a `compaction` event, then writes it.
+fn record_accepted(
+    ledger: &Ledger,
+    store: &HistoryStore,
+    prior_files: Option<&PriorFiles>,
+    accepted: Accepted<'_>,
+    outcome: &mut Outcome,
+) -> Result<()> {
+    let Accepted {
+        cand,
+        state_bytes: (state_bytes, state_sha256),
+        extra,
+        tail_events,
+    } = accepted;
+    let prior = prior_files.map(|f| &f.state);
+    // The continuity flush comes before the compaction: what held across it is in
+    // visible memory proposals, not only in a summary.
+    outcome.memory_proposed = continuity_flush(ledger, prior, &cand.state)?;
+    // The event that records the new pair comes first: at every instant, for every
+    // reader and after any crash, the pair in place is one the ledger recorded (the
+    // old one until the unit below lands, the new one after). If the files then
+    // cannot be written, they stay as they were and the event names a pair that
+    // never landed, which no reader takes for the current one.
+    let mut event = compaction_event(&cand.state, &state_sha256, &cand.handover, tail_events);
+    merge_data(&mut event, extra);
+    let edited = edited_files(ledger, prior_files)?;
+    outcome.quarantined = edited.iter().map(|(file, _)| *file).collect();
+    let edited: Map<String, Value> = edited
+        .into_iter()
+        .map(|(file, sha)| {
+            let key = if file == STATE_FILE {
+                EDITED_STATE_KEY
+            } else {
+                EDITED_HANDOVER_KEY
             };
-            cand.handover = handover::bind_to(&binding, &body);
-            state_bytes = Some((bytes, binding.state_sha256));
-            (verdict, Some(cand))
-        }
-        Err(rejection) => (unreadable(&rejection), None),
-    };
-
-    // An external candidate says itself which prefix it covers.
-    let through = candidate.as_ref().map_or(through, |c| c.state.through_seq);
-    let mut outcome = Outcome {
-        verdict,
-        candidate,
-        written: false,
-        event_id: None,
-        through_seq: through,
-        tail_events: tail.len(),
-        memory_proposed: Vec::new(),
-        quarantined: Vec::new(),
-    };
-    if opts.dry_run {
-        return Ok(outcome);
-    }
-    match (&outcome.candidate, outcome.verdict.accepted, state_bytes) {
-        (Some(cand), true, Some((state_bytes, state_sha256))) => {
-            // The continuity flush comes before the compaction: what held across it is in
-            // visible memory proposals, not only in a summary.
-            outcome.memory_proposed = continuity_flush(ledger, prior, &cand.state)?;
-            // The event that records the new pair comes first: at every instant, for every
-            // reader and after any crash, the pair in place is one the ledger recorded (the
-            // old one until the unit below lands, the new one after). If the files then
-            // cannot be written, they stay as they were and the event names a pair that
-            // never landed, which no reader takes for the current one.
-            let mut event =
-                compaction_event(&cand.state, &state_sha256, &cand.handover, tail.len());
-            merge_data(&mut event, &extra);
-            let edited = edited_files(ledger, prior_files.as_ref())?;
-            outcome.quarantined = edited.iter().map(|(file, _)| *file).collect();
-            let edited: Map<String, Value> = edited
-                .into_iter()
-                .map(|(file, sha)| {
-                    let key = if file == STATE_FILE {
-                        EDITED_STATE_KEY
-                    } else {
-                        EDITED_HANDOVER_KEY
-                    };
-                    (key.to_owned(), Value::String(sha))
-                })
-                .collect();
-            merge_data(&mut event, &edited);
-            let id = ledger
-                .append_system(event)
-                .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?;
-            outcome.event_id = Some(id);
-            store
-                .write_all(&[
-                    (STATE_FILE, &state_bytes[..]),
-                    (HANDOVER_FILE, cand.handover.as_bytes()),
-                ])
-                .map_err(|e| Error::Store {
-                    path: store.root().to_owned(),
-                    action: "cannot write state.json and handover.md in",
-                    source: Box::new(e),
-                })?;
-            outcome.written = true;
-        }
-        _ => {
-            let mut event = validation_event(&outcome.verdict, through, &label);
-            merge_data(&mut event, &extra);
-            outcome.event_id = Some(
-                ledger
-                    .append_system(event)
-                    .map_err(|e| ledger_err(ledger, "cannot append the validation event", e))?,
-            );
-        }
-    }
-    Ok(outcome)
+            (key.to_owned(), Value::String(sha))
+        })
+        .collect();
+    merge_data(&mut event, &edited);
+    let id = ledger
+        .append_system(event)
+        .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?;
+    outcome.event_id = Some(id);
+    store
+        .write_all(&[
+            (STATE_FILE, &state_bytes[..]),
+            (HANDOVER_FILE, cand.handover.as_bytes()),
+        ])
+        .map_err(|e| Error::Store {
+            path: store.root().to_owned(),
+            action: "cannot write state.json and handover.md in",
+            source: Box::new(e),
+        })?;
+    outcome.written = true;
+    Ok(())
 }
 
 /// The compaction event's record of an edited `state.json` it replaced (its SHA-256).
