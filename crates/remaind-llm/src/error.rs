@@ -41,6 +41,9 @@ pub enum Error {
         /// What happened, e.g. `timed out after 180.0s and was killed`.
         reason: String,
     },
+    /// The ledger's head could not be read.
+    #[error("cannot read the ledger's head")]
+    Ledger(#[from] remaind_ledger::Error),
     /// The commit path failed (ledger or store I/O, a bad `through_seq`).
     #[error("cannot compact")]
     Compact(#[from] remaind_compact::Error),

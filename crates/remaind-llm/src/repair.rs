@@ -101,99 +101,48 @@ pub fn compact_llm(
     let preset = options.preset;
     backend::preflight(config, preset).map_err(|e| call_error(preset, 1, e))?;
     let model = config.model(preset).map(str::to_owned);
-    let label = {
-        let raw = match &model {
-            Some(m) => format!("llm:{preset}:{m}"),
-            None => format!("llm:{preset}"),
-        };
-        ledger.redactor().redact_str(&raw).0.into_owned()
+    // The label names the model as configured, through the project's rules.
+    let label = match &model {
+        Some(m) => format!("llm:{preset}:{m}"),
+        None => format!("llm:{preset}"),
     };
+    let label = ledger.redactor().redact_str(&label).0.into_owned();
     // Every round compacts the same prefix: the events appended meanwhile (this loop's own
     // `validation` events included) wait for the next compaction.
-    let (head, _) = ledger.head().map_err(|e| {
-        Error::Compact(remaind_compact::Error::Ledger {
-            path: ledger.log_path().to_owned(),
-            action: "cannot read the head",
-            source: Box::new(e),
-        })
-    })?;
+    let (head, _) = ledger.head()?;
     let prior_through = remaind_compact::read_prior(store)?.map_or(0, |p| p.through_seq);
-    let through = Options {
-        dry_run: true,
-        through_seq: Some(head),
-    };
     let mut rounds: Vec<Round> = Vec::new();
     let mut tokens = Tokens::default();
     // The last rejected candidate as the model wrote it (redacted), with its failures.
     let mut rejected: Option<(Value, Vec<Failure>)> = None;
-
     for round in 1..=config.max_rounds {
         if head == prior_through {
             break; // nothing new: the model has nothing to read
         }
-        let mut timeout = config.timeout(preset);
-        if let Some(limit) = options.time_limit {
-            let left = limit
-                .saturating_sub(started.elapsed())
-                .saturating_sub(RESERVE);
-            if left < MIN_ROUND {
-                break;
-            }
-            timeout = timeout.min(left);
-        }
+        let Some(timeout) = round_timeout(config, options, started) else {
+            break;
+        };
         let round_started = Instant::now();
         let mut asked: Option<std::result::Result<(Answer, Value), CallError>> = None;
+        let call = Call {
+            config,
+            preset,
+            timeout,
+        };
         let judged = remaind_compact::compact_with(
             ledger,
             store,
             Proposal::new(label.clone()),
-            |input: &CompactorInput| {
-                let text = match &rejected {
-                    None => prompt::build(input),
-                    Some((value, failures)) => prompt::build_repair(input, value, failures),
-                };
-                let text = ledger.redactor().redact_str(&text).0.into_owned();
-                let answer = match backend::ask(config, preset, &text, timeout) {
-                    Ok(answer) => answer,
-                    Err(e) => {
-                        // A failing CLI or endpoint may quote the model's or server's output:
-                        // it reaches stderr only through the project's rules.
-                        let redact = |t: String| ledger.redactor().redact_str(&t).0.into_owned();
-                        asked = Some(Err(match e {
-                            CallError::Failed(reason) => CallError::Failed(redact(reason)),
-                            CallError::Setting { setting, reason } => CallError::Setting {
-                                setting,
-                                reason: redact(reason),
-                            },
-                        }));
-                        return Err(Rejection::new("the model gave no answer"));
-                    }
-                };
-                let mut value = match parse_answer(&answer.text) {
-                    Ok(value) => value,
-                    Err(reason) => {
-                        let reason = ledger.redactor().redact_str(&reason).0.into_owned();
-                        asked = Some(Err(CallError::Failed(reason)));
-                        return Err(Rejection::new("the model's answer is not JSON"));
-                    }
-                };
-                ledger.redactor().redact_json(&mut value);
-                let candidate = candidate_from_value(value.clone());
-                asked = Some(Ok((answer, value)));
-                candidate
+            |input: &CompactorInput| ask_model(ledger, &call, rejected.as_ref(), input, &mut asked),
+            Options {
+                dry_run: true,
+                through_seq: Some(head),
             },
-            through.clone(),
         )?;
         let (answer, value) = match asked {
             Some(Ok(pair)) => pair,
             Some(Err(e)) => return Err(call_error(preset, round, e)),
-            None => {
-                return Err(Error::Model {
-                    preset: preset.as_str(),
-                    round,
-                    reason: "the compaction input could not be prepared".to_owned(),
-                });
-            }
+            None => return Err(unprepared(preset, round)),
         };
         tokens += answer.tokens;
         // Record the verdict through the same commit path: this run writes (accepted) or
@@ -210,21 +159,11 @@ pub fn compact_llm(
         let outcome = if options.dry_run {
             judged
         } else {
-            let candidate = judged.candidate.clone();
             let proposal = Proposal {
                 label: label.clone(),
                 data,
             };
-            remaind_compact::compact_with(
-                ledger,
-                store,
-                proposal,
-                |_: &CompactorInput| replay(candidate, &judged),
-                Options {
-                    dry_run: false,
-                    through_seq: Some(head),
-                },
-            )?
+            record_verdict(ledger, store, proposal, judged, head)?
         };
         let accepted = outcome.verdict.accepted;
         rounds.push(Round {
@@ -248,7 +187,7 @@ pub fn compact_llm(
         }
         rejected = Some((value, outcome.verdict.failures));
     }
-
+    // No round was accepted (or there was nothing new): the built-in compactor's candidate.
     let outcome = remaind_compact::compact(
         ledger,
         store,
@@ -267,6 +206,108 @@ pub fn compact_llm(
         seconds: started.elapsed().as_secs_f64(),
         tokens,
     })
+}
+
+/// A round whose compactor was never called: the input could not be prepared.
+fn unprepared(preset: Preset, round: u32) -> Error {
+    Error::Model {
+        preset: preset.as_str(),
+        round,
+        reason: "the compaction input could not be prepared".to_owned(),
+    }
+}
+
+/// The time a round may take: the preset's timeout, within what is left of the caller's
+/// limit; `None` when too little is left for another round.
+fn round_timeout(config: &Config, options: &LlmOptions, started: Instant) -> Option<Duration> {
+    let timeout = config.timeout(options.preset);
+    let Some(limit) = options.time_limit else {
+        return Some(timeout);
+    };
+    let left = limit
+        .saturating_sub(started.elapsed())
+        .saturating_sub(RESERVE);
+    (left >= MIN_ROUND).then(|| timeout.min(left))
+}
+
+/// How one round calls the model.
+struct Call<'c> {
+    config: &'c Config,
+    preset: Preset,
+    timeout: Duration,
+}
+
+/// One round's model call, as the compactor of a dry run: the prompt (a repair prompt with the
+/// failures after a rejection), redacted before it is sent, and the answer parsed and
+/// redacted. `asked` keeps what the model said, or why the call failed.
+fn ask_model(
+    ledger: &Ledger,
+    call: &Call<'_>,
+    rejected: Option<&(Value, Vec<Failure>)>,
+    input: &CompactorInput,
+    asked: &mut Option<std::result::Result<(Answer, Value), CallError>>,
+) -> std::result::Result<Candidate, Rejection> {
+    let Call {
+        config,
+        preset,
+        timeout,
+    } = *call;
+    let text = match rejected {
+        None => prompt::build(input),
+        Some((value, failures)) => prompt::build_repair(input, value, failures),
+    };
+    let text = ledger.redactor().redact_str(&text).0.into_owned();
+    let answer = match backend::ask(config, preset, &text, timeout) {
+        Ok(answer) => answer,
+        Err(e) => {
+            // A failing CLI or endpoint may quote the model's or server's output:
+            // it reaches stderr only through the project's rules.
+            let redact = |t: String| ledger.redactor().redact_str(&t).0.into_owned();
+            *asked = Some(Err(match e {
+                CallError::Failed(reason) => CallError::Failed(redact(reason)),
+                CallError::Setting { setting, reason } => CallError::Setting {
+                    setting,
+                    reason: redact(reason),
+                },
+            }));
+            return Err(Rejection::new("the model gave no answer"));
+        }
+    };
+    let mut value = match parse_answer(&answer.text) {
+        Ok(value) => value,
+        Err(reason) => {
+            let reason = ledger.redactor().redact_str(&reason).0.into_owned();
+            *asked = Some(Err(CallError::Failed(reason)));
+            return Err(Rejection::new("the model's answer is not JSON"));
+        }
+    };
+    ledger.redactor().redact_json(&mut value);
+    let candidate = candidate_from_value(value.clone());
+    *asked = Some(Ok((answer, value)));
+    candidate
+}
+
+/// Records a round's verdict through the same commit path as any compaction: the judged
+/// candidate is written (accepted) or its `validation` event appended (rejected), with the
+/// round's figures in `proposal`.
+fn record_verdict(
+    ledger: &Ledger,
+    store: &HistoryStore,
+    proposal: Proposal,
+    judged: remaind_compact::Outcome,
+    head: u64,
+) -> Result<remaind_compact::Outcome> {
+    let candidate = judged.candidate.clone();
+    Ok(remaind_compact::compact_with(
+        ledger,
+        store,
+        proposal,
+        |_: &CompactorInput| replay(candidate, &judged),
+        Options {
+            dry_run: false,
+            through_seq: Some(head),
+        },
+    )?)
 }
 
 /// The candidate judged in the dry run, handed back for the committing run (a candidate
