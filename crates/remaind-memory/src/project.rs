@@ -83,167 +83,208 @@ const NOT_CURRENT: &str = " (no longer current)";
 /// Folds `actions` (oldest first) into proposals, the archive and `MEMORY.md`; `status`
 /// tells whether a cited event still stands.
 pub(crate) fn project(actions: &[Action], status: &dyn Fn(EventId) -> EventStatus) -> Projection {
-    let mut order: Vec<String> = Vec::new();
-    let mut by_id: HashMap<String, Proposal> = HashMap::new();
-    let mut archive = Vec::new();
-    let mut base: Option<String> = None;
-    // Accepted memories rendered after the base, in acceptance order.
-    let mut accepted: Vec<String> = Vec::new();
-    let mut loops: Vec<Loop> = Vec::new();
-    let mut loop_at: HashMap<String, usize> = HashMap::new();
-    // The events that resolve others: when, and what they said.
-    let mut closers: HashMap<EventId, (String, String)> = HashMap::new();
+    let mut fold = Fold::default();
     for a in actions {
         if let Some(kind) = a.verb.strip_prefix("loop:") {
-            let i = *loop_at.entry(a.id.clone()).or_insert_with(|| {
-                loops.push(Loop {
-                    id: a.id.clone(),
-                    title: a.title.clone(),
-                    kind: kind.to_owned(),
-                    text: String::new(),
-                    events: Vec::new(),
-                });
-                loops.len() - 1
-            });
-            loops[i].text = a.text.clone();
-            loops[i].kind = kind.to_owned();
-            loops[i].events.push((a.event, a.ts.clone()));
-            continue;
-        }
-        if a.verb == "closes" {
-            closers.insert(a.event, (a.ts.clone(), first_line(&a.text)));
+            fold.loop_action(kind, a);
             continue;
         }
         match a.verb.as_str() {
-            "hand_edit" => {
-                base = Some(a.text.clone());
-                accepted.clear();
-                for p in by_id.values_mut() {
-                    // What the person kept is in the base now, as they wrote it.
-                    if p.status == Status::Accepted {
-                        p.events.push(a.event);
-                        if let Some(body) = section_body(&a.text, &p.id) {
-                            p.text = body;
-                        }
-                    }
-                }
+            "closes" => {
+                fold.closers
+                    .insert(a.event, (a.ts.clone(), first_line(&a.text)));
             }
+            "hand_edit" => fold.hand_edit(a),
             // A suggestion (a runtime's summary) proposes, or refreshes a proposal still
             // under review; a memory a person already decided on is left alone.
             "suggest"
-                if by_id
+                if fold
+                    .by_id
                     .get(&a.id)
                     .is_some_and(|p| p.status != Status::Proposed) => {}
-            "propose" | "suggest" => {
-                let p = by_id.entry(a.id.clone()).or_insert_with(|| {
-                    order.push(a.id.clone());
-                    Proposal {
-                        id: a.id.clone(),
-                        title: a.title.clone(),
-                        text: String::new(),
-                        status: Status::Proposed,
-                        events: Vec::new(),
-                        cites: Vec::new(),
-                        contradicted_by: None,
-                    }
-                });
-                p.text = a.text.clone();
-                p.title = a.title.clone();
-                p.cites = a.cites.clone();
-                p.status = Status::Proposed;
-                p.events.push(a.event);
-                accepted.retain(|id| id != &a.id);
-            }
-            "edit" => {
-                let Some(p) = by_id.get_mut(&a.id) else {
-                    continue;
-                };
-                if p.status == Status::Rejected {
-                    continue;
-                }
-                p.text = a.text.clone();
-                p.events.push(a.event);
-                archive.push(archive_entry(p, "edit", a));
-                if p.status == Status::Accepted && !accepted.contains(&a.id) {
-                    // Accepted before the last hand edit: its section is in the base.
-                    let replaced = base
-                        .as_deref()
-                        .and_then(|b| replace_section(b, &p.id, &section(p)));
-                    match replaced {
-                        Some(b) => base = Some(b),
-                        None => accepted.push(a.id.clone()),
-                    }
-                }
-            }
-            verb @ ("accept" | "reject") => {
-                let Some(p) = by_id.get_mut(&a.id) else {
-                    continue;
-                };
-                p.status = if verb == "accept" {
-                    Status::Accepted
-                } else {
-                    Status::Rejected
-                };
-                p.events.push(a.event);
-                if verb == "accept" {
-                    accepted.push(a.id.clone());
-                }
-                archive.push(archive_entry(p, verb, a));
-            }
+            "propose" | "suggest" => fold.propose(a),
+            "edit" => fold.edit(a),
+            verb @ ("accept" | "reject") => fold.decide(verb, a),
             _ => {}
         }
     }
-    let mut proposals: Vec<Proposal> = order
-        .iter()
-        .filter_map(|id| by_id.get(id).cloned())
-        .collect();
-    for p in &mut proposals {
-        p.contradicted_by = p.cites.iter().find_map(|&c| by_of(status(c)));
+    fold.finish(status)
+}
+
+/// The projection so far, action by action.
+#[derive(Default)]
+struct Fold {
+    /// Proposal ids in the order first proposed.
+    order: Vec<String>,
+    by_id: HashMap<String, Proposal>,
+    archive: Vec<(String, String)>,
+    /// The last hand edit of MEMORY.md, if any.
+    base: Option<String>,
+    /// Accepted memories rendered after the base, in acceptance order.
+    accepted: Vec<String>,
+    loops: Vec<Loop>,
+    loop_at: HashMap<String, usize>,
+    /// The events that resolve others: when, and what they said.
+    closers: HashMap<EventId, (String, String)>,
+}
+
+impl Fold {
+    fn loop_action(&mut self, kind: &str, a: &Action) {
+        let loops = &mut self.loops;
+        let i = *self.loop_at.entry(a.id.clone()).or_insert_with(|| {
+            loops.push(Loop {
+                id: a.id.clone(),
+                title: a.title.clone(),
+                kind: kind.to_owned(),
+                text: String::new(),
+                events: Vec::new(),
+            });
+            loops.len() - 1
+        });
+        let l = &mut self.loops[i];
+        l.text = a.text.clone();
+        l.kind = kind.to_owned();
+        l.events.push((a.event, a.ts.clone()));
     }
-    let mut md = base.unwrap_or_else(|| EMPTY_MEMORY_MD.to_owned());
-    for id in &accepted {
-        if let Some(p) = by_id.get(id).filter(|p| p.status == Status::Accepted) {
-            if !md.ends_with('\n') {
-                md.push('\n');
+
+    fn hand_edit(&mut self, a: &Action) {
+        self.base = Some(a.text.clone());
+        self.accepted.clear();
+        for p in self.by_id.values_mut() {
+            // What the person kept is in the base now, as they wrote it.
+            if p.status == Status::Accepted {
+                p.events.push(a.event);
+                if let Some(body) = section_body(&a.text, &p.id) {
+                    p.text = body;
+                }
             }
-            md.push('\n');
-            md.push_str(&section(p));
         }
     }
-    let memory_md = mark_contradicted(&md, &mut |id| Some(status(id)));
-    let mut loop_files = Vec::new();
-    for l in &loops {
-        let open: Vec<EventId> = l
-            .events
+
+    fn propose(&mut self, a: &Action) {
+        let order = &mut self.order;
+        let p = self.by_id.entry(a.id.clone()).or_insert_with(|| {
+            order.push(a.id.clone());
+            Proposal {
+                id: a.id.clone(),
+                title: a.title.clone(),
+                text: String::new(),
+                status: Status::Proposed,
+                events: Vec::new(),
+                cites: Vec::new(),
+                contradicted_by: None,
+            }
+        });
+        p.text = a.text.clone();
+        p.title = a.title.clone();
+        p.cites = a.cites.clone();
+        p.status = Status::Proposed;
+        p.events.push(a.event);
+        self.accepted.retain(|id| id != &a.id);
+    }
+
+    fn edit(&mut self, a: &Action) {
+        let Some(p) = self.by_id.get_mut(&a.id) else {
+            return;
+        };
+        if p.status == Status::Rejected {
+            return;
+        }
+        p.text = a.text.clone();
+        p.events.push(a.event);
+        self.archive.push(archive_entry(p, "edit", a));
+        if p.status == Status::Accepted && !self.accepted.contains(&a.id) {
+            // Accepted before the last hand edit: its section is in the base.
+            let replaced = self
+                .base
+                .as_deref()
+                .and_then(|b| replace_section(b, &p.id, &section(p)));
+            match replaced {
+                Some(b) => self.base = Some(b),
+                None => self.accepted.push(a.id.clone()),
+            }
+        }
+    }
+
+    fn decide(&mut self, verb: &str, a: &Action) {
+        let Some(p) = self.by_id.get_mut(&a.id) else {
+            return;
+        };
+        p.status = if verb == "accept" {
+            Status::Accepted
+        } else {
+            Status::Rejected
+        };
+        p.events.push(a.event);
+        if verb == "accept" {
+            self.accepted.push(a.id.clone());
+        }
+        self.archive.push(archive_entry(p, verb, a));
+    }
+
+    fn finish(mut self, status: &dyn Fn(EventId) -> EventStatus) -> Projection {
+        let mut proposals: Vec<Proposal> = self
+            .order
             .iter()
-            .map(|(e, _)| *e)
-            .filter(|e| status(*e) == EventStatus::Current)
+            .filter_map(|id| self.by_id.get(id).cloned())
             .collect();
-        if !open.is_empty() {
-            loop_files.push((format!("{}.md", l.id), loop_file(l, &open)));
+        for p in &mut proposals {
+            p.contradicted_by = p.cites.iter().find_map(|&c| by_of(status(c)));
         }
-        // A resolved loop leaves its file for the archive; a superseded one was replaced.
-        for (e, _) in &l.events {
-            if let EventStatus::Resolved { by } = status(*e) {
-                let (at, said) = closers.get(&by).cloned().unwrap_or_default();
-                archive.push((
-                    format!("{}--{by}-resolve.md", l.id),
-                    format!(
-                        "---\nid: {}\ntitle: {}\naction: resolve\nloop: {e}\nevent: {by}\nat: {at}\n---\n\n{}\n\nResolved by {by}: {}\n",
-                        l.id,
-                        yaml_line(&l.title),
-                        l.text,
-                        said
-                    ),
-                ));
+        let mut md = self
+            .base
+            .take()
+            .unwrap_or_else(|| EMPTY_MEMORY_MD.to_owned());
+        for id in &self.accepted {
+            if let Some(p) = self.by_id.get(id).filter(|p| p.status == Status::Accepted) {
+                if !md.ends_with('\n') {
+                    md.push('\n');
+                }
+                md.push('\n');
+                md.push_str(&section(p));
             }
         }
+        let memory_md = mark_contradicted(&md, &mut |id| Some(status(id)));
+        let loops = self.loop_files(status);
+        Projection {
+            proposals,
+            archive: self.archive,
+            memory_md,
+            loops,
+        }
     }
-    Projection {
-        proposals,
-        archive,
-        memory_md,
-        loops: loop_files,
+
+    /// One file per loop still open; a resolved loop leaves its file for the archive, a
+    /// superseded one was replaced.
+    fn loop_files(&mut self, status: &dyn Fn(EventId) -> EventStatus) -> Vec<(String, String)> {
+        let mut files = Vec::new();
+        for l in &self.loops {
+            let open: Vec<EventId> = l
+                .events
+                .iter()
+                .map(|(e, _)| *e)
+                .filter(|e| status(*e) == EventStatus::Current)
+                .collect();
+            if !open.is_empty() {
+                files.push((format!("{}.md", l.id), loop_file(l, &open)));
+            }
+            for (e, _) in &l.events {
+                if let EventStatus::Resolved { by } = status(*e) {
+                    let (at, said) = self.closers.get(&by).cloned().unwrap_or_default();
+                    self.archive.push((
+                        format!("{}--{by}-resolve.md", l.id),
+                        format!(
+                            "---\nid: {}\ntitle: {}\naction: resolve\nloop: {e}\nevent: {by}\nat: {at}\n---\n\n{}\n\nResolved by {by}: {}\n",
+                            l.id,
+                            yaml_line(&l.title),
+                            l.text,
+                            said
+                        ),
+                    ));
+                }
+            }
+        }
+        files
     }
 }
 
