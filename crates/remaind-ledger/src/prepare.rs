@@ -12,7 +12,9 @@ use crate::config::Limits;
 use crate::error::{Error, Result};
 use crate::input::AppendRequest;
 use crate::schema;
-use remaind_events::{ArtifactRecord, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord};
+use remaind_events::{
+    ArtifactRecord, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord, Tool,
+};
 
 /// Content routed out of an event, not yet written to the store.
 #[derive(Debug)]
@@ -216,6 +218,87 @@ impl Routed {
 }
 
 impl Work<'_> {
+    /// The event's text, redacted, routed to an artifact when over the limit.
+    fn text(&mut self, t: String) -> String {
+        let t = self.string(t);
+        if !self.over(t.len()) {
+            return t;
+        }
+        let bytes = t.into_bytes();
+        let media = remaind_artifacts::sniff_media_type(&bytes);
+        self.route("text", bytes, media)
+    }
+
+    /// The event's data, redacted (all of it routed to an artifact when over the limit), and
+    /// its serialized text when kept inline.
+    fn data(
+        &mut self,
+        kind: Kind,
+        system: bool,
+        mut map: Map<String, Value>,
+    ) -> (Value, Option<Vec<u8>>) {
+        // The hashes and ids Remaind writes into its own events are bookkeeping, not user
+        // text: no rule, however broad (a `[0-9a-f]{64}` API-key shape, a UUID shape), may
+        // change them, or every later resume would find the state unrecorded and every
+        // printed memory id would name nothing.
+        let own = if system {
+            take_own_fields(kind, &mut map)
+        } else {
+            Vec::new()
+        };
+        let mut v = Value::Object(map);
+        let routed = self.value("data", &mut v);
+        if !own.is_empty() && matches!(routed, Routed::Kept(_)) {
+            // The kept text has nulls where the own values go: serialized again from `v`.
+            put_back_own_fields(&mut v, own);
+            return (v, None);
+        }
+        match routed {
+            Routed::Marker(m) => {
+                let mut obj = Map::new();
+                obj.insert("artifact".to_owned(), Value::String(m));
+                (Value::Object(obj), None)
+            }
+            Routed::Kept(text) => (v, text),
+        }
+    }
+
+    /// The tool's name, input and output, redacted; the output given as a file
+    /// (`output_bytes`) is redacted as bytes and kept inline only when small text.
+    fn tool(&mut self, t: Tool, output_bytes: Option<Vec<u8>>) -> ToolParts {
+        let name = self.string(t.name);
+        let mut input = t.input;
+        let input_text = self.value("tool.input", &mut input).text();
+        let mut output_text = None;
+        let mut output = t.output;
+        if let Some(raw) = output_bytes {
+            let (bytes, applied) = self.redactor.redact_bytes(&raw);
+            self.note(applied);
+            let inline = !self.over(bytes.len()) && !bytes.contains(&0);
+            let bytes = match String::from_utf8(bytes) {
+                Ok(s) if inline => {
+                    output = Value::String(s);
+                    None
+                }
+                Ok(s) => Some(s.into_bytes()),
+                Err(e) => Some(e.into_bytes()),
+            };
+            if let Some(bytes) = bytes {
+                let media = remaind_artifacts::sniff_media_type(&bytes);
+                output = Value::String(self.route("tool.output", bytes, media));
+            }
+        } else {
+            output_text = self.value("tool.output", &mut output).text();
+        }
+        ToolParts {
+            name,
+            input,
+            output,
+            input_text,
+            output_text,
+        }
+    }
+
     fn note(&mut self, applied: Vec<Applied>) {
         for a in applied {
             if !self
@@ -433,6 +516,44 @@ fn put_back_own_fields(v: &mut Value, own: Vec<(Vec<String>, Value)>) {
     }
 }
 
+/// A tool output given as a file needs a tool to belong to, and no inline output beside it.
+fn check_output_file(tool: Option<&Tool>) -> Result<()> {
+    match tool {
+        None => Err(Error::invalid(
+            "tool.name",
+            "is required with a tool output file; name the tool that produced it",
+        )),
+        Some(t) if !t.output.is_null() => Err(Error::invalid(
+            "tool.output",
+            "is given twice (inline and as a file); give one of them",
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// The stored line's body: the fast serialization when the line is surely valid, else the
+/// schema check and the generic one.
+fn line_body(line: &Line<'_>) -> Result<Vec<u8>> {
+    if !line.surely_valid() {
+        let value = line.to_value()?;
+        schema::check(&value).map_err(|(field, reason)| Error::invalid(field, reason))?;
+        return serialize_body(&value);
+    }
+    let body = line.body()?;
+    #[cfg(debug_assertions)]
+    {
+        // Tests hold the fast path to the schema and to the generic serialization.
+        let value = line.to_value()?;
+        assert_eq!(
+            schema::check(&value),
+            Ok(()),
+            "surely_valid accepted {value}"
+        );
+        assert_eq!(serialize_body(&value)?, body, "body() differs for {value}");
+    }
+    Ok(body)
+}
+
 /// Check, redact and route one event. `system` allows the bookkeeping kinds. `clean` says
 /// that no string of the event needs redacting (the caller checked the JSON text it was
 /// parsed from with [`Redactor::json_text_is_clean`]), so its strings are not scanned again.
@@ -449,21 +570,7 @@ pub(crate) fn prepare(
     } = req;
     let (kind, importance) = check_typed(&ev, system)?;
     if output_bytes.is_some() {
-        match &ev.tool {
-            None => {
-                return Err(Error::invalid(
-                    "tool.name",
-                    "is required with a tool output file; name the tool that produced it",
-                ));
-            }
-            Some(t) if !t.output.is_null() => {
-                return Err(Error::invalid(
-                    "tool.output",
-                    "is given twice (inline and as a file); give one of them",
-                ));
-            }
-            Some(_) => {}
-        }
+        check_output_file(ev.tool.as_ref())?;
     }
     let mut w = Work {
         redactor,
@@ -477,83 +584,15 @@ pub(crate) fn prepare(
     };
 
     let actor = ev.actor.map(|a| w.string(a));
-    let text = ev.text.map(|t| {
-        let t = w.string(t);
-        if w.over(t.len()) {
-            let bytes = t.into_bytes();
-            let media = remaind_artifacts::sniff_media_type(&bytes);
-            w.route("text", bytes, media)
-        } else {
-            t
-        }
-    });
-    let mut data_text = None;
-    let data = ev.data.map(|mut map| {
-        // The hashes and ids Remaind writes into its own events are bookkeeping, not user
-        // text: no rule, however broad (a `[0-9a-f]{64}` API-key shape, a UUID shape), may
-        // change them, or every later resume would find the state unrecorded and every
-        // printed memory id would name nothing.
-        let own = if system {
-            take_own_fields(kind, &mut map)
-        } else {
-            Vec::new()
-        };
-        let mut v = Value::Object(map);
-        let routed = w.value("data", &mut v);
-        if !own.is_empty() && matches!(routed, Routed::Kept(_)) {
-            // The kept text has nulls where the own values go: serialized again from `v`.
-            put_back_own_fields(&mut v, own);
-            return v;
-        }
-        match routed {
-            Routed::Marker(m) => {
-                let mut obj = Map::new();
-                obj.insert("artifact".to_owned(), Value::String(m));
-                Value::Object(obj)
-            }
-            Routed::Kept(text) => {
-                data_text = text;
-                v
-            }
-        }
-    });
-    let tool = match ev.tool {
-        None => None,
-        Some(t) => {
-            let name = w.string(t.name);
-            let mut input = t.input;
-            let input_text = w.value("tool.input", &mut input).text();
-            let mut output_text = None;
-            let mut output = t.output;
-            if let Some(raw) = output_bytes {
-                let (bytes, applied) = w.redactor.redact_bytes(&raw);
-                w.note(applied);
-                let inline = !w.over(bytes.len()) && !bytes.contains(&0);
-                output = match String::from_utf8(bytes) {
-                    Ok(s) if inline => Value::String(s),
-                    Ok(s) => {
-                        let bytes = s.into_bytes();
-                        let media = remaind_artifacts::sniff_media_type(&bytes);
-                        Value::String(w.route("tool.output", bytes, media))
-                    }
-                    Err(e) => {
-                        let bytes = e.into_bytes();
-                        let media = remaind_artifacts::sniff_media_type(&bytes);
-                        Value::String(w.route("tool.output", bytes, media))
-                    }
-                };
-            } else {
-                output_text = w.value("tool.output", &mut output).text();
-            }
-            Some(ToolParts {
-                name,
-                input,
-                output,
-                input_text,
-                output_text,
-            })
+    let text = ev.text.map(|t| w.text(t));
+    let (data, data_text) = match ev.data {
+        None => (None, None),
+        Some(map) => {
+            let (data, text) = w.data(kind, system, map);
+            (Some(data), text)
         }
     };
+    let tool = ev.tool.map(|t| w.tool(t, output_bytes));
 
     let line = Line {
         kind,
@@ -569,25 +608,7 @@ pub(crate) fn prepare(
         artifact: &w.records,
         redactions: &w.applied,
     };
-    let body = if line.surely_valid() {
-        let body = line.body()?;
-        #[cfg(debug_assertions)]
-        {
-            // Tests hold the fast path to the schema and to the generic serialization.
-            let value = line.to_value()?;
-            assert_eq!(
-                schema::check(&value),
-                Ok(()),
-                "surely_valid accepted {value}"
-            );
-            assert_eq!(serialize_body(&value)?, body, "body() differs for {value}");
-        }
-        body
-    } else {
-        let value = line.to_value()?;
-        schema::check(&value).map_err(|(field, reason)| Error::invalid(field, reason))?;
-        serialize_body(&value)?
-    };
+    let body = line_body(&line)?;
     drop(line);
     Ok(Prepared {
         body,
