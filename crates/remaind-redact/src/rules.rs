@@ -603,7 +603,33 @@ fn comparison_pattern() -> String {
     )
 }
 
-pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
+/// A built-in rule before it is compiled: its name, its pattern with the part that is the
+/// secret, and the check a match must pass.
+type RuleSpec = (&'static str, (String, Secret), Check);
+
+/// A token recognised by its own shape anywhere: all of it is the secret.
+fn token(body: &str) -> (String, Secret) {
+    (format!("(?-u)(?P<s>{body})"), Secret::Whole)
+}
+
+/// A token that must start at a word boundary (after an escape such as `\n`).
+fn bounded(body: &str) -> (String, Secret) {
+    (format!(r"(?-u){B}(?P<s>{body})\b"), Secret::AfterEscape)
+}
+
+fn whole(pattern: String) -> (String, Secret) {
+    (pattern, Secret::Whole)
+}
+
+fn escaped(pattern: String) -> (String, Secret) {
+    (pattern, Secret::AfterEscape)
+}
+
+fn groups(pattern: String) -> (String, Secret) {
+    (pattern, Secret::Groups)
+}
+
+fn pem_pattern() -> String {
     // PEM: a complete block (lazily up to the first END line), or a truncated block running to
     // the end of its base64 body. The body admits base64, whitespace, backslashes (literal `\n`
     // escapes, JSON-escaped `\/`) and RFC 1421 header lines such as `Proc-Type: 4,ENCRYPTED`.
@@ -614,14 +640,13 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
     let pem_end = format!(r"-----END{sp}(?:[A-Z0-9]+{sp})*PRIVATE{sp}KEY(?:{sp}BLOCK)?-----");
     let pem_header = r"[A-Za-z][A-Za-z0-9-]*:[^\r\n\\]*";
     let pem_body = format!(r"(?:[A-Za-z0-9+/=%\s\\]|{pem_header})*");
-    let pem = format!(r"(?-u){pem_begin}(?:{pem_body}?{pem_end}|{pem_body})");
-    let token = |body: &str| (format!("(?-u)(?P<s>{body})"), Secret::Whole);
-    let bounded = |body: &str| (format!(r"(?-u){B}(?P<s>{body})\b"), Secret::AfterEscape);
-    let whole = |pattern: String| (pattern, Secret::Whole);
-    let escaped = |pattern: String| (pattern, Secret::AfterEscape);
-    let groups = |pattern: String| (pattern, Secret::Groups);
-    let rules = [
-        (PRIVATE_KEY, whole(pem), Check::None),
+    format!(r"(?-u){pem_begin}(?:{pem_body}?{pem_end}|{pem_body})")
+}
+
+/// Private keys and vendor tokens, recognised by their own prefixes.
+fn vendor_rules() -> Vec<RuleSpec> {
+    vec![
+        (PRIVATE_KEY, whole(pem_pattern()), Check::None),
         (ANTHROPIC, token(r"sk-ant-[A-Za-z0-9_-]{20,}"), Check::NotPlaceholder),
         (OPENROUTER, token(r"sk-or-[A-Za-z0-9_-]{20,}"), Check::NotPlaceholder),
         (
@@ -727,14 +752,18 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             token(r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
             Check::NotPlaceholder,
         ),
+    ]
+}
+
+/// Cloud and platform credentials, and JWTs.
+fn platform_rules() -> Vec<RuleSpec> {
+    vec![
         (
             // Three base64url parts: a user id (digits; its base64 starts `MT` for every id
             // starting with 1, which the literal tables need), a 6-character timestamp, an
             // HMAC. Not a JWT (`eyJ`), and a dotted name's first part is no id.
             DISCORD,
-            bounded(
-                r"MT[AEIMQUYcgk][A-Za-z0-9_-]{20,23}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}",
-            ),
+            bounded(r"MT[AEIMQUYcgk][A-Za-z0-9_-]{20,23}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"),
             Check::DiscordToken,
         ),
         (
@@ -762,7 +791,9 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
         ),
         (
             AWS_ACCESS_KEY_ID,
-            escaped(format!(r"(?-u){B}(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})")),
+            escaped(format!(
+                r"(?-u){B}(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})"
+            )),
             Check::NotPlaceholder,
         ),
         (
@@ -791,6 +822,12 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             ),
             Check::None,
         ),
+    ]
+}
+
+/// Secrets known by their context: a key name, a header, a URL, a command line, a comparison.
+fn context_rules() -> Vec<RuleSpec> {
+    vec![
         (
             // Only in an assignment context: `aws_secret_access_key = …`,
             // `AWS_SECRET_ACCESS_KEY=…`, `"SecretAccessKey": "…"`, `aws-secret-key: …`.
@@ -855,9 +892,14 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
             )),
             Check::Assignment,
         ),
-    ];
-    rules
+    ]
+}
+
+pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
+    vendor_rules()
         .into_iter()
+        .chain(platform_rules())
+        .chain(context_rules())
         .map(|(name, (pattern, secret), check)| BuiltinRule {
             name,
             pattern,
