@@ -80,16 +80,17 @@ pub(crate) fn pem(kind: &str, random: &str) -> String {
 /// bytes with at least one digit) so that tests can vary the secret.
 pub(crate) fn samples(r: &str) -> Vec<Sample> {
     assert!(r.len() >= 100 && r.bytes().all(|b| b.is_ascii_alphanumeric()));
+    let mut all = keys_samples(r);
+    all.extend(cloud_samples(r));
+    all.extend(header_samples(r));
+    all.extend(assignment_samples(r));
+    all
+}
+
+/// Private keys and webhook URLs.
+fn keys_samples(r: &str) -> Vec<Sample> {
     let pem_body = format!("MIIEpAIBAAKCAQEA{r}{r}");
     let pem_text = pem("RSA", &pem_body);
-    let aws_secret = format!("{}/{}+{}", &r[..20], &r[20..30], &r[30..39]);
-    let bearer = format!("{}-{}.{}", &r[..20], &r[20..30], &r[30..40]);
-    let basic = format!("{}==", &r[..30]);
-    let pw = r[..14].to_owned();
-    let header_value = format!("{}-{}", &r[..16], &r[16..32]);
-    let azure_key = format!("{}==", &r[..86]);
-    let sas = format!("{}%2B{}%3D", &r[..20], &r[20..43]);
-    let twilio = format!("SK{}", hex(r, 32));
     vec![
         Sample {
             rule: "private_key",
@@ -187,6 +188,16 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             format!("SG.{}.{}", &r[..22], &r[22..65]),
         )
         .with(&["let body = msg.content.trim(); msg.send()", "SENDGRID_API_KEY=SG.xxxxx.yyyyy"]),
+    ]
+}
+
+/// Cloud credentials: Twilio, Azure and AWS keys.
+fn cloud_samples(r: &str) -> Vec<Sample> {
+    let aws_secret = format!("{}/{}+{}", &r[..20], &r[20..30], &r[30..39]);
+    let azure_key = format!("{}==", &r[..86]);
+    let sas = format!("{}%2B{}%3D", &r[..20], &r[20..43]);
+    let twilio = format!("SK{}", hex(r, 32));
+    vec![
         Sample {
             rule: "twilio_credential",
             text: format!("TWILIO_API_KEY={twilio}"),
@@ -282,6 +293,15 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
             "let secret_access_key = env::var(\"AWS_SECRET_ACCESS_KEY\")?;",
         ]),
+    ]
+}
+
+/// Tokens in HTTP headers.
+fn header_samples(r: &str) -> Vec<Sample> {
+    let bearer = format!("{}-{}.{}", &r[..20], &r[20..30], &r[30..40]);
+    let basic = format!("{}==", &r[..30]);
+    let header_value = format!("{}-{}", &r[..16], &r[16..32]);
+    vec![
         Sample {
             rule: "bearer_token",
             text: format!("curl -H 'X: y' then Bearer {bearer}"),
@@ -322,6 +342,13 @@ pub(crate) fn samples(r: &str) -> Vec<Sample> {
             "PRIVATE-TOKEN: $GITLAB_TOKEN",
             "\"apiKey\": process.env.NEXT_PUBLIC_API_KEY,",
         ]),
+    ]
+}
+
+/// Credentials in URLs, command lines and assignments.
+fn assignment_samples(r: &str) -> Vec<Sample> {
+    let pw = r[..14].to_owned();
+    vec![
         Sample {
             rule: "url_credentials",
             text: format!("DATABASE_URL=postgres://admin:{pw}@db.internal:5432/app"),
