@@ -718,6 +718,14 @@ pub(crate) fn run(kills: u64, seed: Option<u64>) -> Result<(), String> {
         }
     }
 
+    print_summary(&sum, seed, started);
+    sum.verdict()?;
+    println!("chaos: ok");
+    Ok(())
+}
+
+/// The chaos run's figures, one line each.
+fn print_summary(sum: &Summary, seed: u64, started: Instant) {
     println!();
     println!(
         "chaos summary (seed {seed}, {:.1}s)",
@@ -741,43 +749,12 @@ pub(crate) fn run(kills: u64, seed: Option<u64>) -> Result<(), String> {
     println!("  lagging memory files:   {}", sum.lagging);
     println!("  duplicate imports:      {}", sum.duplicated);
     println!("  failpoints hit (crashes at each):");
-    let mut missing = Vec::new();
     for fp in FAILPOINTS {
-        let n = sum.hits.get(fp).copied().unwrap_or(0);
-        println!("    {fp:<34}{n}");
-        if n == 0 {
-            missing.push(*fp);
-        }
+        println!("    {fp:<34}{}", sum.hits.get(fp).copied().unwrap_or(0));
     }
     for f in &sum.failures {
         println!("FAIL {f}");
     }
-    if sum.lost > 0
-        || sum.torn > 0
-        || sum.verify_failed > 0
-        || sum.mismatched > 0
-        || sum.unusable > 0
-        || sum.lagging > 0
-        || sum.duplicated > 0
-        || !sum.failures.is_empty()
-    {
-        return Err(format!(
-            "chaos: {} lost events, {} torn derived files, {} mismatched pairs seen, {} verify failures, {} other failures",
-            sum.lost,
-            sum.torn,
-            sum.mismatched,
-            sum.verify_failed,
-            sum.failures.len()
-        ));
-    }
-    if !missing.is_empty() {
-        return Err(format!(
-            "chaos: failpoints never hit: {} (run more kills)",
-            missing.join(", ")
-        ));
-    }
-    println!("chaos: ok");
-    Ok(())
 }
 
 /// One kill: a random operation, crashed at a random instant or failpoint; with `aim`, an
@@ -798,19 +775,7 @@ fn one_kill(
 ) -> Result<(), String> {
     let case = work.join("case/.context");
     let reference = work.join("reference/.context");
-    for dir in [&case, &reference] {
-        let parent = dir.parent().ok_or("no parent")?;
-        if parent.exists() {
-            fs::remove_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-    }
-    copy_dir(template, &case)?;
-    // Vary the starting state: a few operations that run to the end.
-    for k in 0..rng.below(3) {
-        let op = random_op(rng, points, &format!("warm-up {i}.{k}"));
-        op.prepare(bin, &case)?;
-        run_ok(bin, &case, &op)?;
-    }
+    fresh_case(bin, template, &case, &reference, points, rng, i)?;
     let op = match aim {
         Some(fp) => op_passing(fp, rng, &format!("kill {i}")),
         None => random_op(rng, points, &format!("kill {i}")),
@@ -827,67 +792,17 @@ fn one_kill(
     let log_path = case.join("logs/events.jsonl");
     let old_log = fs::read(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
     op.prepare(bin, &case)?;
-
-    let fps = op.failpoints();
     // A reader beside the operation, over and over until it ends: it must never see a mixed
     // or unrecorded pair, whatever instant the operation is at or dies at.
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let observer = {
-        let (bin, case, stop) = (bin.to_owned(), case.clone(), stop.clone());
-        std::thread::spawn(move || {
-            let mut seen = Vec::new();
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                seen.push(read_pair(&bin, &case));
-            }
-            seen
-        })
-    };
-    let (outcome, how) = if aim.is_some() || rng.chance(50) {
-        let fp = aim.unwrap_or_else(|| *rng.pick(&fps));
-        let skip = match op.name() {
-            "compact" => rng.below(4),
-            "recover" => 0,
-            _ => rng.below(2),
-        };
-        let spec = if skip == 0 {
-            format!("{fp}=return(abort)")
-        } else {
-            format!("{fp}={skip}*off->return(abort)")
-        };
-        let out = run_op(bin, &case, &op, Some(&spec), None)?;
-        if out.end == End::Aborted {
-            *sum.hits.entry(fp).or_default() += 1;
-        }
-        (out, format!("failpoint {fp} (pass {})", skip + 1))
-    } else {
-        let span = reference_out.elapsed.as_micros() as u64;
-        let delay = Duration::from_micros(rng.below(span + span / 5 + 1));
-        let out = run_op(bin, &case, &op, None, Some(delay))?;
-        (out, format!("SIGKILL at +{}us", delay.as_micros()))
-    };
+    let (crashed, mut seen) = watched(bin, &case, || {
+        crash(bin, &case, &op, aim, rng, reference_out.elapsed, sum)
+    })?;
+    let (outcome, how) = crashed?;
     *sum.by_end.entry(outcome.end.to_string()).or_default() += 1;
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let mut seen = observer.join().map_err(|_| "the reader thread panicked")?;
     // And a reader right after the crash, before anything repairs anything.
     seen.push(read_pair(bin, &case));
 
-    // Acknowledged appends: the ids the child printed, whole lines only.
-    let mut acked = Vec::new();
-    if let Op::Log(events) = &op {
-        let text = String::from_utf8_lossy(&outcome.stdout);
-        let complete = text.rsplit_once('\n').map_or("", |(head, _)| head);
-        let ids: Vec<u64> = complete
-            .lines()
-            .filter_map(|l| l.trim().strip_prefix('e')?.parse().ok())
-            .collect();
-        let first = ids.first().copied();
-        for (k, seq) in ids.iter().enumerate() {
-            if let (Some(first), Some((_, text))) = (first, events.get(k)) {
-                debug_assert_eq!(*seq, first + k as u64);
-                acked.push((*seq, text.clone()));
-            }
-        }
-    }
+    let acked = acknowledged(&op, &outcome);
     sum.acknowledged += acked.len() as u64;
 
     let mut problems = Vec::new();
@@ -900,15 +815,7 @@ fn one_kill(
     }
     // What a user does next (a memory command, the import again), run to its end.
     if let Some(repair) = op.repair() {
-        let done = run_op(bin, &case, &repair, None, None)?;
-        if done.end != End::Exited(0) {
-            problems.push(format!(
-                "{} after the crash: {}: {}",
-                repair.name(),
-                done.end,
-                String::from_utf8_lossy(&done.stderr).trim()
-            ));
-        }
+        run_to_end(bin, &case, &repair, "after the crash", &mut problems)?;
     }
     // Reopen: recovery, then verify. state.json and handover.md are one unit, so no crash
     // leaves them from different runs: nothing is re-run. Verify also finds memory files
@@ -920,17 +827,10 @@ fn one_kill(
         sum.lagging += 1;
     }
     if let Op::Import(_) = &op {
-        let (want, got) = (
-            origin_counts(&reference.join("logs/events.jsonl"), &old_log)?,
-            origin_counts(&log_path, &old_log)?,
-        );
-        if want != got {
+        let reference_log = reference.join("logs/events.jsonl");
+        if let Some(problem) = import_counts_differ(&reference_log, &log_path, &old_log)? {
             sum.duplicated += 1;
-            problems.push(format!(
-                "the import after the crash recorded transcript lines {} times where one import records them {} times",
-                got.values().sum::<usize>(),
-                want.values().sum::<usize>()
-            ));
+            problems.push(problem);
         }
     }
     let now = derived(&case);
@@ -943,38 +843,12 @@ fn one_kill(
             String::from_utf8_lossy(&verify.stderr).trim()
         ));
     }
-    let new_log = fs::read(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
-    if !new_log.starts_with(&old_log) {
-        sum.lost += 1;
-        problems.push("the log before the operation is not a prefix of the log after".into());
-    }
-    let lines = log_lines(&new_log);
-    for (seq, text) in &acked {
-        let routed = {
-            use sha2::Digest;
-            format!(
-                "sha256:{}",
-                hex::encode(sha2::Sha256::digest(text.as_bytes()))
-            )
-        };
-        let found = lines.get(seq).and_then(Option::as_deref);
-        if found != Some(text.as_str()) && found != Some(routed.as_str()) {
-            sum.lost += 1;
-            problems.push(format!("acknowledged e{seq} is missing or changed"));
-        }
-    }
-    for f in DERIVED {
-        let (o, n, c) = (&old[f], &new[f], &now[f]);
-        if !(same_version(c, o) || same_version(c, n)) {
-            sum.torn += 1;
-            problems.push(format!(
-                "active/{f} is neither its old nor its new version ({} bytes; old {}, new {})",
-                c.as_ref().map_or(0, Vec::len),
-                o.as_ref().map_or(0, Vec::len),
-                n.as_ref().map_or(0, Vec::len)
-            ));
-        }
-    }
+    let versions = Versions {
+        old: &old,
+        new: &new,
+        now: &now,
+    };
+    check_kept(&log_path, &old_log, &acked, &versions, sum, &mut problems)?;
     // Still usable: one more append goes through.
     let after = Op::Log(vec![("note".into(), format!("after kill {i}"))]);
     let usable = run_op(bin, &case, &after, None, None)?;
@@ -1003,6 +877,206 @@ fn one_kill(
             .push(format!("#{i} {} {how}: {}", op.name(), problems.join("; ")));
     }
     Ok(())
+}
+
+/// A case and its reference folder made afresh from the template, the case varied by up to
+/// two operations run to their end.
+fn fresh_case(
+    bin: &Path,
+    template: &Path,
+    case: &Path,
+    reference: &Path,
+    points: &[String],
+    rng: &mut Rng,
+    i: u64,
+) -> Result<(), String> {
+    for dir in [case, reference] {
+        let parent = dir.parent().ok_or("no parent")?;
+        if parent.exists() {
+            fs::remove_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+    }
+    copy_dir(template, case)?;
+    for k in 0..rng.below(3) {
+        let op = random_op(rng, points, &format!("warm-up {i}.{k}"));
+        op.prepare(bin, case)?;
+        run_ok(bin, case, &op)?;
+    }
+    Ok(())
+}
+
+/// What readers see: one pair reading of `case` per `remaind` run.
+type Readings = Vec<Result<Option<String>, String>>;
+
+/// Runs `act` while a reader thread reads the pair of `case` over and over; returns what
+/// `act` returned and every reading.
+fn watched<R>(bin: &Path, case: &Path, act: impl FnOnce() -> R) -> Result<(R, Readings), String> {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let observer = {
+        let (bin, case, stop) = (bin.to_owned(), case.to_owned(), stop.clone());
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                seen.push(read_pair(&bin, &case));
+            }
+            seen
+        })
+    };
+    let result = act();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let seen = observer.join().map_err(|_| "the reader thread panicked")?;
+    Ok((result, seen))
+}
+
+/// Runs `op` to its end, noting a failure in `problems`.
+fn run_to_end(
+    bin: &Path,
+    case: &Path,
+    op: &Op,
+    when: &str,
+    problems: &mut Vec<String>,
+) -> Result<(), String> {
+    let done = run_op(bin, case, op, None, None)?;
+    if done.end != End::Exited(0) {
+        problems.push(format!(
+            "{} {when}: {}: {}",
+            op.name(),
+            done.end,
+            String::from_utf8_lossy(&done.stderr).trim()
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the transcript lines the import recorded after the crash differ from what one
+/// whole import records (the reference run), as a problem to report.
+fn import_counts_differ(
+    reference_log: &Path,
+    log_path: &Path,
+    old_log: &[u8],
+) -> Result<Option<String>, String> {
+    let want = origin_counts(reference_log, old_log)?;
+    let got = origin_counts(log_path, old_log)?;
+    Ok((want != got).then(|| {
+        format!(
+            "the import after the crash recorded transcript lines {} times where one import records them {} times",
+            got.values().sum::<usize>(),
+            want.values().sum::<usize>()
+        )
+    }))
+}
+
+/// The derived files before the operation, after its reference run, and after the crash.
+struct Versions<'a> {
+    old: &'a BTreeMap<&'static str, Option<Vec<u8>>>,
+    new: &'a BTreeMap<&'static str, Option<Vec<u8>>>,
+    now: &'a BTreeMap<&'static str, Option<Vec<u8>>>,
+}
+
+/// What a crash must keep: the log before the operation as a prefix, every acknowledged
+/// event, and each derived file either old or new.
+fn check_kept(
+    log_path: &Path,
+    old_log: &[u8],
+    acked: &[(u64, String)],
+    v: &Versions<'_>,
+    sum: &mut Summary,
+    problems: &mut Vec<String>,
+) -> Result<(), String> {
+    let new_log = fs::read(log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
+    if !new_log.starts_with(old_log) {
+        sum.lost += 1;
+        problems.push("the log before the operation is not a prefix of the log after".into());
+    }
+    let lines = log_lines(&new_log);
+    for (seq, text) in acked {
+        let routed = {
+            use sha2::Digest;
+            format!(
+                "sha256:{}",
+                hex::encode(sha2::Sha256::digest(text.as_bytes()))
+            )
+        };
+        let found = lines.get(seq).and_then(Option::as_deref);
+        if found != Some(text.as_str()) && found != Some(routed.as_str()) {
+            sum.lost += 1;
+            problems.push(format!("acknowledged e{seq} is missing or changed"));
+        }
+    }
+    for f in DERIVED {
+        let (o, n, c) = (&v.old[f], &v.new[f], &v.now[f]);
+        if !(same_version(c, o) || same_version(c, n)) {
+            sum.torn += 1;
+            problems.push(format!(
+                "active/{f} is neither its old nor its new version ({} bytes; old {}, new {})",
+                c.as_ref().map_or(0, Vec::len),
+                o.as_ref().map_or(0, Vec::len),
+                n.as_ref().map_or(0, Vec::len)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Runs `op` on `case` to a crash: at a failpoint (`aim`, else one of the operation's at
+/// random, half the time), else by SIGKILL at a random instant within the reference run's
+/// span. Returns how the child ended and how it was crashed.
+fn crash(
+    bin: &Path,
+    case: &Path,
+    op: &Op,
+    aim: Option<&'static str>,
+    rng: &mut Rng,
+    reference_elapsed: Duration,
+    sum: &mut Summary,
+) -> Result<(Outcome, String), String> {
+    let fps = op.failpoints();
+    let crashed = if aim.is_some() || rng.chance(50) {
+        let fp = aim.unwrap_or_else(|| *rng.pick(&fps));
+        let skip = match op.name() {
+            "compact" => rng.below(4),
+            "recover" => 0,
+            _ => rng.below(2),
+        };
+        let spec = if skip == 0 {
+            format!("{fp}=return(abort)")
+        } else {
+            format!("{fp}={skip}*off->return(abort)")
+        };
+        let out = run_op(bin, case, op, Some(&spec), None)?;
+        if out.end == End::Aborted {
+            *sum.hits.entry(fp).or_default() += 1;
+        }
+        (out, format!("failpoint {fp} (pass {})", skip + 1))
+    } else {
+        let span = reference_elapsed.as_micros() as u64;
+        let delay = Duration::from_micros(rng.below(span + span / 5 + 1));
+        let out = run_op(bin, case, op, None, Some(delay))?;
+        (out, format!("SIGKILL at +{}us", delay.as_micros()))
+    };
+    Ok(crashed)
+}
+
+/// Acknowledged appends: the ids a `log` child printed (whole lines only), with the text each
+/// event was given.
+fn acknowledged(op: &Op, outcome: &Outcome) -> Vec<(u64, String)> {
+    let mut acked = Vec::new();
+    if let Op::Log(events) = op {
+        let text = String::from_utf8_lossy(&outcome.stdout);
+        let complete = text.rsplit_once('\n').map_or("", |(head, _)| head);
+        let ids: Vec<u64> = complete
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix('e')?.parse().ok())
+            .collect();
+        let first = ids.first().copied();
+        for (k, seq) in ids.iter().enumerate() {
+            if let (Some(first), Some((_, text))) = (first, events.get(k)) {
+                debug_assert_eq!(*seq, first + k as u64);
+                acked.push((*seq, text.clone()));
+            }
+        }
+    }
+    acked
 }
 
 /// How many events each transcript line (`data.origin`) has in the log at `path` after the
@@ -1058,5 +1132,41 @@ fn read_pair(bin: &Path, ctx: &Path) -> Result<Option<String>, String> {
 impl Summary {
     fn kills_for(&mut self, op: &'static str) {
         *self.by_op.entry(op).or_default() += 1;
+    }
+
+    /// An error naming what went wrong, if anything did: a lost event, a torn or mismatched
+    /// file, a failed verify or append, lagging memory, a duplicated import, a harness error,
+    /// or a failpoint never crashed at.
+    fn verdict(&self) -> Result<(), String> {
+        if self.lost > 0
+            || self.torn > 0
+            || self.verify_failed > 0
+            || self.mismatched > 0
+            || self.unusable > 0
+            || self.lagging > 0
+            || self.duplicated > 0
+            || !self.failures.is_empty()
+        {
+            return Err(format!(
+                "chaos: {} lost events, {} torn derived files, {} mismatched pairs seen, {} verify failures, {} other failures",
+                self.lost,
+                self.torn,
+                self.mismatched,
+                self.verify_failed,
+                self.failures.len()
+            ));
+        }
+        let missing: Vec<&str> = FAILPOINTS
+            .iter()
+            .copied()
+            .filter(|fp| self.hits.get(fp).copied().unwrap_or(0) == 0)
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "chaos: failpoints never hit: {} (run more kills)",
+                missing.join(", ")
+            ));
+        }
+        Ok(())
     }
 }
