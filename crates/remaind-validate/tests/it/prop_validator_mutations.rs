@@ -308,34 +308,59 @@ fn render_masked(state: &State, cap: Option<(&MemoryLedger, u64, bool)>) -> Stri
 fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, State)> {
     let events = &ledger.events()[..state.through_seq as usize];
     let (sup, res) = links(events);
-    let mut out = Vec::new();
-    let mut with = |name, check, f: &dyn Fn(&mut State)| {
-        let mut s = state.clone();
-        f(&mut s);
-        out.push((name, check, s));
+    let mut m = Mutations {
+        state,
+        out: Vec::new(),
     };
-    if !state.completed_work.is_empty() {
-        with("drop completed", Check::CompletedWorkPreserved, &|s| {
+    dropped_items(&mut m);
+    swapped_instruction(&mut m, events);
+    stale_links(&mut m, &sup, &res);
+    step_mutations(&mut m, events, &sup, &res);
+    m.out
+}
+
+/// Mutations of one state, each a copy with one fact changed.
+struct Mutations<'s> {
+    state: &'s State,
+    out: Vec<(&'static str, Check, State)>,
+}
+
+impl Mutations<'_> {
+    fn with(&mut self, name: &'static str, check: Check, f: &dyn Fn(&mut State)) {
+        let mut s = self.state.clone();
+        f(&mut s);
+        self.out.push((name, check, s));
+    }
+}
+
+/// A completed item, a decision or an importance-3 item dropped.
+fn dropped_items(m: &mut Mutations<'_>) {
+    if !m.state.completed_work.is_empty() {
+        m.with("drop completed", Check::CompletedWorkPreserved, &|s| {
             s.completed_work.pop();
         });
     }
-    if !state.decisions.is_empty() {
-        with("drop decision", Check::DecisionsPreserved, &|s| {
+    if !m.state.decisions.is_empty() {
+        m.with("drop decision", Check::DecisionsPreserved, &|s| {
             s.decisions.remove(0);
         });
     }
-    if !state.remember.is_empty() {
-        with("drop importance-3", Check::Importance3Preserved, &|s| {
+    if !m.state.remember.is_empty() {
+        m.with("drop importance-3", Check::Importance3Preserved, &|s| {
             s.remember.pop();
         });
     }
+}
+
+/// The latest instruction replaced by an older one.
+fn swapped_instruction(m: &mut Mutations<'_>, events: &[Event]) {
     let users: Vec<&Event> = events
         .iter()
         .filter(|e| e.kind == Kind::UserMessage)
         .collect();
     if let [.., older, latest] = users.as_slice() {
         let (older, latest) = ((*older).clone(), (*latest).clone());
-        with(
+        m.with(
             "swap instruction",
             Check::LatestUserInstructionPreserved,
             &|s| {
@@ -349,8 +374,12 @@ fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, 
             },
         );
     }
+}
+
+/// A superseded or resolved event presented as current, or its link dropped.
+fn stale_links(m: &mut Mutations<'_>, sup: &LinkMap, res: &LinkMap) {
     if let Some((&old, _)) = sup.iter().next() {
-        with(
+        m.with(
             "superseded as decision",
             Check::NoSupersededAsCurrent,
             &|s| {
@@ -360,12 +389,12 @@ fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, 
                 });
             },
         );
-        with("superseded as next step", Check::NextStepGrounded, &|s| {
+        m.with("superseded as next step", Check::NextStepGrounded, &|s| {
             if let Some(step) = s.next_step.as_mut() {
                 step.events.push(old);
             }
         });
-        with(
+        m.with(
             "superseded link dropped",
             Check::NoSupersededAsCurrent,
             &|s| {
@@ -374,7 +403,7 @@ fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, 
         );
     }
     if let Some(done) = res.keys().copied().find(|id| !sup.contains_key(id)) {
-        with(
+        m.with(
             "resolved as open loop",
             Check::NoSupersededAsCurrent,
             &|s| {
@@ -384,14 +413,18 @@ fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, 
                 });
             },
         );
-        with("resolved as next step", Check::NextStepGrounded, &|s| {
+        m.with("resolved as next step", Check::NextStepGrounded, &|s| {
             if let Some(step) = s.next_step.as_mut() {
                 step.events.push(done);
             }
         });
     }
-    let missing = EventId(state.through_seq + 1);
-    with("next step on a missing id", Check::NextStepGrounded, &|s| {
+}
+
+/// The next step grounded on a missing id or elsewhere, or gone.
+fn step_mutations(m: &mut Mutations<'_>, events: &[Event], sup: &LinkMap, res: &LinkMap) {
+    let missing = EventId(m.state.through_seq + 1);
+    m.with("next step on a missing id", Check::NextStepGrounded, &|s| {
         if let Some(step) = s.next_step.as_mut() {
             step.events.push(missing);
         }
@@ -400,7 +433,7 @@ fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, 
         .iter()
         .any(|e| e.kind == Kind::NextStep && !sup.contains_key(&e.id) && !res.contains_key(&e.id));
     if has_active_step {
-        with(
+        m.with(
             "next step grounded elsewhere",
             Check::NextStepGrounded,
             &|s| {
@@ -415,7 +448,7 @@ fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, 
             },
         );
     }
-    with("no next step", Check::NextStepGrounded, &|s| {
+    m.with("no next step", Check::NextStepGrounded, &|s| {
         let keep: Vec<Item> = s
             .next_step
             .take()
@@ -431,7 +464,6 @@ fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, 
             .unwrap_or_default();
         s.open_loops.extend(keep); // still cited: only the next step is gone
     });
-    out
 }
 
 fn check(ledger: &MemoryLedger, prior: Option<&State>, state: &State) -> Verdict {
