@@ -238,41 +238,7 @@ impl Demo<'_> {
 
     fn play(mut self) -> Result<Report, Error> {
         let ctx = self.ctx.clone();
-        let init = remaind_resume::init(&ctx, false)?;
-        self.step(
-            Action::Init,
-            true,
-            None,
-            format!(
-                "created {} (contract, schemas, thresholds, redaction rules, tools.yaml, empty ledger)",
-                init.root
-            ),
-        );
-
-        let framing = remaind_resume::record_framing(
-            &ctx,
-            &FrameRequest {
-                workspace_root: Some(self.workspace.to_string()),
-                model: Some("demo-agent".to_owned()),
-                settings: vec![("sandbox".to_owned(), "workspace-write".to_owned())],
-                ..FrameRequest::default()
-            },
-        )?;
-        self.step(
-            Action::Frame,
-            true,
-            None,
-            format!(
-                "runtime framing: {} on {}, {} shell, {} {}, model {}",
-                framing.workspace_root,
-                framing.os,
-                framing.shell,
-                framing.date,
-                framing.time_zone,
-                framing.model.as_deref().unwrap_or("unknown")
-            ),
-        );
-
+        self.init_and_frame()?;
         let ledger = Ledger::open(ctx.root())?;
         self.log_lines(&ledger, SESSION_1, "session-1.jsonl")?;
 
@@ -321,6 +287,64 @@ impl Demo<'_> {
         let resume = self.resume()?;
         let rollback = self.rollback(&store, &before_state, &before_handover)?;
 
+        self.verify(&ledger)?;
+        let files_searched = self.secrets()?;
+
+        Ok(Report {
+            workspace: self.workspace,
+            context: ctx.root().to_owned(),
+            steps: self.steps,
+            rejected,
+            resume,
+            rollback,
+            files_searched,
+            problems: self.problems,
+        })
+    }
+
+    /// The folder made, and the runtime's framing recorded.
+    fn init_and_frame(&mut self) -> Result<(), Error> {
+        let ctx = self.ctx.clone();
+        let init = remaind_resume::init(&ctx, false)?;
+        self.step(
+        Action::Init,
+        true,
+        None,
+        format!(
+            "created {} (contract, schemas, thresholds, redaction rules, tools.yaml, empty ledger)",
+            init.root
+        ),
+    );
+
+        let framing = remaind_resume::record_framing(
+            &ctx,
+            &FrameRequest {
+                workspace_root: Some(self.workspace.to_string()),
+                model: Some("demo-agent".to_owned()),
+                settings: vec![("sandbox".to_owned(), "workspace-write".to_owned())],
+                ..FrameRequest::default()
+            },
+        )?;
+        self.step(
+            Action::Frame,
+            true,
+            None,
+            format!(
+                "runtime framing: {} on {}, {} shell, {} {}, model {}",
+                framing.workspace_root,
+                framing.os,
+                framing.shell,
+                framing.date,
+                framing.time_zone,
+                framing.model.as_deref().unwrap_or("unknown")
+            ),
+        );
+
+        Ok(())
+    }
+
+    /// The ledger's own check of its chain and artifacts.
+    fn verify(&mut self, ledger: &Ledger) -> Result<(), Error> {
         let report = ledger.verify().map_err(Error::Ledger)?;
         let summary = if report.is_ok() {
             format!(
@@ -338,8 +362,13 @@ impl Demo<'_> {
             )
         };
         self.step(Action::Verify, report.is_ok(), None, summary);
+        Ok(())
+    }
 
-        let (files_searched, found) = search_secrets(ctx.root())?;
+    /// A search of every file under `.context/` for the planted secrets; returns how many
+    /// files were searched.
+    fn secrets(&mut self) -> Result<u64, Error> {
+        let (files_searched, found) = search_secrets(self.ctx.root())?;
         let summary = if found.is_empty() {
             format!(
                 "none of the {} planted secrets appears in any of the {files_searched} files under .context/",
@@ -349,17 +378,7 @@ impl Demo<'_> {
             format!("planted secret bytes found in: {}", found.join(", "))
         };
         self.step(Action::Secrets, found.is_empty(), None, summary);
-
-        Ok(Report {
-            workspace: self.workspace,
-            context: ctx.root().to_owned(),
-            steps: self.steps,
-            rejected,
-            resume,
-            rollback,
-            files_searched,
-            problems: self.problems,
-        })
+        Ok(files_searched)
     }
 
     /// Appends the caller events of one embedded JSON Lines file, one by one as an agent
