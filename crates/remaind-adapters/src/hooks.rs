@@ -367,3 +367,42 @@ pub fn replay_payloads(
     }
     out
 }
+
+/// The most a runtime's SessionStart hook may inject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct InjectionLimit {
+    /// Characters (bytes of UTF-8 text).
+    pub max_chars: usize,
+    /// Tokens, as the runtime counts them.
+    pub max_tokens: u64,
+}
+
+impl Runtime {
+    /// What this runtime's SessionStart hook may inject: Claude Code truncates injected context
+    /// near 10,000 characters; Codex spills hook output over about 2,500 tokens to a file (at
+    /// two to three characters a token in a packet full of paths and ids).
+    pub fn injection_limit(self) -> InjectionLimit {
+        match self {
+            Runtime::ClaudeCode => InjectionLimit {
+                max_chars: 9_500,
+                max_tokens: u64::MAX,
+            },
+            Runtime::Codex => InjectionLimit {
+                max_chars: 6_000,
+                max_tokens: 2_300,
+            },
+        }
+    }
+}
+
+/// The JSON a SessionStart hook prints to add `context` to the session, in the output format
+/// both runtimes read (`hookSpecificOutput.additionalContext`).
+pub fn session_start_output(context: &str) -> Value {
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": context,
+        }
+    })
+}

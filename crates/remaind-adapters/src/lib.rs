@@ -50,7 +50,10 @@ mod transcript;
 pub use describe::describe_tool;
 pub use error::{Error, Result};
 pub use follow::{Followed, follow_transcript};
-pub use hooks::{HookEvent, detect_runtime, hook_framing, hook_records, record, replay_payloads};
+pub use hooks::{
+    HookEvent, InjectionLimit, detect_runtime, hook_framing, hook_records, record, replay_payloads,
+    session_start_output,
+};
 pub use import::{ImportReport, Progress, import, transcript_files};
 pub use map::{INLINE_PROMPT_BYTES, Mapper};
 pub use plan::PlanBook;

@@ -39,6 +39,7 @@ mod framing;
 mod gate;
 mod inert;
 mod init;
+mod inject;
 mod inputs;
 mod layout;
 mod monitor;
@@ -57,6 +58,7 @@ pub use gate::{
     Confidence, ConfidenceInputs, Gate, LOW_CONFIDENCE, NextTool, Penalty, Reason, ReasonCode,
 };
 pub use init::{DEFAULT_FILES, InitReport, init};
+pub use inject::{interrupt_text, session_context};
 pub use inputs::{derived_conflicts, history_conflicts};
 pub use layout::{
     CONTEXT_DIR_NAME, ContextDir, DERIVED_FILES, DIR_ENV, FRAMING_FILE, HANDOVER_FILE, PACKET_FILE,

@@ -14,7 +14,6 @@ use camino::Utf8PathBuf;
 use clap::ValueEnum;
 use remaind_adapters::Runtime;
 use remaind_ledger::Ledger;
-use remaind_resume::Budget;
 use remaind_resume::ContextDir;
 use serde_json::{Map, Value, json};
 
@@ -324,116 +323,11 @@ fn open_ledger(ctx: &ContextDir) -> Result<Ledger, CliError> {
     Ledger::open(ctx.root()).map_err(CliError::from)
 }
 
-/// The most a SessionStart hook may inject, in characters: Claude Code truncates injected
-/// context near 10,000 characters; Codex spills hook output over about 2,500 tokens to a file
-/// (at two to three characters a token in a packet full of paths and ids).
-fn injection_limit(runtime: Runtime) -> (usize, u64) {
-    match runtime {
-        Runtime::ClaudeCode => (9_500, u64::MAX),
-        Runtime::Codex => (6_000, 2_300),
-    }
-}
-
 fn session_start(ctx: &ContextDir, runtime: Runtime) -> Result<ExitCode, CliError> {
-    let resumed = Ledger::open(ctx.root())
-        .and_then(|ledger| ledger.head())
-        .map_err(remaind_resume::Error::Ledger)
-        .and_then(|(head, _)| {
-            if head == 0 {
-                Ok(None)
-            } else {
-                remaind_resume::show(ctx, Budget::Configured).map(Some)
-            }
-        });
-    let full = match resumed {
-        Ok(Some(full)) => full,
-        // A fresh project: nothing to resume, nothing to inject, nothing written.
-        Ok(None) => return Ok(ExitCode::SUCCESS),
-        // A changed ledger is a gate interruption for the agent, not a silent failure.
-        Err(remaind_resume::Error::Ledger(e @ remaind_ledger::Error::Tampered { .. })) => {
-            let context = format!(
-                "REMAIND RESUME GATE: INTERRUPT. Do not continue the planned work; tell the user \
-these reasons and ask how to proceed:\n- ledger_tampered: {e}\n"
-            );
-            let out = json!({
-                "hookSpecificOutput": {
-                    "hookEventName": "SessionStart",
-                    "additionalContext": context,
-                }
-            });
-            println!("{out}");
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(e) => return Err(e.into()),
-    };
-    // The full packet goes to its file; the runtime gets one that fits its limit.
-    let mut context = String::new();
-    let only_turn_ended = full.turn_ended.is_some()
-        && full
-            .reasons
-            .iter()
-            .all(|r| r.code == remaind_resume::ReasonCode::NoNextStep);
-    if only_turn_ended {
-        // The normal end of a session: calm words, not an alarm.
-        context.push_str(
-            "REMAIND: the last turn ended and the agent handed control back to the user. \
-Nothing is pending as current: wait for the user's next instruction and do not redo finished \
-work.\n\n",
-        );
-    } else if !full.proceed {
-        context.push_str(
-            "REMAIND RESUME GATE: INTERRUPT. Do not continue the planned work; tell the user \
-these reasons and ask how to proceed:\n",
-        );
-        for reason in &full.reasons {
-            context.push_str(&format!("- {}: {}\n", reason.code.as_str(), reason.message));
-        }
-        context.push('\n');
+    // A fresh project: nothing to resume, nothing to inject, nothing written.
+    if let Some(context) = remaind_resume::session_context(ctx, runtime)? {
+        println!("{}", remaind_adapters::session_start_output(&context));
     }
-    let (max_chars, max_tokens) = injection_limit(runtime);
-    let pointer = format!(
-        "\n(Shortened to fit {runtime}'s hook limit. The full packet is {}; read it, or run \
-`remaind resume`.)\n",
-        ctx.resume_packet_path()
-    );
-    let room = max_chars.saturating_sub(context.len());
-    // At most one token per byte: a packet that fits in characters and whose bytes are
-    // within the token limit fits without a count; otherwise it is counted.
-    let mut tokens = None;
-    let fits = full.packet.len() <= room
-        && (full.packet.len() as u64 <= max_tokens || {
-            let exact = remaind_resume::build_packet(ctx, Budget::Configured)?.tokens;
-            tokens = Some(exact);
-            exact <= max_tokens
-        });
-    let packet = if fits {
-        full.packet
-    } else {
-        let room = room.saturating_sub(pointer.len());
-        let tokens = match tokens {
-            Some(t) => t,
-            None => remaind_resume::build_packet(ctx, Budget::Configured)?.tokens,
-        };
-        let mut budget = tokens.min(max_tokens);
-        let mut fitted = remaind_resume::build_packet(ctx, Budget::Tokens(budget))?;
-        // Tokens per character vary with the text: shrink until the characters fit too.
-        for _ in 0..8 {
-            if fitted.packet.len() <= room || fitted.over_budget {
-                break;
-            }
-            budget = budget * room as u64 * 9 / (fitted.packet.len() as u64 * 10);
-            fitted = remaind_resume::build_packet(ctx, Budget::Tokens(budget.max(1)))?;
-        }
-        fitted.packet + &pointer
-    };
-    context.push_str(&packet);
-    let out = json!({
-        "hookSpecificOutput": {
-            "hookEventName": "SessionStart",
-            "additionalContext": context,
-        }
-    });
-    println!("{out}");
     Ok(ExitCode::SUCCESS)
 }
 
