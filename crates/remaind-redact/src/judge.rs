@@ -445,6 +445,13 @@ pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
     }
 }
 
+/// The value of a password argument (`mysql -pVALUE`, `sshpass -p VALUE`, `redis-cli -a
+/// VALUE`): the option says it is a password, so a value shaped like a name
+/// (`PgjexLasnveXxc`) is one too; only a placeholder, a variable or code is not.
+pub(crate) fn is_password_argument(v: &[u8]) -> bool {
+    !(is_placeholder(v) || is_code(v) || is_reference(v)) && v.len() >= 6
+}
+
 /// Words of messages, labels and prompts shown about a password (`"must be at least 8
 /// characters"`, `"Enter your password"`, `"Passwords do not match"`), not of one.
 const MESSAGE_WORDS: &[&[u8]] = &[

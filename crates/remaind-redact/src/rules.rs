@@ -11,7 +11,8 @@
 use regex_automata::util::captures::Captures;
 
 use crate::judge::{
-    ValueKind, is_credential, is_passphrase, is_placeholder, is_placeholder_token, looks_random,
+    ValueKind, is_credential, is_passphrase, is_password_argument, is_placeholder,
+    is_placeholder_token, looks_random,
 };
 
 /// A start-of-token boundary: `\b`, or right after an escape of JSON text (`\n`, `\t`,
@@ -167,9 +168,8 @@ impl Check {
             Check::UrlPassword => password_differs(bytes, groups.bytes("user").unwrap_or_default()),
             Check::CommandLine => match groups.bytes("user") {
                 Some(user) => password_differs(bytes, user),
-                None if groups.span("pw").is_some() || groups.span("v").is_some() => {
-                    is_credential(bytes, ValueKind::Password)
-                }
+                None if groups.span("v").is_some() => is_password_argument(bytes),
+                None if groups.span("pw").is_some() => is_credential(bytes, ValueKind::Password),
                 None => is_credential(bytes, ValueKind::Token),
             },
             Check::Comparison => {

@@ -322,6 +322,9 @@ fn password_flags_of_common_clients() {
             "redis-cli -h cache -a ",
         ),
         ("sshpass -p 'S3cr3tSshPw9' ssh deploy@host", "sshpass -p '"),
+        // The option says it is a password: letters only, shaped like a name, still one.
+        ("mysql -h db -uroot -pPgjexLasnveXxc", "mysql -h db -uroot -p"),
+        ("sshpass -p S3cr3tPgjexLasnveXxc ssh host", "sshpass -p "),
     ] {
         let out = redact(text);
         assert!(
@@ -329,6 +332,19 @@ fn password_flags_of_common_clients() {
             "{text} -> {out}"
         );
         assert!(!out.contains("S3cr3t"), "{text} -> {out}");
+    }
+}
+
+/// A password option's value is kept when it is a variable or a placeholder, not a password.
+#[test]
+fn password_flags_keep_variables_and_placeholders() {
+    for text in [
+        "mysql -p\"$MYSQL_PWD\" app",
+        "mysql -uroot -p${DB_PASS}",
+        "sshpass -p \"$SSH_PASS\" ssh deploy@host",
+        "mysql -u root -pexample",
+    ] {
+        assert_eq!(redact(text), text);
     }
 }
 
