@@ -24,7 +24,7 @@ pub enum Error {
         source: remaind_fs::Error,
     },
     /// A transcript file or folder cannot be read.
-    #[error("{path}: {action}")]
+    #[error("{action} {path}")]
     Read {
         /// The file or folder.
         path: Utf8PathBuf,

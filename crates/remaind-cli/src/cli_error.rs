@@ -46,11 +46,8 @@ impl CliError {
     pub(crate) fn full_message(&self) -> String {
         let mut out = self.message.clone();
         for cause in &self.causes {
-            // A cause some layer already spelled into the message above it is not repeated.
-            if !out.ends_with(cause.as_str()) {
-                out.push_str(": ");
-                out.push_str(cause);
-            }
+            out.push_str(": ");
+            out.push_str(cause);
         }
         out
     }
@@ -67,10 +64,23 @@ fn chain(err: &(dyn StdError + 'static)) -> Vec<String> {
     let mut out = vec![err.to_string()];
     let mut next = err.source();
     while let Some(e) = next {
-        out.push(e.to_string());
+        let inner = e.to_string();
+        // Every library error leaves its cause to `source()`: a Display that spells its
+        // source's again would print it twice. Every failing command in a debug build (the
+        // test suites) checks it.
+        debug_assert!(
+            !repeats_its_source(out.last().map_or("", String::as_str), &inner),
+            "an error's Display repeats its source's: {out:?} then {inner:?}"
+        );
+        out.push(inner);
         next = e.source();
     }
     out
+}
+
+/// True when `outer`, an error's Display, holds `inner`, its source's.
+fn repeats_its_source(outer: &str, inner: &str) -> bool {
+    !inner.is_empty() && outer.contains(inner)
 }
 
 /// A library error the CLI reports: whether it is the caller's fault decides the exit code.

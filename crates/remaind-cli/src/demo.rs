@@ -172,10 +172,11 @@ pub(crate) fn fresh_dir() -> Result<Utf8PathBuf, Error> {
         match fs::DirBuilder::new().mode(0o700).create(&path) {
             Ok(()) => return Ok(path),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io(path, e)),
+            Err(e) => return Err(Error::io("cannot create", path, e)),
         }
     }
     Err(Error::io(
+        "cannot create a demo folder in",
         base,
         io::Error::new(io::ErrorKind::AlreadyExists, "no free demo folder name"),
     ))
@@ -200,7 +201,7 @@ pub(crate) fn run(workspace: &Utf8Path, on_step: &mut dyn FnMut(&Step)) -> Resul
         .recursive(true)
         .mode(0o700)
         .create(workspace)
-        .map_err(|e| Error::io(workspace, e))?;
+        .map_err(|e| Error::io("cannot create", workspace, e))?;
     let demo = Demo {
         ctx,
         workspace: workspace.to_owned(),
@@ -554,13 +555,13 @@ impl Demo<'_> {
         fs::DirBuilder::new()
             .mode(0o700)
             .create(&dir)
-            .map_err(|e| Error::io(&dir, e))?;
+            .map_err(|e| Error::io("cannot create", &dir, e))?;
         for (name, bytes) in [
             ("state.json", state.to_canonical_bytes()),
             ("handover.md", handover.into_bytes()),
         ] {
             let path = dir.join(name);
-            fs::write(&path, bytes).map_err(|e| Error::io(path, e))?;
+            fs::write(&path, bytes).map_err(|e| Error::io("cannot write", path, e))?;
         }
 
         let outcome = remaind_compact::compact(
@@ -724,7 +725,7 @@ fn compact_err(ctx: &ContextDir, e: remaind_compact::Error) -> Error {
             message: e.to_string(),
         }
     } else {
-        Error::io(ctx.active_dir(), io::Error::other(e))
+        Error::io("cannot compact into", ctx.active_dir(), io::Error::other(e))
     }
 }
 
@@ -811,15 +812,17 @@ fn search_secrets(root: &Utf8Path) -> Result<(u64, Vec<String>), Error> {
     let mut found = Vec::new();
     let mut stack = vec![root.to_owned()];
     while let Some(dir) = stack.pop() {
-        let entries = fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+        let entries = fs::read_dir(&dir).map_err(|e| Error::io("cannot list", &dir, e))?;
         for entry in entries {
-            let entry = entry.map_err(|e| Error::io(&dir, e))?;
+            let entry = entry.map_err(|e| Error::io("cannot list", &dir, e))?;
             let path = dir.join(entry.file_name().to_string_lossy().as_ref());
-            let kind = entry.file_type().map_err(|e| Error::io(&path, e))?;
+            let kind = entry
+                .file_type()
+                .map_err(|e| Error::io("cannot inspect", &path, e))?;
             if kind.is_dir() {
                 stack.push(path);
             } else if kind.is_file() {
-                let bytes = fs::read(&path).map_err(|e| Error::io(&path, e))?;
+                let bytes = fs::read(&path).map_err(|e| Error::io("cannot read", &path, e))?;
                 searched += 1;
                 if PLANTED_SECRETS
                     .iter()

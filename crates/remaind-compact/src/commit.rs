@@ -457,7 +457,7 @@ fn check_candidate(
     });
     let verdict = verdict.map_err(|e| Error::Ledger {
         path: view.ledger.log_path().to_owned(),
-        action: "cannot validate",
+        action: "cannot validate against",
         source: Box::new(e),
     })?;
     let (bytes, state_sha256) = serialized;

@@ -19,7 +19,7 @@ pub enum Error {
         reason: String,
     },
     /// The ledger could not be read or appended to.
-    #[error("{path}: {action}")]
+    #[error("{action} {path}")]
     Ledger {
         /// The ledger's log file.
         path: Utf8PathBuf,
@@ -30,7 +30,7 @@ pub enum Error {
         source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The derived-file store (`active/`) could not be read or written.
-    #[error("{path}: {action}")]
+    #[error("{action} {path}")]
     Store {
         /// The file involved.
         path: Utf8PathBuf,

@@ -33,7 +33,7 @@ pub struct Finished {
 #[non_exhaustive]
 pub enum RunError {
     /// The program could not be started (not found, not executable).
-    #[error("cannot start it")]
+    #[error("cannot start the program")]
     Spawn(#[source] std::io::Error),
     /// Still running at the deadline: it and everything it started were killed.
     #[error("timed out after {:.1}s and was killed", .0.as_secs_f64())]

@@ -24,7 +24,7 @@ pub enum Error {
         reason: String,
     },
     /// An I/O operation on a file under `.context/` failed.
-    #[error("{path}: {action}")]
+    #[error("{action} {path}")]
     Io {
         /// The file or folder.
         path: Utf8PathBuf,
@@ -36,7 +36,7 @@ pub enum Error {
     },
     /// SQLite failed on the index file in a way a rebuild does not fix (locked, read-only,
     /// disk full).
-    #[error("{path}: {action}")]
+    #[error("{action} {path}")]
     Database {
         /// The index file.
         path: Utf8PathBuf,

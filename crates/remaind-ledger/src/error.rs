@@ -22,7 +22,7 @@ pub enum Error {
         reason: String,
     },
     /// An I/O operation on a file under `.context/` failed.
-    #[error("{path}: {action}")]
+    #[error("{action} {path}")]
     Io {
         /// The file or folder.
         path: Utf8PathBuf,
@@ -65,13 +65,13 @@ pub enum Error {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
     /// The artifact store failed.
-    #[error("artifact store: {reason}")]
+    #[error("{reason}")]
     Artifact {
-        /// What was being done.
+        /// What was being done, e.g. `cannot store artifacts`.
         reason: String,
-        /// The underlying error.
+        /// The store's error.
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: remaind_artifacts::Error,
     },
     /// A file primitive failed (a symlink or special file in the way, an I/O error).
     #[error(transparent)]
@@ -132,13 +132,10 @@ impl Error {
         }
     }
 
-    pub(crate) fn artifact<E>(reason: impl Into<String>, source: E) -> Self
-    where
-        E: std::error::Error + Send + Sync + 'static,
-    {
+    pub(crate) fn artifact(reason: impl Into<String>, source: remaind_artifacts::Error) -> Self {
         Error::Artifact {
             reason: reason.into(),
-            source: Box::new(source),
+            source,
         }
     }
 

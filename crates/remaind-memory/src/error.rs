@@ -4,6 +4,7 @@ use camino::Utf8PathBuf;
 
 /// Why a memory operation failed. Display says what failed; the cause is in `source()`.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The caller's input was refused; nothing was written.
     #[error("field `{field}`: {reason}")]
@@ -24,10 +25,10 @@ pub enum Error {
         hint: &'static str,
     },
     /// The ledger could not be read or appended to.
-    #[error("the ledger")]
+    #[error("cannot read or record memory events in the ledger")]
     Ledger(#[from] remaind_ledger::Error),
     /// A memory file could not be read or written.
-    #[error("{path}")]
+    #[error("cannot update the memory files")]
     File {
         /// The file or folder.
         path: Utf8PathBuf,
@@ -36,7 +37,7 @@ pub enum Error {
         source: remaind_fs::Error,
     },
     /// The memory folder's atomic, history-keeping writes or reads failed.
-    #[error("{path}")]
+    #[error("cannot read or write the memory files' history")]
     History {
         /// The file or folder.
         path: Utf8PathBuf,

@@ -40,8 +40,10 @@ pub enum Error {
         reason: String,
     },
     /// A file operation failed.
-    #[error("I/O error on {path}")]
+    #[error("{action} {path}")]
     Io {
+        /// What was being done, e.g. `cannot read`.
+        action: &'static str,
         /// The file or folder.
         path: Utf8PathBuf,
         /// The cause.
@@ -82,9 +84,10 @@ impl Error {
         }
     }
 
-    /// An I/O error on `path`.
-    pub fn io(path: impl Into<Utf8PathBuf>, source: std::io::Error) -> Self {
+    /// An I/O error on `path` while doing `action` (`cannot read`, `cannot write`, …).
+    pub fn io(action: &'static str, path: impl Into<Utf8PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
+            action,
             path: path.into(),
             source,
         }

@@ -71,7 +71,7 @@ pub fn init(ctx: &ContextDir, force: bool) -> Result<InitReport, Error> {
     refuse_symlink(ctx.root().as_std_path(), ctx.root())?;
     // Like `mkdir -p` for the folders above `.context/`; `.context/` itself is made 0700 below.
     if let Some(parent) = ctx.root().parent().filter(|p| !p.as_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        std::fs::create_dir_all(parent).map_err(|e| Error::io("cannot create", parent, e))?;
     }
     create_dir(ctx.root().to_owned(), &mut report, ".")?;
     for folder in FOLDERS {
@@ -114,7 +114,7 @@ fn create_dir(path: Utf8PathBuf, report: &mut InitReport, rel: &str) -> Result<(
             Ok(())
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && path.is_dir() => Ok(()),
-        Err(e) => Err(Error::io(&path, e)),
+        Err(e) => Err(Error::io("cannot create", &path, e)),
     }
 }
 

@@ -82,5 +82,6 @@ pub fn append_hook_error(ctx: &ContextDir, line: &str) -> Result<(), Error> {
     let path = ctx.join(remaind_fs::layout::HOOK_ERRORS_PATH);
     let mut bytes = line.replace('\n', " ").into_bytes();
     bytes.push(b'\n');
-    file.write_all(&bytes).map_err(|e| Error::io(path, e))
+    file.write_all(&bytes)
+        .map_err(|e| Error::io("cannot write", path, e))
 }

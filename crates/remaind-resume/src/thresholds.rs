@@ -63,7 +63,7 @@ impl Thresholds {
                 message,
             }),
             Ok(None) => Ok(Thresholds::default()),
-            Err(e) => Err(Error::io(path, e)),
+            Err(e) => Err(Error::io("cannot read", path, e)),
         }
     }
 

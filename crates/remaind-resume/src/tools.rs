@@ -86,7 +86,7 @@ impl ToolPolicy {
         match read_text(path) {
             Ok(Some(text)) => ToolPolicy::from_yaml(&text, path.as_str()),
             Ok(None) => Ok(ToolPolicy::default()),
-            Err(e) => Err(Error::io(path, e)),
+            Err(e) => Err(Error::io("cannot read", path, e)),
         }
     }
 
