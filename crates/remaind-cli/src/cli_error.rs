@@ -128,3 +128,58 @@ impl<E: LibraryError> From<E> for CliError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fmt;
+
+    use super::chain;
+
+    #[derive(Debug)]
+    struct Cause;
+
+    impl fmt::Display for Cause {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("No such file or directory")
+        }
+    }
+
+    impl std::error::Error for Cause {}
+
+    /// An error whose Display is `display` and whose source is [`Cause`].
+    #[derive(Debug)]
+    struct Wrapper(&'static str, Cause);
+
+    impl fmt::Display for Wrapper {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Wrapper {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.1)
+        }
+    }
+
+    #[test]
+    fn a_chain_that_leaves_causes_to_source_reads_once_each() {
+        let err = Wrapper("cannot read /p/.context/logs/events.jsonl", Cause);
+        assert_eq!(
+            chain(&err),
+            [
+                "cannot read /p/.context/logs/events.jsonl",
+                "No such file or directory"
+            ]
+        );
+    }
+
+    // The check is a debug assertion: the test suites run it, a release binary does not.
+    #[cfg(debug_assertions)]
+    #[test]
+    #[should_panic(expected = "repeats its source")]
+    fn a_display_that_spells_its_source_again_is_caught() {
+        let err = Wrapper("cannot read events.jsonl: No such file or directory", Cause);
+        chain(&err);
+    }
+}

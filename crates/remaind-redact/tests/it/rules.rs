@@ -323,7 +323,10 @@ fn password_flags_of_common_clients() {
         ),
         ("sshpass -p 'S3cr3tSshPw9' ssh deploy@host", "sshpass -p '"),
         // The option says it is a password: letters only, shaped like a name, still one.
-        ("mysql -h db -uroot -pPgjexLasnveXxc", "mysql -h db -uroot -p"),
+        (
+            "mysql -h db -uroot -pPgjexLasnveXxc",
+            "mysql -h db -uroot -p",
+        ),
         ("sshpass -p S3cr3tPgjexLasnveXxc ssh host", "sshpass -p "),
     ] {
         let out = redact(text);
