@@ -221,7 +221,7 @@ impl TranscriptReader {
 impl Reader for TranscriptReader {
     fn line(&mut self, n: usize, line: &[u8], out: &mut Vec<Record>) -> Option<LineOutcome> {
         if self.first_line.is_none() {
-            let digest = remaind_fs::sha256_hex(line);
+            let digest = remaind_hash::sha256_hex(line);
             self.first_line = Some(digest[..16].to_owned());
         }
         let line = serde_json::from_slice::<Value>(line)

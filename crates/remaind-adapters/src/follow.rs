@@ -45,7 +45,7 @@ struct Cursor {
 type Cursors = BTreeMap<String, Cursor>;
 
 fn cursor_key(transcript: &Utf8Path) -> String {
-    remaind_fs::sha256_hex(transcript.as_str().as_bytes())[..24].to_owned()
+    remaind_hash::sha256_hex(transcript.as_str().as_bytes())[..24].to_owned()
 }
 
 fn load_cursors(ctx: &Utf8Path) -> Result<Cursors> {

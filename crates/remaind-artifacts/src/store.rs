@@ -214,10 +214,11 @@ fn open_no_follow(path: &Utf8Path) -> Result<Option<File>, Error> {
     }
 }
 
-use remaind_fs::{is_sha256_hex as is_hash, sha256_hex};
+use remaind_hash::is_sha256_hex;
+use remaind_hash::sha256_hex;
 
 fn validate(sha256: &str) -> Result<(), Error> {
-    if is_hash(sha256) {
+    if is_sha256_hex(sha256) {
         Ok(())
     } else {
         Err(Error::InvalidHash {
@@ -445,7 +446,7 @@ impl ArtifactStore {
                 let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
                     continue;
                 };
-                if !is_hash(&name) || !name.starts_with(&prefix) {
+                if !is_sha256_hex(&name) || !name.starts_with(&prefix) {
                     continue;
                 }
                 let file_type = entry.file_type().map_err(io_error("inspect", &dir))?;

@@ -5,7 +5,7 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use jiff::Timestamp;
 use remaind_atomic::HistoryStore;
-use remaind_fs::sha256_hex;
+use remaind_hash::sha256_hex;
 use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent};
 use remaind_validate::{
     Binding, Check, EventIter, Failure, LedgerView, Prior, State, Verdict, ViewError,

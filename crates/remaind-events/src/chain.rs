@@ -7,7 +7,7 @@ use crate::event::{Event, EventId, Kind, NewEvent};
 /// The chain digest of a stored line: lowercase hex SHA-256 of its bytes without the
 /// newline. The next line's `prev` is this value; line 1's is [`crate::GENESIS_PREV`].
 pub fn line_digest(line: &[u8]) -> String {
-    remaind_fs::sha256_hex(line)
+    remaind_hash::sha256_hex(line)
 }
 
 /// The event a caller's `new` becomes at `seq`, after the line whose digest is `prev`,

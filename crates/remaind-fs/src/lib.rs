@@ -4,8 +4,8 @@
 //! inside a `.context/` folder ([`layout`], [`ContextDir`]), and the few file operations the
 //! invariants rest on: atomic replacement ([`replace_file`]: temp file, fsync, rename, fsync
 //! the folder), folder sync ([`sync_dir`]), opens that never follow a symlink and never block
-//! on a FIFO or device ([`open_file`], [`open_beneath`], [`read_file`]), and the content hash
-//! ([`sha256_hex`]). It knows nothing about events, state, redaction or the CLI.
+//! on a FIFO or device ([`open_file`], [`open_beneath`], [`read_file`]). The content hash is
+//! `remaind-hash`'s. It knows nothing about events, state, redaction or the CLI.
 //!
 //! Invariants: every file created here is 0600 and every folder 0700; no operation follows a
 //! symlink (one in the way is [`Error::Symlink`]); a special file where a regular one is
@@ -17,14 +17,14 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let tmp = tempfile::tempdir()?;
 //! # let root = camino::Utf8Path::from_path(tmp.path()).ok_or("non-UTF-8 temp dir")?;
-//! use remaind_fs::{ContextDir, ensure_dir, read_file, replace_file, sha256_hex};
+//! use remaind_fs::{ContextDir, ensure_dir, read_file, replace_file};
 //!
 //! let ctx = ContextDir::new(root.join(".context"));
 //! ensure_dir(ctx.root(), true)?;
 //! ensure_dir(&ctx.active_dir(), true)?;
 //! replace_file(&ctx.active_dir(), remaind_fs::layout::STATE_FILE, b"{}")?;
 //! let bytes = read_file(&ctx.state_path())?.ok_or("state.json is missing")?;
-//! assert_eq!(sha256_hex(&bytes), sha256_hex(b"{}"));
+//! assert_eq!(bytes, b"{}");
 //!
 //! std::os::unix::fs::symlink(ctx.state_path(), ctx.active_dir().join("link.json"))?;
 //! assert!(matches!(
@@ -37,7 +37,6 @@
 
 mod error;
 mod file;
-mod hash;
 pub mod layout;
 
 pub use error::{Error, Result};
@@ -48,5 +47,4 @@ pub use file::{
     ensure_dir, inspect, open_beneath, open_dir, open_file, open_input, open_lock_file, read_file,
     remove_file, rename_into_place, replace_file, sync_dir,
 };
-pub use hash::{is_sha256_hex, sha256_hex};
 pub use layout::ContextDir;

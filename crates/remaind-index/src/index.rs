@@ -7,7 +7,7 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use remaind_fs::sha256_hex;
+use remaind_hash::sha256_hex;
 use remaind_ledger::{Event, EventId, Filter, Kind, Ledger, RawLines, Status};
 use rusqlite::types::Value;
 use rusqlite::{

@@ -434,7 +434,7 @@ fn take_own_fields(kind: Kind, map: &mut Map<String, Value>) -> Vec<(Vec<String>
     if kind.is_bookkeeping() {
         for (k, v) in map.iter_mut() {
             if (k.ends_with("sha256") || k.ends_with("digest"))
-                && v.as_str().is_some_and(remaind_fs::is_sha256_hex)
+                && v.as_str().is_some_and(remaind_hash::is_sha256_hex)
             {
                 own.push((vec![k.clone()], v.take()));
             }
@@ -700,7 +700,7 @@ impl Line<'_> {
             && self.artifact.iter().all(|a| {
                 !a.field.is_empty()
                     && !a.media_type.is_empty()
-                    && is_sha256(&a.sha256)
+                    && remaind_hash::is_sha256_hex(&a.sha256)
                     && a.path == remaind_fs::layout::artifact_path(&a.sha256)
             })
             && self
@@ -842,10 +842,6 @@ impl Line<'_> {
             Ok(())
         })
     }
-}
-
-fn is_sha256(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// Run `write` on a per-thread buffer that keeps its capacity, and copy out what it wrote.

@@ -228,7 +228,7 @@ pub(crate) fn section_for(
     texts: bool,
     vocabulary: TokenizerName,
 ) -> (Section, bool) {
-    let sha256 = remaind_fs::sha256_hex(source.as_bytes());
+    let sha256 = remaind_hash::sha256_hex(source.as_bytes());
     if let Some(c) = cached.filter(|c| c.sha256 == sha256)
         && let Some((nodes, lines)) = c.into_nodes(source, texts)
     {

@@ -222,7 +222,7 @@ impl<'l> Memory<'l> {
             return Ok(false);
         };
         let rendered = self.read(MEMORY_RENDERED_PATH)?;
-        let hash = remaind_fs::sha256_hex(current);
+        let hash = remaind_hash::sha256_hex(current);
         Ok(rendered.as_deref().map(<[u8]>::trim_ascii) != Some(hash.as_bytes()))
     }
 
@@ -241,7 +241,7 @@ impl<'l> Memory<'l> {
         let rendered = self.read(MEMORY_RENDERED_PATH)?;
         let before = &projection.memory_md;
         if rendered.as_deref().map(<[u8]>::trim_ascii)
-            == Some(remaind_fs::sha256_hex(before.as_bytes()).as_bytes())
+            == Some(remaind_hash::sha256_hex(before.as_bytes()).as_bytes())
         {
             self.store
                 .adopt(in_store(MEMORY_FILE_PATH), Some(before.as_bytes()))
@@ -690,7 +690,7 @@ impl<'l> Memory<'l> {
         for (name, body) in archive {
             wanted.push((format!("{MEMORY_ARCHIVE_DIR}/{name}"), body.into_bytes()));
         }
-        let hash = remaind_fs::sha256_hex(memory_md.as_bytes());
+        let hash = remaind_hash::sha256_hex(memory_md.as_bytes());
         wanted.push((MEMORY_FILE_PATH.to_owned(), memory_md.into_bytes()));
         wanted.push((
             MEMORY_RENDERED_PATH.to_owned(),

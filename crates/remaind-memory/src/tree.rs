@@ -298,7 +298,7 @@ fn comment_end(lines: &[&str], i: usize) -> Option<usize> {
 
 fn node_id(file: &str, node_type: NodeType, text: &str, repeat: usize) -> String {
     let key = format!("{file}\0{}\0{repeat}\0{text}", node_type.as_str());
-    remaind_fs::sha256_hex(key.as_bytes())[..12].to_owned()
+    remaind_hash::sha256_hex(key.as_bytes())[..12].to_owned()
 }
 
 /// How warm a node is `now`, given when it was used: each use counts 1 when it happens and

@@ -62,7 +62,7 @@ impl Counts {
     pub(crate) fn count(&mut self, text: &str) -> u64 {
         let mut total = 0;
         for chunk in chunks(text) {
-            let mut key = remaind_fs::sha256_hex(chunk.as_bytes());
+            let mut key = remaind_hash::sha256_hex(chunk.as_bytes());
             key.truncate(KEY_HEX);
             total += match self.known.get(&key) {
                 Some(n) => *n,

@@ -189,7 +189,7 @@ fn handover_binding(inp: &Inputs, state: &State, out: &mut Vec<Reason>) {
             events: Vec::new(),
         }),
         Some(text) => {
-            let sha = remaind_fs::sha256_hex(inp.state_bytes.as_deref().unwrap_or(&[]));
+            let sha = remaind_hash::sha256_hex(inp.state_bytes.as_deref().unwrap_or(&[]));
             match remaind_validate::handover::parse_binding(text) {
                 None => out.push(Reason {
                     code: ReasonCode::HandoverBinding,
@@ -258,7 +258,7 @@ pub(crate) fn join_ids(ids: &[EventId]) -> String {
         .join(", ")
 }
 
-use remaind_fs::sha256_hex;
+use remaind_hash::sha256_hex;
 
 /// `(through_seq, state_sha256, handover_sha256)` of a `compaction` event, the pair it
 /// recorded as accepted.

@@ -121,7 +121,7 @@ fn check_recorded(
     let Some(state) = state else {
         return Ok(());
     };
-    let sha = remaind_fs::sha256_hex;
+    let sha = remaind_hash::sha256_hex;
     let state_sha = sha(&state);
     let handover_sha = handover.as_deref().map(sha);
     let through = serde_json::from_slice::<serde_json::Value>(&state)

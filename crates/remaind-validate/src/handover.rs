@@ -71,7 +71,7 @@ impl Binding {
     /// The binding for a state: the SHA-256 of its canonical bytes and its `through_seq`.
     pub fn for_state(state: &State) -> Self {
         Binding {
-            state_sha256: remaind_fs::sha256_hex(&state.to_canonical_bytes()),
+            state_sha256: remaind_hash::sha256_hex(&state.to_canonical_bytes()),
             through_seq: state.through_seq,
         }
     }

@@ -44,7 +44,7 @@ impl<'a> Prior<'a> {
     pub fn with_handover(state: &'a State, state_bytes: &[u8], handover: &str) -> Self {
         let bound = parse_binding(handover).is_some_and(|b| {
             b.through_seq == state.through_seq
-                && b.state_sha256 == remaind_fs::sha256_hex(state_bytes)
+                && b.state_sha256 == remaind_hash::sha256_hex(state_bytes)
         });
         let handover_current = bound.then(|| {
             Handover::parse(handover)

@@ -233,7 +233,7 @@ impl Walk {
                 Some("") => self.fail(format_args!("{value} is shorter than 1 character")),
                 Some(_) => {}
             },
-            Rule::Sha256 => self.pattern(value, SHA256_PATTERN, is_sha256),
+            Rule::Sha256 => self.pattern(value, SHA256_PATTERN, remaind_hash::is_sha256_hex),
             Rule::EventId => self.pattern(value, EVENT_ID_PATTERN, is_event_id),
             Rule::Ids { min } => self.ids(value, min),
             Rule::Items => self.array(value, |w, item| w.object(item, &ITEM)),
@@ -299,12 +299,6 @@ fn is_event_id(s: &str) -> bool {
         && b[0] == b'e'
         && (b'1'..=b'9').contains(&b[1])
         && b[2..].iter().all(u8::is_ascii_digit)
-}
-
-fn is_sha256(s: &str) -> bool {
-    s.len() == 64
-        && s.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// JSON Schema's integer: any number without a fractional part (`1.0` included).
@@ -382,7 +376,7 @@ pub(crate) fn surely_valid(state: &State) -> bool {
     };
     let links_ok = |links: &[Link]| links.iter().all(|l| id_ok(&l.event) && id_ok(&l.by));
     state.v == 1
-        && is_sha256(&state.log_digest)
+        && remaind_hash::is_sha256_hex(&state.log_digest)
         && !state.compactor.is_empty()
         && CURRENT_SECTIONS
             .iter()

@@ -136,11 +136,11 @@ pub(crate) fn build(ctx: &ContextDir, fx: &Fixture) {
             data.insert("through_seq".into(), through.into());
             data.insert(
                 "state_sha256".into(),
-                remaind_fs::sha256_hex(&state_bytes).into(),
+                remaind_hash::sha256_hex(&state_bytes).into(),
             );
             data.insert(
                 "handover_sha256".into(),
-                remaind_fs::sha256_hex(&handover).into(),
+                remaind_hash::sha256_hex(&handover).into(),
             );
             ledger
                 .append_system(remaind_ledger::NewEvent {
