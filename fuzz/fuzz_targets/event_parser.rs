@@ -78,7 +78,7 @@ fuzz_target!(|data: &[u8]| {
     let probe = probe.join(".context");
     std::fs::create_dir_all(&probe).expect("mkdir probe/.context");
     Ledger::create(&probe).expect("create probe");
-    std::fs::write(probe.join(remaind_ledger::LOG_PATH), data).expect("write log");
+    std::fs::write(probe.join(remaind_fs::layout::LOG_PATH), data).expect("write log");
     if let Ok(ledger) = Ledger::open(&probe) {
         let _ = ledger.verify();
         let _ = ledger.statuses();

@@ -33,7 +33,7 @@ impl Global {
         let cwd = self.cwd()?;
         Ok(ContextDir::new(match &self.dir {
             Some(dir) => absolute(&cwd, dir),
-            None => cwd.join(remaind_resume::CONTEXT_DIR_NAME),
+            None => cwd.join(remaind_fs::layout::CONTEXT_DIR_NAME),
         }))
     }
 

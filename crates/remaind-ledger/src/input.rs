@@ -199,7 +199,7 @@ fn parse_tool(v: Value) -> Result<Tool> {
 
 /// Parse one event from a JSON text (e.g. `remaind log --json-event`).
 pub fn parse_new_event(json: &str) -> Result<NewEvent> {
-    let value: Value = crate::strict::from_slice(json.as_bytes())
+    let value: Value = crate::strict::parse_json_strict(json.as_bytes())
         .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
     new_event_from_value(value)
 }
@@ -239,7 +239,7 @@ pub(crate) fn parse_line(line: &[u8]) -> Result<NewEvent> {
     {
         return Ok(ev);
     }
-    let value: Value = crate::strict::from_slice(line)
+    let value: Value = crate::strict::parse_json_strict(line)
         .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
     new_event_from_value(value)
 }
@@ -327,7 +327,7 @@ mod tests {
     /// What the generic path alone makes of a line (with the strict reader that refuses
     /// repeated keys, as every caller's line is read).
     fn generic(line: &[u8]) -> Result<NewEvent> {
-        let value: Value = crate::strict::from_slice(line)
+        let value: Value = crate::strict::parse_json_strict(line)
             .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
         new_event_from_value(value)
     }

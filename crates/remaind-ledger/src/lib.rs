@@ -72,12 +72,8 @@ pub use remaind_events::{
     ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, LedgerView, NewEvent, RedactionRecord,
     Tool, build_event, line_digest,
 };
-pub use remaind_fs::layout::{
-    ARTIFACTS_DIR, HEAD_PATH, KEY_PATH, LOG_PATH, QUARANTINE_DIR, REDACTION_PATH,
-    REDACTION_TOML_PATH, THRESHOLDS_PATH,
-};
 pub use schema::EVENT_SCHEMA;
 pub use status::{Status, Statuses};
 /// Parse JSON as every caller's input is read: a repeated key in any object is refused.
-pub use strict::from_slice as parse_json_strict;
+pub use strict::parse_json_strict;
 pub use verify::{Problem, VerifyReport};

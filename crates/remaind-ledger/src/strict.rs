@@ -29,7 +29,7 @@ impl<'de> de::Deserialize<'de> for StrictObject {
 }
 
 /// Parses `bytes` as JSON, refusing a repeated key in any object.
-pub fn from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
+pub fn parse_json_strict(bytes: &[u8]) -> serde_json::Result<Value> {
     serde_json::from_slice::<StrictValue>(bytes).map(|v| v.0)
 }
 
@@ -96,11 +96,11 @@ mod tests {
 
     #[test]
     fn a_repeated_key_is_refused_at_any_depth() {
-        assert!(from_slice(br#"{"kind":"note","kind":"remember"}"#).is_err());
-        assert!(from_slice(br#"{"data":{"a":1,"a":2}}"#).is_err());
-        assert!(from_slice(br#"[{"a":1},{"a":2}]"#).is_ok());
+        assert!(parse_json_strict(br#"{"kind":"note","kind":"remember"}"#).is_err());
+        assert!(parse_json_strict(br#"{"data":{"a":1,"a":2}}"#).is_err());
+        assert!(parse_json_strict(br#"[{"a":1},{"a":2}]"#).is_ok());
         assert_eq!(
-            from_slice(br#"{"a":[1,2.5,"x",null,true]}"#).expect("valid"),
+            parse_json_strict(br#"{"a":[1,2.5,"x",null,true]}"#).expect("valid"),
             serde_json::json!({"a":[1,2.5,"x",null,true]})
         );
     }

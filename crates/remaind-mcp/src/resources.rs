@@ -1,7 +1,7 @@
 //! Resources: the derived files an agent reads whole (handover, state, last resume packet)
 //! and one event by id.
 
-use remaind_resume::{HANDOVER_FILE, PACKET_FILE, STATE_FILE};
+use remaind_fs::layout::{HANDOVER_FILE, PACKET_FILE, STATE_FILE};
 use rmcp::ErrorData;
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 

@@ -34,9 +34,9 @@ type Fingerprint = Vec<Option<(u64, u64, i64, i64)>>;
 /// The rule files are the ledger's to watch (`Ledger::rules_changed`): it knows which
 /// gitleaks files it read.
 const WATCHED: [&str; 3] = [
-    remaind_ledger::LOG_PATH,
-    remaind_ledger::KEY_PATH,
-    remaind_ledger::THRESHOLDS_PATH,
+    remaind_fs::layout::LOG_PATH,
+    remaind_fs::layout::KEY_PATH,
+    remaind_fs::layout::THRESHOLDS_PATH,
 ];
 
 fn fingerprint(root: &Utf8Path) -> Fingerprint {

@@ -64,7 +64,7 @@ pub struct FrameRequest {
 }
 
 /// Parses a `key=value` setting as given to `--set`.
-pub fn parse_setting(s: &str) -> Result<(String, String), Error> {
+pub fn parse_frame_setting(s: &str) -> Result<(String, String), Error> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.to_owned())),
         _ => Err(Error::InvalidInput {
@@ -207,7 +207,7 @@ impl Framing {
 }
 
 /// Reads `active/framing.json`, if there is one.
-pub fn load(ctx: &ContextDir) -> Result<Option<Framing>, Error> {
+pub fn load_framing(ctx: &ContextDir) -> Result<Option<Framing>, Error> {
     let store = open_store(ctx)?;
     let Some(bytes) = store.read(FRAMING_FILE).map_err(Error::Atomic)? else {
         return Ok(None);
@@ -222,8 +222,8 @@ pub fn load(ctx: &ContextDir) -> Result<Option<Framing>, Error> {
 
 /// Records the framing a request describes into `active/framing.json` (atomically, with
 /// history) and returns it. An unreadable previous framing is replaced, not merged.
-pub fn record(ctx: &ContextDir, req: &FrameRequest) -> Result<Framing, Error> {
-    let previous = load(ctx).ok().flatten();
+pub fn record_framing(ctx: &ContextDir, req: &FrameRequest) -> Result<Framing, Error> {
+    let previous = load_framing(ctx).ok().flatten();
     let framing = Framing::from_request(ctx, req, previous.as_ref())?;
     // Every string reaches a file only through the project's redactor, like an event.
     let framing = redacted(ctx, &framing)?;
@@ -238,12 +238,12 @@ pub fn record(ctx: &ContextDir, req: &FrameRequest) -> Result<Framing, Error> {
 /// one, only when it changes what `framing.json` says (the time of recording aside): a hook
 /// fired on every tool call writes nothing while the conditions stay the same. `ledger` is
 /// the project's, open already; its redactor cleans every value. `Ok(None)`: unchanged.
-pub fn observe(
+pub fn observe_framing(
     ctx: &ContextDir,
     ledger: &remaind_ledger::Ledger,
     req: &FrameRequest,
 ) -> Result<Option<Framing>, Error> {
-    let previous = load(ctx).ok().flatten();
+    let previous = load_framing(ctx).ok().flatten();
     // The common case, on every hook: nothing stated is new and the day is the same. Said
     // without detecting the machine's shell and time zone or redacting the whole framing.
     if let Some(p) = &previous

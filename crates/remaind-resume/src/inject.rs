@@ -9,7 +9,7 @@ use remaind_ledger::LogReader;
 use crate::Error;
 use crate::gate::ReasonCode;
 use crate::layout::ContextDir;
-use crate::packet::{Budget, build, show};
+use crate::packet::{Budget, build_packet, show};
 
 /// The gate's interruption as an agent reads it: stop, tell the user these reasons, ask.
 /// Each reason is `(code, message)`.
@@ -92,7 +92,7 @@ fn fitted_packet(
     let mut tokens = None;
     let fits = packet.len() <= room
         && (packet.len() as u64 <= max_tokens || {
-            let exact = build(ctx, Budget::Configured)?.tokens;
+            let exact = build_packet(ctx, Budget::Configured)?.tokens;
             tokens = Some(exact);
             exact <= max_tokens
         });
@@ -107,17 +107,17 @@ fn fitted_packet(
     let room = room.saturating_sub(pointer.len());
     let tokens = match tokens {
         Some(t) => t,
-        None => build(ctx, Budget::Configured)?.tokens,
+        None => build_packet(ctx, Budget::Configured)?.tokens,
     };
     let mut budget = tokens.min(max_tokens);
-    let mut fitted = build(ctx, Budget::Tokens(budget))?;
+    let mut fitted = build_packet(ctx, Budget::Tokens(budget))?;
     // Tokens per character vary with the text: shrink until the characters fit too.
     for _ in 0..8 {
         if fitted.packet.len() <= room || fitted.over_budget {
             break;
         }
         budget = budget * room as u64 * 9 / (fitted.packet.len() as u64 * 10);
-        fitted = build(ctx, Budget::Tokens(budget.max(1)))?;
+        fitted = build_packet(ctx, Budget::Tokens(budget.max(1)))?;
     }
     Ok(fitted.packet + &pointer)
 }

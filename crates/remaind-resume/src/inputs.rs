@@ -53,7 +53,7 @@ pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, E
         .flatten()
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     let state_bytes = pair.pop().flatten();
-    let framing = framing::load(ctx)?;
+    let framing = framing::load_framing(ctx)?;
     let mut reasons = Vec::new();
     let state = match &state_bytes {
         None => None,

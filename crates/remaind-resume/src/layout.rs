@@ -6,8 +6,8 @@ use crate::Error;
 use remaind_fs::layout::LOG_PATH;
 
 pub use remaind_fs::ContextDir;
-pub use remaind_fs::layout::{
-    CONTEXT_DIR_NAME, DERIVED_FILES, DIR_ENV, FRAMING_FILE, HANDOVER_FILE, PACKET_FILE, STATE_FILE,
+pub(crate) use remaind_fs::layout::{
+    CONTEXT_DIR_NAME, DERIVED_FILES, FRAMING_FILE, HANDOVER_FILE, PACKET_FILE, STATE_FILE,
 };
 
 /// Finds the `.context/` folder the way git finds `.git`: an explicit path (from `--dir` or

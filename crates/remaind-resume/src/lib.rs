@@ -51,8 +51,7 @@ mod tools;
 
 pub use error::Error;
 pub use framing::{
-    FrameRequest, Framing, load as load_framing, observe as observe_framing,
-    parse_setting as parse_frame_setting, record as record_framing,
+    FrameRequest, Framing, load_framing, observe_framing, parse_frame_setting, record_framing,
 };
 pub use gate::{
     Confidence, ConfidenceInputs, Gate, LOW_CONFIDENCE, NextTool, Penalty, Reason, ReasonCode,
@@ -60,17 +59,14 @@ pub use gate::{
 pub use init::{DEFAULT_FILES, InitReport, init};
 pub use inject::{interrupt_text, session_context};
 pub use inputs::{derived_conflicts, history_conflicts};
-pub use layout::{
-    CONTEXT_DIR_NAME, ContextDir, DERIVED_FILES, DIR_ENV, FRAMING_FILE, HANDOVER_FILE, PACKET_FILE,
-    STATE_FILE, append_hook_error, discover,
-};
+pub use layout::{ContextDir, append_hook_error, discover};
 pub use monitor::{Action, BASELINE_LOOKBACK, Band, Reading, TokenSource, monitor};
 pub use packet::{
-    Budget, Dropped, EndedTurn, LatestInstruction, PlannedStep, Resume, Shown,
-    Source as InstructionSource, build as build_packet, resume, show,
+    Budget, Dropped, EndedTurn, InstructionSource, LatestInstruction, PlannedStep, Resume, Shown,
+    build_packet, resume, show,
 };
 pub use remaind_tokens::TokenizerName;
-pub use rollback::{Point, Rollback, list as rollback_points, parse_time, rollback_to};
+pub use rollback::{Point, Rollback, parse_time, rollback_points, rollback_to};
 pub use status::{LastCompaction, Status, status};
 pub use thresholds::{BandEdges, Thresholds};
 pub use tools::{ToolFlags, ToolPolicy};

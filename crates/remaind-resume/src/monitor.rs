@@ -195,7 +195,7 @@ pub fn monitor(ctx: &ContextDir, used: Option<u64>, window: Option<u64>) -> Resu
     let (tokens, source, tokenizer) = match used {
         Some(n) => (n, TokenSource::Reported, None),
         None => {
-            let built = crate::packet::build(ctx, crate::packet::Budget::Configured)?;
+            let built = crate::packet::build_packet(ctx, crate::packet::Budget::Configured)?;
             (
                 built.tokens,
                 TokenSource::ResumePacket,

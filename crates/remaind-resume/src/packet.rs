@@ -58,7 +58,7 @@ pub enum Budget {
 /// Where a packet item came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Source {
+pub enum InstructionSource {
     /// An event after the state's `through_seq`.
     Ledger,
     /// The accepted state (the text still read from the ledger for the instruction).
@@ -73,7 +73,7 @@ pub struct LatestInstruction {
     /// Its text, byte for byte from the ledger.
     pub text: String,
     /// Found after the state (`ledger`) or through the state's reference (`state`).
-    pub source: Source,
+    pub source: InstructionSource,
 }
 
 /// The next planned step.
@@ -86,7 +86,7 @@ pub struct PlannedStep {
     /// The tool it plans to use, if named.
     pub tool: Option<String>,
     /// From a `next_step` event after the state, or from the state.
-    pub source: Source,
+    pub source: InstructionSource,
 }
 
 /// How the user's last turn ended, when it did: the agent handed control back.
@@ -218,7 +218,7 @@ fn latest_instruction(ledger: &Ledger, inp: &Inputs) -> Result<Option<LatestInst
         return Ok(Some(LatestInstruction {
             event: ev.id,
             text: instruction_text(ledger, ev),
-            source: Source::Ledger,
+            source: InstructionSource::Ledger,
         }));
     }
     let Some(named) = inp
@@ -237,7 +237,7 @@ fn latest_instruction(ledger: &Ledger, inp: &Inputs) -> Result<Option<LatestInst
         .map(|e| LatestInstruction {
             event: e.id,
             text: instruction_text(ledger, &e),
-            source: Source::State,
+            source: InstructionSource::State,
         }))
 }
 
@@ -277,7 +277,7 @@ fn next_step(ledger: &Ledger, inp: &Inputs, turn: &Turn) -> Option<PlannedStep> 
             text: ev.text.clone().unwrap_or_default(),
             events: vec![ev.id],
             tool: tool_of(ev),
-            source: Source::Ledger,
+            source: InstructionSource::Ledger,
         });
     }
     let state = inp.state.as_ref()?;
@@ -294,7 +294,7 @@ fn next_step(ledger: &Ledger, inp: &Inputs, turn: &Turn) -> Option<PlannedStep> 
         text: step.text.clone(),
         events: step.events.clone(),
         tool: step.tool.clone(),
-        source: Source::State,
+        source: InstructionSource::State,
     })
 }
 
@@ -333,7 +333,7 @@ fn pending_step(ledger: &Ledger, inp: &Inputs, state: &State) -> Option<PlannedS
                     text: item.text.clone(),
                     events: item.events.clone(),
                     tool: tool_of(&ev),
-                    source: Source::State,
+                    source: InstructionSource::State,
                 });
             }
         }
@@ -819,7 +819,7 @@ impl Assembly {
 }
 
 /// Builds the packet and runs the gate without writing anything.
-pub fn build(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
+pub fn build_packet(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     build_counting(ctx, budget, Counting::Exact)
 }
 
@@ -1313,7 +1313,7 @@ fn rejected_since_compaction(tail: &[Event]) -> u64 {
 /// Builds the packet, writes it to `active/resume_packet.md` through the history store
 /// (unless it is byte-identical to the current one) and returns it with the gate's verdict.
 pub fn resume(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
-    let built = build(ctx, budget)?;
+    let built = build_packet(ctx, budget)?;
     write_packet(ctx, &built.packet)?;
     Ok(built)
 }

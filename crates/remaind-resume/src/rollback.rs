@@ -66,7 +66,7 @@ pub fn parse_time(s: &str) -> Result<Timestamp, Error> {
 }
 
 /// The history points of the derived files (`active/` and `memory/`), oldest first.
-pub fn list(ctx: &ContextDir) -> Result<Vec<Point>, Error> {
+pub fn rollback_points(ctx: &ContextDir) -> Result<Vec<Point>, Error> {
     let store = open_store(ctx)?;
     let points = store.list().map_err(Error::Atomic)?;
     let mut all: Vec<Point> = points

@@ -51,8 +51,8 @@ pub struct Status {
 /// Reads the status. Writes nothing (no packet, no `monitor` event).
 pub fn status(ctx: &ContextDir) -> Result<Status, Error> {
     let thresholds = Thresholds::load(&ctx.thresholds_path())?;
-    let full = packet::build(ctx, Budget::Unlimited)?;
-    let budgeted = packet::build(ctx, Budget::Configured)?;
+    let full = packet::build_packet(ctx, Budget::Unlimited)?;
+    let budgeted = packet::build_packet(ctx, Budget::Configured)?;
     let band = Band::classify(full.tokens, thresholds.context_window, &thresholds.bands);
     let ledger = open_ledger(ctx)?;
     let from = full.through_seq.unwrap_or(0) + 1;

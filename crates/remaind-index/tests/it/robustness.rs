@@ -224,10 +224,10 @@ fn a_rewritten_ledger_is_rebuilt() {
     drop(ledger);
     // Replace the ledger with a different one of the same length, and with a shorter one.
     for n in [2001, 10] {
-        let log_path = dir.join(remaind_ledger::LOG_PATH);
+        let log_path = dir.join(remaind_fs::layout::LOG_PATH);
         std::fs::write(&log_path, b"").unwrap();
         // A new ledger, not a tampered one: its head anchor goes too.
-        let _ = std::fs::remove_file(dir.join(remaind_ledger::HEAD_PATH));
+        let _ = std::fs::remove_file(dir.join(remaind_fs::layout::HEAD_PATH));
         let ledger = Ledger::open(&dir).unwrap();
         for i in 0..n {
             log(

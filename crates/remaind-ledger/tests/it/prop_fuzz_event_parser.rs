@@ -4,7 +4,8 @@
 //! log is byte for byte unchanged).
 
 use proptest::prelude::*;
-use remaind_ledger::{LOG_PATH, Ledger};
+use remaind_fs::layout::LOG_PATH;
+use remaind_ledger::Ledger;
 
 use crate::common;
 

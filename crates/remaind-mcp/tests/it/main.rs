@@ -134,7 +134,7 @@ async fn record_redacts_with_rules_added_while_the_server_runs() {
     assert_eq!(first["structuredContent"]["redactions"], 1, "{first}");
     // A new rule, written while the session is open, applies to the next call.
     std::fs::write(
-        dir.join(remaind_ledger::REDACTION_PATH),
+        dir.join(remaind_fs::layout::REDACTION_PATH),
         r#"{"rules": [{"name": "project_code", "pattern": "\\bPRJ-[0-9]{6}\\b"}]}"#,
     )
     .expect("write rules");
