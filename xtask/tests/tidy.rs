@@ -477,3 +477,232 @@ fn tidy_layout_and_log_checks_catch_a_planted_violation() {
     assert_eq!(log_read_problems("let p = ctx.join(LOG_PATH);\n").len(), 1);
     assert!(log_read_problems("Error::Io { path: ledger.log_path().to_owned() }\n").is_empty());
 }
+
+// Public APIs as small as their users: each library's surface is kept in
+// xtask/tests/public-api/<crate>.txt, so that growth is a deliberate, reviewed change. The
+// surface is read from the sources: the names `lib.rs` exports (`pub use`, `pub mod` and its
+// top-level items, items defined in `lib.rs`) and the `pub fn`s of every `impl` block of an
+// exported type.
+
+/// Names a `pub use` statement exports: the last segment of each item, or its `as` name.
+fn use_names(statement: &str) -> Vec<String> {
+    let body = statement
+        .trim()
+        .trim_start_matches("pub use")
+        .trim_end_matches(';');
+    let items = match body.find('{') {
+        Some(open) => body[open + 1..body.rfind('}').unwrap_or(body.len())].to_owned(),
+        None => body.to_owned(),
+    };
+    items
+        .split(',')
+        .map(str::trim)
+        .filter(|i| !i.is_empty() && !i.contains('{') && !i.contains('}'))
+        .map(|item| match item.split_once(" as ") {
+            Some((_, alias)) => alias.trim().to_owned(),
+            None => item.rsplit("::").next().unwrap_or(item).trim().to_owned(),
+        })
+        .collect()
+}
+
+/// The name of a top-level `pub` item on `line` (`pub fn x`, `pub struct X<…>`), if any.
+fn item_name(line: &str) -> Option<(String, String)> {
+    let rest = line.strip_prefix("pub ")?;
+    for kind in [
+        "fn", "struct", "enum", "trait", "type", "const", "static", "mod",
+    ] {
+        if let Some(after) = rest.strip_prefix(kind).and_then(|r| r.strip_prefix(' ')) {
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            return Some((kind.to_owned(), name));
+        }
+    }
+    None
+}
+
+/// `pub use` statements of `text`, each joined onto one line.
+fn pub_uses(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut open: Option<String> = None;
+    for line in text.lines() {
+        if let Some(stmt) = open.as_mut() {
+            stmt.push(' ');
+            stmt.push_str(line.trim());
+            if line.contains(';') {
+                out.extend(open.take());
+            }
+        } else if line.starts_with("pub use ") {
+            if line.contains(';') {
+                out.push(line.to_owned());
+            } else {
+                open = Some(line.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// The type an `impl` line is for: `impl Foo {`, `impl<'a> Foo<'a> {`, `impl Trait for Foo {`.
+fn impl_target(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("impl")?;
+    let rest = if rest.starts_with('<') {
+        let mut depth = 0;
+        let end = rest.char_indices().find_map(|(i, c)| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(i)
+        })?;
+        &rest[end + 1..]
+    } else {
+        rest
+    };
+    let rest = rest.trim_start();
+    let target = match rest.split_once(" for ") {
+        Some((_, ty)) => ty,
+        None => rest,
+    };
+    let name: String = target
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The public surface of the library whose sources are under `src`, one line per name.
+fn public_api(src: &Path) -> Vec<String> {
+    let lib = std::fs::read_to_string(src.join("lib.rs")).expect("a library has lib.rs");
+    let mut names = std::collections::BTreeSet::new();
+    for stmt in pub_uses(&lib) {
+        names.extend(use_names(&stmt));
+    }
+    for line in lib.lines() {
+        let Some((kind, name)) = item_name(line) else {
+            continue;
+        };
+        if kind != "mod" {
+            names.insert(name);
+            continue;
+        }
+        let file = [
+            src.join(format!("{name}.rs")),
+            src.join(&name).join("mod.rs"),
+        ]
+        .into_iter()
+        .find(|p| p.is_file())
+        .expect("a pub mod has a file");
+        let text = std::fs::read_to_string(file).expect("readable module");
+        for l in text.lines() {
+            if let Some((_, item)) = item_name(l) {
+                names.insert(format!("{name}::{item}"));
+            }
+        }
+        for stmt in pub_uses(&text) {
+            names.extend(use_names(&stmt).into_iter().map(|n| format!("{name}::{n}")));
+        }
+    }
+    let exported_types: std::collections::BTreeSet<String> = names
+        .iter()
+        .map(|n| n.rsplit("::").next().unwrap_or(n).to_owned())
+        .filter(|n| n.starts_with(|c: char| c.is_ascii_uppercase()))
+        .collect();
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut out: Vec<String> = names.into_iter().collect();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("readable source");
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let mut target: Option<String> = None;
+        for line in code.lines() {
+            if line.starts_with("impl") {
+                target = impl_target(line).filter(|t| exported_types.contains(t));
+            } else if line.starts_with('}') {
+                target = None;
+            } else if let Some(ty) = &target
+                && let Some(rest) = line.strip_prefix("    pub fn ")
+            {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                out.push(format!("{ty}::{name}"));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn tidy_public_apis_match_their_snapshots() {
+    let bless = std::env::var_os("REMAIND_BLESS_API").is_some();
+    let mut problems = Vec::new();
+    for dir in member_dirs() {
+        let src = dir.join("src");
+        if dir.starts_with(root().join("xtask")) || !src.join("lib.rs").is_file() {
+            continue;
+        }
+        let name = dir
+            .file_name()
+            .expect("a crate folder")
+            .to_string_lossy()
+            .into_owned();
+        let snapshot = root().join(format!("xtask/tests/public-api/{name}.txt"));
+        let now = public_api(&src).join("\n") + "\n";
+        if bless {
+            std::fs::create_dir_all(snapshot.parent().expect("a folder")).expect("mkdir");
+            std::fs::write(&snapshot, &now).expect("write the snapshot");
+            continue;
+        }
+        let recorded = std::fs::read_to_string(&snapshot).unwrap_or_default();
+        if recorded != now {
+            let was: Vec<&str> = recorded.lines().collect();
+            let is: Vec<&str> = now.lines().collect();
+            let added: Vec<&&str> = is.iter().filter(|l| !was.contains(l)).collect();
+            let removed: Vec<&&str> = was.iter().filter(|l| !is.contains(l)).collect();
+            problems.push(format!(
+                "{name}: public API changed (added {added:?}, removed {removed:?}); if that is \
+                 deliberate, run `REMAIND_BLESS_API=1 cargo test -p xtask --test tidy public_api` \
+                 and commit {}",
+                snapshot.display()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn tidy_public_api_reader_sees_what_a_library_exports() {
+    assert_eq!(
+        use_names("pub use packet::{Budget, build_packet, resume as run};"),
+        ["Budget", "build_packet", "run"]
+    );
+    assert_eq!(
+        use_names("pub use remaind_tokens::TokenizerName;"),
+        ["TokenizerName"]
+    );
+    assert_eq!(
+        pub_uses("pub use a::{\n    B, C,\n};\nuse d::E;\npub use f::G;\n"),
+        ["pub use a::{ B, C, };", "pub use f::G;"]
+    );
+    assert_eq!(
+        impl_target("impl<'a> Index<'a> {").as_deref(),
+        Some("Index")
+    );
+    assert_eq!(
+        impl_target("impl fmt::Display for Band {").as_deref(),
+        Some("Band")
+    );
+    assert_eq!(
+        item_name("pub fn build_packet(ctx: &ContextDir)"),
+        Some(("fn".to_owned(), "build_packet".to_owned()))
+    );
+    assert_eq!(item_name("    pub fn inner()"), None);
+}

@@ -30,7 +30,6 @@ pub use external::{
     from_command, from_dir, from_value,
 };
 pub use handover::{bind, binding_line, strip_binding};
-pub use remaind_fs::layout::{HANDOVER_FILE, STATE_FILE};
 
 use remaind_validate::State;
 

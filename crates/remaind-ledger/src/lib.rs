@@ -39,7 +39,7 @@
 //!     text: Some("token ghp_0123456789abcdefghijABCDEFGHIJklmnopqr".into()),
 //!     ..NewEvent::default()
 //! })?;
-//! let log = std::fs::read_to_string(dir.join(remaind_ledger::LOG_PATH))?;
+//! let log = std::fs::read_to_string(dir.join(remaind_fs::layout::LOG_PATH))?;
 //! assert!(!log.contains("ghp_0123456789abcdefghij"));
 //! # Ok(())
 //! # }

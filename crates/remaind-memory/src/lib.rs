@@ -35,10 +35,8 @@ mod tree;
 pub use error::{Error, Result};
 pub use project::{Proposal, Status};
 pub use store::{
-    CITATION_WINDOW, FLUSH_MAX, FlushItem, Memory, history, lag, loop_id, memory_for_packet,
-    proposal_id, restore_to, slug,
+    FlushItem, Memory, history, lag, loop_id, memory_for_packet, proposal_id, restore_to, slug,
 };
 pub use tree::{
-    HALF_LIFE_HOURS, Node, NodeType, TokenizerName, Tree, TreeEntry, compile, compile_with,
-    listing_line, render_listing, select, select_with, temperature,
+    Node, NodeType, TokenizerName, Tree, TreeEntry, compile, render_listing, select, temperature,
 };

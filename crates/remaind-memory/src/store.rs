@@ -31,9 +31,9 @@ const TITLE_CHARS: usize = 120;
 /// Longest slug, in bytes.
 const SLUG_BYTES: usize = 48;
 /// Most proposals one continuity flush makes: it suggests, a person reviews.
-pub const FLUSH_MAX: usize = 16;
+pub(crate) const FLUSH_MAX: usize = 16;
 /// How many of the newest events are read for node citations.
-pub const CITATION_WINDOW: usize = 1000;
+pub(crate) const CITATION_WINDOW: usize = 1000;
 /// How often a render starts again because a person saved `MEMORY.md` meanwhile.
 const SYNC_ATTEMPTS: usize = 8;
 /// Uses kept per node (the oldest weigh almost nothing).
@@ -514,7 +514,7 @@ impl<'l> Memory<'l> {
 
     /// The continuity flush: suggests each item whose title was never proposed (a memory
     /// already under review, accepted or rejected is left to the person), at most
-    /// [`FLUSH_MAX`] per call, and writes their proposal files as one unit. Cheap on any
+    /// 16 (`FLUSH_MAX`) per call, and writes their proposal files as one unit. Cheap on any
     /// ledger: what is known is read from the memory files, not from a pass over the
     /// ledger (a suggestion of a known title changes nothing a person decided, so a stale
     /// file only costs an event). Returns the new proposals.

@@ -248,7 +248,7 @@ pub fn compile(file: &str, markdown: &str) -> Vec<Node> {
 }
 
 /// [`compile`], counting tokens with `vocabulary`.
-pub fn compile_with(file: &str, markdown: &str, vocabulary: TokenizerName) -> Vec<Node> {
+pub(crate) fn compile_with(file: &str, markdown: &str, vocabulary: TokenizerName) -> Vec<Node> {
     let mut nodes = Vec::new();
     // Open headings: (level, id).
     let mut open: Vec<(usize, String)> = Vec::new();
@@ -302,7 +302,7 @@ fn node_id(file: &str, node_type: NodeType, text: &str, repeat: usize) -> String
 }
 
 /// How warm a node is `now`, given when it was used: each use counts 1 when it happens and
-/// halves every [`HALF_LIFE_HOURS`] hours after (`Σ 0.5^(age_hours / 72)`). Opening a node
+/// halves every 72 hours (`HALF_LIFE_HOURS`) after (`Σ 0.5^(age_hours / 72)`). Opening a node
 /// (`memory get`), a node matching a query (`memory tree --query`) and a citation (its id
 /// in the text of one of the newest ledger events) are uses.
 pub fn temperature(uses: &[jiff::Timestamp], now: jiff::Timestamp) -> f64 {
@@ -315,7 +315,7 @@ pub fn temperature(uses: &[jiff::Timestamp], now: jiff::Timestamp) -> f64 {
 }
 
 /// Hours in which a use's weight halves.
-pub const HALF_LIFE_HOURS: f64 = 72.0;
+pub(crate) const HALF_LIFE_HOURS: f64 = 72.0;
 
 /// One line of a tree listing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -348,7 +348,7 @@ pub struct Tree {
 }
 
 /// One listing line.
-pub fn listing_line(e: &TreeEntry) -> String {
+pub(crate) fn listing_line(e: &TreeEntry) -> String {
     format!(
         "{} {} {}t {}: {}\n",
         e.id,
@@ -376,7 +376,7 @@ pub fn select(
 }
 
 /// [`select`], counting the listing's tokens with `vocabulary`.
-pub fn select_with(
+pub(crate) fn select_with(
     nodes: &[Node],
     uses: &HashMap<String, Vec<jiff::Timestamp>>,
     now: jiff::Timestamp,

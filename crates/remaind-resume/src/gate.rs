@@ -18,7 +18,7 @@ use remaind_ledger::EventId;
 use serde::{Deserialize, Serialize};
 
 /// Below this score, resume confidence is low.
-pub const LOW_CONFIDENCE: f64 = 0.5;
+pub(crate) const LOW_CONFIDENCE: f64 = 0.5;
 
 /// Why the gate interrupts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -111,7 +111,7 @@ pub struct Confidence {
 
 /// What the confidence score is computed from.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct ConfidenceInputs {
+pub(crate) struct ConfidenceInputs {
     /// An accepted state exists and is readable.
     pub has_state: bool,
     /// Tokens of every event after `through_seq`, as rendered in the packet.
@@ -135,7 +135,7 @@ impl Confidence {
     ///               − 0.6·[conflict])
     /// low   = score < 0.5
     /// ```
-    pub fn compute(inputs: &ConfidenceInputs) -> Confidence {
+    pub(crate) fn compute(inputs: &ConfidenceInputs) -> Confidence {
         let mut penalties = Vec::new();
         let mut add = |factor: &str, penalty: f64, detail: String| {
             if penalty > 0.0 {

@@ -190,7 +190,7 @@ fn handover_binding(inp: &Inputs, state: &State, out: &mut Vec<Reason>) {
         }),
         Some(text) => {
             let sha = remaind_hash::sha256_hex(inp.state_bytes.as_deref().unwrap_or(&[]));
-            match remaind_validate::handover::parse_binding(text) {
+            match remaind_validate::parse_binding(text) {
                 None => out.push(Reason {
                     code: ReasonCode::HandoverBinding,
                     message: "handover.md has no binding line (`<!-- remaind:handover state_sha256=… through_seq=… -->`); it cannot be tied to state.json".to_owned(),
@@ -231,7 +231,7 @@ fn missing_citations(inp: &Inputs, out: &mut Vec<Reason>) {
         }
     }
     if let Some(text) = &inp.handover {
-        for id in remaind_validate::handover::citations(text) {
+        for id in remaind_validate::citations(text) {
             if id.seq() > head || id.seq() == 0 {
                 missing.insert(id);
             }

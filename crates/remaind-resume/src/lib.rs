@@ -53,14 +53,12 @@ pub use error::Error;
 pub use framing::{
     FrameRequest, Framing, load_framing, observe_framing, parse_frame_setting, record_framing,
 };
-pub use gate::{
-    Confidence, ConfidenceInputs, Gate, LOW_CONFIDENCE, NextTool, Penalty, Reason, ReasonCode,
-};
+pub use gate::{Confidence, Gate, NextTool, Penalty, Reason, ReasonCode};
 pub use init::{DEFAULT_FILES, InitReport, init};
 pub use inject::{interrupt_text, session_context};
 pub use inputs::{derived_conflicts, history_conflicts};
 pub use layout::{ContextDir, append_hook_error, discover};
-pub use monitor::{Action, BASELINE_LOOKBACK, Band, Reading, TokenSource, monitor};
+pub use monitor::{Action, Band, Reading, TokenSource, monitor};
 pub use packet::{
     Budget, Dropped, EndedTurn, InstructionSource, LatestInstruction, PlannedStep, Resume, Shown,
     build_packet, resume, show,

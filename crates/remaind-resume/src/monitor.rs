@@ -146,7 +146,7 @@ pub struct Reading {
 }
 
 /// How far back the monitor looks for the previous `monitor` event (see [`monitor`]).
-pub const BASELINE_LOOKBACK: usize = 512;
+pub(crate) const BASELINE_LOOKBACK: usize = 512;
 
 /// The band of the latest `monitor` event since the latest `compaction`, looking back at
 /// most [`BASELINE_LOOKBACK`] events; `None` when there is none.
@@ -180,7 +180,7 @@ fn baseline(ctx: &ContextDir, source: &str) -> Result<Option<Band>, Error> {
 /// configured tokenizer. `window` overrides the
 /// configured window. The band is compared with the *baseline*: the band of the latest
 /// `monitor` event since the latest `compaction` (a compaction starts a fresh context), looking
-/// back at most [`BASELINE_LOOKBACK`] events, else `normal`. When they differ, a `monitor`
+/// back at most 512 events, else `normal`. When they differ, a `monitor`
 /// event records the new band. `monitor --used` reads only `thresholds.json` and the last
 /// ledger lines; it never loads a tokenizer.
 pub fn monitor(ctx: &ContextDir, used: Option<u64>, window: Option<u64>) -> Result<Reading, Error> {

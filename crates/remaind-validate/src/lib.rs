@@ -53,17 +53,17 @@
 //! ```
 
 mod checks;
-pub mod handover;
+mod handover;
 mod prior;
 mod schema;
-pub mod state;
+mod state;
 mod turn;
 mod validate;
-pub mod verdict;
+mod verdict;
 
 pub use handover::{
     Binding, Handover, SECTION_TITLES, Section, citations, parse_binding, render_citations,
-    render_instruction,
+    render_instruction, titles,
 };
 pub use prior::Prior;
 pub use remaind_events::{EventIter, LedgerView, MemoryLedger, ViewError};

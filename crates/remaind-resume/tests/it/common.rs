@@ -7,8 +7,8 @@ use remaind_atomic::HistoryStore;
 use remaind_ledger::{Kind, Ledger, NewEvent};
 use remaind_resume::ContextDir;
 use remaind_resume::FrameRequest;
+use remaind_validate::Binding;
 use remaind_validate::State;
-use remaind_validate::handover::Binding;
 use serde::Deserialize;
 
 /// A fresh, initialized `.context/` in a temp dir (kept alive by the returned guard).

@@ -1,7 +1,7 @@
 //! The handover parser: binding line, sections, citations, fences, structural problems.
 
 use remaind_ledger::EventId;
-use remaind_validate::handover::titles;
+use remaind_validate::titles;
 use remaind_validate::{
     Binding, Handover, SECTION_TITLES, citations, parse_binding, render_citations,
     render_instruction,

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 use remaind_ledger::{Event, EventId, Kind, NewEvent};
-use remaind_validate::handover::titles;
+use remaind_validate::titles;
 use remaind_validate::{
     Binding, Check, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior, State,
     Verdict, render_citations, render_instruction, validate_typed,
