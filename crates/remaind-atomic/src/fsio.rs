@@ -50,7 +50,11 @@ pub(crate) fn link_snapshot(src: &Utf8Path, dir: &Utf8Path, name: &str, len: u64
         let _ = fs::remove_file(&entry);
         return Ok(false);
     }
-    fail::fail_point!("atomic.after-link", |a| injected(a, "fsync folder", dir));
+    fail::fail_point!(crate::failpoints::AFTER_LINK, |a| injected(
+        a,
+        "fsync folder",
+        dir
+    ));
     remaind_fs::sync_dir(dir)?;
     Ok(true)
 }
@@ -76,13 +80,15 @@ pub(crate) fn stage_file(dir: &Utf8Path, bytes: &[u8]) -> Result<String> {
         Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap_or_else(|_| dir.join(TEMP_PREFIX));
     tmp.write_all(bytes)
         .map_err(|e| Error::io("write", &tmp_path, e))?;
-    fail::fail_point!("atomic.after-temp-write", |a| injected(
+    fail::fail_point!(remaind_fs::failpoints::AFTER_TEMP_WRITE, |a| injected(
         a, "write", &tmp_path
     ));
     tmp.as_file()
         .sync_all()
         .map_err(|e| Error::io("fsync", &tmp_path, e))?;
-    fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
+    fail::fail_point!(remaind_fs::failpoints::AFTER_FSYNC, |a| injected(
+        a, "fsync", &tmp_path
+    ));
     // On an error above the temp file is dropped, which removes it; here it is kept.
     let (_, path) = tmp
         .keep()

@@ -74,6 +74,7 @@
 //! ```
 
 mod error;
+pub mod failpoints;
 mod fsio;
 mod journal;
 mod point;

@@ -438,11 +438,10 @@ impl HistoryStore {
                     let staged = dir.join(temp);
                     if matches!(remaind_fs::inspect(&staged)?, Kind::File) {
                         remaind_fs::rename_into_place(&staged, &target)?;
-                        fail::fail_point!("atomic.after-rename", |a| fsio::injected(
-                            a,
-                            "fsync folder",
-                            &dir
-                        ));
+                        fail::fail_point!(
+                            remaind_fs::failpoints::AFTER_RENAME,
+                            |a| fsio::injected(a, "fsync folder", &dir)
+                        );
                     }
                 }
                 None => match fs::remove_file(&target) {
@@ -647,7 +646,7 @@ impl HistoryStore {
                     temp: None,
                     new: new.map(<[u8]>::to_vec),
                 });
-                fail::fail_point!("atomic.after-snapshot", |a| fsio::injected(
+                fail::fail_point!(crate::failpoints::AFTER_SNAPSHOT, |a| fsio::injected(
                     a,
                     "write",
                     &self.root.join(rel.as_path())
@@ -684,7 +683,7 @@ impl HistoryStore {
                     journal::JOURNAL,
                     &journal::encode(&entries),
                 )?;
-                fail::fail_point!("atomic.after-journal", |a| fsio::injected(
+                fail::fail_point!(crate::failpoints::AFTER_JOURNAL, |a| fsio::injected(
                     a,
                     "write",
                     &self.history.join(journal::JOURNAL)

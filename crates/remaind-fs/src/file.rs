@@ -269,19 +269,25 @@ pub fn replace_file(dir: &Utf8Path, name: &str, bytes: &[u8]) -> Result<()> {
     tmp.write_all(bytes)
         .map_err(|e| Error::io("write", &tmp_path, e))?;
     #[cfg(feature = "failpoints")]
-    fail::fail_point!("atomic.after-temp-write", |a| injected(
+    fail::fail_point!(crate::failpoints::AFTER_TEMP_WRITE, |a| injected(
         a, "write", &tmp_path
     ));
     tmp.as_file()
         .sync_all()
         .map_err(|e| Error::io("fsync", &tmp_path, e))?;
     #[cfg(feature = "failpoints")]
-    fail::fail_point!("atomic.after-fsync", |a| injected(a, "fsync", &tmp_path));
+    fail::fail_point!(crate::failpoints::AFTER_FSYNC, |a| injected(
+        a, "fsync", &tmp_path
+    ));
     // On failure the temp file is dropped, which removes it.
     tmp.persist(&target)
         .map_err(|e| Error::io("rename into place", &target, e.error))?;
     #[cfg(feature = "failpoints")]
-    fail::fail_point!("atomic.after-rename", |a| injected(a, "fsync folder", dir));
+    fail::fail_point!(crate::failpoints::AFTER_RENAME, |a| injected(
+        a,
+        "fsync folder",
+        dir
+    ));
     sync_dir(dir)
 }
 

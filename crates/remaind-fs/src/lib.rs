@@ -36,6 +36,7 @@
 //! ```
 
 mod error;
+pub mod failpoints;
 mod file;
 pub mod layout;
 

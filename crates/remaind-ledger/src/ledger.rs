@@ -797,10 +797,16 @@ impl Ledger {
             }
             file.write_all(&out[chunk_start..written])
                 .map_err(|e| Error::io(&self.log_path, "cannot append", e))?;
-            fail::fail_point!("ledger.after-write", |a| injected(a, &self.log_path));
+            fail::fail_point!(crate::failpoints::AFTER_WRITE, |a| injected(
+                a,
+                &self.log_path
+            ));
             file.sync_data()
                 .map_err(|e| Error::io(&self.log_path, "cannot sync", e))?;
-            fail::fail_point!("ledger.after-fsync", |a| injected(a, &self.log_path));
+            fail::fail_point!(crate::failpoints::AFTER_FSYNC, |a| injected(
+                a,
+                &self.log_path
+            ));
             Ok(())
         })();
         if let Err(e) = appended {
@@ -913,7 +919,7 @@ impl Ledger {
             name = format!("{stamp}-{}.{n}.torn", head + 1);
         }
         remaind_fs::sync_dir(&qdir)?;
-        fail::fail_point!("ledger.recovery-after-quarantine", |a| injected(
+        fail::fail_point!(crate::failpoints::RECOVERY_AFTER_QUARANTINE, |a| injected(
             a,
             &self.log_path
         ));

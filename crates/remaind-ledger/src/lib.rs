@@ -49,6 +49,7 @@ mod anchor;
 mod batch;
 mod config;
 mod error;
+pub mod failpoints;
 mod input;
 mod ledger;
 mod lines;

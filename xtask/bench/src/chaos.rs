@@ -38,31 +38,20 @@ use std::time::{Duration, Instant};
 use crate::workspace_root;
 
 /// Every failpoint in the code, and so every one the harness must hit.
-const FAILPOINTS: &[&str] = &[
-    "atomic.after-link",
-    "atomic.after-snapshot",
-    "atomic.after-temp-write",
-    "atomic.after-fsync",
-    "atomic.after-rename",
-    "atomic.after-journal",
-    "ledger.after-write",
-    "ledger.after-fsync",
-    "ledger.recovery-after-quarantine",
-];
+const FAILPOINTS: [&str; 9] = {
+    let (a, l) = (
+        remaind_atomic::failpoints::ALL,
+        remaind_ledger::failpoints::ALL,
+    );
+    [a[0], a[1], a[2], a[3], a[4], a[5], l[0], l[1], l[2]]
+};
 
-const ATOMIC: &[&str] = &[
-    "atomic.after-link",
-    "atomic.after-snapshot",
-    "atomic.after-temp-write",
-    "atomic.after-fsync",
-    "atomic.after-rename",
-    "atomic.after-journal",
-];
+const ATOMIC: &[&str] = &remaind_atomic::failpoints::ALL;
 
 /// Gate reasons that mean a reader saw state.json and handover.md from different runs, or a
 /// pair the ledger did not record.
 const MISMATCH: &[&str] = &["handover_binding", "not_recorded"];
-const APPEND: &[&str] = &["ledger.after-write", "ledger.after-fsync"];
+const APPEND: &[&str] = &remaind_ledger::failpoints::APPEND;
 
 /// The derived files whose every version must be whole.
 const DERIVED: &[&str] = &[
@@ -164,10 +153,8 @@ impl Op {
             Op::MemoryPropose(_) | Op::MemoryList => Vec::new(),
             Op::Recover(_) => {
                 // Weighted: the recovery step is what this operation is for.
-                let mut v = vec![
-                    "ledger.recovery-after-quarantine",
-                    "ledger.recovery-after-quarantine",
-                ];
+                let recovery = remaind_ledger::failpoints::RECOVERY_AFTER_QUARANTINE;
+                let mut v = vec![recovery, recovery];
                 v.extend_from_slice(APPEND);
                 v
             }
@@ -543,12 +530,16 @@ const AIMED_KILLS: u64 = 20;
 
 /// An operation that passes failpoint `fp`.
 fn op_passing(fp: &str, rng: &mut Rng, tag: &str) -> Op {
-    if fp.starts_with("ledger.recovery") {
+    use remaind_ledger::failpoints::RECOVERY_AFTER_QUARANTINE;
+    if fp == RECOVERY_AFTER_QUARANTINE {
         let mut torn = format!("{{\"v\":1,\"seq\":{},\"kind\":\"no", rng.below(1000)).into_bytes();
         torn.truncate(1 + rng.below(torn.len() as u64) as usize);
         Op::Recover(torn)
-    } else if fp.starts_with("ledger.") {
+    } else if APPEND.contains(&fp) {
         Op::Log(random_batch(rng, tag))
+    } else if fp == remaind_atomic::failpoints::AFTER_JOURNAL {
+        // Only a write of several files (a compaction's pair) keeps a group journal.
+        Op::Compact
     } else {
         Op::Frame(format!("model-{}", rng.below(1000)))
     }
@@ -565,7 +556,11 @@ fn random_op(rng: &mut Rng, points: &[String], tag: &str) -> Op {
         9 => Op::MemoryAccept(title),
         10 => Op::MemoryEdit(title, format!("Edited by {tag}: {}", rng.next())),
         11 => Op::Import(*rng.pick(TRANSCRIPTS)),
-        _ => op_passing("ledger.recovery-after-quarantine", rng, tag),
+        _ => op_passing(
+            remaind_ledger::failpoints::RECOVERY_AFTER_QUARANTINE,
+            rng,
+            tag,
+        ),
     }
 }
 

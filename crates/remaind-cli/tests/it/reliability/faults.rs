@@ -9,14 +9,9 @@ use std::path::Path;
 use super::{ok, project, store, text};
 use crate::common::remaind_env;
 
-const ATOMIC: &[&str] = &[
-    "atomic.after-link",
-    "atomic.after-snapshot",
-    "atomic.after-temp-write",
-    "atomic.after-fsync",
-    "atomic.after-rename",
-];
-const APPEND: &[&str] = &["ledger.after-write", "ledger.after-fsync"];
+use remaind_atomic::failpoints::{self as atomic, ALL as ATOMIC};
+use remaind_fs::failpoints::REPLACE;
+use remaind_ledger::failpoints::APPEND;
 
 /// Runs `args` with `spec` injected. `None` when the run got through without reaching the
 /// fault (exit 0); otherwise asserts it failed cleanly: exit 1, no panic, a message naming a
@@ -140,13 +135,12 @@ fn atomic_write_errors_leave_the_store_unchanged() {
             for err in ["eio", "enospc"] {
                 let hits =
                     check_every_hit(&ctx, &["frame", "--model", "changed"], fp, err, &prepare);
-                let expected = match (*fp, linked_elsewhere) {
-                    ("atomic.after-link", true) => 0,
+                let expected = match (fp, linked_elsewhere) {
+                    // One file: no group journal.
+                    (atomic::AFTER_JOURNAL, _) => 0,
+                    (atomic::AFTER_LINK, true) => 0,
                     // The copy goes through the same temp-fsync-rename steps.
-                    (
-                        "atomic.after-temp-write" | "atomic.after-fsync" | "atomic.after-rename",
-                        true,
-                    ) => 2,
+                    (step, true) if REPLACE.contains(&step) => 2,
                     _ => 1,
                 };
                 assert_eq!(
@@ -173,7 +167,9 @@ fn compaction_errors_at_the_state_write_leave_the_store_unchanged() {
     // both as they were.
     for fp in ATOMIC {
         let hits = check_every_hit(&ctx, &["compact"], fp, "eio", &more_work);
-        assert_eq!(hits, 2, "{fp}");
+        // One group journal for the pair.
+        let expected = if fp == atomic::AFTER_JOURNAL { 1 } else { 2 };
+        assert_eq!(hits, expected, "{fp}");
     }
     for fp in APPEND {
         // The compaction event after both files: its append fails after they were written.
