@@ -836,8 +836,10 @@ impl<'l> Index<'l> {
     /// forms of all of them.
     ///
     /// A plain query is a ranked OR: BM25 over the query's words (stemmed, stop words
-    /// dropped, identifiers in every spelling), plus the whole query as a phrase. The best
-    /// candidates are then ordered by that score weighted by the event's kind and importance,
+    /// dropped, identifiers in every spelling), plus the whole query as a phrase; when enough
+    /// events hold every word, the candidates are those alone (far cheaper than scoring every
+    /// event that holds a common word, and BM25 puts them first anyway). The best candidates
+    /// are then ordered by that score weighted by the event's kind and importance,
     /// by the share of the query's words it holds as written, by neighbouring query words
     /// close together, and by holding the whole query as one phrase; ties go to the newer
     /// event. A question about what the user said ("what did the user ask about …") puts the
@@ -883,7 +885,13 @@ impl<'l> Index<'l> {
         });
         let n = candidates(opts.limit);
         let mut rows = self.read(|conn| {
-            let mut found = ranked(conn, &plan.expr, &filters, n)?;
+            let mut found = match &plan.every {
+                Some(every) => ranked(conn, every, &filters, n)?,
+                None => Vec::new(),
+            };
+            if found.len() < n {
+                found = ranked(conn, &plan.expr, &filters, n)?;
+            }
             if found.is_empty()
                 && let Some(loose) = &plan.loose
             {

@@ -44,6 +44,11 @@ pub(crate) struct Needle {
 pub(crate) struct Plan {
     /// The ranked query: required terms all, optional terms any, plus the bonus phrases.
     pub(crate) expr: String,
+    /// Every word required, when the query has two or more optional words: when enough events
+    /// hold them all, the candidates are those (BM25 ranks an event holding every word above
+    /// one holding some in nearly every case, and scoring only them is much cheaper than
+    /// scoring every event holding a common word).
+    pub(crate) every: Option<String>,
     /// The same with every word of three or more characters also a prefix: tried when
     /// `expr` finds nothing.
     pub(crate) loose: Option<String>,
@@ -270,6 +275,14 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
     };
     let expr = combine(build(false));
     let loose = Some(combine(build(true))).filter(|l| *l != expr);
+    let every = {
+        let (required, optional) = build(false);
+        (optional.len() > 1).then(|| {
+            let mut all = required;
+            all.extend(optional);
+            all.join(" AND ")
+        })
+    };
     let mut needles = Vec::new();
     let mut exact_words = Vec::new();
     for t in &terms {
@@ -304,6 +317,7 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
         exact_words,
         pairs,
         speaker,
+        every,
     })
 }
 
@@ -349,6 +363,8 @@ mod tests {
         assert_eq!(p.phrase.as_deref(), Some(r#""retry the uploader""#));
         assert_eq!(p.exact_words, ["retry", "uploader"]);
         assert_eq!(p.pairs, [("retri".to_owned(), "upload".to_owned())]);
+        assert_eq!(p.every.as_deref(), Some(r#""retry" AND "uploader""#));
+        assert_eq!(plain("uploader").unwrap().every, None);
         assert_eq!(
             p.loose.as_deref(),
             Some(r#""retry"* OR "uploader"* OR "retry the uploader""#)
