@@ -77,6 +77,30 @@ impl Fields {
         })
     }
 
+    /// True when some field holds a word of stem `a` and one of stem `b` (as
+    /// [`words::stem`] gives them) at most `within` tokens apart, in either order.
+    pub(crate) fn near(&self, a: &str, b: &str, within: usize) -> bool {
+        Field::ALL.iter().any(|&f| {
+            let (mut last_a, mut last_b) = (None::<usize>, None::<usize>);
+            for (i, (_, t)) in words::tokens(self.get(f)).enumerate() {
+                let s = words::stem(&t.to_lowercase());
+                if s == a {
+                    last_a = Some(i);
+                }
+                if s == b {
+                    last_b = Some(i);
+                }
+                if let (Some(x), Some(y)) = (last_a, last_b)
+                    && x != y
+                    && x.abs_diff(y) <= within
+                {
+                    return true;
+                }
+            }
+            false
+        })
+    }
+
     /// The identifier forms of every field (CamelCase split, snake_case joined), one per line.
     pub(crate) fn identifier_forms(&self) -> String {
         let mut out = String::new();

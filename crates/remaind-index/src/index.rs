@@ -240,15 +240,12 @@ fn kind_weight(kind: &str) -> f64 {
 }
 
 /// The final score of a plain-query candidate, higher is better: BM25 weighted by kind and
-/// importance, the share of the query's words it holds as written, and the whole query as
-/// one phrase; a superseded event a little lower.
-fn score(c: &Candidate, exact_words: &[String]) -> f64 {
+/// importance and by how it holds the words ([`word_bonus`]), the whole query as one phrase
+/// a lot higher; a superseded event a little lower.
+fn score(c: &Candidate, plan: &query::Plan) -> f64 {
     let mut s = -c.rank * kind_weight(&c.kind) * (1.0 + 0.05 * c.importance as f64);
-    if !exact_words.is_empty()
-        && let Ok(f) = fields::extract(&c.line, None)
-    {
-        let held = exact_words.iter().filter(|w| f.holds_word(w)).count();
-        s *= 1.0 + 0.3 * held as f64 / exact_words.len() as f64;
+    if let Ok(f) = fields::extract(&c.line, None) {
+        s *= word_bonus(&f, plan);
     }
     if c.exact {
         s *= 3.0;
@@ -257,6 +254,27 @@ fn score(c: &Candidate, exact_words: &[String]) -> f64 {
         s *= 0.9;
     }
     s
+}
+
+/// Up to 1.3 for the share of the query's words an event holds as written (the exact form
+/// over another form of the stem), times up to 1.2 for the share of neighbouring query words
+/// it holds close together.
+fn word_bonus(f: &fields::Fields, plan: &query::Plan) -> f64 {
+    let share = |held: usize, of: usize| {
+        if of == 0 {
+            0.0
+        } else {
+            held as f64 / of as f64
+        }
+    };
+    let exact = plan.exact_words.iter().filter(|w| f.holds_word(w)).count();
+    let close = plan
+        .pairs
+        .iter()
+        .filter(|(a, b)| f.near(a, b, query::NEAR_TOKENS))
+        .count();
+    (1.0 + 0.3 * share(exact, plan.exact_words.len()))
+        * (1.0 + 0.2 * share(close, plan.pairs.len()))
 }
 
 fn sql_limit(limit: usize) -> i64 {
@@ -287,6 +305,84 @@ fn filter_sql(
         sql.push_str(" AND e.status = 'current'");
     }
     sql
+}
+
+/// The event filters of a search as SQL: ` AND …` clauses and their parameters.
+struct Filters {
+    sql: String,
+    params: Vec<Value>,
+}
+
+impl Filters {
+    fn new(kinds: &[Kind], min_importance: Option<u8>, current_only: bool) -> Filters {
+        let mut params = Vec::new();
+        let sql = filter_sql(kinds, min_importance, current_only, &mut params);
+        Filters { sql, params }
+    }
+}
+
+/// The best `n` matches of the FTS5 expression `expr` that pass `filters`, by BM25: only
+/// rowids and ranks. SQLite's bounded sorter picks them (`ORDER BY rank` makes FTS5 sort
+/// every match itself, which measured ~30% slower on common words).
+fn ranked(
+    conn: &Connection,
+    expr: &str,
+    filters: &Filters,
+    n: usize,
+) -> rusqlite::Result<Vec<(i64, f64)>> {
+    let join = if filters.sql.is_empty() {
+        ""
+    } else {
+        " JOIN events e ON e.seq = fts.rowid"
+    };
+    let sql = format!(
+        "SELECT fts.rowid, {BM25} AS r FROM fts{join} WHERE fts MATCH ?{} \
+         ORDER BY r, fts.rowid DESC LIMIT ?",
+        filters.sql
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut p = Vec::with_capacity(filters.params.len() + 2);
+    p.push(Value::Text(expr.to_owned()));
+    p.extend(filters.params.iter().cloned());
+    p.push(Value::Integer(sql_limit(n)));
+    stmt.query_map(rusqlite::params_from_iter(p.iter()), |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?
+    .collect()
+}
+
+/// The rows of `found`, in order, with whether each holds `phrase` (an FTS5 phrase).
+fn candidates_of(
+    conn: &Connection,
+    found: Vec<(i64, f64)>,
+    phrase: Option<&str>,
+) -> rusqlite::Result<Vec<Candidate>> {
+    let mut detail = conn.prepare_cached(
+        "SELECT kind, ts, importance, status, status_by, line FROM events WHERE seq = ?1",
+    )?;
+    let mut holds = conn.prepare_cached("SELECT 1 FROM fts WHERE fts MATCH ?1 AND rowid = ?2")?;
+    let mut rows = Vec::with_capacity(found.len());
+    for (seq, rank) in found {
+        let exact = match phrase {
+            Some(p) => holds.exists(params![p, seq])?,
+            None => false,
+        };
+        rows.push(detail.query_row(params![seq], |r| {
+            Ok(Candidate {
+                seq,
+                kind: r.get(0)?,
+                ts: r.get(1)?,
+                importance: r.get(2)?,
+                status: r.get(3)?,
+                status_by: r.get(4)?,
+                line: r.get(5)?,
+                rank,
+                exact,
+                score: 0.0,
+            })
+        })?);
+    }
+    Ok(rows)
 }
 
 /// The derived index of one `.context/` folder, bound to its open ledger.
@@ -721,12 +817,15 @@ impl<'l> Index<'l> {
     /// forms of all of them.
     ///
     /// A plain query is a ranked OR: BM25 over the query's words (stemmed, stop words
-    /// dropped, identifiers in every spelling), plus the whole query as a phrase and each
-    /// pair of neighbouring words close together. The best candidates are then ordered by
-    /// that score weighted by the event's kind and importance, by the share of the query's
-    /// words it holds as written, and by holding the whole query as one phrase; ties go to the
-    /// newer event. A query that finds nothing is tried once more with its words as prefixes.
-    /// A raw FTS5 query is ordered by BM25 alone.
+    /// dropped, identifiers in every spelling), plus the whole query as a phrase; when enough
+    /// events hold every word, the candidates are those alone (far cheaper than scoring every
+    /// event that holds a common word, and BM25 puts them first anyway). The best candidates
+    /// are then ordered by that score weighted by the event's kind and importance,
+    /// by the share of the query's words it holds as written, by neighbouring query words
+    /// close together, and by holding the whole query as one phrase; ties go to the newer
+    /// event. A question about what the user said ("what did the user ask about …") puts the
+    /// user's messages first. A query that finds nothing is tried once more with its words as
+    /// prefixes. A raw FTS5 query is ordered by BM25 alone.
     ///
     /// A plain query never fails to parse; one with nothing searchable, or a raw FTS5 query
     /// with a syntax error, is an [`Error::InvalidQuery`].
@@ -747,107 +846,83 @@ impl<'l> Index<'l> {
             }
             return Ok(Vec::new());
         }
-        let (expr, loose, phrase) = match &plan {
-            Some(p) => (p.expr.clone(), p.loose.clone(), p.phrase.clone()),
-            None => (query.to_owned(), None, None),
-        };
-        let mut filter_params = Vec::new();
-        let filters = filter_sql(
-            &opts.kinds,
-            opts.min_importance,
-            opts.current_only,
-            &mut filter_params,
-        );
-        let join = if filters.is_empty() {
-            ""
-        } else {
-            " JOIN events e ON e.seq = fts.rowid"
-        };
-        // BM25 per match and SQLite's bounded sorter for the top candidates: only rowids.
-        // (`ORDER BY rank` makes FTS5 sort every match itself, which measured ~30% slower on
-        // common words.)
-        let rank_sql = format!(
-            "SELECT fts.rowid, {BM25} AS r FROM fts{join} WHERE fts MATCH ?{filters} \
-             ORDER BY r, fts.rowid DESC LIMIT ?"
-        );
-        let n = if plan.is_some() {
-            candidates(opts.limit)
-        } else {
-            opts.limit
-        };
-        let ranked = |conn: &Connection, expr: &str| -> rusqlite::Result<Vec<(i64, f64)>> {
-            let mut stmt = conn.prepare_cached(&rank_sql)?;
-            let mut p = Vec::with_capacity(filter_params.len() + 2);
-            p.push(Value::Text(expr.to_owned()));
-            p.extend(filter_params.iter().cloned());
-            p.push(Value::Integer(sql_limit(n)));
-            stmt.query_map(rusqlite::params_from_iter(p.iter()), |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?
-            .collect()
-        };
-        let result = self.read(|conn| {
-            let mut found = ranked(conn, &expr)?;
+        match plan {
+            Some(plan) => self.search_plain(&plan, opts),
+            None => self.search_raw(query, opts),
+        }
+    }
+
+    /// A plain query: the best candidates by BM25, ranked again by [`score`].
+    fn search_plain(&mut self, plan: &query::Plan, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        let filters = Filters::new(&opts.kinds, opts.min_importance, opts.current_only);
+        // The speaker's events are looked for on their own too, so that a few of them are
+        // candidates however many other events hold the words.
+        let speaker = plan
+            .speaker
+            .filter(|k| opts.kinds.is_empty() || opts.kinds.iter().any(|x| x.as_str() == *k));
+        let by_speaker = speaker.map(|k| {
+            let kind = k.parse::<Kind>().map_or_else(|_| Vec::new(), |k| vec![k]);
+            Filters::new(&kind, opts.min_importance, opts.current_only)
+        });
+        let n = candidates(opts.limit);
+        let mut rows = self.read(|conn| {
+            let mut found = match &plan.every {
+                Some(every) => ranked(conn, every, &filters, n)?,
+                None => Vec::new(),
+            };
+            if found.len() < n {
+                found = ranked(conn, &plan.expr, &filters, n)?;
+            }
             if found.is_empty()
-                && let Some(loose) = &loose
+                && let Some(loose) = &plan.loose
             {
-                found = ranked(conn, loose)?;
+                found = ranked(conn, loose, &filters, n)?;
             }
-            let mut detail = conn.prepare_cached(
-                "SELECT kind, ts, importance, status, status_by, line FROM events WHERE seq = ?1",
-            )?;
-            let mut holds =
-                conn.prepare_cached("SELECT 1 FROM fts WHERE fts MATCH ?1 AND rowid = ?2")?;
-            let mut rows = Vec::with_capacity(found.len());
-            for (seq, rank) in found {
-                let exact = match &phrase {
-                    Some(p) => holds.exists(params![p, seq])?,
-                    None => false,
-                };
-                let row = detail.query_row(params![seq], |r| {
-                    Ok(Candidate {
-                        seq,
-                        kind: r.get(0)?,
-                        ts: r.get(1)?,
-                        importance: r.get(2)?,
-                        status: r.get(3)?,
-                        status_by: r.get(4)?,
-                        line: r.get(5)?,
-                        rank,
-                        exact,
-                        score: 0.0,
-                    })
-                })?;
-                rows.push(row);
+            if let Some(f) = &by_speaker {
+                let more = ranked(conn, &plan.expr, f, n)?;
+                for (seq, rank) in more {
+                    if !found.iter().any(|(s, _)| *s == seq) {
+                        found.push((seq, rank));
+                    }
+                }
             }
-            Ok(rows)
+            candidates_of(conn, found, plan.phrase.as_deref())
+        })?;
+        for c in &mut rows {
+            c.score = score(c, plan);
+        }
+        // The speaker's events first, then the best score, the newer event on a tie.
+        let first = |c: &Candidate| speaker.is_some_and(|k| c.kind == k);
+        rows.sort_by(|a, b| {
+            first(b)
+                .cmp(&first(a))
+                .then(b.score.total_cmp(&a.score))
+                .then(b.seq.cmp(&a.seq))
+        });
+        rows.truncate(opts.limit);
+        rows.into_iter()
+            .map(|c| self.hit(c, &plan.needles))
+            .collect()
+    }
+
+    /// A raw FTS5 query, ordered by BM25 alone.
+    fn search_raw(&mut self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
+        let filters = Filters::new(&opts.kinds, opts.min_importance, opts.current_only);
+        let result = self.read(|conn| {
+            let found = ranked(conn, query, &filters, opts.limit)?;
+            candidates_of(conn, found, None)
         });
         let mut rows = match result {
             Ok(rows) => rows,
-            Err(Error::Database { source, .. })
-                if plan.is_none() && is_syntax_error(source.as_ref()) =>
-            {
+            Err(Error::Database { source, .. }) if is_syntax_error(source.as_ref()) => {
                 return Err(fts_syntax_error());
             }
             Err(e) => return Err(e),
         };
-        let needles = match &plan {
-            Some(p) => {
-                for c in &mut rows {
-                    c.score = score(c, &p.exact_words);
-                }
-                // Best score first, the newer event on a tie.
-                rows.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.seq.cmp(&a.seq)));
-                rows.truncate(opts.limit);
-                p.needles.clone()
-            }
-            None => {
-                for c in &mut rows {
-                    c.score = -c.rank;
-                }
-                query::raw_needles(query)
-            }
-        };
+        for c in &mut rows {
+            c.score = -c.rank;
+        }
+        let needles = query::raw_needles(query);
         rows.into_iter().map(|c| self.hit(c, &needles)).collect()
     }
 

@@ -3,7 +3,9 @@
 //! A plain query is ranked and forgiving: its words are alternatives (an event needs one of
 //! them), English stop words are dropped, each word also matches as identifier parts
 //! (`ActiveSessionRegistry` finds `active_session_registry` and the reverse), and the whole
-//! query as a phrase and each pair of neighbouring words close together add to the score.
+//! query as a phrase and each pair of neighbouring words close together add to the score. A
+//! question about what the user said ("what did the user ask about …") asks for the user's
+//! messages: the user word and the verb are not searched for, and those events rank first.
 //! `"quoted phrases"` and `+words` are required; `word*` is a prefix. Every term becomes an
 //! FTS5 string literal (`"…"` with `"` doubled), so operators, parentheses, colons and stray
 //! punctuation are only ever searched for, never interpreted.
@@ -11,7 +13,7 @@
 use crate::words;
 
 /// How many tokens apart two neighbouring query words may be for the proximity bonus.
-const NEAR_TOKENS: usize = 6;
+pub(crate) const NEAR_TOKENS: usize = 6;
 /// Most neighbour pairs given a proximity bonus (long questions would cost more than they
 /// rank).
 const MAX_PAIRS: usize = 6;
@@ -42,6 +44,11 @@ pub(crate) struct Needle {
 pub(crate) struct Plan {
     /// The ranked query: required terms all, optional terms any, plus the bonus phrases.
     pub(crate) expr: String,
+    /// Every word required, when the query has two or more optional words: when enough events
+    /// hold them all, the candidates are those (BM25 ranks an event holding every word above
+    /// one holding some in nearly every case, and scoring only them is much cheaper than
+    /// scoring every event holding a common word).
+    pub(crate) every: Option<String>,
     /// The same with every word of three or more characters also a prefix: tried when
     /// `expr` finds nothing.
     pub(crate) loose: Option<String>,
@@ -53,6 +60,55 @@ pub(crate) struct Plan {
     /// The query's words as typed (lowercase, stop words dropped): an event holding a word in
     /// this form ranks above one holding only another form of it.
     pub(crate) exact_words: Vec<String>,
+    /// Neighbouring content words of the query, stemmed as [`words::stem`] does: an event
+    /// holding a pair close together ranks higher.
+    pub(crate) pairs: Vec<(String, String)>,
+    /// The kind of event the query asks for by naming who spoke ("what did the user ask
+    /// about …"): such events rank first.
+    pub(crate) speaker: Option<&'static str>,
+}
+
+/// Words that name the person in the session as the speaker.
+const USER_WORDS: &[&str] = &["user", "users"];
+/// Verbs of speaking: with a [`USER_WORDS`] word they ask for what the user said.
+const SPEECH_VERBS: &[&str] = &[
+    "ask",
+    "asked",
+    "asks",
+    "mention",
+    "mentioned",
+    "request",
+    "requested",
+    "say",
+    "said",
+    "says",
+    "tell",
+    "told",
+    "want",
+    "wanted",
+    "wants",
+    "write",
+    "wrote",
+];
+
+/// The lowercase words of a plain word term, `None` for other terms.
+fn lower_words(t: &Term) -> Option<Vec<String>> {
+    match t {
+        Term::Word(w) => Some(words::tokens(w).map(|(_, t)| t.to_lowercase()).collect()),
+        _ => None,
+    }
+}
+
+/// When the query asks what the user said ("what did the user ask about the MD files"), the
+/// kind it asks for and the words that only say so (the user word and the verb): they name
+/// who spoke, not what was said, so they are not searched for.
+fn speaker(terms: &[&Term]) -> Option<(&'static str, Vec<usize>)> {
+    let is = |i: usize, list: &[&str]| {
+        lower_words(terms[i]).is_some_and(|w| w.len() == 1 && list.contains(&w[0].as_str()))
+    };
+    let user = (0..terms.len()).find(|&i| is(i, USER_WORDS))?;
+    let verb = (0..terms.len()).find(|&i| is(i, SPEECH_VERBS))?;
+    Some(("user_message", vec![user, verb]))
 }
 
 /// True when `s` holds at least one character the tokenizer keeps.
@@ -155,10 +211,22 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
         });
     }
     let stop = |t: &Term| matches!(t, Term::Word(w) if w.split(|c: char| !c.is_alphanumeric()).all(|p| p.is_empty() || words::is_stop_word(p)));
-    let terms: Vec<&Term> = if all.iter().all(stop) {
+    let mut terms: Vec<&Term> = if all.iter().all(stop) {
         all.iter().collect()
     } else {
         all.iter().filter(|t| !stop(t)).collect()
+    };
+    let speaker = match speaker(&terms) {
+        // Only when something is left to search for.
+        Some((kind, skip)) if terms.len() > skip.len() => {
+            let mut i = 0;
+            terms.retain(|_| {
+                i += 1;
+                !skip.contains(&(i - 1))
+            });
+            Some(kind)
+        }
+        _ => None,
     };
     let build = |loose: bool| {
         let mut required = Vec::new();
@@ -176,14 +244,21 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
     // The words in the order typed, stop words kept: the phrase they make.
     let typed = words_of(&all);
     let phrase = (typed.len() > 1 && typed.len() == all.len()).then(|| literal(&typed.join(" ")));
+    // Scored on the candidates rather than OR'ed in as NEAR groups: those counted the
+    // same words again, so events holding them twice (a command and its echo) led.
     let content = words_of(terms.iter().copied());
-    let mut bonus: Vec<String> = phrase.iter().cloned().collect();
-    bonus.extend(
-        content
-            .windows(2)
-            .take(MAX_PAIRS)
-            .map(|p| format!("NEAR({} {}, {NEAR_TOKENS})", literal(p[0]), literal(p[1]))),
-    );
+    let pairs = content
+        .windows(2)
+        .take(MAX_PAIRS)
+        .map(|p| {
+            (
+                words::stem(&p[0].to_lowercase()),
+                words::stem(&p[1].to_lowercase()),
+            )
+        })
+        .filter(|(a, b)| a != b)
+        .collect();
+    let bonus: Vec<String> = phrase.iter().cloned().collect();
     let combine = |(required, optional): (Vec<String>, Vec<String>)| {
         let mut any = optional;
         if any.is_empty() {
@@ -200,6 +275,14 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
     };
     let expr = combine(build(false));
     let loose = Some(combine(build(true))).filter(|l| *l != expr);
+    let every = {
+        let (required, optional) = build(false);
+        (optional.len() > 1).then(|| {
+            let mut all = required;
+            all.extend(optional);
+            all.join(" AND ")
+        })
+    };
     let mut needles = Vec::new();
     let mut exact_words = Vec::new();
     for t in &terms {
@@ -232,6 +315,9 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
         phrase,
         needles,
         exact_words,
+        pairs,
+        speaker,
+        every,
     })
 }
 
@@ -273,18 +359,31 @@ mod tests {
     #[test]
     fn words_are_alternatives_with_phrase_and_proximity_bonuses() {
         let p = plain("retry the uploader").unwrap();
-        assert_eq!(
-            p.expr,
-            r#""retry" OR "uploader" OR "retry the uploader" OR NEAR("retry" "uploader", 6)"#
-        );
+        assert_eq!(p.expr, r#""retry" OR "uploader" OR "retry the uploader""#);
         assert_eq!(p.phrase.as_deref(), Some(r#""retry the uploader""#));
         assert_eq!(p.exact_words, ["retry", "uploader"]);
+        assert_eq!(p.pairs, [("retri".to_owned(), "upload".to_owned())]);
+        assert_eq!(p.every.as_deref(), Some(r#""retry" AND "uploader""#));
+        assert_eq!(plain("uploader").unwrap().every, None);
         assert_eq!(
             p.loose.as_deref(),
-            Some(
-                r#""retry"* OR "uploader"* OR "retry the uploader" OR NEAR("retry" "uploader", 6)"#
-            )
+            Some(r#""retry"* OR "uploader"* OR "retry the uploader""#)
         );
+        assert_eq!(p.speaker, None);
+    }
+
+    #[test]
+    fn a_question_about_what_the_user_said_asks_for_user_messages() {
+        let p = plain("what did the user ask about the MD files").unwrap();
+        assert_eq!(p.speaker, Some("user_message"));
+        assert_eq!(p.exact_words, ["md", "files"]);
+        // Naming the user without a verb of speaking is a plain word.
+        let p = plain("user settings page").unwrap();
+        assert_eq!(p.speaker, None);
+        assert_eq!(p.exact_words, ["user", "settings", "page"]);
+        // Nothing else to search for: the words stay.
+        let p = plain("user asked").unwrap();
+        assert_eq!((p.speaker, p.exact_words.len()), (None, 2));
     }
 
     #[test]
@@ -292,7 +391,7 @@ mod tests {
         let p = plain(r#"rust "hash chain" +ledger sql*"#).unwrap();
         assert_eq!(
             p.expr,
-            r#""hash chain" AND "ledger" AND ("rust" OR "sql"* OR NEAR("rust" "ledger", 6) OR "hash chain")"#
+            r#""hash chain" AND "ledger" AND ("rust" OR "sql"* OR "hash chain")"#
         );
         assert_eq!(p.phrase, None);
         assert_eq!(plain(r#""hash chain""#).unwrap().expr, r#""hash chain""#);

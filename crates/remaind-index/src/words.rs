@@ -13,10 +13,10 @@ const STOP_WORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
     "been", "being", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "for",
     "from", "had", "has", "have", "having", "he", "her", "here", "him", "his", "how", "i", "if",
-    "in", "into", "is", "it", "its", "just", "me", "my", "of", "on", "or", "our", "ours", "she",
-    "should", "so", "some", "than", "that", "the", "their", "them", "then", "there", "these",
-    "they", "this", "those", "to", "us", "was", "we", "were", "what", "when", "where", "which",
-    "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+    "in", "into", "is", "it", "its", "just", "many", "me", "much", "my", "of", "on", "or", "our",
+    "ours", "she", "should", "so", "some", "than", "that", "the", "their", "them", "then", "there",
+    "these", "they", "this", "those", "to", "us", "was", "we", "were", "what", "when", "where",
+    "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
 ];
 
 /// True for a word a plain query drops (compared lowercase).

@@ -20,11 +20,10 @@ const CHUNK: usize = 250_000;
 /// Events appended behind the index for the catch-up benchmark.
 const NEW_EVENTS: usize = 1_000;
 
+/// The release binary `cargo xtask bench` built: under `CARGO_TARGET_DIR` when that is set
+/// (as cargo itself places it), else under the workspace's `target/`.
 pub(crate) fn binary() -> PathBuf {
-    workspace_root()
-        .join("target")
-        .join("release")
-        .join("remaind")
+    target_dir().join("release").join("remaind")
 }
 
 /// Real words at the head of the vocabulary, most frequent first (Zipf rank 1, 2, …).
@@ -655,6 +654,59 @@ pub(crate) fn generated_context(
     Ok((tmp, dir, vocab, rng))
 }
 
+/// The target folder: `CARGO_TARGET_DIR` when set, else the workspace's `target/`.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| workspace_root().join("target"), PathBuf::from)
+}
+
+/// Like [`generated_context`], but the generated ledger is kept under
+/// `bench-cache/` in the target folder and copied for each run: generating 1,000,000 events
+/// is most of a run on a small machine, and the same seed gives the same events anyway. New
+/// events come from a generator seeded apart from the cached ones.
+fn cached_context(
+    n: usize,
+    seed: u64,
+) -> Result<(tempfile::TempDir, Utf8PathBuf, Vocab, Rng), String> {
+    let cache = target_dir()
+        .join("bench-cache")
+        .join(format!("index-{n}-{seed:x}-v1"));
+    let done = cache.join("done");
+    if !done.is_file() {
+        let (_tmp, dir, _, _) = generated_context(n, seed)?;
+        if cache.exists() {
+            std::fs::remove_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
+        }
+        std::fs::create_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
+        copy_dir(dir.as_std_path(), &cache.join(".context"))?;
+        std::fs::write(&done, b"").map_err(|e| format!("{}: {e}", done.display()))?;
+    }
+    let tmp = tempfile::tempdir().map_err(|e| format!("tempdir: {e}"))?;
+    let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context"))
+        .map_err(|p| format!("{} is not UTF-8", p.display()))?;
+    copy_dir(&cache.join(".context"), dir.as_std_path())?;
+    Ok((tmp, dir, Vocab::new(), Rng(seed.rotate_left(17) | 1)))
+}
+
+/// `cp -a from to`.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> Result<(), String> {
+    let ok = Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot copy {} to {}",
+            from.display(),
+            to.display()
+        ))
+    }
+}
+
 fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
     // Recall first: it is small and says whether the timings below are of a search worth
     // having.
@@ -665,7 +717,7 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
     } else {
         "1,000,000 events"
     };
-    let (_tmp, dir, vocab, mut rng) = generated_context(n, 0x2545_f491_4f6c_dd1d)?;
+    let (_tmp, dir, vocab, mut rng) = cached_context(n, 0x2545_f491_4f6c_dd1d)?;
     let ledger = Ledger::open(&dir).map_err(|e| e.to_string())?;
 
     // 1. Rebuild vs a plain sequential read of the file.
@@ -728,7 +780,16 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
         ),
     });
 
-    // 3. Catch-up of 1,000 new events vs appending them.
+    // 3. In-process latency per query class, and the wider index against the narrow one.
+    out.extend(crate::bench_search::latency(&dir, &ledger, size_note)?);
+    out.extend(crate::bench_search::wide_vs_narrow(
+        dir.as_std_path(),
+        size_note,
+        if quick { 3 } else { 9 },
+        &vocab,
+    ));
+
+    // 4. Catch-up of 1,000 new events vs appending them.
     let lines = json_lines(&vocab, &mut rng, NEW_EVENTS);
     let start = Instant::now();
     ledger

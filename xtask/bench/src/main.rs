@@ -21,6 +21,7 @@ mod bench_memory;
 mod bench_process;
 mod bench_redact;
 mod bench_resume;
+mod bench_search;
 mod chaos;
 mod eval_search;
 mod frozen_redact;

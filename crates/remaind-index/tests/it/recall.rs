@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use remaind_index::{Field, Index, SearchOptions};
-use remaind_ledger::{EventId, Kind, NewEvent, Tool};
+use remaind_ledger::{EventId, Kind, NewEvent, Status, Tool};
 use serde_json::json;
 
 use crate::common::{self, event, filler};
@@ -211,4 +211,86 @@ proptest! {
         let mut rebuilt = Index::scratch(scratch_dir, &ledger);
         prop_assert_eq!(incremental, query_all(&mut rebuilt));
     }
+}
+
+/// The fixture session `fixtures/search-eval/golden-session.jsonl`, indexed.
+fn golden_session() -> (
+    tempfile::TempDir,
+    camino::Utf8PathBuf,
+    remaind_ledger::Ledger,
+) {
+    let (tmp, dir, ledger) = common::ledger();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/search-eval/golden-session.jsonl"
+    );
+    let lines = std::fs::read(path).unwrap();
+    ledger.append_json_lines(&lines).unwrap();
+    (tmp, dir, ledger)
+}
+
+/// Golden ranked results on a fixture session: for queries of each kind (identifier, natural
+/// question, paraphrase, path, error message, decision; a question about what the user said;
+/// a superseded decision), the top three hits with kind, status, the part that matched, its
+/// snippet and whether it held the whole query.
+#[test]
+fn golden_ranked_results_on_a_fixture_session() {
+    let (_tmp, dir, ledger) = golden_session();
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let mut report = String::new();
+    for q in [
+        "RetryPolicy",
+        "AttemptCounter",
+        "why did the retry test fail",
+        "what did the user ask about the sandbox",
+        "xterm scrollback broken",
+        "src/upload/attempts.rs",
+        "no upstream branch",
+        "attempt budget exhausted early",
+        "what did we decide about the circuit breaker",
+        "\"exponential backoff\"",
+    ] {
+        report.push_str(&format!("# {q}\n"));
+        for h in index.search(q, &all(3)).unwrap() {
+            report.push_str(&format!(
+                "{} {} {} {}{}: {}\n",
+                h.id,
+                h.kind,
+                match h.status {
+                    Status::Current => "current".to_owned(),
+                    Status::Superseded { by } => format!("superseded-by-{by}"),
+                    Status::Resolved { by } => format!("resolved-by-{by}"),
+                },
+                h.field.as_str(),
+                if h.exact { " exact" } else { "" },
+                h.snippet.replace('\n', " ")
+            ));
+        }
+    }
+    insta::assert_snapshot!(report);
+}
+
+/// A question about what the user said puts the user's messages first, even when other
+/// events hold more of its words.
+#[test]
+fn a_question_about_what_the_user_said_finds_user_messages_first() {
+    let (_tmp, dir, ledger) = common::ledger();
+    filler(&ledger, 20);
+    for _ in 0..40 {
+        ledger
+            .append(event(Kind::ToolResult, "sandbox storage sandbox report"))
+            .unwrap();
+    }
+    let asked = ledger
+        .append(event(Kind::UserMessage, "is the sandbox safe?"))
+        .unwrap();
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let found = ids(
+        &mut index,
+        "what did the user ask about the sandbox storage",
+    );
+    assert_eq!(found.first(), Some(&asked), "{found:?}");
+    // Without the question, the user's message is one hit among the others.
+    let found = ids(&mut index, "sandbox storage");
+    assert_ne!(found.first(), Some(&asked), "{found:?}");
 }
