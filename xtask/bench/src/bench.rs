@@ -142,3 +142,26 @@ fn write_json(results: &[Measurement], quick: bool, only: Option<&str>) -> Resul
     println!("\nwrote {}", path.display());
     Ok(())
 }
+
+/// `cp -a from to`, replacing `to` if it exists: a whole folder (a context, a build) copied
+/// with its modes and links, as a bench needs a fresh copy per run.
+pub(crate) fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> Result<(), String> {
+    if to.exists() {
+        std::fs::remove_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    }
+    let ok = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(from)
+        .arg(to)
+        .status()
+        .is_ok_and(|s| s.success());
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot copy {} to {}",
+            from.display(),
+            to.display()
+        ))
+    }
+}

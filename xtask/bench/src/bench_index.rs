@@ -678,33 +678,14 @@ fn cached_context(
             std::fs::remove_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
         }
         std::fs::create_dir_all(&cache).map_err(|e| format!("{}: {e}", cache.display()))?;
-        copy_dir(dir.as_std_path(), &cache.join(".context"))?;
+        crate::bench::copy_tree(dir.as_std_path(), &cache.join(".context"))?;
         std::fs::write(&done, b"").map_err(|e| format!("{}: {e}", done.display()))?;
     }
     let tmp = tempfile::tempdir().map_err(|e| format!("tempdir: {e}"))?;
     let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context"))
         .map_err(|p| format!("{} is not UTF-8", p.display()))?;
-    copy_dir(&cache.join(".context"), dir.as_std_path())?;
+    crate::bench::copy_tree(&cache.join(".context"), dir.as_std_path())?;
     Ok((tmp, dir, Vocab::new(), Rng(seed.rotate_left(17) | 1)))
-}
-
-/// `cp -a from to`.
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> Result<(), String> {
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .is_ok_and(|s| s.success());
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "cannot copy {} to {}",
-            from.display(),
-            to.display()
-        ))
-    }
 }
 
 fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {

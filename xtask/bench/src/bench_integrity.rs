@@ -48,23 +48,6 @@ fn time_ms(bin: &Path, dir: &Path, args: &[&str], runs: usize) -> Result<f64, St
         * 1e3)
 }
 
-fn copy(from: &Path, to: &Path) -> Result<(), String> {
-    if to.exists() {
-        std::fs::remove_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
-    }
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .is_ok_and(|s| s.success());
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("cannot copy {}", from.display()))
-    }
-}
-
 /// Runs the integrity benchmarks; one that cannot run reports NaN and says why.
 pub(crate) fn run(quick: bool) -> Vec<Measurement> {
     let events = if quick { 100_000 } else { 1_000_000 };
@@ -90,8 +73,8 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
         let built = build_ledger(&root, events)?;
         let ours = root.join("ours");
         let theirs = root.join("baseline");
-        copy(built.parent().ok_or("no parent")?, &ours)?;
-        copy(built.parent().ok_or("no parent")?, &theirs)?;
+        crate::bench::copy_tree(built.parent().ok_or("no parent")?, &ours)?;
+        crate::bench::copy_tree(built.parent().ok_or("no parent")?, &theirs)?;
         let (ours, theirs) = (ours.join(".context"), theirs.join(".context"));
         let runs = if quick { 5 } else { 11 };
         let mut out = Vec::new();

@@ -164,27 +164,6 @@ fn narrow_binary() -> PathBuf {
     )
 }
 
-fn copy(from: &Path, to: &Path) -> Result<(), String> {
-    if to.exists() {
-        std::fs::remove_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
-    }
-    let ok = Command::new("cp")
-        .arg("-a")
-        .arg(from)
-        .arg(to)
-        .status()
-        .is_ok_and(|s| s.success());
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "cannot copy {} to {}",
-            from.display(),
-            to.display()
-        ))
-    }
-}
-
 /// Run `bin args --dir dir`, failing on a non-zero exit.
 fn run(bin: &Path, dir: &Path, args: &[&str]) -> Result<Duration, String> {
     let start = Instant::now();
@@ -300,8 +279,8 @@ pub(crate) fn wide_vs_narrow(
         let tmp = tempfile::tempdir().map_err(|e| format!("tempdir: {e}"))?;
         let wide_dir = tmp.path().join("wide");
         let narrow_dir = tmp.path().join("narrow");
-        copy(dir, &wide_dir)?;
-        copy(dir, &narrow_dir)?;
+        crate::bench::copy_tree(dir, &wide_dir)?;
+        crate::bench::copy_tree(dir, &narrow_dir)?;
         let mut rng = Rng(0x6a09_e667_f3bc_c909);
         let [wide, narrow] = compare(
             [&binary(), &narrow],
