@@ -13,7 +13,7 @@ fn root() -> PathBuf {
 }
 
 /// The tooling packages, outside the layers: they may use any crate.
-const TOOLING: &[&str] = &["xtask", "remaind-bench"];
+const TOOLING: &[&str] = &["xtask", "remaind-bench", "remaind-testkit"];
 
 fn member_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
@@ -135,6 +135,12 @@ fn edge_problems(
                      a crate may use only lower layers"
                 ));
             }
+        } else if TOOLING.contains(&dep.as_str()) {
+            if section != "dev-dependencies" {
+                problems.push(format!(
+                    "{name} depends on {dep} in [{section}]; tooling is only a dev-dependency"
+                ));
+            }
         } else if dep.starts_with("remaind") {
             problems.push(format!("{dep} has no layer in docs/ARCHITECTURE.md"));
         }
@@ -238,6 +244,12 @@ fn tidy_checks_catch_what_they_claim() {
     let clap = vec![("dependencies".to_owned(), "clap".to_owned())];
     assert_eq!(edge_problems("remaind-ledger", &clap, &layer_of).len(), 1);
     assert!(edge_problems("remaind-cli", &clap, &layer_of).is_empty());
+    let testkit = |section: &str| vec![(section.to_owned(), "remaind-testkit".to_owned())];
+    assert!(edge_problems("remaind-ledger", &testkit("dev-dependencies"), &layer_of).is_empty());
+    assert_eq!(
+        edge_problems("remaind-ledger", &testkit("dependencies"), &layer_of).len(),
+        1
+    );
     let sideways = vec![("dev-dependencies".to_owned(), "remaind-atomic".to_owned())];
     assert!(edge_problems("remaind-ledger", &sideways, &layer_of).is_empty());
 
@@ -304,9 +316,11 @@ fn tidy_file_primitives_live_only_in_remaind_fs() {
     let mut problems = Vec::new();
     for dir in member_dirs() {
         let src = dir.join("src");
-        // Tooling (xtask, remaind-bench) measures hand-rolled baselines on purpose.
+        // Tooling (xtask, remaind-bench, remaind-testkit) builds fixtures and hand-rolled baselines on purpose.
         let owner = PRIMITIVE_OWNERS.iter().any(|o| dir.ends_with(o));
-        if owner || dir.starts_with(root().join("xtask")) || !src.is_dir() {
+        let tooling =
+            TOOLING.iter().any(|t| dir.ends_with(t)) || dir.starts_with(root().join("xtask"));
+        if owner || tooling || !src.is_dir() {
             continue;
         }
         let mut files = Vec::new();
@@ -646,14 +660,15 @@ fn tidy_public_apis_match_their_snapshots() {
     let mut problems = Vec::new();
     for dir in member_dirs() {
         let src = dir.join("src");
-        if dir.starts_with(root().join("xtask")) || !src.join("lib.rs").is_file() {
-            continue;
-        }
         let name = dir
             .file_name()
             .expect("a crate folder")
             .to_string_lossy()
             .into_owned();
+        let tooling = TOOLING.contains(&name.as_str()) || dir.starts_with(root().join("xtask"));
+        if tooling || !src.join("lib.rs").is_file() {
+            continue;
+        }
         let snapshot = root().join(format!("xtask/tests/public-api/{name}.txt"));
         let now = public_api(&src).join("\n") + "\n";
         if bless {

@@ -7,13 +7,7 @@ use remaind_validate::{LedgerView, MemoryLedger, Prior, State, Verdict, validate
 
 pub(crate) const TS: &str = "2026-11-21T21:00:00.000000Z";
 
-pub(crate) fn ev(kind: Kind, text: &str) -> NewEvent {
-    NewEvent {
-        kind: Some(kind),
-        text: Some(text.to_owned()),
-        ..NewEvent::default()
-    }
-}
+pub(crate) use remaind_testkit::event as ev;
 
 pub(crate) fn id(n: u64) -> EventId {
     EventId(n)

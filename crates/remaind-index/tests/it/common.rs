@@ -9,19 +9,7 @@ const TEST_KEY: [u8; 32] = *b"remaind-index-tests-fixed-key!!!";
 
 /// A temporary `.context/` folder with a ledger created in it (fixed key).
 pub(crate) fn context() -> (TempDir, Utf8PathBuf) {
-    let shm = std::path::Path::new("/dev/shm");
-    let tmp = if shm.is_dir() {
-        tempfile::Builder::new()
-            .prefix("remaind-index-")
-            .tempdir_in(shm)
-            .or_else(|_| tempfile::tempdir())
-    } else {
-        tempfile::tempdir()
-    }
-    .expect("tempdir");
-    let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("utf-8 temp path");
-    std::fs::create_dir(&dir).expect("mkdir .context");
-    std::fs::write(dir.join("redaction.key"), TEST_KEY).expect("write key");
+    let (tmp, dir) = remaind_testkit::scratch_context("index", TEST_KEY);
     Ledger::create(&dir).expect("create ledger");
     (tmp, dir)
 }
@@ -33,14 +21,7 @@ pub(crate) fn ledger() -> (TempDir, Utf8PathBuf, Ledger) {
     (tmp, dir, ledger)
 }
 
-/// A caller event of `kind` with `text`.
-pub(crate) fn event(kind: Kind, text: &str) -> NewEvent {
-    NewEvent {
-        kind: Some(kind),
-        text: Some(text.to_owned()),
-        ..NewEvent::default()
-    }
-}
+pub(crate) use remaind_testkit::event;
 
 /// Append one event, returning its id.
 pub(crate) fn log(ledger: &Ledger, kind: Kind, text: &str) -> EventId {
