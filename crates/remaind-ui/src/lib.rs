@@ -18,7 +18,8 @@
 //! ```no_run
 //! use remaind_ui::{Options, Viewer};
 //!
-//! let options = Options::local(remaind_resume::ContextDir::new(".context".into()));
+//! let ctx = remaind_resume::ContextDir::new(camino::Utf8PathBuf::from(".context"));
+//! let options = Options::local(ctx);
 //! let viewer = Viewer::bind(options)?;
 //! // The URL carries the per-launch token: the first visit trades it for a cookie.
 //! let url = viewer.url();
