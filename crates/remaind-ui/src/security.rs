@@ -2,7 +2,9 @@
 //!
 //! 1. `Host` must name the bound address (or `localhost` when bound to loopback) with its
 //!    port: a page on another name that resolves here (DNS rebinding) gets 403.
-//! 2. `Origin`, when sent, must be this server's origin; a POST must send it.
+//! 2. `Origin`, when sent, must be this server's origin (or `null` with `Sec-Fetch-Site:
+//!    same-origin`, what a browser sends for its own form under `no-referrer`); a POST must
+//!    send it; `Sec-Fetch-Site: cross-site` is refused outright.
 //! 3. The per-launch token: in the cookie, or in `?token=` once (answered with the cookie
 //!    and a redirect to the same URL without it). Anything else is 401.
 //!
@@ -114,7 +116,18 @@ pub(crate) async fn guard(State(app): State<Arc<App>>, req: Request, next: Next)
         );
     }
     let origin = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok());
+    // Under `Referrer-Policy: no-referrer` a browser sends `Origin: null` with a form's POST;
+    // then `Sec-Fetch-Site` (which no page script can set) says whether it came from here.
+    let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    let null_from_here = origin == Some("null") && fetch_site == Some("same-origin");
+    if matches!(fetch_site, Some("cross-site" | "same-site")) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            "forbidden: the request comes from another site",
+        );
+    }
     match origin {
+        Some(_) if null_from_here => {}
         Some(o) if host.is_none_or(|h| o != format!("http://{h}")) => {
             return refuse(
                 StatusCode::FORBIDDEN,

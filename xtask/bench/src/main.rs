@@ -26,6 +26,7 @@ mod chaos;
 mod eval_search;
 mod frozen_redact;
 mod rng;
+mod ui_browser;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,6 +44,10 @@ commands:
   chaos [--kills N] [--seed S]
                      crash-consistency harness: N kills (default 300) of a failpoint build
                      of remaind; fails on a lost event or a torn derived file
+  ui-browser [--remaind PATH]
+                     headless Chromium (Debian's chromium + chromedriver) drives `remaind ui`
+                     on the demo session and an imported transcript; screenshots under
+                     target/ui-screens/ (default binary: target/debug/remaind)
 ";
 
 fn main() -> ExitCode {
@@ -54,6 +59,10 @@ fn main() -> ExitCode {
         },
         Some("bench") => match string_arg(&args, "--only") {
             Ok(only) => bench::run_all(args.iter().any(|a| a == "--quick"), only.as_deref()),
+            Err(e) => Err(e),
+        },
+        Some("ui-browser") => match string_arg(&args, "--remaind") {
+            Ok(bin) => ui_browser::run(bin.as_deref()),
             Err(e) => Err(e),
         },
         Some("-h" | "--help" | "help") | None => {

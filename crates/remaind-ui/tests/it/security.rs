@@ -238,6 +238,8 @@ fn a_post_from_a_foreign_origin_or_without_one_is_refused_and_changes_nothing() 
         "Origin: http://evil.example".to_owned(),
         format!("Origin: http://localhost.evil.example:{}", run.addr.port()),
         "Origin: null".to_owned(),
+        "Origin: null\r\nSec-Fetch-Site: cross-site".to_owned(),
+        format!("Origin: http://{host}\r\nSec-Fetch-Site: cross-site"),
         String::new(),
     ] {
         let extra = if origin.is_empty() {
