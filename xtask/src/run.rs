@@ -215,6 +215,7 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
             "mcp",
             "integrity",
             "process",
+            "ui",
         ]
         .contains(&layer.as_str())
     }) {

@@ -22,6 +22,7 @@ mod bench_process;
 mod bench_redact;
 mod bench_resume;
 mod bench_search;
+mod bench_ui;
 mod chaos;
 mod eval_search;
 mod frozen_redact;
@@ -39,7 +40,7 @@ commands:
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
                      index, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
-                     process. Expects a release build of
+                     process, ui. Expects a release build of
                      remaind in target/release (cargo xtask bench builds it first)
   chaos [--kills N] [--seed S]
                      crash-consistency harness: N kills (default 300) of a failpoint build
