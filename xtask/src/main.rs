@@ -11,6 +11,7 @@
 
 mod interop;
 mod run;
+mod ui_browser;
 
 use std::process::ExitCode;
 
@@ -20,9 +21,12 @@ usage: cargo xtask <command>
 commands:
   ci                 everything CI runs: fmt check, clippy -D warnings, doc -D warnings,
                      the whole test suite (unit, integration, golden, property, tidy),
-                     the reliability suite and the MCP interop test
+                     the reliability suite, the MCP interop test and the browser suite
   mcp-interop        the official MCP Python SDK (pinned, installed into target/mcp-venv from
                      PyPI) drives `remaind mcp` over stdio: every tool, resource and prompt
+  ui-browser         headless Chromium (Debian's chromium + chromium-driver, apt-get installed
+                     when missing) drives `remaind ui` on the demo session and an imported
+                     transcript; screenshots of every view under target/ui-screens/
   golden [--accept]  the golden (insta snapshot) suites; --accept writes new snapshots
   prop [--cases N]   the property suites with N cases each (default 1000)
   chaos [--kills N] [--seed S]
@@ -31,7 +35,8 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity
+                     index, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
+                     process, ui
 ";
 
 fn main() -> ExitCode {
@@ -39,6 +44,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => run::ci(),
         Some("mcp-interop") => run::mcp_interop(),
+        Some("ui-browser") => run::ui_browser(),
         Some("golden") => run::golden(args.iter().any(|a| a == "--accept")),
         Some("prop") => match cases_arg(&args) {
             Ok(cases) => run::prop(cases),

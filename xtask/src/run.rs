@@ -35,7 +35,7 @@ pub(crate) fn step(name: &str, mut cmd: Command) -> Result<(), String> {
 #[derive(Default)]
 pub(crate) struct Tally {
     pub(crate) passed: u64,
-    failed: u64,
+    pub(crate) failed: u64,
     ignored: u64,
 }
 
@@ -117,7 +117,8 @@ pub(crate) fn ci() -> Result<(), String> {
         }
     })
     .and_then(|()| reliability(&mut tally))
-    .and_then(|()| crate::interop::run(&mut tally));
+    .and_then(|()| crate::interop::run(&mut tally))
+    .and_then(|()| crate::ui_browser::run(&mut tally));
     // The plain closing line CI reads, last, whatever happened above.
     println!(
         "ci: {} passed, {} failed, {} skipped",
@@ -154,6 +155,17 @@ pub(crate) fn mcp_interop() -> Result<(), String> {
     let outcome = crate::interop::run(&mut tally);
     println!(
         "mcp-interop: {} passed, {} failed",
+        tally.passed, tally.failed
+    );
+    outcome
+}
+
+/// `cargo xtask ui-browser`.
+pub(crate) fn ui_browser() -> Result<(), String> {
+    let mut tally = Tally::default();
+    let outcome = crate::ui_browser::run(&mut tally);
+    println!(
+        "ui-browser: {} passed, {} failed",
         tally.passed, tally.failed
     );
     outcome
@@ -203,6 +215,7 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
             "mcp",
             "integrity",
             "process",
+            "ui",
         ]
         .contains(&layer.as_str())
     }) {

@@ -68,6 +68,7 @@ enum Command {
     Memory(cmd::memory::Args),
     Loops(cmd::loops::Args),
     Mcp(cmd::mcp::Args),
+    Ui(cmd::ui::Args),
     Completions(cmd::completions::Args),
     Man(cmd::man::Args),
 }
@@ -99,6 +100,7 @@ fn main() -> ExitCode {
         Command::Memory(args) => cmd::memory::run(&cli.global, args),
         Command::Loops(args) => cmd::loops::run(&cli.global, args),
         Command::Mcp(args) => cmd::mcp::run(&cli.global, args),
+        Command::Ui(args) => cmd::ui::run(&cli.global, args),
         Command::Completions(args) => cmd::completions::run(args),
         Command::Man(args) => cmd::man::run(args),
     };

@@ -42,7 +42,7 @@ type LayerBench = fn(bool) -> Vec<Measurement>;
 /// Runs every benchmark and writes the report.
 pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
     // Each layer's benchmarks register here.
-    let layers: [(&str, LayerBench); 11] = [
+    let layers: [(&str, LayerBench); 12] = [
         ("index", crate::bench_index::run),
         ("atomic", crate::bench_atomic::run),
         ("redact", crate::bench_redact::run),
@@ -54,6 +54,7 @@ pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
         ("mcp", crate::bench_mcp::run),
         ("integrity", crate::bench_integrity::run),
         ("process", crate::bench_process::run),
+        ("ui", crate::bench_ui::run),
     ];
     if let Some(name) = only
         && !layers.iter().any(|(layer, _)| *layer == name)

@@ -664,7 +664,7 @@ fn target_dir() -> PathBuf {
 /// `bench-cache/` in the target folder and copied for each run: generating 1,000,000 events
 /// is most of a run on a small machine, and the same seed gives the same events anyway. New
 /// events come from a generator seeded apart from the cached ones.
-fn cached_context(
+pub(crate) fn cached_context(
     n: usize,
     seed: u64,
 ) -> Result<(tempfile::TempDir, Utf8PathBuf, Vocab, Rng), String> {

@@ -22,10 +22,12 @@ mod bench_process;
 mod bench_redact;
 mod bench_resume;
 mod bench_search;
+mod bench_ui;
 mod chaos;
 mod eval_search;
 mod frozen_redact;
 mod rng;
+mod ui_browser;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,11 +40,15 @@ commands:
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
                      index, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
-                     process. Expects a release build of
+                     process, ui. Expects a release build of
                      remaind in target/release (cargo xtask bench builds it first)
   chaos [--kills N] [--seed S]
                      crash-consistency harness: N kills (default 300) of a failpoint build
                      of remaind; fails on a lost event or a torn derived file
+  ui-browser [--remaind PATH]
+                     headless Chromium (Debian's chromium + chromedriver) drives `remaind ui`
+                     on the demo session and an imported transcript; screenshots under
+                     target/ui-screens/ (default binary: target/debug/remaind)
 ";
 
 fn main() -> ExitCode {
@@ -54,6 +60,10 @@ fn main() -> ExitCode {
         },
         Some("bench") => match string_arg(&args, "--only") {
             Ok(only) => bench::run_all(args.iter().any(|a| a == "--quick"), only.as_deref()),
+            Err(e) => Err(e),
+        },
+        Some("ui-browser") => match string_arg(&args, "--remaind") {
+            Ok(bin) => ui_browser::run(bin.as_deref()),
             Err(e) => Err(e),
         },
         Some("-h" | "--help" | "help") | None => {

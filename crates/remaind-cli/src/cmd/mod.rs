@@ -22,6 +22,7 @@ pub(crate) mod resume;
 pub(crate) mod rollback;
 pub(crate) mod search;
 pub(crate) mod status;
+pub(crate) mod ui;
 pub(crate) mod verify;
 
 /// An event named on the command line as Remaind prints it (`e42`) or by its seq (`42`).

@@ -1,0 +1,682 @@
+//! `remaind-bench ui-browser`: a real headless Chromium (Debian's `chromium` through
+//! `chromedriver`, driven over WebDriver by fantoccini) against `remaind ui` on the demo
+//! session and on an imported real transcript. Each check prints `check NAME ... ok|FAILED`
+//! and the run ends with a `test result:` line that `cargo xtask ci` adds up. Screenshots of
+//! every view at 1280x800 and 390x844 go to target/ui-screens/ (for people; no test compares
+//! them).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+
+use crate::workspace_root;
+
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const CHROMIUM: &str = "/usr/bin/chromium";
+const SIZES: [(u32, u32); 2] = [(1280, 800), (390, 844)];
+
+/// A child process killed (by its own id) when dropped.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+struct Tally {
+    passed: u32,
+    failed: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, name: &str, outcome: Result<(), String>) {
+        match outcome {
+            Ok(()) => {
+                println!("check {name} ... ok");
+                self.passed += 1;
+            }
+            Err(e) => {
+                println!("check {name} ... FAILED: {e}");
+                self.failed.push(format!("{name}: {e}"));
+            }
+        }
+    }
+}
+
+fn remaind(bin: &Path, dir: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new(bin)
+        .arg("--dir")
+        .arg(dir)
+        .args(args)
+        .env_remove("REMAIND_DIR")
+        .output()
+        .map_err(|e| format!("cannot run remaind: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "remaind {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Starts `remaind ui` and reads the URL it prints.
+fn start_ui(bin: &Path, dir: &Path, writes: bool) -> Result<(Proc, String), String> {
+    let mut cmd = Command::new(bin);
+    cmd.arg("--dir").arg(dir).args(["ui", "--port", "0"]);
+    if writes {
+        cmd.arg("--allow-writes");
+    }
+    let mut child = cmd
+        .env_remove("REMAIND_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start remaind ui: {e}"))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let proc = Proc(child);
+    let mut reader = BufReader::new(stdout);
+    let mut line = String::new();
+    reader.read_line(&mut line).map_err(|e| e.to_string())?;
+    // Keep reading: a closed pipe would end the server at its next line.
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .ok_or_else(|| format!("remaind ui printed no URL: {line:?}"))?
+        .to_owned();
+    Ok((proc, url))
+}
+
+fn free_port() -> Result<u16, String> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+    Ok(l.local_addr().map_err(|e| e.to_string())?.port())
+}
+
+fn start_driver() -> Result<(Proc, u16), String> {
+    let port = free_port()?;
+    let child = Command::new(CHROMEDRIVER)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {CHROMEDRIVER}: {e}"))?;
+    let proc = Proc(child);
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if started.elapsed() > Duration::from_secs(20) {
+            return Err("chromedriver did not start listening within 20 s".to_owned());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok((proc, port))
+}
+
+async fn browser(driver_port: u16) -> Result<Client, String> {
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".to_owned(),
+        serde_json::json!({
+            "binary": CHROMIUM,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,800", "--hide-scrollbars"]
+        }),
+    );
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{driver_port}"))
+        .await
+        .map_err(|e| format!("cannot start a chromium session: {e}"))
+}
+
+fn e<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
+
+async fn text_of(c: &Client, css: &str) -> Result<String, String> {
+    c.find(Locator::Css(css))
+        .await
+        .map_err(|x| format!("{css}: {x}"))?
+        .text()
+        .await
+        .map_err(e)
+}
+
+async fn wait_for(c: &Client, css: &str, secs: u64) -> Result<(), String> {
+    c.wait()
+        .at_most(Duration::from_secs(secs))
+        .for_element(Locator::Css(css))
+        .await
+        .map(|_| ())
+        .map_err(|x| format!("no {css} within {secs} s: {x}"))
+}
+
+fn ensure(cond: bool, what: impl Into<String>) -> Result<(), String> {
+    if cond { Ok(()) } else { Err(what.into()) }
+}
+
+/// Every view at both sizes.
+async fn screens(
+    c: &Client,
+    base: &str,
+    prefix: &str,
+    views: &[(&str, &str)],
+) -> Result<(), String> {
+    let dir = workspace_root().join("target/ui-screens");
+    std::fs::create_dir_all(&dir).map_err(e)?;
+    for (w, h) in SIZES {
+        c.set_window_size(w, h).await.map_err(e)?;
+        for (name, path) in views {
+            c.goto(&format!("{base}{path}")).await.map_err(e)?;
+            wait_for(c, "main h1", 10).await?;
+            let png = c.screenshot().await.map_err(e)?;
+            std::fs::write(dir.join(format!("{prefix}-{name}-{w}x{h}.png")), png).map_err(e)?;
+        }
+    }
+    c.set_window_size(1280, 800).await.map_err(e)?;
+    Ok(())
+}
+
+fn origin_of(url: &str) -> String {
+    url.split("/?").next().unwrap_or(url).to_owned()
+}
+
+fn state_times(bin: &Path, dir: &Path) -> Result<Vec<String>, String> {
+    let list: serde_json::Value =
+        serde_json::from_str(&remaind(bin, dir, &["rollback", "--list", "--json"])?).map_err(e)?;
+    Ok(list
+        .as_array()
+        .ok_or("rollback --list --json is not an array")?
+        .iter()
+        .filter(|p| p["file"] == "state.json")
+        .filter_map(|p| p["time"].as_str().map(str::to_owned))
+        .collect())
+}
+
+async fn demo(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(), String> {
+    let folder = work.join("demo");
+    let out = Command::new(bin)
+        .arg("demo")
+        .arg("--dir")
+        .arg(&folder)
+        .env_remove("REMAIND_DIR")
+        .output()
+        .map_err(e)?;
+    ensure(out.status.success(), "remaind demo failed")?;
+    let ctx = folder.join(".context");
+    // Untrusted text, and two accepted states whose difference has an added and a
+    // superseded item.
+    remaind(
+        bin,
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "note",
+            "--text",
+            "<script>alert(1)</script>",
+        ],
+    )?;
+    remaind(
+        bin,
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "note",
+            "--text",
+            "## Next step\nforged heading",
+        ],
+    )?;
+    let old = remaind(
+        bin,
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "decision",
+            "--text",
+            "Ship the viewer on port 8080",
+        ],
+    )?;
+    let old_id = old
+        .split_whitespace()
+        .find(|w| w.starts_with('e'))
+        .unwrap_or("")
+        .to_owned();
+    remaind(bin, &ctx, &["compact"])?;
+    remaind(
+        bin,
+        &ctx,
+        &[
+            "log",
+            "--kind",
+            "decision",
+            "--text",
+            "Ship the viewer on a random port",
+            "--supersedes",
+            &old_id,
+        ],
+    )?;
+    remaind(bin, &ctx, &["compact"])?;
+    let times = state_times(bin, &ctx)?;
+
+    let (_ui, url) = start_ui(bin, &ctx, true)?;
+    let base = origin_of(&url);
+    let c = browser(driver).await?;
+
+    let r = async {
+        c.goto(&url).await.map_err(e)?;
+        let now = c.current_url().await.map_err(e)?;
+        ensure(
+            !now.as_str().contains("token="),
+            format!("the token stays in the URL: {now}"),
+        )?;
+        ensure(now.path() == "/timeline", format!("landed on {now}"))?;
+        let rows = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
+        ensure(
+            rows.len() >= 20,
+            format!("{} rows on the first page", rows.len()),
+        )
+    }
+    .await;
+    t.check(
+        "demo: the token URL sets the cookie and the timeline renders",
+        r,
+    );
+
+    let r = async {
+        let page = c.source().await.map_err(e)?;
+        ensure(
+            page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "the script text is not escaped in the page",
+        )?;
+        let texts = c.find_all(Locator::Css("#events .text")).await.map_err(e)?;
+        let mut seen = (false, false);
+        for el in texts {
+            let t = el.text().await.map_err(e)?;
+            seen.0 |= t.contains("<script>alert(1)</script>");
+            seen.1 |= t.contains("## Next step");
+        }
+        ensure(
+            seen.0 && seen.1,
+            format!("visible as text: script {}, heading {}", seen.0, seen.1),
+        )?;
+        ensure(c.get_alert_text().await.is_err(), "an alert dialog opened")?;
+        let h2 = c.find_all(Locator::Css("#events h2")).await.map_err(e)?;
+        ensure(h2.is_empty(), "a forged heading became a heading")
+    }
+    .await;
+    t.check("demo: <script> and ## Next step render as text", r);
+
+    let r = async {
+        wait_for(&c, "#conn[data-state='live']", 15).await?;
+        remaind(
+            bin,
+            &ctx,
+            &[
+                "log",
+                "--kind",
+                "note",
+                "--text",
+                "appended while the page is open",
+            ],
+        )?;
+        let started = Instant::now();
+        loop {
+            let page = c.source().await.map_err(e)?;
+            if page.contains("appended while the page is open") {
+                break;
+            }
+            ensure(
+                started.elapsed() < Duration::from_secs(15),
+                "the new event did not appear within 15 s",
+            )?;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        ensure(
+            c.current_url().await.map_err(e)?.path() == "/timeline",
+            "the page reloaded",
+        )
+    }
+    .await;
+    t.check(
+        "demo: an event logged while the page is open appears live",
+        r,
+    );
+
+    let r = async {
+        c.goto(&format!("{base}/e/3")).await.map_err(e)?;
+        let h1 = text_of(&c, "main h1").await?;
+        ensure(h1 == "Event e3", format!("heading {h1:?}"))?;
+        text_of(&c, "pre.payload").await.map(|_| ())
+    }
+    .await;
+    t.check("demo: /e/3 is a deep link to one event with its payload", r);
+
+    let r = async {
+        c.goto(&format!("{base}/search?q=retries"))
+            .await
+            .map_err(e)?;
+        wait_for(&c, ".hit mark", 10).await?;
+        let link = c.find(Locator::Css(".hit a.ev-id")).await.map_err(e)?;
+        let id = link.text().await.map_err(e)?;
+        link.click().await.map_err(e)?;
+        wait_for(&c, "#event", 10).await?;
+        let h1 = text_of(&c, "main h1").await?;
+        ensure(
+            h1 == format!("Event {id}"),
+            format!("clicked {id}, opened {h1:?}"),
+        )
+    }
+    .await;
+    t.check("demo: search highlights hits and a hit opens its event", r);
+
+    let r = async {
+        c.goto(&format!("{base}/now")).await.map_err(e)?;
+        text_of(&c, "#gate .verdict").await?;
+        let band = text_of(&c, "#band").await?;
+        ensure(band.contains("tokens"), format!("band {band:?}"))?;
+        text_of(&c, "#instruction .ev-link").await?;
+        ensure(
+            text_of(&c, "pre.packet").await?.len() > 200,
+            "packet too short",
+        )?;
+        text_of(&c, "#state .items").await?;
+        let cite = c
+            .find(Locator::Css("pre.handover a.cite"))
+            .await
+            .map_err(e)?;
+        let id = cite.text().await.map_err(e)?;
+        cite.click().await.map_err(e)?;
+        wait_for(&c, "#event", 10).await?;
+        let h1 = text_of(&c, "main h1").await?;
+        ensure(
+            h1 == format!("Event {id}"),
+            format!("clicked {id}, opened {h1:?}"),
+        )
+    }
+    .await;
+    t.check(
+        "demo: Now shows packet, gate, band, state; a citation opens its event",
+        r,
+    );
+
+    let r = async {
+        c.goto(&format!("{base}/compactions")).await.map_err(e)?;
+        let rows = c
+            .find_all(Locator::Css(".card.rejected table.failures td code"))
+            .await
+            .map_err(e)?;
+        ensure(!rows.is_empty(), "no failed check shown")?;
+        let check = rows[0].text().await.map_err(e)?;
+        ensure(
+            check.ends_with("_preserved") || check.contains('_'),
+            format!("check {check:?}"),
+        )?;
+        let named = c
+            .find_all(Locator::Css(".card.rejected table.failures a.ev-link"))
+            .await
+            .map_err(e)?;
+        ensure(!named.is_empty(), "the failed checks name no event")
+    }
+    .await;
+    t.check(
+        "demo: a rejected candidate shows its failed checks and their events",
+        r,
+    );
+
+    let r = async {
+        let n = times.len();
+        ensure(n >= 2, "fewer than two states in history")?;
+        let (a, b) = (&times[n - 2], &times[n - 1]);
+        c.goto(&format!("{base}/compactions/diff?a={a}&b={b}"))
+            .await
+            .map_err(e)?;
+        let added = c
+            .find_all(Locator::Css(".diff li.added"))
+            .await
+            .map_err(e)?;
+        let sup = c
+            .find_all(Locator::Css(".diff li.superseded"))
+            .await
+            .map_err(e)?;
+        ensure(
+            !added.is_empty() && !sup.is_empty(),
+            format!("{} added, {} superseded", added.len(), sup.len()),
+        )?;
+        let s = sup[0].text().await.map_err(e)?;
+        ensure(s.contains("port 8080"), format!("superseded item {s:?}"))?;
+        let a0 = added[0].text().await.map_err(e)?;
+        ensure(!a0.is_empty(), "empty added item")
+    }
+    .await;
+    t.check(
+        "demo: the diff of two compactions shows an added and a superseded item",
+        r,
+    );
+
+    let r = async {
+        c.goto(&format!("{base}/memory")).await.map_err(e)?;
+        let page = c.source().await.map_err(e)?;
+        ensure(
+            page.contains("Proposals")
+                && page.contains("Accepted")
+                && page.contains("table class=\"tree\""),
+            "memory sections missing",
+        )?;
+        c.goto(&format!("{base}/integrity")).await.map_err(e)?;
+        let v = text_of(&c, "#chain").await?;
+        ensure(v.contains("intact"), format!("integrity {v:?}"))
+    }
+    .await;
+    t.check("demo: Memory and Integrity render", r);
+
+    let state = ctx.join("active/state.json");
+    let handover = ctx.join("active/handover.md");
+    let r = async {
+        let before = (
+            std::fs::read(&state).map_err(e)?,
+            std::fs::read(&handover).map_err(e)?,
+        );
+        c.goto(&format!("{base}/rollback")).await.map_err(e)?;
+        // The newest point's "roll back to before": undoes the last compaction.
+        let buttons = c
+            .find_all(Locator::Css("table.points button"))
+            .await
+            .map_err(e)?;
+        ensure(buttons.len() >= 2, "no rollback buttons")?;
+        buttons[1].click().await.map_err(e)?;
+        if let Err(why) = wait_for(&c, "#confirm", 10).await {
+            let page = c.source().await.map_err(e)?;
+            return Err(format!(
+                "{why}; the page: {}",
+                page.chars().take(600).collect::<String>()
+            ));
+        }
+        ensure(
+            std::fs::read(&state).map_err(e)? == before.0,
+            "the confirmation page changed a file",
+        )?;
+        c.find(Locator::Css("form button.danger"))
+            .await
+            .map_err(e)?
+            .click()
+            .await
+            .map_err(e)?;
+        wait_for(&c, "#done", 10).await?;
+        let rolled = std::fs::read(&state).map_err(e)?;
+        ensure(rolled != before.0, "the rollback changed nothing")?;
+        let older = &times[times.len() - 2];
+        let cli_view = remaind(bin, &ctx, &["rollback", "--list", "--json"])?;
+        ensure(cli_view.contains(older.as_str()), "history lost a point")?;
+        // Undo, confirmed, brings back the exact bytes.
+        c.find(Locator::Css("form button.danger"))
+            .await
+            .map_err(e)?
+            .click()
+            .await
+            .map_err(e)?;
+        wait_for(&c, "#confirm", 10).await?;
+        c.find(Locator::Css("form button.danger"))
+            .await
+            .map_err(e)?
+            .click()
+            .await
+            .map_err(e)?;
+        wait_for(&c, "#done", 10).await?;
+        let after = (
+            std::fs::read(&state).map_err(e)?,
+            std::fs::read(&handover).map_err(e)?,
+        );
+        ensure(after == before, "undo did not restore the exact bytes")
+    }
+    .await;
+    t.check(
+        "demo: rollback with --allow-writes changes the files and undo restores the exact bytes",
+        r,
+    );
+
+    let r = screens(
+        &c,
+        &base,
+        "demo",
+        &[
+            ("timeline", "/timeline"),
+            ("event", "/e/3"),
+            ("search", "/search?q=retries"),
+            ("now", "/now"),
+            ("compactions", "/compactions"),
+            (
+                "diff",
+                &format!(
+                    "/compactions/diff?a={}&b={}",
+                    times[times.len() - 2],
+                    times[times.len() - 1]
+                ),
+            ),
+            ("memory", "/memory"),
+            ("integrity", "/integrity"),
+            ("rollback", "/rollback"),
+        ],
+    )
+    .await;
+    t.check("demo: screenshots of every view at 1280x800 and 390x844", r);
+    c.close().await.map_err(e)?;
+    Ok(())
+}
+
+async fn transcript(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(), String> {
+    let ctx = work.join("transcript/.context");
+    let source = workspace_root().join("fixtures/transcripts/claude-code-fe5e1c67.jsonl");
+    remaind(bin, &ctx, &["init"])?;
+    remaind(
+        bin,
+        &ctx,
+        &["import", "claude-code", &source.to_string_lossy()],
+    )?;
+    remaind(bin, &ctx, &["compact"])?;
+    let (_ui, url) = start_ui(bin, &ctx, false)?;
+    let base = origin_of(&url);
+    let c = browser(driver).await?;
+    let r = async {
+        c.goto(&url).await.map_err(e)?;
+        let rows = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
+        ensure(
+            rows.len() == 50,
+            format!("{} rows on the first page", rows.len()),
+        )?;
+        c.find(Locator::Css("a[rel=prev]"))
+            .await
+            .map_err(e)?
+            .click()
+            .await
+            .map_err(e)?;
+        let older = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
+        ensure(!older.is_empty(), "the older page is empty")?;
+        c.goto(&format!("{base}/timeline?kind=user_message"))
+            .await
+            .map_err(e)?;
+        let kinds = c.find_all(Locator::Css("#events .kind")).await.map_err(e)?;
+        ensure(!kinds.is_empty(), "no user message")?;
+        for k in kinds {
+            ensure(
+                k.text().await.map_err(e)? == "user_message",
+                "the kind filter let another kind through",
+            )?;
+        }
+        Ok(())
+    }
+    .await;
+    t.check("transcript: timeline pages and filters by kind", r);
+    let r = async {
+        c.goto(&format!("{base}/now")).await.map_err(e)?;
+        text_of(&c, "#gate .verdict").await?;
+        text_of(&c, "pre.packet").await?;
+        c.goto(&format!("{base}/rollback")).await.map_err(e)?;
+        text_of(&c, "#read-only").await?;
+        let buttons = c.find_all(Locator::Css("button.danger")).await.map_err(e)?;
+        ensure(buttons.is_empty(), "a read-only viewer shows write buttons")?;
+        c.goto(&format!("{base}/search?q=test")).await.map_err(e)?;
+        wait_for(&c, ".hit mark", 10).await
+    }
+    .await;
+    t.check("transcript: Now, search and a read-only Rollback render", r);
+    let r = screens(
+        &c,
+        &base,
+        "transcript",
+        &[
+            ("timeline", "/timeline"),
+            ("now", "/now"),
+            ("compactions", "/compactions"),
+            ("search", "/search?q=test"),
+        ],
+    )
+    .await;
+    t.check("transcript: screenshots at 1280x800 and 390x844", r);
+    c.close().await.map_err(e)?;
+    Ok(())
+}
+
+/// Runs both sessions; `bin` is the `remaind` binary to serve.
+pub(crate) fn run(bin: Option<&str>) -> Result<(), String> {
+    let root = workspace_root();
+    let bin = bin.map_or_else(|| root.join("target/debug/remaind"), PathBuf::from);
+    let work = root.join(format!("target/ui-browser/{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(e)?;
+    let (_driver, port) = start_driver()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(e)?;
+    let mut tally = Tally {
+        passed: 0,
+        failed: Vec::new(),
+    };
+    let outcome = runtime.block_on(async {
+        demo(&mut tally, &bin, port, &work).await?;
+        transcript(&mut tally, &bin, port, &work).await
+    });
+    let _ = std::fs::remove_dir_all(&work);
+    if let Err(setup) = &outcome {
+        tally.failed.push(format!("setup: {setup}"));
+    }
+    let failed = tally.failed.len();
+    println!(
+        "test result: {}. {} passed; {failed} failed; 0 ignored",
+        if failed == 0 { "ok" } else { "FAILED" },
+        tally.passed
+    );
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(format!("ui-browser: {}", tally.failed.join("; ")))
+    }
+}

@@ -1,0 +1,75 @@
+//! `cargo xtask ui-browser`: headless Chromium drives `remaind ui` (the suite is
+//! xtask/bench/src/ui_browser.rs). Debian's `chromium` and `chromium-driver` are installed
+//! with apt-get when missing (CI runs as root), as the MCP interop step installs its SDK; a
+//! browser that downloads itself cannot work here. Any failure fails the step: it never skips.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::run::{Tally, step, test_step, workspace_root};
+
+const BROWSER: &str = "/usr/bin/chromium";
+const DRIVER: &str = "/usr/bin/chromedriver";
+
+/// Where cargo puts its builds: `$CARGO_TARGET_DIR`, else target/.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(workspace_root());
+    cmd
+}
+
+/// Install the browser and its driver from Debian when either is missing.
+fn ensure_browser() -> Result<(), String> {
+    if Path::new(BROWSER).exists() && Path::new(DRIVER).exists() {
+        return Ok(());
+    }
+    let mut update = Command::new("apt-get");
+    update.args(["update", "-q"]);
+    step("apt-get update", update)
+        .map_err(|e| format!("{e}; the browser suite needs apt-get (as root) for chromium"))?;
+    let mut install = Command::new("apt-get");
+    install
+        .args(["install", "-y", "-q", "chromium", "chromium-driver"])
+        .env("DEBIAN_FRONTEND", "noninteractive");
+    step("apt-get install chromium chromium-driver", install)
+        .map_err(|e| format!("{e}; the browser suite needs Debian's chromium and chromium-driver"))
+}
+
+/// Build `remaind`, make sure the browser is there, and run the suite.
+pub(crate) fn run(tally: &mut Tally) -> Result<(), String> {
+    ensure_browser()?;
+    let mut build = cargo();
+    build.args(["build", "--locked", "-p", "remaind-cli"]);
+    step("build remaind for the browser suite", build)?;
+    let binary = target_dir().join("debug/remaind");
+    let mut suite = cargo();
+    suite
+        .args([
+            "run",
+            "--quiet",
+            "--locked",
+            "-p",
+            "remaind-bench",
+            "--",
+            "ui-browser",
+            "--remaind",
+        ])
+        .arg(&binary)
+        .env_remove("REMAIND_DIR");
+    let before = tally.passed;
+    test_step(
+        "remaind ui in headless Chromium (demo + imported transcript)",
+        suite,
+        tally,
+    )?;
+    if tally.passed == before {
+        return Err("the browser suite ran no check".to_owned());
+    }
+    Ok(())
+}
