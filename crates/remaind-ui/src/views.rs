@@ -336,6 +336,41 @@ fn timeline_page(app: &App, q: &HashMap<String, String>) -> Result<Response, Str
         }
     };
 
+    let mut body = filter_form(&filters);
+    let pager = pager(&events, (lo, hi), head, latest, &with);
+    body.push_str(&pager);
+    if let Some(at) = stopped {
+        let key = if from.is_some() { "from" } else { "before" };
+        let _ = write!(
+            body,
+            "<p class=\"muted\">Read {SCAN_CAP} events without filling the page; \
+<a href=\"{}\">go on from e{at}</a>.</p>",
+            esc(&with(&format!("{key}={at}")))
+        );
+    }
+    if latest {
+        let _ = write!(
+            body,
+            "<p>Live tail: <span id=\"conn\" data-state=\"connecting\">connecting…</span></p>\
+<ol class=\"events\" id=\"events\" hx-ext=\"sse\" sse-connect=\"/live?after={head}\" \
+sse-swap=\"event\" hx-swap=\"beforeend\">"
+        );
+    } else {
+        body.push_str("<ol class=\"events\" id=\"events\">");
+    }
+    for ev in &events {
+        body.push_str(&event_row(ev));
+    }
+    body.push_str("</ol>");
+    if events.is_empty() {
+        body.push_str("<p class=\"muted\" id=\"empty\">No events here.</p>");
+    }
+    body.push_str(&pager);
+    ok_page("Timeline", "/timeline", &body)
+}
+
+/// The timeline's filter form, with the current filters filled in (escaped).
+fn filter_form(filters: &Filters) -> String {
     let mut body = String::new();
     let sel = |m: u8| {
         if filters.min == Some(m) {
@@ -370,7 +405,17 @@ fn timeline_page(app: &App, q: &HashMap<String, String>) -> Result<Response, Str
         let _ = write!(body, "<option value=\"{}\">", k.as_str());
     }
     body.push_str("</datalist>");
+    body
+}
 
+/// Links to the newest page, and to the older and newer ones when there are any.
+fn pager(
+    events: &[Event],
+    (lo, hi): (u64, u64),
+    head: u64,
+    latest: bool,
+    with: &dyn Fn(&str) -> String,
+) -> String {
     let mut pager = String::from("<nav class=\"pager\">");
     let _ = write!(pager, "<a href=\"{}\">newest</a>", esc(&with("")));
     if let Some(first) = events.first()
@@ -397,35 +442,7 @@ fn timeline_page(app: &App, q: &HashMap<String, String>) -> Result<Response, Str
         "<span class=\"muted\">{} events in the ledger</span></nav>",
         head
     );
-    body.push_str(&pager);
-    if let Some(at) = stopped {
-        let key = if from.is_some() { "from" } else { "before" };
-        let _ = write!(
-            body,
-            "<p class=\"muted\">Read {SCAN_CAP} events without filling the page; \
-<a href=\"{}\">go on from e{at}</a>.</p>",
-            esc(&with(&format!("{key}={at}")))
-        );
-    }
-    if latest {
-        let _ = write!(
-            body,
-            "<p>Live tail: <span id=\"conn\" data-state=\"connecting\">connecting…</span></p>\
-<ol class=\"events\" id=\"events\" hx-ext=\"sse\" sse-connect=\"/live?after={head}\" \
-sse-swap=\"event\" hx-swap=\"beforeend\">"
-        );
-    } else {
-        body.push_str("<ol class=\"events\" id=\"events\">");
-    }
-    for ev in &events {
-        body.push_str(&event_row(ev));
-    }
-    body.push_str("</ol>");
-    if events.is_empty() {
-        body.push_str("<p class=\"muted\" id=\"empty\">No events here.</p>");
-    }
-    body.push_str(&pager);
-    ok_page("Timeline", "/timeline", &body)
+    pager
 }
 
 // ---------------------------------------------------------------------------------------------

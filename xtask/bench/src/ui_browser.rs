@@ -199,6 +199,94 @@ fn state_times(bin: &Path, dir: &Path) -> Result<Vec<String>, String> {
 }
 
 async fn demo(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(), String> {
+    let (ctx, times) = demo_session(bin, work)?;
+    let (_ui, url) = start_ui(bin, &ctx, true)?;
+    let base = origin_of(&url);
+    let c = browser(driver).await?;
+    let state = ctx.join("active/state.json");
+    let handover = ctx.join("active/handover.md");
+    let page = DemoPage {
+        c: &c,
+        bin,
+        ctx: &ctx,
+        url: &url,
+        base: &base,
+        times: &times,
+        state: &state,
+        handover: &handover,
+    };
+    t.check(
+        "demo: the token URL sets the cookie and the timeline renders",
+        token_url_sets_the_cookie(&page).await,
+    );
+    t.check(
+        "demo: <script> and ## Next step render as text",
+        untrusted_text_renders_as_text(&page).await,
+    );
+    t.check(
+        "demo: an event logged while the page is open appears live",
+        a_logged_event_appears_live(&page).await,
+    );
+    t.check(
+        "demo: /e/3 is a deep link to one event with its payload",
+        deep_link_to_one_event(&page).await,
+    );
+    t.check(
+        "demo: search highlights hits and a hit opens its event",
+        search_hits_open_their_event(&page).await,
+    );
+    t.check(
+        "demo: Now shows packet, gate, band, state; a citation opens its event",
+        now_shows_the_packet(&page).await,
+    );
+    t.check(
+        "demo: a rejected candidate shows its failed checks and their events",
+        rejected_candidate_shows_its_checks(&page).await,
+    );
+    t.check(
+        "demo: the diff of two compactions shows an added and a superseded item",
+        diff_shows_added_and_superseded(&page).await,
+    );
+    t.check(
+        "demo: Memory and Integrity render",
+        memory_and_integrity_render(&page).await,
+    );
+    t.check(
+        "demo: rollback with --allow-writes changes the files and undo restores the exact bytes",
+        rollback_and_undo_restore_bytes(&page).await,
+    );
+    let r = screens(
+        &c,
+        &base,
+        "demo",
+        &[
+            ("timeline", "/timeline"),
+            ("event", "/e/3"),
+            ("search", "/search?q=retries"),
+            ("now", "/now"),
+            ("compactions", "/compactions"),
+            (
+                "diff",
+                &format!(
+                    "/compactions/diff?a={}&b={}",
+                    times[times.len() - 2],
+                    times[times.len() - 1]
+                ),
+            ),
+            ("memory", "/memory"),
+            ("integrity", "/integrity"),
+            ("rollback", "/rollback"),
+        ],
+    )
+    .await;
+    t.check("demo: screenshots of every view at 1280x800 and 390x844", r);
+    c.close().await.map_err(e)?;
+    Ok(())
+}
+
+/// The demo session with untrusted text and two accepted states whose difference has an added
+/// and a superseded item: the context folder and the state's history times.
+fn demo_session(bin: &Path, work: &Path) -> Result<(PathBuf, Vec<String>), String> {
     let folder = work.join("demo");
     let out = Command::new(bin)
         .arg("demo")
@@ -265,310 +353,280 @@ async fn demo(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(),
     )?;
     remaind(bin, &ctx, &["compact"])?;
     let times = state_times(bin, &ctx)?;
+    Ok((ctx, times))
+}
 
-    let (_ui, url) = start_ui(bin, &ctx, true)?;
-    let base = origin_of(&url);
-    let c = browser(driver).await?;
+/// What every check of the demo session's pages works with.
+struct DemoPage<'a> {
+    c: &'a Client,
+    bin: &'a Path,
+    ctx: &'a Path,
+    url: &'a str,
+    base: &'a str,
+    times: &'a [String],
+    state: &'a Path,
+    handover: &'a Path,
+}
 
-    let r = async {
-        c.goto(&url).await.map_err(e)?;
-        let now = c.current_url().await.map_err(e)?;
-        ensure(
-            !now.as_str().contains("token="),
-            format!("the token stays in the URL: {now}"),
-        )?;
-        ensure(now.path() == "/timeline", format!("landed on {now}"))?;
-        let rows = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
-        ensure(
-            rows.len() >= 20,
-            format!("{} rows on the first page", rows.len()),
-        )
-    }
-    .await;
-    t.check(
-        "demo: the token URL sets the cookie and the timeline renders",
-        r,
-    );
-
-    let r = async {
-        let page = c.source().await.map_err(e)?;
-        ensure(
-            page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
-            "the script text is not escaped in the page",
-        )?;
-        let texts = c.find_all(Locator::Css("#events .text")).await.map_err(e)?;
-        let mut seen = (false, false);
-        for el in texts {
-            let t = el.text().await.map_err(e)?;
-            seen.0 |= t.contains("<script>alert(1)</script>");
-            seen.1 |= t.contains("## Next step");
-        }
-        ensure(
-            seen.0 && seen.1,
-            format!("visible as text: script {}, heading {}", seen.0, seen.1),
-        )?;
-        ensure(c.get_alert_text().await.is_err(), "an alert dialog opened")?;
-        let h2 = c.find_all(Locator::Css("#events h2")).await.map_err(e)?;
-        ensure(h2.is_empty(), "a forged heading became a heading")
-    }
-    .await;
-    t.check("demo: <script> and ## Next step render as text", r);
-
-    let r = async {
-        wait_for(&c, "#conn[data-state='live']", 15).await?;
-        remaind(
-            bin,
-            &ctx,
-            &[
-                "log",
-                "--kind",
-                "note",
-                "--text",
-                "appended while the page is open",
-            ],
-        )?;
-        let started = Instant::now();
-        loop {
-            let page = c.source().await.map_err(e)?;
-            if page.contains("appended while the page is open") {
-                break;
-            }
-            ensure(
-                started.elapsed() < Duration::from_secs(15),
-                "the new event did not appear within 15 s",
-            )?;
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-        ensure(
-            c.current_url().await.map_err(e)?.path() == "/timeline",
-            "the page reloaded",
-        )
-    }
-    .await;
-    t.check(
-        "demo: an event logged while the page is open appears live",
-        r,
-    );
-
-    let r = async {
-        c.goto(&format!("{base}/e/3")).await.map_err(e)?;
-        let h1 = text_of(&c, "main h1").await?;
-        ensure(h1 == "Event e3", format!("heading {h1:?}"))?;
-        text_of(&c, "pre.payload").await.map(|_| ())
-    }
-    .await;
-    t.check("demo: /e/3 is a deep link to one event with its payload", r);
-
-    let r = async {
-        c.goto(&format!("{base}/search?q=retries"))
-            .await
-            .map_err(e)?;
-        wait_for(&c, ".hit mark", 10).await?;
-        let link = c.find(Locator::Css(".hit a.ev-id")).await.map_err(e)?;
-        let id = link.text().await.map_err(e)?;
-        link.click().await.map_err(e)?;
-        wait_for(&c, "#event", 10).await?;
-        let h1 = text_of(&c, "main h1").await?;
-        ensure(
-            h1 == format!("Event {id}"),
-            format!("clicked {id}, opened {h1:?}"),
-        )
-    }
-    .await;
-    t.check("demo: search highlights hits and a hit opens its event", r);
-
-    let r = async {
-        c.goto(&format!("{base}/now")).await.map_err(e)?;
-        text_of(&c, "#gate .verdict").await?;
-        let band = text_of(&c, "#band").await?;
-        ensure(band.contains("tokens"), format!("band {band:?}"))?;
-        text_of(&c, "#instruction .ev-link").await?;
-        ensure(
-            text_of(&c, "pre.packet").await?.len() > 200,
-            "packet too short",
-        )?;
-        text_of(&c, "#state .items").await?;
-        let cite = c
-            .find(Locator::Css("pre.handover a.cite"))
-            .await
-            .map_err(e)?;
-        let id = cite.text().await.map_err(e)?;
-        cite.click().await.map_err(e)?;
-        wait_for(&c, "#event", 10).await?;
-        let h1 = text_of(&c, "main h1").await?;
-        ensure(
-            h1 == format!("Event {id}"),
-            format!("clicked {id}, opened {h1:?}"),
-        )
-    }
-    .await;
-    t.check(
-        "demo: Now shows packet, gate, band, state; a citation opens its event",
-        r,
-    );
-
-    let r = async {
-        c.goto(&format!("{base}/compactions")).await.map_err(e)?;
-        let rows = c
-            .find_all(Locator::Css(".card.rejected table.failures td code"))
-            .await
-            .map_err(e)?;
-        ensure(!rows.is_empty(), "no failed check shown")?;
-        let check = rows[0].text().await.map_err(e)?;
-        ensure(
-            check.ends_with("_preserved") || check.contains('_'),
-            format!("check {check:?}"),
-        )?;
-        let named = c
-            .find_all(Locator::Css(".card.rejected table.failures a.ev-link"))
-            .await
-            .map_err(e)?;
-        ensure(!named.is_empty(), "the failed checks name no event")
-    }
-    .await;
-    t.check(
-        "demo: a rejected candidate shows its failed checks and their events",
-        r,
-    );
-
-    let r = async {
-        let n = times.len();
-        ensure(n >= 2, "fewer than two states in history")?;
-        let (a, b) = (&times[n - 2], &times[n - 1]);
-        c.goto(&format!("{base}/compactions/diff?a={a}&b={b}"))
-            .await
-            .map_err(e)?;
-        let added = c
-            .find_all(Locator::Css(".diff li.added"))
-            .await
-            .map_err(e)?;
-        let sup = c
-            .find_all(Locator::Css(".diff li.superseded"))
-            .await
-            .map_err(e)?;
-        ensure(
-            !added.is_empty() && !sup.is_empty(),
-            format!("{} added, {} superseded", added.len(), sup.len()),
-        )?;
-        let s = sup[0].text().await.map_err(e)?;
-        ensure(s.contains("port 8080"), format!("superseded item {s:?}"))?;
-        let a0 = added[0].text().await.map_err(e)?;
-        ensure(!a0.is_empty(), "empty added item")
-    }
-    .await;
-    t.check(
-        "demo: the diff of two compactions shows an added and a superseded item",
-        r,
-    );
-
-    let r = async {
-        c.goto(&format!("{base}/memory")).await.map_err(e)?;
-        let page = c.source().await.map_err(e)?;
-        ensure(
-            page.contains("Proposals")
-                && page.contains("Accepted")
-                && page.contains("table class=\"tree\""),
-            "memory sections missing",
-        )?;
-        c.goto(&format!("{base}/integrity")).await.map_err(e)?;
-        let v = text_of(&c, "#chain").await?;
-        ensure(v.contains("intact"), format!("integrity {v:?}"))
-    }
-    .await;
-    t.check("demo: Memory and Integrity render", r);
-
-    let state = ctx.join("active/state.json");
-    let handover = ctx.join("active/handover.md");
-    let r = async {
-        let before = (
-            std::fs::read(&state).map_err(e)?,
-            std::fs::read(&handover).map_err(e)?,
-        );
-        c.goto(&format!("{base}/rollback")).await.map_err(e)?;
-        // The newest point's "roll back to before": undoes the last compaction.
-        let buttons = c
-            .find_all(Locator::Css("table.points button"))
-            .await
-            .map_err(e)?;
-        ensure(buttons.len() >= 2, "no rollback buttons")?;
-        buttons[1].click().await.map_err(e)?;
-        if let Err(why) = wait_for(&c, "#confirm", 10).await {
-            let page = c.source().await.map_err(e)?;
-            return Err(format!(
-                "{why}; the page: {}",
-                page.chars().take(600).collect::<String>()
-            ));
-        }
-        ensure(
-            std::fs::read(&state).map_err(e)? == before.0,
-            "the confirmation page changed a file",
-        )?;
-        c.find(Locator::Css("form button.danger"))
-            .await
-            .map_err(e)?
-            .click()
-            .await
-            .map_err(e)?;
-        wait_for(&c, "#done", 10).await?;
-        let rolled = std::fs::read(&state).map_err(e)?;
-        ensure(rolled != before.0, "the rollback changed nothing")?;
-        let older = &times[times.len() - 2];
-        let cli_view = remaind(bin, &ctx, &["rollback", "--list", "--json"])?;
-        ensure(cli_view.contains(older.as_str()), "history lost a point")?;
-        // Undo, confirmed, brings back the exact bytes.
-        c.find(Locator::Css("form button.danger"))
-            .await
-            .map_err(e)?
-            .click()
-            .await
-            .map_err(e)?;
-        wait_for(&c, "#confirm", 10).await?;
-        c.find(Locator::Css("form button.danger"))
-            .await
-            .map_err(e)?
-            .click()
-            .await
-            .map_err(e)?;
-        wait_for(&c, "#done", 10).await?;
-        let after = (
-            std::fs::read(&state).map_err(e)?,
-            std::fs::read(&handover).map_err(e)?,
-        );
-        ensure(after == before, "undo did not restore the exact bytes")
-    }
-    .await;
-    t.check(
-        "demo: rollback with --allow-writes changes the files and undo restores the exact bytes",
-        r,
-    );
-
-    let r = screens(
-        &c,
-        &base,
-        "demo",
-        &[
-            ("timeline", "/timeline"),
-            ("event", "/e/3"),
-            ("search", "/search?q=retries"),
-            ("now", "/now"),
-            ("compactions", "/compactions"),
-            (
-                "diff",
-                &format!(
-                    "/compactions/diff?a={}&b={}",
-                    times[times.len() - 2],
-                    times[times.len() - 1]
-                ),
-            ),
-            ("memory", "/memory"),
-            ("integrity", "/integrity"),
-            ("rollback", "/rollback"),
-        ],
+/// demo: the token URL sets the cookie and the timeline renders.
+async fn token_url_sets_the_cookie(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage { c, url, .. } = p;
+    c.goto(url).await.map_err(e)?;
+    let now = c.current_url().await.map_err(e)?;
+    ensure(
+        !now.as_str().contains("token="),
+        format!("the token stays in the URL: {now}"),
+    )?;
+    ensure(now.path() == "/timeline", format!("landed on {now}"))?;
+    let rows = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
+    ensure(
+        rows.len() >= 20,
+        format!("{} rows on the first page", rows.len()),
     )
-    .await;
-    t.check("demo: screenshots of every view at 1280x800 and 390x844", r);
-    c.close().await.map_err(e)?;
-    Ok(())
+}
+
+/// demo: <script> and ## Next step render as text.
+async fn untrusted_text_renders_as_text(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage { c, .. } = p;
+    let page = c.source().await.map_err(e)?;
+    ensure(
+        page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "the script text is not escaped in the page",
+    )?;
+    let texts = c.find_all(Locator::Css("#events .text")).await.map_err(e)?;
+    let mut seen = (false, false);
+    for el in texts {
+        let t = el.text().await.map_err(e)?;
+        seen.0 |= t.contains("<script>alert(1)</script>");
+        seen.1 |= t.contains("## Next step");
+    }
+    ensure(
+        seen.0 && seen.1,
+        format!("visible as text: script {}, heading {}", seen.0, seen.1),
+    )?;
+    ensure(c.get_alert_text().await.is_err(), "an alert dialog opened")?;
+    let h2 = c.find_all(Locator::Css("#events h2")).await.map_err(e)?;
+    ensure(h2.is_empty(), "a forged heading became a heading")
+}
+
+/// demo: an event logged while the page is open appears live.
+async fn a_logged_event_appears_live(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage { c, bin, ctx, .. } = p;
+    wait_for(c, "#conn[data-state='live']", 15).await?;
+    remaind(
+        bin,
+        ctx,
+        &[
+            "log",
+            "--kind",
+            "note",
+            "--text",
+            "appended while the page is open",
+        ],
+    )?;
+    let started = Instant::now();
+    loop {
+        let page = c.source().await.map_err(e)?;
+        if page.contains("appended while the page is open") {
+            break;
+        }
+        ensure(
+            started.elapsed() < Duration::from_secs(15),
+            "the new event did not appear within 15 s",
+        )?;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    ensure(
+        c.current_url().await.map_err(e)?.path() == "/timeline",
+        "the page reloaded",
+    )
+}
+
+/// demo: /e/3 is a deep link to one event with its payload.
+async fn deep_link_to_one_event(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage { c, base, .. } = p;
+    c.goto(&format!("{base}/e/3")).await.map_err(e)?;
+    let h1 = text_of(c, "main h1").await?;
+    ensure(h1 == "Event e3", format!("heading {h1:?}"))?;
+    text_of(c, "pre.payload").await.map(|_| ())
+}
+
+/// demo: search highlights hits and a hit opens its event.
+async fn search_hits_open_their_event(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage { c, base, .. } = p;
+    c.goto(&format!("{base}/search?q=retries"))
+        .await
+        .map_err(e)?;
+    wait_for(c, ".hit mark", 10).await?;
+    let link = c.find(Locator::Css(".hit a.ev-id")).await.map_err(e)?;
+    let id = link.text().await.map_err(e)?;
+    link.click().await.map_err(e)?;
+    wait_for(c, "#event", 10).await?;
+    let h1 = text_of(c, "main h1").await?;
+    ensure(
+        h1 == format!("Event {id}"),
+        format!("clicked {id}, opened {h1:?}"),
+    )
+}
+
+/// demo: Now shows packet, gate, band, state; a citation opens its event.
+async fn now_shows_the_packet(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage { c, base, .. } = p;
+    c.goto(&format!("{base}/now")).await.map_err(e)?;
+    text_of(c, "#gate .verdict").await?;
+    let band = text_of(c, "#band").await?;
+    ensure(band.contains("tokens"), format!("band {band:?}"))?;
+    text_of(c, "#instruction .ev-link").await?;
+    ensure(
+        text_of(c, "pre.packet").await?.len() > 200,
+        "packet too short",
+    )?;
+    text_of(c, "#state .items").await?;
+    let cite = c
+        .find(Locator::Css("pre.handover a.cite"))
+        .await
+        .map_err(e)?;
+    let id = cite.text().await.map_err(e)?;
+    cite.click().await.map_err(e)?;
+    wait_for(c, "#event", 10).await?;
+    let h1 = text_of(c, "main h1").await?;
+    ensure(
+        h1 == format!("Event {id}"),
+        format!("clicked {id}, opened {h1:?}"),
+    )
+}
+
+/// demo: a rejected candidate shows its failed checks and their events.
+async fn rejected_candidate_shows_its_checks(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage { c, base, .. } = p;
+    c.goto(&format!("{base}/compactions")).await.map_err(e)?;
+    let rows = c
+        .find_all(Locator::Css(".card.rejected table.failures td code"))
+        .await
+        .map_err(e)?;
+    ensure(!rows.is_empty(), "no failed check shown")?;
+    let check = rows[0].text().await.map_err(e)?;
+    ensure(
+        check.ends_with("_preserved") || check.contains('_'),
+        format!("check {check:?}"),
+    )?;
+    let named = c
+        .find_all(Locator::Css(".card.rejected table.failures a.ev-link"))
+        .await
+        .map_err(e)?;
+    ensure(!named.is_empty(), "the failed checks name no event")
+}
+
+/// demo: the diff of two compactions shows an added and a superseded item.
+async fn diff_shows_added_and_superseded(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage { c, base, times, .. } = p;
+    let n = times.len();
+    ensure(n >= 2, "fewer than two states in history")?;
+    let (a, b) = (&times[n - 2], &times[n - 1]);
+    c.goto(&format!("{base}/compactions/diff?a={a}&b={b}"))
+        .await
+        .map_err(e)?;
+    let added = c
+        .find_all(Locator::Css(".diff li.added"))
+        .await
+        .map_err(e)?;
+    let sup = c
+        .find_all(Locator::Css(".diff li.superseded"))
+        .await
+        .map_err(e)?;
+    ensure(
+        !added.is_empty() && !sup.is_empty(),
+        format!("{} added, {} superseded", added.len(), sup.len()),
+    )?;
+    let s = sup[0].text().await.map_err(e)?;
+    ensure(s.contains("port 8080"), format!("superseded item {s:?}"))?;
+    let a0 = added[0].text().await.map_err(e)?;
+    ensure(!a0.is_empty(), "empty added item")
+}
+
+/// demo: Memory and Integrity render.
+async fn memory_and_integrity_render(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage { c, base, .. } = p;
+    c.goto(&format!("{base}/memory")).await.map_err(e)?;
+    let page = c.source().await.map_err(e)?;
+    ensure(
+        page.contains("Proposals")
+            && page.contains("Accepted")
+            && page.contains("table class=\"tree\""),
+        "memory sections missing",
+    )?;
+    c.goto(&format!("{base}/integrity")).await.map_err(e)?;
+    let v = text_of(c, "#chain").await?;
+    ensure(v.contains("intact"), format!("integrity {v:?}"))
+}
+
+/// demo: rollback with --allow-writes changes the files and undo restores the exact bytes.
+async fn rollback_and_undo_restore_bytes(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage {
+        c,
+        bin,
+        ctx,
+        base,
+        times,
+        state,
+        handover,
+        ..
+    } = p;
+    let before = (
+        std::fs::read(state).map_err(e)?,
+        std::fs::read(handover).map_err(e)?,
+    );
+    c.goto(&format!("{base}/rollback")).await.map_err(e)?;
+    // The newest point's "roll back to before": undoes the last compaction.
+    let buttons = c
+        .find_all(Locator::Css("table.points button"))
+        .await
+        .map_err(e)?;
+    ensure(buttons.len() >= 2, "no rollback buttons")?;
+    buttons[1].click().await.map_err(e)?;
+    if let Err(why) = wait_for(c, "#confirm", 10).await {
+        let page = c.source().await.map_err(e)?;
+        return Err(format!(
+            "{why}; the page: {}",
+            page.chars().take(600).collect::<String>()
+        ));
+    }
+    ensure(
+        std::fs::read(state).map_err(e)? == before.0,
+        "the confirmation page changed a file",
+    )?;
+    c.find(Locator::Css("form button.danger"))
+        .await
+        .map_err(e)?
+        .click()
+        .await
+        .map_err(e)?;
+    wait_for(c, "#done", 10).await?;
+    let rolled = std::fs::read(state).map_err(e)?;
+    ensure(rolled != before.0, "the rollback changed nothing")?;
+    let older = &times[times.len() - 2];
+    let cli_view = remaind(bin, ctx, &["rollback", "--list", "--json"])?;
+    ensure(cli_view.contains(older.as_str()), "history lost a point")?;
+    // Undo, confirmed, brings back the exact bytes.
+    c.find(Locator::Css("form button.danger"))
+        .await
+        .map_err(e)?
+        .click()
+        .await
+        .map_err(e)?;
+    wait_for(c, "#confirm", 10).await?;
+    c.find(Locator::Css("form button.danger"))
+        .await
+        .map_err(e)?
+        .click()
+        .await
+        .map_err(e)?;
+    wait_for(c, "#done", 10).await?;
+    let after = (
+        std::fs::read(state).map_err(e)?,
+        std::fs::read(handover).map_err(e)?,
+    );
+    ensure(after == before, "undo did not restore the exact bytes")
 }
 
 async fn transcript(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(), String> {
