@@ -174,6 +174,14 @@ impl<'l> Memory<'l> {
         Ok(memory)
     }
 
+    /// The memory of `ctx` for looking only (a viewer): unlike [`Memory::open`] it neither
+    /// records a hand edit of `MEMORY.md` nor rewrites files that lag the ledger, so what it
+    /// shows is the files as they are (check [`lag`](crate::lag) to say so). Only the memory
+    /// folder and its history folder are created when missing.
+    pub fn open_read_only(ctx: &ContextDir, ledger: &'l Ledger) -> Result<Memory<'l>> {
+        Memory::reader(ctx, ledger)
+    }
+
     /// The memory of `ctx`, opened without recording or writing anything.
     fn reader(ctx: &ContextDir, ledger: &'l Ledger) -> Result<Memory<'l>> {
         Ok(Memory {

@@ -1014,7 +1014,10 @@ pub(crate) async fn memory(State(app): State<Arc<App>>) -> Response {
 
 fn memory_page(app: &App) -> Result<Response, String> {
     let ledger = Ledger::open(app.ctx.root()).map_err(|e| chain(&e))?;
-    let memory = remaind_memory::Memory::open(&app.ctx, &ledger).map_err(|e| chain(&e))?;
+    // Looking never writes: a hand edit not yet recorded, or files behind the ledger, are the
+    // next memory command's to record and repair.
+    let memory =
+        remaind_memory::Memory::open_read_only(&app.ctx, &ledger).map_err(|e| chain(&e))?;
     let proposals = memory.proposals().map_err(|e| chain(&e))?;
     let mut body = String::new();
     for (status, title) in [
