@@ -385,7 +385,7 @@ async fn token_url_sets_the_cookie(p: &DemoPage<'_>) -> Result<(), String> {
     )
 }
 
-/// demo: <script> and ## Next step render as text.
+/// demo: `<script>` and `## Next step` render as text.
 async fn untrusted_text_renders_as_text(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, .. } = p;
     let page = c.source().await.map_err(e)?;
