@@ -38,7 +38,8 @@ pub(crate) struct SectionDiff {
     pub(crate) new: Vec<(String, Vec<EventId>, Change)>,
 }
 
-fn items(state: &State, name: &str) -> Vec<(String, Vec<EventId>)> {
+/// The items of one current section of `state` (`next_step` included), with their citations.
+pub(crate) fn items(state: &State, name: &str) -> Vec<(String, Vec<EventId>)> {
     if name == "next_step" {
         return state
             .next_step

@@ -625,20 +625,7 @@ fn state_html(state: &DerivedState) -> String {
         );
     }
     for name in remaind_validate::CURRENT_SECTIONS {
-        let items: Vec<(String, Vec<EventId>)> = if name == "next_step" {
-            state
-                .next_step
-                .iter()
-                .map(|n| (n.text.clone(), n.events.clone()))
-                .collect()
-        } else {
-            state
-                .section(name)
-                .unwrap_or_default()
-                .iter()
-                .map(|i| (i.text.clone(), i.events.clone()))
-                .collect()
-        };
+        let items = crate::diff::items(state, name);
         if items.is_empty() {
             continue;
         }
