@@ -15,6 +15,10 @@
 //! assert_eq!(remaind_testkit::files(&dir).len(), 1);
 //! ```
 
+mod pg;
+
+pub use pg::{TEST_PG_ENV, postgres_url, unique_project};
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;

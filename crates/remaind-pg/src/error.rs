@@ -1,0 +1,68 @@
+/// What went wrong with the shared store. Display says what failed; the cause is in
+/// `source()`. No message ever holds the store URL's password.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The store URL does not parse or asks for something this build cannot do.
+    #[error("the store URL {url} is not usable: {reason}")]
+    Url {
+        /// The URL with its password masked.
+        url: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+    /// The server could not be reached or refused the login.
+    #[error("cannot connect to the store {url}")]
+    Connect {
+        /// The URL with its password masked.
+        url: String,
+        /// The client's error.
+        #[source]
+        source: postgres::Error,
+    },
+    /// A statement failed.
+    #[error("cannot {action} in the store")]
+    Query {
+        /// What was being done, e.g. "read events".
+        action: &'static str,
+        /// The client's error.
+        #[source]
+        source: postgres::Error,
+    },
+    /// No project of this name exists in the store.
+    #[error(
+        "the store has no project {name:?}; create it with `remaind init --store URL --project {name}`"
+    )]
+    NoProject {
+        /// The project's name.
+        name: String,
+    },
+    /// Another writer appended first: the store's head is not the one the lines chain onto.
+    #[error("the store's head moved to seq {head} (the lines chain onto seq {expected})")]
+    HeadMoved {
+        /// The store's head now.
+        head: u64,
+        /// The head the lines were built on.
+        expected: u64,
+    },
+    /// The store refused lines that do not continue its chain (a client bug or a forged line).
+    #[error("the store refused lines that do not continue its chain after seq {after}")]
+    Chain {
+        /// The head the lines were offered after.
+        after: u64,
+        /// The server's error.
+        #[source]
+        source: postgres::Error,
+    },
+    /// Stored data is not what the store wrote (a chunk missing, a digest that does not match).
+    #[error("the store's {what} is damaged: {reason}")]
+    Corrupt {
+        /// What is damaged, e.g. "artifact 3f…".
+        what: String,
+        /// How.
+        reason: String,
+    },
+}
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

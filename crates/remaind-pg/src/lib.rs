@@ -1,0 +1,33 @@
+//! The shared store of a Remaind project on PostgreSQL, for fleets of agents on many machines.
+//!
+//! This layer owns the database side of a project: the schema and its versioned migrations,
+//! the append protocol that keeps one gapless hash chain per project under any number of
+//! writers (the project's row lock and a server-side check of every line's `seq` and `prev`,
+//! in one round trip), positional reads, following the head (a NOTIFY wakes a follower early;
+//! the follower always reads by seq), content-addressed artifacts in chunks, and the project's
+//! other files (its rules and key, the derived history). It handles lines as bytes: it knows
+//! nothing of events, redaction or the `.context/` folder, which the ledger keeps as this
+//! store's replica (docs/fleet.md).
+//!
+//! ```no_run
+//! # fn main() -> remaind_pg::Result<()> {
+//! use remaind_pg::Store;
+//!
+//! let genesis = "0".repeat(64);
+//! let (mut store, _created) =
+//!     Store::create("postgres://remaind@localhost/remaind", "demo", &genesis, &[])?;
+//! let head = store.head()?;
+//! let line = format!(r#"{{"seq":{},"prev":"{}","kind":"note"}}"#, head.seq + 1, head.digest);
+//! let head = store.append(head.seq, &[line.as_bytes()])?;
+//! assert_eq!(store.lines(head.seq - 1, 10)?[0].1, line.as_bytes());
+//! # Ok(())
+//! # }
+//! ```
+
+mod error;
+mod store;
+mod url;
+
+pub use error::{Error, Result};
+pub use store::{Append, Head, Store};
+pub use url::{has_password, mask_password};

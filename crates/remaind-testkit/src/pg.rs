@@ -1,0 +1,174 @@
+//! A throwaway PostgreSQL cluster for the suites that test the shared store.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// Where Debian's PostgreSQL 15 server programs live.
+const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
+
+/// The environment variable naming a running server to use instead of starting one (a
+/// `postgres://` URL whose user may create tables).
+pub const TEST_PG_ENV: &str = "REMAIND_TEST_PG";
+
+/// The URL of a PostgreSQL server for this test process: [`TEST_PG_ENV`] when set, else a
+/// cluster started once per process (initdb under the target folder, as the `postgres` user
+/// when running as root, since the server refuses root; a free loopback port; trust
+/// authentication on loopback only) and torn down when the process ends. Panics with the
+/// server's log when it cannot start: a suite that needs the store must not pass without it.
+pub fn postgres_url() -> String {
+    if let Ok(url) = std::env::var(TEST_PG_ENV) {
+        return url;
+    }
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(start_cluster).clone()
+}
+
+/// A project name no other test of any process uses.
+pub fn unique_project(prefix: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "{prefix}-{}-{}-{nanos}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.trim_ascii() == b"0")
+}
+
+/// Run a server program, as `postgres` when this process is root.
+fn pg(program: &str, args: &[&str]) -> Command {
+    let path = Path::new(PG_BIN).join(program);
+    if is_root() {
+        let mut cmd = Command::new("runuser");
+        cmd.args(["-u", "postgres", "--"]).arg(path).args(args);
+        cmd
+    } else {
+        let mut cmd = Command::new(path);
+        cmd.args(args);
+        cmd
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+fn cluster_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"),
+        PathBuf::from,
+    );
+    let dir = target.join("pg-test").join(format!(
+        "{}-{}",
+        std::process::id(),
+        crate::pg::unique_project("c")
+    ));
+    std::fs::create_dir_all(&dir).expect("create the cluster folder");
+    dir.canonicalize().expect("the cluster folder")
+}
+
+fn start_cluster() -> String {
+    let dir = cluster_dir();
+    let data = dir.join("data");
+    let log = dir.join("server.log");
+    if is_root() {
+        let st = Command::new("chown")
+            .args(["-R", "postgres"])
+            .arg(&dir)
+            .status()
+            .expect("chown the cluster folder");
+        assert!(st.success(), "cannot give {} to postgres", dir.display());
+        // runuser keeps the caller's working folder, which postgres may not be able to enter.
+    }
+    let data_s = data.to_str().expect("a UTF-8 path");
+    let init = pg(
+        "initdb",
+        &[
+            "-D",
+            data_s,
+            "--auth=trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--no-sync",
+        ],
+    )
+    .current_dir("/")
+    .stdout(Stdio::null())
+    .output()
+    .expect("run initdb");
+    assert!(
+        init.status.success(),
+        "initdb failed: {}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let port = free_port();
+    let opts = format!(
+        "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200",
+        dir.display()
+    );
+    let st = pg(
+        "pg_ctl",
+        &[
+            "-D",
+            data_s,
+            "-o",
+            &opts,
+            "-l",
+            log.to_str().expect("a UTF-8 path"),
+            "-w",
+            "start",
+        ],
+    )
+    .current_dir("/")
+    .stdout(Stdio::null())
+    .status()
+    .expect("run pg_ctl");
+    assert!(
+        st.success(),
+        "the test PostgreSQL did not start: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    watch(&dir, data_s);
+    format!("postgres://postgres@127.0.0.1:{port}/postgres")
+}
+
+/// Stop the cluster and remove its folder once this process is gone, from a detached shell
+/// (a test process ends without running destructors of statics).
+fn watch(dir: &Path, data: &str) {
+    let stop = pg("pg_ctl", &["-D", data, "-m", "immediate", "stop"]);
+    let stop = format!(
+        "{} {}",
+        stop.get_program().to_string_lossy(),
+        stop.get_args()
+            .map(|a| format!("'{}'", a.to_string_lossy()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let script = format!(
+        "while kill -0 {pid} 2>/dev/null; do sleep 0.2; done; cd /; {stop} >/dev/null 2>&1; rm -rf '{dir}'",
+        pid = std::process::id(),
+        dir = dir.display()
+    );
+    Command::new("sh")
+        .args(["-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the cluster's watchdog");
+}
