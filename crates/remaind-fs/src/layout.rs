@@ -38,6 +38,14 @@ pub fn artifact_path(sha256: &str) -> String {
     )
 }
 
+/// `store.json`: the shared store this folder is a replica of (`{"url", "project"}`; no
+/// password), so a project's hooks on every machine write through it (docs/fleet.md).
+pub const STORE_PATH: &str = "store.json";
+/// The environment variables that name a shared store and project instead of `store.json`.
+pub const STORE_ENV: &str = "REMAIND_STORE";
+/// See [`STORE_ENV`].
+pub const PROJECT_ENV: &str = "REMAIND_PROJECT";
+
 /// `redaction.key`: the per-project key of redaction placeholders (32 raw bytes).
 pub const KEY_PATH: &str = "redaction.key";
 /// `schemas/`: schemas and configuration.

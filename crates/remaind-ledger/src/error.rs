@@ -76,6 +76,32 @@ pub enum Error {
     /// A file primitive failed (a symlink or special file in the way, an I/O error).
     #[error(transparent)]
     Fs(#[from] remaind_fs::Error),
+    /// The shared store this folder is a replica of failed (see `docs/fleet.md`).
+    #[error("cannot {action} through the shared store of project {project:?}")]
+    Store {
+        /// What was being done, e.g. "append".
+        action: &'static str,
+        /// The store's project.
+        project: String,
+        /// The store's error (its URL's password masked).
+        #[source]
+        source: remaind_pg::Error,
+    },
+    /// This folder's chain and its shared store's differ: the folder holds lines the store
+    /// does not (appended while it was not a replica, or copied from elsewhere).
+    #[error(
+        "{path} and the shared store of project {project:?} differ from seq {seq}; keep the \
+         store's history with `remaind pull --from URL --project {project} --dir NEW` into a \
+         new folder"
+    )]
+    Diverged {
+        /// The log.
+        path: Utf8PathBuf,
+        /// The store's project.
+        project: String,
+        /// The first seq whose line differs (or that only one side has).
+        seq: u64,
+    },
 }
 
 fn invalid_message(line: Option<usize>, field: &str, reason: &str) -> String {

@@ -27,6 +27,10 @@ use remaind_fs::layout::{
 };
 
 use crate::anchor;
+use crate::shared::{Shared, StoreSetting, store_error};
+use remaind_pg::Append;
+
+mod replica;
 
 /// Whole lines are written in chunks of at most this many bytes (a longer line gets a
 /// `write` of its own); a line is never split across two writes.
@@ -82,6 +86,8 @@ pub struct Ledger {
     rules: RuleFiles,
     artifacts: ArtifactStore,
     limits: Limits,
+    /// The shared store this folder is a replica of, if any: appends go through it first.
+    shared: Option<Shared>,
 }
 
 impl std::fmt::Debug for Ledger {
@@ -103,6 +109,8 @@ struct Chained {
     ids: Vec<EventId>,
     /// The hash of the last line (or the previous head's when there is none).
     prev: String,
+    /// The SHA-256s of the artifacts the lines cite.
+    artifacts: Vec<String>,
 }
 
 /// Exclusive access to the log: the in-process mutex plus the file lock.
@@ -440,6 +448,9 @@ impl Ledger {
         };
         let reader =
             open_log(&log_path, false).map_err(|e| Error::io(&log_path, "cannot open", e))?;
+        let shared = StoreSetting::load(&dir)?
+            .map(|setting| Shared::connect(&setting))
+            .transpose()?;
         let head_path = dir.join(anchor::HEAD_PATH);
         let anchor = if writable {
             Some(
@@ -461,6 +472,7 @@ impl Ledger {
             rules,
             artifacts,
             limits,
+            shared,
         };
         let tampered = {
             let locked = ledger.lock()?;
@@ -469,10 +481,11 @@ impl Ledger {
                 Ok(checked) => {
                     if ledger.writable {
                         let before = ledger.file_len(&locked)?;
-                        ledger.recover_locked(&locked, Some(&checked))?;
+                        let (head, prev) = ledger.recover_locked(&locked, Some(&checked))?;
                         if checked.reanchor && ledger.file_len(&locked)? == before {
                             ledger.write_anchor(&locked, checked.seq, checked.len, checked.sha256);
                         }
+                        ledger.catch_up_from_store(&locked, head, prev)?;
                     }
                     None
                 }
@@ -593,17 +606,18 @@ impl Ledger {
     where
         R: Into<AppendRequest>,
     {
-        let (locked, head, prev) = self.lock_for_append()?;
-        let reqs: Vec<AppendRequest> = build(head).into_iter().map(Into::into).collect();
-        let n = reqs.len();
-        let items = batch::prepare_all(reqs, &self.redactor, &self.limits);
-        if items.len() != n {
-            return Err(Error::invalid(
-                "line",
-                "a worker preparing the batch stopped; nothing was written",
-            ));
-        }
-        Ok(self.write_locked(&locked, head, prev, items, 0)?.0)
+        self.under_lock(|locked, head, prev, up| {
+            let reqs: Vec<AppendRequest> = build(head).into_iter().map(Into::into).collect();
+            let n = reqs.len();
+            let items = batch::prepare_all(reqs, &self.redactor, &self.limits);
+            if items.len() != n {
+                return Err(Error::invalid(
+                    "line",
+                    "a worker preparing the batch stopped; nothing was written",
+                ));
+            }
+            Ok(self.write_locked(locked, head, prev, items, 0, up)?.0)
+        })
     }
 
     /// Parse JSON Lines (one caller event per line, blank lines skipped) and append them as
@@ -653,8 +667,32 @@ impl Ledger {
     where
         I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
     {
+        self.under_lock(|locked, head, prev, up| {
+            Ok(self.write_locked(locked, head, prev, items, bytes, up)?.0)
+        })
+    }
+
+    /// Run `append` with the log locked and its head, after recovery; on a replica also with
+    /// the shared store's project locked, the folder caught up to the store's head, and the
+    /// store's append in progress, which `append` commits before writing the folder.
+    fn under_lock<T>(
+        &self,
+        append: impl FnOnce(&Locked<'_>, u64, String, Option<Append<'_>>) -> Result<T>,
+    ) -> Result<T> {
         let (locked, head, prev) = self.lock_for_append()?;
-        Ok(self.write_locked(&locked, head, prev, items, bytes)?.0)
+        let Some(shared) = &self.shared else {
+            return append(&locked, head, prev, None);
+        };
+        let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
+        let mut up = store
+            .begin()
+            .map_err(|e| store_error("append", &shared.project, e))?;
+        let remote = up.head().clone();
+        if remote.seq < head || (remote.seq == head && remote.digest != prev) {
+            return Err(self.diverged(remote.seq.min(head) + u64::from(remote.seq == head)));
+        }
+        let (head, prev) = self.catch_up_locked(&locked, head, prev, &mut up)?;
+        append(&locked, head, prev, Some(up))
     }
 
     /// The log locked for an append: a read-only handle and a log another process changed
@@ -685,7 +723,9 @@ impl Ledger {
 
     /// Check, assign and serialize every line (preparing each as it comes, so a large batch
     /// is never held as parsed values), staging artifacts meanwhile, then publish the
-    /// artifacts, write and sync once. Nothing is written unless every line passed.
+    /// artifacts, write and sync once. Nothing is written unless every line passed. On a
+    /// replica, the artifacts and lines are committed to the shared store (`up`) first: a
+    /// store that refuses them leaves the folder as it was.
     fn write_locked<I>(
         &self,
         locked: &Locked<'_>,
@@ -693,6 +733,7 @@ impl Ledger {
         prev: String,
         items: I,
         bytes: usize,
+        up: Option<Append<'_>>,
     ) -> Result<(Vec<EventId>, String)>
     where
         I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
@@ -704,12 +745,16 @@ impl Ledger {
                 ends,
                 ids,
                 prev,
+                artifacts,
             } = self.chain(head, prev, items, bytes, &mut stager)?;
             let staged = stager.finish()?;
             // Every artifact is in place and synced before a line citing it is written.
             self.artifacts
                 .publish(staged)
                 .map_err(|e| Error::artifact("cannot store artifacts", e))?;
+            if let Some(up) = up {
+                self.publish_to_store(up, &out, &ends, &artifacts)?;
+            }
             if let Some(last) = ids.last() {
                 let len = self.write_synced(locked, &out, &ends)?;
                 self.write_anchor(locked, last.seq(), len, prev.clone());
@@ -737,6 +782,7 @@ impl Ledger {
         let mut out = Vec::with_capacity(bytes);
         let mut ends = Vec::new();
         let mut ids = Vec::new();
+        let mut artifacts = Vec::new();
         for (i, (n, p)) in items.into_iter().enumerate() {
             let at = |e: Error| match n {
                 Some(n) => e.at_line(n),
@@ -764,6 +810,7 @@ impl Ledger {
             ends.push(out.len());
             ids.push(EventId(seq));
             for a in p.artifacts {
+                artifacts.push(a.content.sha256().to_owned());
                 stager.stage(a);
             }
         }
@@ -772,6 +819,7 @@ impl Ledger {
             ends,
             ids,
             prev,
+            artifacts,
         })
     }
 
@@ -927,7 +975,12 @@ impl Ledger {
         file.set_len(clean_len)
             .and_then(|()| file.sync_all())
             .map_err(|e| Error::io(&self.log_path, "cannot truncate a torn tail", e))?;
-        // 3. Record it.
+        // 3. Record it, unless the folder is a replica: the torn line is the shared store's,
+        // which the folder catches up from next, and an event only this folder holds would
+        // fork it from the store. The quarantined bytes stay as the record.
+        if self.shared.is_some() {
+            return Ok((head, prev));
+        }
         let rel = format!("{QUARANTINE_DIR}/{name}");
         let sha = line_digest(&bytes);
         let event = NewEvent {
@@ -947,7 +1000,8 @@ impl Ledger {
             ..NewEvent::default()
         };
         let prepared = prepare::prepare(event.into(), true, false, &self.redactor, &self.limits)?;
-        let (ids, hash) = self.write_locked(locked, head, prev, [(None, Ok(prepared))], 0)?;
+        let (ids, hash) =
+            self.write_locked(locked, head, prev, [(None, Ok(prepared))], 0, None)?;
         Ok((ids[0].seq(), hash))
     }
 

@@ -56,6 +56,7 @@ mod lines;
 mod prepare;
 mod reader;
 mod schema;
+mod shared;
 mod stage;
 mod status;
 mod strict;
@@ -74,6 +75,7 @@ pub use remaind_events::{
     Tool, build_event, line_digest,
 };
 pub use schema::EVENT_SCHEMA;
+pub use shared::StoreSetting;
 pub use status::{Status, Statuses};
 /// Parse JSON as every caller's input is read: a repeated key in any object is refused.
 pub use strict::parse_json_strict;

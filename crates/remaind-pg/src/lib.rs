@@ -17,7 +17,12 @@
 //! let (mut store, _created) =
 //!     Store::create("postgres://remaind@localhost/remaind", "demo", &genesis, &[])?;
 //! let head = store.head()?;
-//! let line = format!(r#"{{"seq":{},"prev":"{}","kind":"note"}}"#, head.seq + 1, head.digest);
+//! // A line as the ledger writes it: its header (v, seq, id, ts, prev) first, in this form.
+//! let seq = head.seq + 1;
+//! let line = format!(
+//!     r#"{{"v":1,"seq":{seq},"id":"e{seq}","ts":"2026-11-26T10:00:00Z","prev":"{}","kind":"note"}}"#,
+//!     head.digest
+//! );
 //! let head = store.append(head.seq, &[line.as_bytes()])?;
 //! assert_eq!(store.lines(head.seq - 1, 10)?[0].1, line.as_bytes());
 //! # Ok(())

@@ -10,3 +10,4 @@ mod prop_own_fields;
 mod reads;
 mod recovery;
 mod secrets;
+mod shared;

@@ -18,7 +18,7 @@ fn new_project(prefix: &str) -> Store {
 /// A line shaped like the ledger's: seq and prev first.
 fn line(head: &Head, text: &str) -> Vec<u8> {
     format!(
-        r#"{{"seq":{},"id":"e{}","prev":"{}","kind":"note","text":{text:?}}}"#,
+        r#"{{"v":1,"seq":{},"id":"e{}","ts":"2026-11-26T00:00:00Z","prev":"{}","kind":"note","text":{text:?}}}"#,
         head.seq + 1,
         head.seq + 1,
         head.digest
@@ -71,7 +71,7 @@ fn lines_come_back_byte_for_byte_in_order_with_their_head() {
     let mut store = new_project("roundtrip");
     let head = store.head().expect("head");
     assert_eq!(head, Head { seq: 0, digest: GENESIS.into() });
-    let lines = chained(&head, 3, "hello \u{1F600} \\u0000");
+    let lines = chained(&head, 3, "hello \u{1F600} \\u0000 \u{0}");
     let new = store.append(0, &refs(&lines)).expect("append");
     assert_eq!(new.seq, 3);
     assert_eq!(new.digest, sha256_hex(&lines[2]));
