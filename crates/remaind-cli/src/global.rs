@@ -13,6 +13,20 @@ pub(crate) struct Global {
     /// current folder or its parents).
     #[arg(long, global = true, env = "REMAIND_DIR", value_name = "PATH")]
     pub(crate) dir: Option<Utf8PathBuf>,
+    /// A shared PostgreSQL store (postgres://user@host/db) whose project this folder is a
+    /// replica of: every append goes through it (default: $REMAIND_STORE, else the folder's
+    /// store.json). Its password comes from $PGPASSWORD. See docs/fleet.md.
+    #[arg(
+        long,
+        global = true,
+        env = "REMAIND_STORE",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub(crate) store: Option<String>,
+    /// The project in the shared store (default: $REMAIND_PROJECT).
+    #[arg(long, global = true, env = "REMAIND_PROJECT", value_name = "NAME")]
+    pub(crate) project: Option<String>,
 }
 
 impl Global {
@@ -35,6 +49,23 @@ impl Global {
             Some(dir) => absolute(&cwd, dir),
             None => cwd.join(remaind_fs::layout::CONTEXT_DIR_NAME),
         }))
+    }
+
+    /// The store and project given by `--store` and `--project` (or their variables), if
+    /// any; a store without a project is a usage error.
+    pub(crate) fn store_setting(&self) -> Result<Option<remaind_ledger::StoreSetting>, CliError> {
+        match (&self.store, &self.project) {
+            (None, _) => Ok(None),
+            (Some(url), Some(project)) if !project.is_empty() => {
+                Ok(Some(remaind_ledger::StoreSetting {
+                    url: url.clone(),
+                    project: project.clone(),
+                }))
+            }
+            (Some(_), _) => Err(CliError::invalid(
+                "--store needs --project NAME (or REMAIND_PROJECT): the project in the store",
+            )),
+        }
     }
 
     /// Finds an initialized `.context/` folder.

@@ -69,6 +69,8 @@ enum Command {
     Loops(cmd::loops::Args),
     Mcp(cmd::mcp::Args),
     Ui(cmd::ui::Args),
+    Push(cmd::share::PushArgs),
+    Pull(cmd::share::PullArgs),
     Completions(cmd::completions::Args),
     Man(cmd::man::Args),
 }
@@ -79,6 +81,18 @@ fn main() -> ExitCode {
     let _failpoints = fail::FailScenario::setup();
     quiet_on_a_closed_pipe();
     let cli = Cli::parse();
+    // Every ledger this process opens writes through the store `--store` names; the commands
+    // that move a project between a folder and a store open folders plainly.
+    let plain = matches!(
+        cli.command,
+        Command::Init(_) | Command::Push(_) | Command::Pull(_)
+    );
+    match cli.global.store_setting() {
+        Ok(_) if plain => remaind_ledger::StoreSetting::select(None),
+        Ok(Some(setting)) => remaind_ledger::StoreSetting::select(Some(setting)),
+        Ok(None) => {}
+        Err(e) => return e.report(),
+    }
     let result = match cli.command {
         Command::Init(args) => cmd::init::run(&cli.global, args),
         Command::Log(args) => cmd::log::run(&cli.global, args),
@@ -100,6 +114,8 @@ fn main() -> ExitCode {
         Command::Memory(args) => cmd::memory::run(&cli.global, args),
         Command::Loops(args) => cmd::loops::run(&cli.global, args),
         Command::Mcp(args) => cmd::mcp::run(&cli.global, args),
+        Command::Push(args) => cmd::share::push(&cli.global, args),
+        Command::Pull(args) => cmd::share::pull(&cli.global, args),
         Command::Ui(args) => cmd::ui::run(&cli.global, args),
         Command::Completions(args) => cmd::completions::run(args),
         Command::Man(args) => cmd::man::run(args),

@@ -1000,8 +1000,7 @@ impl Ledger {
             ..NewEvent::default()
         };
         let prepared = prepare::prepare(event.into(), true, false, &self.redactor, &self.limits)?;
-        let (ids, hash) =
-            self.write_locked(locked, head, prev, [(None, Ok(prepared))], 0, None)?;
+        let (ids, hash) = self.write_locked(locked, head, prev, [(None, Ok(prepared))], 0, None)?;
         Ok((ids[0].seq(), hash))
     }
 

@@ -1,7 +1,7 @@
 //! A folder that is the replica of a shared store (`remaind-pg`): the setting that names the
 //! store, and the source a replica catches up from.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use camino::Utf8Path;
 use remaind_fs::layout::{PROJECT_ENV, STORE_ENV, STORE_PATH};
@@ -21,10 +21,25 @@ pub struct StoreSetting {
     pub project: String,
 }
 
+/// What [`StoreSetting::select`] chose for this process, if it was called.
+static SELECTED: OnceLock<Option<StoreSetting>> = OnceLock::new();
+
 impl StoreSetting {
-    /// The store of the folder at `dir`: `REMAIND_STORE` with `REMAIND_PROJECT` when set,
-    /// else the folder's `store.json`, else none (a plain folder).
+    /// Choose the store of every ledger this process opens, over the environment and the
+    /// folder's `store.json`: `Some` for a command given `--store`, `None` for one that
+    /// handles the store itself (`init --store`, `push`, `pull`) and opens folders plainly.
+    /// The first call wins; later ones are ignored.
+    pub fn select(setting: Option<StoreSetting>) {
+        let _ = SELECTED.set(setting);
+    }
+
+    /// The store of the folder at `dir`: the one [`StoreSetting::select`] chose, else
+    /// `REMAIND_STORE` with `REMAIND_PROJECT` when set, else the folder's `store.json`, else
+    /// none (a plain folder).
     pub fn load(dir: &Utf8Path) -> Result<Option<StoreSetting>> {
+        if let Some(selected) = SELECTED.get() {
+            return Ok(selected.clone());
+        }
         if let Ok(url) = std::env::var(STORE_ENV)
             && !url.is_empty()
         {
@@ -38,17 +53,16 @@ impl StoreSetting {
             return Ok(Some(StoreSetting { url, project }));
         }
         let path = dir.join(STORE_PATH);
-        let Some(bytes) = crate::ledger::read_regular(&path)
-            .map_err(|e| Error::io(&path, "cannot read", e))?
+        let Some(bytes) =
+            crate::ledger::read_regular(&path).map_err(|e| Error::io(&path, "cannot read", e))?
         else {
             return Ok(None);
         };
-        let setting: StoreSetting =
-            serde_json::from_slice(&bytes).map_err(|e| Error::Config {
-                path: path.clone(),
-                reason: "is not {\"url\": \"postgres://…\", \"project\": \"…\"}".into(),
-                source: Some(Box::new(e)),
-            })?;
+        let setting: StoreSetting = serde_json::from_slice(&bytes).map_err(|e| Error::Config {
+            path: path.clone(),
+            reason: "is not {\"url\": \"postgres://…\", \"project\": \"…\"}".into(),
+            source: Some(Box::new(e)),
+        })?;
         if remaind_pg::has_password(&setting.url) {
             return Err(Error::Config {
                 path,

@@ -59,10 +59,12 @@ fn to_sql(seq: u64) -> i64 {
 }
 
 fn open_client(url: &str) -> Result<Client> {
-    let mut client = config(url)?.connect(NoTls).map_err(|source| Error::Connect {
-        url: mask_password(url),
-        source,
-    })?;
+    let mut client = config(url)?
+        .connect(NoTls)
+        .map_err(|source| Error::Connect {
+            url: mask_password(url),
+            source,
+        })?;
     migrate(&mut client)?;
     Ok(client)
 }
@@ -248,7 +250,10 @@ impl Store {
     /// Start an append under the project's lock: other writers wait until it commits or
     /// is dropped. For a writer that must see the head before it builds its lines.
     pub fn begin(&mut self) -> Result<Append<'_>> {
-        let mut tx = self.client.transaction().map_err(query("start an append"))?;
+        let mut tx = self
+            .client
+            .transaction()
+            .map_err(query("start an append"))?;
         let head = head(&mut tx, self.project, true)?;
         Ok(Append {
             tx,
@@ -343,7 +348,9 @@ fn head(c: &mut impl GenericClient, project: i64, lock: bool) -> Result<Head> {
     } else {
         "SELECT head_seq, head_digest FROM remaind_projects WHERE id = $1"
     };
-    let row = c.query_one(sql, &[&project]).map_err(query("read the head"))?;
+    let row = c
+        .query_one(sql, &[&project])
+        .map_err(query("read the head"))?;
     Ok(Head {
         seq: to_seq(row.get(0)),
         digest: row.get(1),
@@ -367,12 +374,7 @@ fn lines(
     Ok(rows.iter().map(|r| (to_seq(r.get(0)), r.get(1))).collect())
 }
 
-fn append(
-    c: &mut impl GenericClient,
-    project: i64,
-    after: u64,
-    lines: &[&[u8]],
-) -> Result<Head> {
+fn append(c: &mut impl GenericClient, project: i64, after: u64, lines: &[&[u8]]) -> Result<Head> {
     if lines.is_empty() {
         return head(c, project, false);
     }

@@ -19,7 +19,8 @@ use crate::global::Global;
 remaind events                          # the last 20 events\n  \
 remaind events --from 120 --limit 50\n  \
 remaind events --before 300 --limit 10 --kind decision,constraint\n  \
-remaind events --min-importance 2 --json | jq .text")]
+remaind events --min-importance 2 --json | jq .text\n  \
+remaind events --follow --json                # then every new event, once, in order")]
 pub(crate) struct Args {
     /// First event to show, by id or seq (`e120` or `120`: events with seq >= 120).
     #[arg(long, value_name = "EVENT", conflicts_with = "before", value_parser = crate::cmd::event_seq)]
@@ -39,7 +40,17 @@ pub(crate) struct Args {
     /// Print JSON Lines (one stored event per line).
     #[arg(long)]
     json: bool,
+    /// After the slice, keep printing new events as they are appended, each exactly once and
+    /// in order (on a replica of a shared store, the events every machine appends), until
+    /// interrupted.
+    #[arg(long, conflicts_with = "before")]
+    follow: bool,
 }
+
+/// How long one wait for new events lasts before the follower looks again.
+const FOLLOW_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+/// How often a follower of a plain folder looks at the log.
+const FOLLOW_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
 fn one_line(s: &str, max: usize) -> String {
     let flat: String = s
@@ -117,10 +128,23 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             }
         },
     };
+    let printed_to = match (args.from, events.last()) {
+        (_, Some(last)) => last.seq,
+        (Some(from), None) => from.saturating_sub(1),
+        (None, None) => ledger.head()?.0,
+    };
+    print(&events, args.json)?;
+    if args.follow {
+        follow(&ledger, printed_to, &filter, args.json)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print(events: &[Event], json: bool) -> Result<(), CliError> {
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     let res = events.iter().try_for_each(|ev| {
-        if args.json {
+        if json {
             let line = serde_json::to_string(ev).map_err(std::io::Error::other)?;
             writeln!(out, "{line}")
         } else {
@@ -128,8 +152,28 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         }
     });
     res.and_then(|()| out.flush())
-        .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
-    Ok(ExitCode::SUCCESS)
+        .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))
+}
+
+/// Print every event after seq `after` as it arrives, in order, each once: the position is
+/// the last seq read (matching the filter or not), so nothing is skipped or repeated however
+/// the waits end.
+fn follow(ledger: &Ledger, mut after: u64, filter: &Filter, json: bool) -> Result<(), CliError> {
+    let shared = ledger.store_project().is_some();
+    loop {
+        let head = ledger.sync(FOLLOW_WAIT)?;
+        if head <= after {
+            if !shared {
+                std::thread::sleep(FOLLOW_POLL);
+            }
+            continue;
+        }
+        let page = ledger.range(after + 1, 1000)?;
+        let Some(last) = page.last() else { continue };
+        after = last.seq;
+        let shown: Vec<Event> = page.into_iter().filter(|e| filter.matches(e)).collect();
+        print(&shown, json)?;
+    }
 }
 
 /// The filtered slice from the index, or `None` when the index is absent, cannot be opened

@@ -21,6 +21,7 @@ pub(crate) mod reindex;
 pub(crate) mod resume;
 pub(crate) mod rollback;
 pub(crate) mod search;
+pub(crate) mod share;
 pub(crate) mod status;
 pub(crate) mod ui;
 pub(crate) mod verify;

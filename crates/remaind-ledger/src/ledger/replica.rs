@@ -214,7 +214,10 @@ impl Ledger {
             return Err(self.first_difference(store, &project)?);
         }
         let snap = self.snapshot()?;
-        let start = match snap.find_seq(remote.seq + 1).map_err(|e| self.read_err(e))? {
+        let start = match snap
+            .find_seq(remote.seq + 1)
+            .map_err(|e| self.read_err(e))?
+        {
             Some(start) => start,
             None => return Ok(0),
         };
@@ -238,8 +241,8 @@ impl Ledger {
         loop {
             let next = lines.next_line()?;
             if let Some((_, line)) = next {
-                let ev = lines::parse_line_fast(line)
-                    .map_err(|r| Error::corrupt(&self.log_path, r))?;
+                let ev =
+                    lines::parse_line_fast(line).map_err(|r| Error::corrupt(&self.log_path, r))?;
                 for a in &ev.artifact {
                     let content = self
                         .artifacts
@@ -251,7 +254,9 @@ impl Ledger {
                 bytes += line.len();
                 batch.push(line.to_vec());
             }
-            if !batch.is_empty() && (next.is_none() || batch.len() >= PUSH_LINES || bytes >= PUSH_BYTES) {
+            if !batch.is_empty()
+                && (next.is_none() || batch.len() >= PUSH_LINES || bytes >= PUSH_BYTES)
+            {
                 let refs: Vec<&[u8]> = batch.iter().map(Vec::as_slice).collect();
                 up.append(&refs).map_err(failed("push"))?;
                 pushed += batch.len() as u64;

@@ -83,7 +83,10 @@ fn a_replica_opened_later_catches_up_with_the_artifacts_its_lines_cite() {
     assert_eq!(log_bytes(&machines[0].1), log_bytes(&machines[1].1));
     let ev = b.get(1).expect("get").expect("the event");
     let sha = &ev.artifact[0].sha256;
-    assert_eq!(b.artifacts().get(sha).expect("the artifact"), big.as_bytes());
+    assert_eq!(
+        b.artifacts().get(sha).expect("the artifact"),
+        big.as_bytes()
+    );
 }
 
 #[test]
@@ -105,7 +108,11 @@ fn a_torn_replica_tail_is_cut_without_an_event_of_its_own_and_caught_up() {
     std::fs::write(dir.join("logs/events.jsonl"), &whole[..cut]).expect("tear");
     std::fs::write(&anchor, anchored_at_one).expect("anchor as the crash left it");
     let a = Ledger::open(dir).expect("reopen");
-    assert_eq!(log_bytes(dir), whole, "the store's line came back, and no recovery event");
+    assert_eq!(
+        log_bytes(dir),
+        whole,
+        "the store's line came back, and no recovery event"
+    );
     assert_eq!(a.head().expect("head").0, 2);
 }
 
@@ -116,7 +123,9 @@ fn a_folder_with_events_the_store_lacks_is_refused_naming_the_seq() {
     // Events appended while the folder was not a replica.
     std::fs::remove_file(dir.join("store.json")).expect("unshare");
     let plain = Ledger::open(dir).expect("open");
-    plain.append(event(Kind::Note, "local only")).expect("append");
+    plain
+        .append(event(Kind::Note, "local only"))
+        .expect("append");
     drop(plain);
     let mut store = Store::connect(&postgres_url(), &project).expect("connect");
     let line = {
@@ -171,7 +180,9 @@ fn push_and_pull_copy_events_and_artifacts_byte_for_byte_and_only_what_is_new() 
         ledger.artifacts().get(sha).expect("artifact")
     );
     // New events go over alone.
-    ledger.append(event(Kind::Decision, "later")).expect("append");
+    ledger
+        .append(event(Kind::Decision, "later"))
+        .expect("append");
     assert_eq!(ledger.push_to(&mut store).expect("push"), 1);
     assert_eq!(copy.pull_from(&mut store).expect("pull"), 1);
     assert_eq!(log_bytes(&src), log_bytes(&dst));

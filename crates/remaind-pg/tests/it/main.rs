@@ -57,7 +57,10 @@ fn assert_chain(store: &mut Store) -> u64 {
         for (s, l) in page {
             assert_eq!(s, seq + 1, "gap after seq {seq}");
             let text = String::from_utf8(l.clone()).expect("utf-8");
-            assert!(text.contains(&format!(r#""prev":"{prev}""#)), "fork at seq {s}");
+            assert!(
+                text.contains(&format!(r#""prev":"{prev}""#)),
+                "fork at seq {s}"
+            );
             prev = sha256_hex(&l);
             seq = s;
         }
@@ -70,15 +73,29 @@ fn assert_chain(store: &mut Store) -> u64 {
 fn lines_come_back_byte_for_byte_in_order_with_their_head() {
     let mut store = new_project("roundtrip");
     let head = store.head().expect("head");
-    assert_eq!(head, Head { seq: 0, digest: GENESIS.into() });
+    assert_eq!(
+        head,
+        Head {
+            seq: 0,
+            digest: GENESIS.into()
+        }
+    );
     let lines = chained(&head, 3, "hello \u{1F600} \\u0000 \u{0}");
     let new = store.append(0, &refs(&lines)).expect("append");
     assert_eq!(new.seq, 3);
     assert_eq!(new.digest, sha256_hex(&lines[2]));
-    let back: Vec<Vec<u8>> = store.lines(0, 10).expect("read").into_iter().map(|l| l.1).collect();
+    let back: Vec<Vec<u8>> = store
+        .lines(0, 10)
+        .expect("read")
+        .into_iter()
+        .map(|l| l.1)
+        .collect();
     assert_eq!(back, lines);
     assert_eq!(store.lines(1, 1).expect("read")[0], (2, lines[1].clone()));
-    assert_eq!(store.digest_at(2).expect("digest"), Some(sha256_hex(&lines[1])));
+    assert_eq!(
+        store.digest_at(2).expect("digest"),
+        Some(sha256_hex(&lines[1]))
+    );
     assert_eq!(store.digest_at(9).expect("digest"), None);
     assert_eq!(assert_chain(&mut store), 3);
 }
@@ -89,19 +106,42 @@ fn a_stale_head_or_a_broken_chain_writes_nothing() {
     let first = chained(&store.head().expect("head"), 2, "first");
     store.append(0, &refs(&first)).expect("append");
     // Built on seq 0 again: another writer got there first.
-    let stale = chained(&Head { seq: 0, digest: GENESIS.into() }, 1, "late");
+    let stale = chained(
+        &Head {
+            seq: 0,
+            digest: GENESIS.into(),
+        },
+        1,
+        "late",
+    );
     match store.append(0, &refs(&stale)) {
-        Err(Error::HeadMoved { head: 2, expected: 0 }) => {}
+        Err(Error::HeadMoved {
+            head: 2,
+            expected: 0,
+        }) => {}
         other => panic!("expected HeadMoved, got {other:?}"),
     }
     // Claims the right head but names the wrong prev: a fork, refused by the server.
-    let forged = chained(&Head { seq: 2, digest: sha256_hex(b"other") }, 1, "forged");
-    assert!(matches!(store.append(2, &refs(&forged)), Err(Error::Chain { after: 2, .. })));
+    let forged = chained(
+        &Head {
+            seq: 2,
+            digest: sha256_hex(b"other"),
+        },
+        1,
+        "forged",
+    );
+    assert!(matches!(
+        store.append(2, &refs(&forged)),
+        Err(Error::Chain { after: 2, .. })
+    ));
     // A gap inside a batch is refused as a whole.
     let head = store.head().expect("head");
     let mut batch = chained(&head, 3, "gap");
     batch.remove(1);
-    assert!(matches!(store.append(2, &refs(&batch)), Err(Error::Chain { .. })));
+    assert!(matches!(
+        store.append(2, &refs(&batch)),
+        Err(Error::Chain { .. })
+    ));
     assert_eq!(assert_chain(&mut store), 2);
 }
 
@@ -128,7 +168,9 @@ fn many_writers_on_many_connections_keep_one_gapless_chain() {
                             let lines = chained(&head, 1, &format!("w{w} cas {i}"));
                             match store.append(head.seq, &refs(&lines)) {
                                 Ok(_) => break,
-                                Err(Error::HeadMoved { .. } | Error::Chain { .. }) => conflicts += 1,
+                                Err(Error::HeadMoved { .. } | Error::Chain { .. }) => {
+                                    conflicts += 1
+                                }
                                 Err(e) => panic!("{e:?}"),
                             }
                         }
@@ -170,33 +212,58 @@ fn an_append_dropped_before_commit_leaves_nothing_and_holds_others_off_until_the
     tx.append(&refs(&lines)).expect("append");
     tx.commit().expect("commit");
     let (waited, seen) = waiter.join().expect("waiter");
-    assert!(waited >= Duration::from_millis(250), "did not wait: {waited:?}");
-    assert_eq!(seen, 1, "the second writer sees the first one's line once it holds the lock");
+    assert!(
+        waited >= Duration::from_millis(250),
+        "did not wait: {waited:?}"
+    );
+    assert_eq!(
+        seen, 1,
+        "the second writer sees the first one's line once it holds the lock"
+    );
 }
 
 #[test]
 fn artifacts_of_any_size_come_back_checked_and_files_are_replaced() {
     let mut store = new_project("artifacts");
-    let big: Vec<u8> = (0..(2 * 1024 * 1024 + 17)).map(|i| (i % 251) as u8).collect();
+    let big: Vec<u8> = (0..(2 * 1024 * 1024 + 17))
+        .map(|i| (i % 251) as u8)
+        .collect();
     let empty: Vec<u8> = Vec::new();
     for bytes in [&big, &empty] {
         let sha = sha256_hex(bytes);
         store.put_artifact(&sha, bytes).expect("put");
-        store.put_artifact(&sha, bytes).expect("put twice is a no-op");
-        assert_eq!(store.artifact(&sha).expect("get").as_deref(), Some(bytes.as_slice()));
+        store
+            .put_artifact(&sha, bytes)
+            .expect("put twice is a no-op");
+        assert_eq!(
+            store.artifact(&sha).expect("get").as_deref(),
+            Some(bytes.as_slice())
+        );
     }
     let missing = sha256_hex(b"missing");
     assert_eq!(
-        store.missing_artifacts(&[sha256_hex(&big), missing.clone()]).expect("missing"),
+        store
+            .missing_artifacts(&[sha256_hex(&big), missing.clone()])
+            .expect("missing"),
         vec![missing.clone()]
     );
     assert_eq!(store.artifact(&missing).expect("get"), None);
     store.put_file("active/state.json", b"{}").expect("file");
-    store.put_file("active/state.json", b"{\"a\":1}").expect("file");
-    store.put_file("schemas/thresholds.json", b"{}").expect("file");
-    assert_eq!(store.file("active/state.json").expect("file").as_deref(), Some(&b"{\"a\":1}"[..]));
+    store
+        .put_file("active/state.json", b"{\"a\":1}")
+        .expect("file");
+    store
+        .put_file("schemas/thresholds.json", b"{}")
+        .expect("file");
+    assert_eq!(
+        store.file("active/state.json").expect("file").as_deref(),
+        Some(&b"{\"a\":1}"[..])
+    );
     let listed = store.files("active/").expect("files");
-    assert_eq!(listed, vec![("active/state.json".to_owned(), sha256_hex(b"{\"a\":1}"))]);
+    assert_eq!(
+        listed,
+        vec![("active/state.json".to_owned(), sha256_hex(b"{\"a\":1}"))]
+    );
 }
 
 #[test]
@@ -207,7 +274,9 @@ fn creating_a_project_from_many_connections_creates_it_once_with_its_files() {
         .map(|_| {
             let (name, files) = (name.clone(), files.clone());
             std::thread::spawn(move || {
-                Store::create(&postgres_url(), &name, GENESIS, &files).expect("create").1
+                Store::create(&postgres_url(), &name, GENESIS, &files)
+                    .expect("create")
+                    .1
             })
         })
         .collect();
@@ -218,7 +287,10 @@ fn creating_a_project_from_many_connections_creates_it_once_with_its_files() {
         .count();
     assert_eq!(created, 1);
     let mut store = Store::connect(&postgres_url(), &name).expect("connect");
-    assert_eq!(store.file("redaction.key").expect("file"), Some(vec![7u8; 32]));
+    assert_eq!(
+        store.file("redaction.key").expect("file"),
+        Some(vec![7u8; 32])
+    );
     match Store::connect(&postgres_url(), "no-such-project-anywhere") {
         Err(e @ Error::NoProject { .. }) => assert!(e.to_string().contains("remaind init --store")),
         other => panic!("expected NoProject, got {other:?}"),
@@ -231,7 +303,13 @@ fn a_follower_is_woken_by_an_append_and_times_out_without_one() {
     let (mut writer, _) = Store::create(&postgres_url(), &name, GENESIS, &[]).expect("create");
     let mut follower = Store::connect(&postgres_url(), &name).expect("connect");
     let started = Instant::now();
-    assert_eq!(follower.wait(0, Duration::from_millis(200)).expect("wait").seq, 0);
+    assert_eq!(
+        follower
+            .wait(0, Duration::from_millis(200))
+            .expect("wait")
+            .seq,
+        0
+    );
     assert!(started.elapsed() >= Duration::from_millis(200));
     let t = std::thread::spawn(move || {
         let started = Instant::now();
