@@ -116,6 +116,7 @@ pub(crate) fn ci() -> Result<(), String> {
             Ok(())
         }
     })
+    .and_then(|()| on_store(&mut tally))
     .and_then(|()| reliability(&mut tally))
     .and_then(|()| crate::interop::run(&mut tally))
     .and_then(|()| crate::ui_browser::run(&mut tally));
@@ -125,6 +126,31 @@ pub(crate) fn ci() -> Result<(), String> {
         tally.passed, tally.failed, tally.ignored
     );
     outcome
+}
+
+/// The CLI suite again with every folder it initializes a replica of a shared PostgreSQL
+/// store (a throwaway cluster the suite starts): ledger, compaction, resume, rollback,
+/// memory, index, hooks, import and MCP on the other storage, from the same tests. Property
+/// and fault suites are left to the folder run.
+fn on_store(tally: &mut Tally) -> Result<(), String> {
+    let mut test = cargo();
+    test.args([
+        "test",
+        "-p",
+        "remaind-cli",
+        "--locked",
+        "--test",
+        "it",
+        "--",
+        "--skip",
+        "prop_",
+        "--skip",
+        "reliability::",
+    ])
+    .env("REMAIND_TEST_ON_STORE", "1")
+    .env("INSTA_UPDATE", "no")
+    .env("CI", "true");
+    test_step("CLI suite on a shared PostgreSQL store", test, tally)
 }
 
 /// The reliability suite's CI part: the fault-injection tests (they need the failpoint

@@ -120,7 +120,14 @@ impl Error {
     /// True when the caller's input was rejected (usage error, exit 2); false for runtime
     /// failures (I/O, corrupt store, exit 1).
     pub fn is_invalid_input(&self) -> bool {
-        matches!(self, Error::InvalidInput { .. })
+        matches!(
+            self,
+            Error::InvalidInput { .. }
+                | Error::Store {
+                    source: remaind_pg::Error::Url { .. } | remaind_pg::Error::NoProject { .. },
+                    ..
+                }
+        )
     }
 
     /// The 1-based batch line number an invalid-input error refers to, if any.

@@ -159,8 +159,9 @@ fn watch(dir: &Path, data: &str) {
             .collect::<Vec<_>>()
             .join(" ")
     );
+    // The outer shell exits at once (and is waited for); the watcher it leaves runs on.
     let script = format!(
-        "while kill -0 {pid} 2>/dev/null; do sleep 0.2; done; cd /; {stop} >/dev/null 2>&1; rm -rf '{dir}'",
+        "(while kill -0 {pid} 2>/dev/null; do sleep 0.2; done; cd /; {stop} >/dev/null 2>&1; rm -rf '{dir}') >/dev/null 2>&1 &",
         pid = std::process::id(),
         dir = dir.display()
     );
@@ -169,6 +170,6 @@ fn watch(dir: &Path, data: &str) {
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
+        .status()
         .expect("start the cluster's watchdog");
 }

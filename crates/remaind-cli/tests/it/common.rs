@@ -34,6 +34,30 @@ pub(crate) fn tmp() -> Tmp {
     Tmp(dir)
 }
 
+/// Set (to anything) to run the suite with every folder it initializes a replica of a shared
+/// store (a throwaway PostgreSQL cluster, or `REMAIND_TEST_PG`): the same tests, the other
+/// storage (docs/fleet.md). `cargo xtask ci` runs the store's part of the suite this way.
+pub(crate) const ON_STORE_ENV: &str = "REMAIND_TEST_ON_STORE";
+
+/// Whether this run puts every folder on a shared store.
+pub(crate) fn on_store() -> bool {
+    std::env::var_os(ON_STORE_ENV).is_some()
+}
+
+/// `args`, with `--store URL --project NAME` (a new project) added to an `init` when the suite
+/// runs on a shared store: the folder becomes a replica, and its `store.json` puts every
+/// later command, hook and server on the store.
+pub(crate) fn store_args(args: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    if on_store() && args.first() == Some(&"init") && !args.contains(&"--store") {
+        out.push("--store".into());
+        out.push(remaind_testkit::postgres_url());
+        out.push("--project".into());
+        out.push(remaind_testkit::unique_project("cli"));
+    }
+    out
+}
+
 /// Runs `remaind --dir CTX ARGS` with `env` set (FAILPOINTS unset unless given).
 pub(crate) fn remaind_env(
     ctx: &Path,
@@ -44,7 +68,7 @@ pub(crate) fn remaind_env(
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_remaind"));
     cmd.arg("--dir")
         .arg(ctx)
-        .args(args)
+        .args(store_args(args))
         .env_remove("REMAIND_DIR")
         .env_remove("FAILPOINTS");
     for (k, v) in env {

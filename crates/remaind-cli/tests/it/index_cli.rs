@@ -46,7 +46,7 @@ fn remaind(dir: &camino::Utf8Path, args: &[&str]) -> Output {
         .env("NO_COLOR", "1")
         .arg("--dir")
         .arg(dir.as_str())
-        .args(args)
+        .args(crate::common::store_args(args))
         .output()
         .expect("run remaind")
 }

@@ -34,7 +34,7 @@ impl Ctx {
 
     fn run(&self, args: &[&str]) -> Output {
         Command::new(BIN)
-            .args(args)
+            .args(crate::common::store_args(args))
             .arg("--dir")
             .arg(&self.dir)
             .env_remove("REMAIND_DIR")

@@ -162,7 +162,7 @@ fn push_and_pull_copy_events_and_artifacts_byte_for_byte_and_only_what_is_new() 
         input: serde_json::Value::Null,
         output: serde_json::Value::Null,
     });
-    req.output_bytes = Some(vec![0u8, 159, 146, 150, 1, 2, 3].repeat(5000));
+    req.output_bytes = Some([0u8, 159, 146, 150, 1, 2, 3].repeat(5000));
     ledger.append_request(req).expect("binary artifact");
     let project = unique_project("push");
     let (mut store, _) =

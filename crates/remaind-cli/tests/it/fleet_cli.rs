@@ -1,0 +1,303 @@
+//! One project shared through PostgreSQL (a throwaway cluster): `init --store`, `push`,
+//! `pull` and `events --follow` as a user runs them (docs/fleet.md).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::common::{ok, remaind, text, tmp};
+use crate::transcripts::fixture;
+
+/// Every file under `ctx`'s `sub` folders, by relative path (lock and temp files, whose
+/// names start with a dot, are not content).
+fn tree(ctx: &Path, subs: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack: Vec<PathBuf> = subs.iter().map(|s| ctx.join(s)).collect();
+    while let Some(p) = stack.pop() {
+        let Ok(meta) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        if p.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        {
+            continue;
+        }
+        if meta.is_dir() {
+            for e in std::fs::read_dir(&p).expect("read dir") {
+                stack.push(e.expect("entry").path());
+            }
+        } else {
+            let rel = p
+                .strip_prefix(ctx)
+                .expect("under ctx")
+                .to_string_lossy()
+                .into_owned();
+            out.insert(rel, std::fs::read(&p).expect("read"));
+        }
+    }
+    out
+}
+
+/// Push `src` to a new project and pull it into a new folder: the events, artifacts and
+/// derived history come back byte for byte; running both again copies nothing.
+fn round_trip(src: &Path) {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("roundtrip");
+    let pushed = ok(&remaind(
+        src,
+        &["push", "--to", &url, "--project", &project, "--json"],
+        None,
+    ));
+    let pushed: serde_json::Value = serde_json::from_str(&pushed).expect("json");
+    assert_eq!(pushed["created_project"], true, "{pushed}");
+    assert!(pushed["events"].as_u64() > Some(0), "{pushed}");
+    let t = tmp();
+    let dst = t.0.join("copy").join(".context");
+    ok(&remaind(
+        &dst,
+        &["pull", "--from", &url, "--project", &project],
+        None,
+    ));
+    let subs = [
+        "logs/events.jsonl",
+        "artifacts",
+        "active",
+        "memory",
+        "redaction.key",
+        "schemas",
+    ];
+    let (before, after) = (tree(src, &subs), tree(&dst, &subs));
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    assert!(before == after, "a file differs after the round trip");
+    assert!(
+        before.keys().any(|k| k.starts_with("active/history/")),
+        "history travelled"
+    );
+    let again = ok(&remaind(
+        src,
+        &["push", "--to", &url, "--project", &project, "--json"],
+        None,
+    ));
+    assert!(again.contains(r#""events":0,"files":0"#), "{again}");
+    let again = ok(&remaind(
+        &dst,
+        &["pull", "--from", &url, "--project", &project, "--json"],
+        None,
+    ));
+    assert!(again.contains(r#""events":0,"files":0"#), "{again}");
+    ok(&remaind(&dst, &["verify"], None));
+}
+
+#[test]
+fn the_demo_session_goes_to_postgresql_and_back_byte_for_byte() {
+    let t = tmp();
+    // The demo's --dir is its workspace; its folder is the .context/ inside.
+    ok(&remaind(&t.0, &["demo"], None));
+    round_trip(&t.0.join(".context"));
+}
+
+#[test]
+fn an_imported_real_session_goes_to_postgresql_and_back_byte_for_byte() {
+    let t = tmp();
+    let ctx = t.0.join(".context");
+    ok(&remaind(&ctx, &["init"], None));
+    let transcript = fixture("claude-code-8463c716.jsonl");
+    let path = transcript.to_str().expect("utf-8");
+    ok(&remaind(&ctx, &["import", "claude-code", path], None));
+    ok(&remaind(&ctx, &["compact"], None));
+    round_trip(&ctx);
+}
+
+#[test]
+fn two_machines_share_one_chain_and_see_each_others_events() {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("machines");
+    let (ta, tb) = (tmp(), tmp());
+    let (a, b) = (ta.0.join(".context"), tb.0.join(".context"));
+    let created = ok(&remaind(
+        &a,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    assert!(created.contains("created from it"), "{created}");
+    ok(&remaind(
+        &b,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    assert_eq!(
+        std::fs::read(a.join("redaction.key")).expect("key a"),
+        std::fs::read(b.join("redaction.key")).expect("key b"),
+        "every machine redacts with the project's key"
+    );
+    let store_json = std::fs::read_to_string(a.join("store.json")).expect("store.json");
+    assert!(store_json.contains(&project), "{store_json}");
+    for i in 0..3 {
+        ok(&remaind(
+            &a,
+            &["log", "--kind", "note", "--text", &format!("from a {i}")],
+            None,
+        ));
+        ok(&remaind(
+            &b,
+            &["log", "--kind", "note", "--text", &format!("from b {i}")],
+            None,
+        ));
+    }
+    // b reads a's events (it catches up on open) and both hold the same bytes.
+    let events = ok(&remaind(&b, &["events", "--json", "--limit", "10"], None));
+    assert_eq!(events.lines().count(), 6, "{events}");
+    assert!(events.contains("from a 2") && events.contains("from b 2"));
+    ok(&remaind(&a, &["verify"], None));
+    assert_eq!(
+        std::fs::read(a.join("logs/events.jsonl")).expect("a"),
+        std::fs::read(b.join("logs/events.jsonl")).expect("b")
+    );
+}
+
+#[test]
+fn a_follower_prints_events_from_another_machine_once_in_order() {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("follow");
+    let (ta, tb) = (tmp(), tmp());
+    let (a, b) = (ta.0.join(".context"), tb.0.join(".context"));
+    ok(&remaind(
+        &a,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    ok(&remaind(
+        &b,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    ok(&remaind(
+        &a,
+        &["log", "--kind", "note", "--text", "before"],
+        None,
+    ));
+    let mut follower = std::process::Command::new(env!("CARGO_BIN_EXE_remaind"))
+        .args([
+            "--dir",
+            b.to_str().expect("utf-8"),
+            "events",
+            "--follow",
+            "--json",
+        ])
+        .env_remove("REMAIND_DIR")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the follower");
+    for i in 0..5 {
+        ok(&remaind(
+            &a,
+            &["log", "--kind", "note", "--text", &format!("live {i}")],
+            None,
+        ));
+    }
+    let stdout = follower.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .take(6)
+            .collect::<Vec<_>>()
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !reader.is_finished() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = follower.kill();
+    let _ = follower.wait();
+    let lines = reader.join().expect("reader");
+    let seqs: Vec<u64> = lines
+        .iter()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("json")["seq"]
+                .as_u64()
+                .expect("seq")
+        })
+        .collect();
+    assert_eq!(seqs, vec![1, 2, 3, 4, 5, 6], "{lines:?}");
+}
+
+#[test]
+fn diverged_chains_and_bad_store_arguments_are_refused_with_the_fix() {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("diverged");
+    let (ta, tb) = (tmp(), tmp());
+    let (a, b) = (ta.0.join(".context"), tb.0.join(".context"));
+    ok(&remaind(&a, &["init"], None));
+    ok(&remaind(
+        &a,
+        &["log", "--kind", "note", "--text", "a's history"],
+        None,
+    ));
+    ok(&remaind(
+        &a,
+        &["push", "--to", &url, "--project", &project],
+        None,
+    ));
+    ok(&remaind(&b, &["init"], None));
+    ok(&remaind(
+        &b,
+        &["log", "--kind", "note", "--text", "b's own history"],
+        None,
+    ));
+    let before = std::fs::read(b.join("logs/events.jsonl")).expect("log");
+    let out = remaind(&b, &["pull", "--from", &url, "--project", &project], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("differ from seq 1"), "{}", text(&out));
+    assert_eq!(
+        std::fs::read(b.join("logs/events.jsonl")).expect("log"),
+        before
+    );
+    let out = remaind(&b, &["push", "--to", &url, "--project", &project], None);
+    assert!(text(&out).contains("differ from seq 1"), "{}", text(&out));
+    // Usage errors: exit 2, the fix named, the password never shown.
+    let out = remaind(&b, &["push", "--to", &url], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--project"), "{}", text(&out));
+    let out = remaind(
+        &b,
+        &["push", "--to", "mysql://ana:s3cret@db/x", "--project", "p"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        !text(&out).contains("s3cret") && text(&out).contains("postgres://"),
+        "{}",
+        text(&out)
+    );
+    let out = remaind(
+        &b,
+        &[
+            "init",
+            "--store",
+            "postgres://ana:s3cret@127.0.0.1/x",
+            "--project",
+            "p",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        !text(&out).contains("s3cret") && text(&out).contains("PGPASSWORD"),
+        "{}",
+        text(&out)
+    );
+    let out = remaind(
+        &b,
+        &["pull", "--from", &url, "--project", "no-such-project"],
+        None,
+    );
+    assert!(
+        text(&out).contains("remaind init --store"),
+        "{}",
+        text(&out)
+    );
+}
