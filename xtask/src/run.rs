@@ -131,7 +131,7 @@ pub(crate) fn ci() -> Result<(), String> {
 /// The CLI suite again with every folder it initializes a replica of a shared PostgreSQL
 /// store (a throwaway cluster the suite starts): ledger, compaction, resume, rollback,
 /// memory, index, hooks, import and MCP on the other storage, from the same tests. Property
-/// and fault suites are left to the folder run.
+/// and fault suites, and the fleet tests (on the store already), are left to the folder run.
 fn on_store(tally: &mut Tally) -> Result<(), String> {
     let mut test = cargo();
     test.args([
@@ -146,6 +146,8 @@ fn on_store(tally: &mut Tally) -> Result<(), String> {
         "prop_",
         "--skip",
         "reliability::",
+        "--skip",
+        "fleet_",
     ])
     .env("REMAIND_TEST_ON_STORE", "1")
     .env("INSTA_UPDATE", "no")

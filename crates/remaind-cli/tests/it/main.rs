@@ -3,6 +3,7 @@
 mod common;
 mod docs_commands;
 mod everyday;
+mod fleet_chaos;
 mod fleet_cli;
 mod index_cli;
 mod init_cli;
