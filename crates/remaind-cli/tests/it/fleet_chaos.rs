@@ -171,6 +171,10 @@ fn follow(mut child: Child) -> (Child, std::sync::mpsc::Receiver<u64>) {
     (child, rx)
 }
 
+#[expect(
+    clippy::print_stderr,
+    reason = "the run's figures, for whoever runs it with --nocapture"
+)]
 fn check(
     url: &str,
     project: &str,
