@@ -51,9 +51,8 @@ RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
     v_head    bigint;
     v_prev    text;
-    v_line    bytea;
-    v_header  text[];
-    v_digests text[] := '{}';
+    v_bad     bigint;
+    v_count   bigint := coalesce(array_length(p_lines, 1), 0);
 BEGIN
     SELECT head_seq, head_digest INTO v_head, v_prev
       FROM remaind_projects WHERE id = p_project FOR UPDATE;
@@ -63,26 +62,43 @@ BEGIN
     IF v_head <> p_after THEN
         RAISE EXCEPTION 'the head is seq %, not %', v_head, p_after USING ERRCODE = 'RM001';
     END IF;
-    FOREACH v_line IN ARRAY p_lines LOOP
-        -- The ledger writes every line's header in one fixed form; only it is read here.
-        v_header := regexp_match(
-            encode(substring(v_line FROM 1 FOR 256), 'escape'),
-            '^\{"v":1,"seq":([0-9]+),"id":"e[0-9]+","ts":"[^"]*","prev":"([0-9a-f]{64})",');
-        IF v_header IS NULL
-           OR v_header[1]::numeric IS DISTINCT FROM v_head + 1
-           OR v_header[2] IS DISTINCT FROM v_prev THEN
-            RAISE EXCEPTION 'the line with header % does not chain onto seq %',
-                coalesce(v_header::text, 'unreadable'), v_head
-                USING ERRCODE = 'RM003';
-        END IF;
-        v_head := v_head + 1;
-        v_prev := encode(sha256(v_line), 'hex');
-        v_digests := v_digests || v_prev;
-    END LOOP;
-    INSERT INTO remaind_events (project, seq, digest, line)
-        SELECT p_project, p_after + t.o, v_digests[t.o], t.l
-          FROM unnest(p_lines) WITH ORDINALITY AS t (l, o);
-    UPDATE remaind_projects SET head_seq = v_head, head_digest = v_prev WHERE id = p_project;
+    IF v_count = 0 THEN
+        RETURN v_head;
+    END IF;
+    -- Every line's header names the next seq and the previous line's hash. The ledger
+    -- writes the header in one fixed form at the start of the line,
+    -- {"v":1,"seq":N,"id":"eN","ts":"…","prev":"<64 hex>", and only it is read here, with
+    -- byte positions (a regular expression costs ten times more), in one set-based pass.
+    WITH b AS (
+        SELECT t.o, t.l, encode(sha256(t.l), 'hex') AS digest,
+               CASE WHEN substring(t.l FROM 1 FOR 13) = '\x7b2276223a312c22736571223a'::bytea
+                    THEN encode(substring(t.l FROM 14 FOR
+                             nullif(position('\x2c'::bytea IN substring(t.l FROM 14 FOR 21)), 0) - 1),
+                         'escape')
+               END AS seq,
+               encode(substring(t.l FROM
+                          nullif(position('\x2270726576223a22'::bytea IN substring(t.l FROM 1 FOR 200)), 0) + 8
+                          FOR 64),
+                      'escape') AS prev
+          FROM unnest(p_lines) WITH ORDINALITY AS t (l, o)
+    ), c AS (
+        SELECT b.*, coalesce(lag(digest) OVER (ORDER BY o), v_prev) AS expected FROM b
+    ), written AS (
+        -- Written in the same pass; a refused batch raises below, which undoes it.
+        INSERT INTO remaind_events (project, seq, digest, line)
+            SELECT p_project, p_after + o, digest, l FROM c
+    )
+    SELECT min(o) FILTER (WHERE seq IS NULL OR seq <> (p_after + o)::text
+                                OR prev IS DISTINCT FROM expected),
+           (array_agg(digest ORDER BY o DESC))[1]
+      INTO v_bad, v_prev
+      FROM c;
+    IF v_bad IS NOT NULL THEN
+        RAISE EXCEPTION 'line % of the batch does not chain onto seq %', v_bad, p_after + v_bad - 1
+            USING ERRCODE = 'RM003';
+    END IF;
+    UPDATE remaind_projects SET head_seq = p_after + v_count, head_digest = v_prev
+     WHERE id = p_project;
     PERFORM pg_notify('remaind_events', p_project::text);
-    RETURN v_head;
+    RETURN p_after + v_count;
 END $$;

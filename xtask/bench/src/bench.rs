@@ -42,7 +42,7 @@ type LayerBench = fn(bool) -> Vec<Measurement>;
 /// Runs every benchmark and writes the report.
 pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
     // Each layer's benchmarks register here.
-    let layers: [(&str, LayerBench); 12] = [
+    let layers: [(&str, LayerBench); 13] = [
         ("index", crate::bench_index::run),
         ("atomic", crate::bench_atomic::run),
         ("redact", crate::bench_redact::run),
@@ -55,6 +55,7 @@ pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
         ("integrity", crate::bench_integrity::run),
         ("process", crate::bench_process::run),
         ("ui", crate::bench_ui::run),
+        ("fleet", crate::bench_fleet::run),
     ];
     if let Some(name) = only
         && !layers.iter().any(|(layer, _)| *layer == name)

@@ -13,6 +13,7 @@ mod bench;
 mod bench_adapters;
 mod bench_atomic;
 mod bench_compact;
+mod bench_fleet;
 mod bench_index;
 mod bench_integrity;
 mod bench_ledger;
@@ -40,7 +41,7 @@ commands:
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
                      index, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
-                     process, ui. Expects a release build of
+                     process, ui, fleet. Expects a release build of
                      remaind in target/release (cargo xtask bench builds it first)
   chaos [--kills N] [--seed S]
                      crash-consistency harness: N kills (default 300) of a failpoint build
