@@ -236,6 +236,7 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
     if only.is_none_or(|layer| {
         [
             "index",
+            "search-eval",
             "ledger",
             "resume",
             "adapters",

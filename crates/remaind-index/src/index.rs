@@ -239,13 +239,43 @@ fn kind_weight(kind: &str) -> f64 {
     }
 }
 
+/// For a question, how much more an event someone wrote weighs than a tool's call, result or
+/// file change: a question is mostly answered in words (an explanation, a decision, what the
+/// user said), while the tool's output holds the symptom.
+const WRITTEN_WEIGHT: f64 = 1.3;
+
+/// True for the kinds whose text someone wrote, rather than a tool or Remaind.
+fn is_written(kind: &str) -> bool {
+    !matches!(
+        kind,
+        "tool_call"
+            | "tool_result"
+            | "file_change"
+            | "trace"
+            | "monitor"
+            | "validation"
+            | "recovery"
+    )
+}
+
+/// How many tokens apart a query's words may be to count as said in one place: a sentence or
+/// two.
+const WINDOW_TOKENS: usize = 30;
+
 /// The final score of a plain-query candidate, higher is better: BM25 weighted by kind and
-/// importance and by how it holds the words ([`word_bonus`]), the whole query as one phrase
-/// a lot higher; a superseded event a little lower.
-fn score(c: &Candidate, plan: &query::Plan) -> f64 {
+/// importance, by how it holds the words ([`word_bonus`]) and how much of the query it holds
+/// in one place ([`held_together`], `weights` from [`unit_weights`]), the whole query as one
+/// phrase a lot higher, for a question an event someone wrote higher; a superseded event a
+/// little lower.
+fn score(c: &Candidate, plan: &query::Plan, weights: &[f64]) -> f64 {
     let mut s = -c.rank * kind_weight(&c.kind) * (1.0 + 0.05 * c.importance as f64);
     if let Ok(f) = fields::extract(&c.line, None) {
-        s *= word_bonus(&f, plan);
+        // The square root: holding half the query's weight together halves nothing, it
+        // weighs 0.7 against holding all of it.
+        s *= word_bonus(&f, plan) * held_together(&f, &plan.units, weights).sqrt();
+    }
+    if plan.question && is_written(&c.kind) {
+        s *= WRITTEN_WEIGHT;
     }
     if c.exact {
         s *= 3.0;
@@ -275,6 +305,123 @@ fn word_bonus(f: &fields::Fields, plan: &query::Plan) -> f64 {
         .count();
     (1.0 + 0.3 * share(exact, plan.exact_words.len()))
         * (1.0 + 0.2 * share(close, plan.pairs.len()))
+}
+
+/// Most events counted per word for its weight; past that the count is estimated.
+const COUNT_CAP: i64 = 2000;
+
+/// The weight of each of `units`: its inverse document frequency as BM25 has it,
+/// `ln(1 + (N - n + 0.5) / (n + 0.5))` for `n` of `N` events holding it, so that a rare word
+/// counts for more of the query than a common one. Empty for fewer than two units (one word
+/// is held together or not at all).
+fn unit_weights(conn: &Connection, units: &[query::Unit]) -> rusqlite::Result<Vec<f64>> {
+    if units.len() < 2 {
+        return Ok(Vec::new());
+    }
+    // Seqs are gapless: the last one is the number of events, without counting rows.
+    let total: i64 =
+        conn.query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| r.get(0))?;
+    // Counting every event that holds a common word cost a third of a five-word search at
+    // 1,000,000 events: past COUNT_CAP matches (in seq order) the count is scaled up from the
+    // seq where the cap was reached, as if the word were spread evenly.
+    let mut count = conn.prepare_cached(
+        "SELECT count(*), max(rowid) FROM \
+         (SELECT rowid FROM fts WHERE fts MATCH ?1 ORDER BY rowid LIMIT ?2)",
+    )?;
+    units
+        .iter()
+        .map(|u| {
+            let (n, last): (i64, Option<i64>) =
+                count.query_row(params![u.fts, COUNT_CAP], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            let (total, mut n) = (total as f64, n as f64);
+            if let Some(last) = last.filter(|_| n >= COUNT_CAP as f64) {
+                n = (n * total / last.max(1) as f64).min(total);
+            }
+            Ok((1.0 + (total - n + 0.5) / (n + 0.5)).ln())
+        })
+        .collect()
+}
+
+/// The largest share of the query's weight that one stretch of [`WINDOW_TOKENS`] tokens of
+/// one field holds, each of `units` counted once with its weight from `weights`: near 1 for
+/// an event that says what was asked in one place, low for a long one with the words
+/// scattered. At least the share of the lightest unit (every candidate matched a word, if in
+/// a form the light stemmer does not see); 1 with nothing to weigh.
+fn held_together(f: &fields::Fields, units: &[query::Unit], weights: &[f64]) -> f64 {
+    let total: f64 = weights.iter().sum();
+    if weights.len() != units.len() || total <= 0.0 {
+        return 1.0;
+    }
+    let mut best = 0.0f64;
+    let mut found = Vec::new();
+    let mut counts = vec![0usize; units.len()];
+    let mut window = std::collections::VecDeque::new();
+    for field in Field::ALL {
+        unit_positions(f.get(field), units, &mut found);
+        counts.fill(0);
+        window.clear();
+        let mut held = 0.0;
+        for &(pos, unit) in &found {
+            while let Some(&(first, u)) = window.front()
+                && pos - first >= WINDOW_TOKENS
+            {
+                window.pop_front();
+                counts[u] -= 1;
+                if counts[u] == 0 {
+                    held -= weights[u];
+                }
+            }
+            if counts[unit] == 0 {
+                held += weights[unit];
+            }
+            counts[unit] += 1;
+            window.push_back((pos, unit));
+            best = best.max(held);
+        }
+    }
+    let lightest = weights.iter().copied().fold(f64::INFINITY, f64::min);
+    best.max(lightest) / total
+}
+
+/// The (token position, unit) of every token of `text` that is one of `units`, into `out`; a
+/// CamelCase token counts as its parts, as the units do.
+fn unit_positions(text: &str, units: &[query::Unit], out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let mut pos = 0;
+    for (_, token) in crate::words::tokens(text) {
+        let mixed = token.chars().any(char::is_uppercase) && token.chars().any(char::is_lowercase);
+        if mixed {
+            for part in crate::words::camel_parts(token) {
+                if let Some(u) = unit_of(&part, units) {
+                    out.push((pos, u));
+                }
+                pos += 1;
+            }
+        } else {
+            if let Some(u) = unit_of(token, units) {
+                out.push((pos, u));
+            }
+            pos += 1;
+        }
+    }
+}
+
+/// Which of `units` `token` is, by its light stem.
+fn unit_of(token: &str, units: &[query::Unit]) -> Option<usize> {
+    // A stem starts as its word does: most tokens are ruled out before stemming.
+    let starts = |u: &query::Unit| {
+        token
+            .chars()
+            .flat_map(char::to_lowercase)
+            .zip(u.stem.chars())
+            .take(2)
+            .all(|(a, b)| a == b)
+    };
+    if !units.iter().any(starts) {
+        return None;
+    }
+    let stem = crate::words::stem(&token.to_lowercase());
+    units.iter().position(|u| u.stem == stem)
 }
 
 fn sql_limit(limit: usize) -> i64 {
@@ -822,8 +969,10 @@ impl<'l> Index<'l> {
     /// event that holds a common word, and BM25 puts them first anyway). The best candidates
     /// are then ordered by that score weighted by the event's kind and importance,
     /// by the share of the query's words it holds as written, by neighbouring query words
-    /// close together, and by holding the whole query as one phrase; ties go to the newer
-    /// event. A question about what the user said ("what did the user ask about …") puts the
+    /// close together, by the share of the query (each word weighted by its rarity) that one
+    /// stretch of 30 tokens holds, by holding the whole query as one phrase, and, for a
+    /// question, by being an event someone wrote rather than a tool's call, result or file
+    /// change; ties go to the newer event. A question about what the user said ("what did the user ask about …") puts the
     /// user's messages first. A query that finds nothing is tried once more with its words as
     /// prefixes. A raw FTS5 query is ordered by BM25 alone.
     ///
@@ -865,7 +1014,7 @@ impl<'l> Index<'l> {
             Filters::new(&kind, opts.min_importance, opts.current_only)
         });
         let n = candidates(opts.limit);
-        let mut rows = self.read(|conn| {
+        let (mut rows, weights) = self.read(|conn| {
             let mut found = match &plan.every {
                 Some(every) => ranked(conn, every, &filters, n)?,
                 None => Vec::new(),
@@ -886,10 +1035,11 @@ impl<'l> Index<'l> {
                     }
                 }
             }
-            candidates_of(conn, found, plan.phrase.as_deref())
+            let rows = candidates_of(conn, found, plan.phrase.as_deref())?;
+            Ok((rows, unit_weights(conn, &plan.units)?))
         })?;
         for c in &mut rows {
-            c.score = score(c, plan);
+            c.score = score(c, plan, &weights);
         }
         // The speaker's events first, then the best score, the newer event on a tie.
         let first = |c: &Candidate| speaker.is_some_and(|k| c.kind == k);
@@ -1276,4 +1426,41 @@ fn index_lines(
         },
         end_offset: lines.offset(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> fields::Fields {
+        fields::Fields {
+            text: s.to_owned(),
+            ..fields::Fields::default()
+        }
+    }
+
+    #[test]
+    fn held_together_weighs_the_query_words_one_stretch_holds() {
+        let units = query::plain("esbuild stylesheet").unwrap().units;
+        // esbuild rare (weight 3), stylesheet common (weight 1).
+        let weights = [3.0, 1.0];
+        let close = text("The stylesheets are not built by esbuild at all");
+        assert_eq!(held_together(&close, &units, &weights), 1.0);
+        let far = format!("stylesheet {} esbuild", "word ".repeat(WINDOW_TOKENS));
+        assert_eq!(held_together(&text(&far), &units, &weights), 0.75);
+        // CamelCase tokens count as their parts; a word in no form known still weighs the
+        // lightest unit.
+        let units = query::plain("session registry").unwrap().units;
+        let camel = text("ActiveSessionRegistry");
+        assert_eq!(held_together(&camel, &units, &[1.0, 1.0]), 1.0);
+        assert_eq!(held_together(&text("nothing"), &units, &[1.0, 3.0]), 0.25);
+        // Nothing to weigh: no change.
+        assert_eq!(held_together(&close, &units, &[]), 1.0);
+    }
+
+    #[test]
+    fn questions_weigh_written_events_over_tool_output() {
+        assert!(is_written("assistant_message") && is_written("decision"));
+        assert!(!is_written("tool_result") && !is_written("file_change"));
+    }
 }

@@ -31,6 +31,16 @@ enum Term {
     Phrase(String),
 }
 
+/// A content word of a plain query as the ranking weighs it: how much of the query an event
+/// holds close together is counted in these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unit {
+    /// Its light stem ([`words::stem`]), compared with the stems of an event's tokens.
+    pub(crate) stem: String,
+    /// The word as an FTS5 string literal, to count the events holding it (its weight).
+    pub(crate) fts: String,
+}
+
 /// A word to highlight in a snippet, lowercase.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Needle {
@@ -63,10 +73,22 @@ pub(crate) struct Plan {
     /// Neighbouring content words of the query, stemmed as [`words::stem`] does: an event
     /// holding a pair close together ranks higher.
     pub(crate) pairs: Vec<(String, String)>,
+    /// The content words of the optional and `+required` terms (stop words dropped, a
+    /// CamelCase word as its parts), one per stem.
+    pub(crate) units: Vec<Unit>,
+    /// The query is a question: it starts with a question word (`why`, `which`, `did`, …) or
+    /// ends with `?`.
+    pub(crate) question: bool,
     /// The kind of event the query asks for by naming who spoke ("what did the user ask
     /// about …"): such events rank first.
     pub(crate) speaker: Option<&'static str>,
 }
+
+/// Words that open a question.
+const QUESTION_WORDS: &[&str] = &[
+    "are", "can", "could", "did", "do", "does", "has", "have", "how", "is", "should", "was",
+    "were", "what", "when", "where", "which", "who", "why", "will", "would",
+];
 
 /// Words that name the person in the session as the speaker.
 const USER_WORDS: &[&str] = &["user", "users"];
@@ -309,7 +331,16 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
     }
     needles.dedup();
     exact_words.dedup();
+    let question = match (all.first(), all.last()) {
+        (Some(Term::Word(first)), _) if QUESTION_WORDS.contains(&first.to_lowercase().as_str()) => {
+            true
+        }
+        (_, Some(Term::Word(last))) => last.ends_with('?'),
+        _ => false,
+    };
     Ok(Plan {
+        units: units(&terms),
+        question,
         expr,
         loose,
         phrase,
@@ -319,6 +350,31 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
         speaker,
         every,
     })
+}
+
+/// The [`Unit`]s of `terms`: the tokens of its plain and `+required` words, a CamelCase token
+/// as its parts, less stop words, one per stem. Prefixes and phrases are left out (a prefix
+/// is no one word; a phrase is in every candidate).
+fn units(terms: &[&Term]) -> Vec<Unit> {
+    let mut out: Vec<Unit> = Vec::new();
+    for t in terms {
+        let (Term::Word(w) | Term::Required(w)) = t else {
+            continue;
+        };
+        for word in parts(w) {
+            if words::is_stop_word(&word) {
+                continue;
+            }
+            let stem = words::stem(&word);
+            if !out.iter().any(|u| u.stem == stem) {
+                out.push(Unit {
+                    stem,
+                    fts: literal(&word),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Words to highlight for a raw FTS5 query: its barewords and quoted words, less operators
@@ -384,6 +440,36 @@ mod tests {
         // Nothing else to search for: the words stay.
         let p = plain("user asked").unwrap();
         assert_eq!((p.speaker, p.exact_words.len()), (None, 2));
+    }
+
+    #[test]
+    fn units_are_the_content_words_and_questions_are_told_apart() {
+        let stems = |q: &str| -> Vec<String> {
+            plain(q)
+                .unwrap()
+                .units
+                .into_iter()
+                .map(|u| u.stem)
+                .collect()
+        };
+        assert_eq!(stems("why did the JS build fail"), ["js", "build", "fail"]);
+        assert_eq!(
+            stems("TranscriptHighlighter hook +retries"),
+            ["transcript", "highlight", "hook", "retri"]
+        );
+        // Prefixes and phrases are not units; one stem is one unit.
+        assert_eq!(stems(r#"fix fixes sql* "hash chain""#), ["fix"]);
+        assert_eq!(
+            plain("why did the JS build fail").unwrap().units[0].fts,
+            r#""js""#
+        );
+        assert!(plain("why did the JS build fail").unwrap().question);
+        assert!(plain("main clean before the CI run?").unwrap().question);
+        assert!(
+            !plain("decided to use shared sandbox mode")
+                .unwrap()
+                .question
+        );
     }
 
     #[test]

@@ -13,10 +13,11 @@ use crate::global::Global;
 /// paths, written and replaced text) and output (stderr and large outputs included).
 ///
 /// Any of the words may match (stop words are dropped, English word forms and identifier
-/// spellings match each other); events holding more of them, the whole query as a phrase, the
-/// words as written, and decisions over traces rank higher, the newer first on a tie. Each hit
-/// says which part matched. The index (.context/db/context.sqlite) is brought up to the ledger
-/// head first, and rebuilt if it is missing, stale or corrupt.
+/// spellings match each other); events holding more of them (together, rare words counting
+/// more), the whole query as a phrase, the words as written, and decisions over traces rank
+/// higher, for a question what someone wrote over a tool's output, the newer first on a tie.
+/// Each hit says which part matched. The index (.context/db/context.sqlite) is brought up to
+/// the ledger head first, and rebuilt if it is missing, stale or corrupt.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Query syntax: words (any may match, more rank higher), +word (must match), \
