@@ -73,6 +73,11 @@ pub(crate) fn config(url: &str) -> Result<postgres::Config> {
     {
         config.password(password);
     }
+    // A hook must never hang on an unreachable server: without a timeout of the URL's own,
+    // a connection attempt gives up after a few seconds.
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(std::time::Duration::from_secs(3));
+    }
     if config.get_application_name().is_none() {
         config.application_name("remaind");
     }
