@@ -84,6 +84,29 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
+/// Two rows, p50 and p99 of `ours` against `base` (milliseconds, any order).
+fn p50_p99(
+    name: &str,
+    mut ours: Vec<f64>,
+    baseline_name: &str,
+    mut base: Vec<f64>,
+    note: &str,
+) -> Vec<Measurement> {
+    ours.sort_by(f64::total_cmp);
+    base.sort_by(f64::total_cmp);
+    [("p50", 0.5), ("p99", 0.99)]
+        .into_iter()
+        .map(|(label, p)| Measurement {
+            name: format!("{name} {label}"),
+            figure: percentile(&ours, p),
+            baseline_name: baseline_name.into(),
+            baseline: percentile(&base, p),
+            unit: "ms".into(),
+            note: note.into(),
+        })
+        .collect()
+}
+
 /// Lines chained onto `head` as the ledger writes them.
 fn lines(head: &Head, n: usize) -> Vec<Vec<u8>> {
     let (mut seq, mut prev) = (head.seq, head.digest.clone());
@@ -223,31 +246,24 @@ fn concurrent(url: &str, per_writer: usize) -> Result<Measurement, String> {
 fn one_append(url: &str, n: usize) -> Result<Vec<Measurement>, String> {
     let run = |dir: &Utf8Path| -> Result<Vec<f64>, String> {
         let ledger = Ledger::open(dir).map_err(|e| e.to_string())?;
-        let mut times: Vec<f64> = (0..n)
+        let times: Vec<f64> = (0..n)
             .map(|i| {
                 let started = Instant::now();
                 ledger.append(note(text(i))).map_err(|e| e.to_string())?;
                 Ok(started.elapsed().as_secs_f64() * 1e3)
             })
             .collect::<Result<_, String>>()?;
-        times.sort_by(f64::total_cmp);
         Ok(times)
     };
     let (_a, shared) = folder(Some(url))?;
     let (_b, plain) = folder(None)?;
-    let (ours, base) = (run(&shared)?, run(&plain)?);
-    Ok(["p50", "p99"]
-        .iter()
-        .zip([0.5, 0.99])
-        .map(|(label, p)| Measurement {
-            name: format!("fleet: one append over an open connection {label}"),
-            figure: percentile(&ours, p),
-            baseline_name: "one append on a plain folder".into(),
-            baseline: percentile(&base, p),
-            unit: "ms".into(),
-            note: format!("{n} appends, one writer"),
-        })
-        .collect())
+    Ok(p50_p99(
+        "fleet: one append over an open connection",
+        run(&shared)?,
+        "one append on a plain folder",
+        run(&plain)?,
+        &format!("{n} appends, one writer"),
+    ))
 }
 
 fn follow_latency(url: &str, n: usize) -> Result<Vec<Measurement>, String> {
@@ -285,24 +301,13 @@ fn follow_latency(url: &str, n: usize) -> Result<Vec<Measurement>, String> {
         }
         handle.join().map_err(|_| "the follower panicked")??
     };
-    let base = notify_round_trips(url, n)?;
-    let (mut ours, mut base) = (ours, base);
-    ours.sort_by(f64::total_cmp);
-    base.sort_by(f64::total_cmp);
-    Ok(["p50", "p99"]
-        .iter()
-        .zip([0.5, 0.99])
-        .map(|(label, p)| Measurement {
-            name: format!("fleet: follow latency {label}"),
-            figure: percentile(&ours, p),
-            baseline_name: "a bare NOTIFY round trip".into(),
-            baseline: percentile(&base, p),
-            unit: "ms".into(),
-            note: format!(
-                "{n} appends 3 ms apart; from before the append to the follower reading the head"
-            ),
-        })
-        .collect())
+    Ok(p50_p99(
+        "fleet: follow latency",
+        ours,
+        "a bare NOTIFY round trip",
+        notify_round_trips(url, n)?,
+        &format!("{n} appends 3 ms apart; from before the append to the follower reading the head"),
+    ))
 }
 
 /// From sending a NOTIFY on one connection to receiving it on another, `n` times.
