@@ -158,6 +158,53 @@ fn two_machines_share_one_chain_and_see_each_others_events() {
 }
 
 #[test]
+fn a_machine_joining_later_takes_the_history_and_after_a_push_resumes_as_the_first_one_does() {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("late");
+    let (ta, tb) = (tmp(), tmp());
+    let (a, b) = (ta.0.join(".context"), tb.0.join(".context"));
+    ok(&remaind(
+        &a,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    let transcript = fixture("claude-code-8463c716.jsonl");
+    let path = transcript.to_str().expect("utf-8");
+    ok(&remaind(&a, &["import", "claude-code", path], None));
+    let joined = ok(&remaind(
+        &b,
+        &["init", "--store", &url, "--project", &project, "--json"],
+        None,
+    ));
+    let joined: serde_json::Value = serde_json::from_str(&joined).expect("json");
+    assert_eq!(joined["created_project"], false, "{joined}");
+    assert!(joined["head"].as_u64() > Some(300), "{joined}");
+    assert_eq!(
+        std::fs::read(a.join("logs/events.jsonl")).expect("a"),
+        std::fs::read(b.join("logs/events.jsonl")).expect("b")
+    );
+    // Derived files (here the framing the import recorded) travel with push and pull only.
+    ok(&remaind(
+        &a,
+        &["push", "--to", &url, "--project", &project],
+        None,
+    ));
+    ok(&remaind(
+        &b,
+        &["pull", "--from", &url, "--project", &project],
+        None,
+    ));
+    let packet =
+        |ctx: &Path| String::from_utf8_lossy(&remaind(ctx, &["resume"], None).stdout).into_owned();
+    let (pa, pb) = (packet(&a), packet(&b));
+    let differing: Vec<(&str, &str)> = pa.lines().zip(pb.lines()).filter(|(x, y)| x != y).collect();
+    assert!(
+        differing.is_empty() && pa.len() == pb.len(),
+        "the packets differ: {differing:?}"
+    );
+}
+
+#[test]
 fn a_follower_prints_events_from_another_machine_once_in_order() {
     let url = remaind_testkit::postgres_url();
     let project = remaind_testkit::unique_project("follow");

@@ -200,17 +200,25 @@ impl Ledger {
 
     /// Copy the events this folder has after `store`'s head into the store, byte for byte,
     /// with the artifacts they cite, in batches under the project's lock, all or nothing;
-    /// re-running copies only what is new. Refused with [`Error::Diverged`] when the chains
-    /// differ. Returns how many events were copied.
+    /// re-running copies only what is new, and a folder the store is ahead of has nothing to
+    /// copy. Refused with [`Error::Diverged`] when the chains differ. Returns how many events
+    /// were copied.
     pub fn push_to(&self, store: &mut Store) -> Result<u64> {
         let project = store.project().to_owned();
         let failed = |action| {
             let project = project.clone();
             move |e| store_error(action, &project, e)
         };
-        let (local, _) = self.head()?;
+        let (local, local_digest) = self.head()?;
         let remote = store.head().map_err(failed("read the head"))?;
-        if remote.seq > local || self.digest_at(remote.seq)? != Some(remote.digest.clone()) {
+        if remote.seq > local {
+            // The store is ahead: nothing to push when this folder is a prefix of it.
+            if store_digest(store, &project, local)? == Some(local_digest) {
+                return Ok(0);
+            }
+            return Err(self.first_difference(store, &project)?);
+        }
+        if self.digest_at(remote.seq)? != Some(remote.digest.clone()) {
             return Err(self.first_difference(store, &project)?);
         }
         let snap = self.snapshot()?;
