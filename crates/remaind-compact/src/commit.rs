@@ -12,7 +12,7 @@ use remaind_validate::{
 };
 use serde_json::{Map, Value, json};
 
-use remaind_fs::layout::{HANDOVER_FILE, STATE_FILE};
+use remaind_fs::layout::{ACTIVE_DIR, HANDOVER_FILE, STATE_FILE};
 
 use crate::error::{Error, Result};
 use crate::external::{self, CompactorInput, Rejection};
@@ -139,6 +139,76 @@ pub fn read_prior(store: &HistoryStore) -> Result<Option<State>> {
     Ok(read_prior_files(store)?.map(|files| files.state))
 }
 
+/// On a replica of a shared store (docs/fleet.md): when the last `compaction` event in the
+/// ledger records a state/handover pair other than the one in `active/`, take the pair the
+/// store holds (committed with that event in one transaction by the machine that compacted),
+/// checked against the hashes the event records, and write it through `store` as one unit.
+/// Returns whether it did; a plain folder, a pair already in place, or a store whose pair is
+/// not that event's (it moved on meanwhile: the next call takes it) leaves `active/` alone.
+pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
+    if ledger.store_project().is_none() {
+        return Ok(false);
+    }
+    let (head, _) = ledger
+        .head()
+        .map_err(|e| ledger_err(ledger, "cannot read the head", e))?;
+    let Some(last) = ledger
+        .last_of_kinds(&[Kind::Compaction], head)
+        .map_err(|e| ledger_err(ledger, "cannot find the last compaction", e))?
+    else {
+        return Ok(false);
+    };
+    let recorded = |key: &str| {
+        last.data
+            .as_ref()
+            .and_then(|d| d.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let (Some(state_sha), Some(handover_sha)) =
+        (recorded("state_sha256"), recorded("handover_sha256"))
+    else {
+        return Ok(false);
+    };
+    let local = store
+        .read_all(&[STATE_FILE, HANDOVER_FILE])
+        .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?;
+    let hashes: Vec<Option<String>> = local.iter().map(|b| b.as_deref().map(sha256_hex)).collect();
+    if hashes == [Some(state_sha.clone()), Some(handover_sha.clone())] {
+        return Ok(false);
+    }
+    let mut pair = Vec::with_capacity(2);
+    for (file, sha) in [(STATE_FILE, &state_sha), (HANDOVER_FILE, &handover_sha)] {
+        let shared = ledger
+            .shared_file(&format!("{ACTIVE_DIR}/{file}"))
+            .map_err(|e| ledger_err(ledger, "cannot read the shared derived files", e))?;
+        match shared {
+            Some(bytes) if sha256_hex(&bytes) == *sha => pair.push(bytes),
+            _ => return Ok(false),
+        }
+    }
+    store
+        .write_all(&[(STATE_FILE, &pair[0][..]), (HANDOVER_FILE, &pair[1][..])])
+        .map_err(|e| store_err(store, STATE_FILE, "cannot write the shared pair to", e))?;
+    Ok(true)
+}
+
+/// The prior pair and the seq of the last `compaction` event, read under the store's shared
+/// lock, so the event that recorded the pair is there exactly when the pair is. A compaction
+/// built on them lands only if no other compaction landed after that event.
+fn read_prior_and_last(ledger: &Ledger, store: &HistoryStore) -> Result<(Option<PriorFiles>, u64)> {
+    let (pair, last) = store
+        .read_all_then(&[STATE_FILE, HANDOVER_FILE], |pair| {
+            let last = ledger
+                .head()
+                .and_then(|(head, _)| ledger.last_of_kinds(&[Kind::Compaction], head));
+            (pair, last)
+        })
+        .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?;
+    let last = last.map_err(|e| ledger_err(ledger, "cannot find the last compaction", e))?;
+    Ok((prior_from_pair(store, pair)?, last.map_or(0, |e| e.seq)))
+}
+
 /// The prior accepted state, the bytes it was read from, and the handover stored beside it.
 struct PriorFiles {
     state: State,
@@ -148,9 +218,16 @@ struct PriorFiles {
 
 fn read_prior_files(store: &HistoryStore) -> Result<Option<PriorFiles>> {
     // One read of the pair: never one file of one compaction and one of another.
-    let mut pair = store
+    let pair = store
         .read_all(&[STATE_FILE, HANDOVER_FILE])
         .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?;
+    prior_from_pair(store, pair)
+}
+
+fn prior_from_pair(
+    store: &HistoryStore,
+    mut pair: Vec<Option<Vec<u8>>>,
+) -> Result<Option<PriorFiles>> {
     let handover_bytes = pair.pop().flatten();
     let Some(state_bytes) = pair.pop().flatten() else {
         return Ok(None);
@@ -280,7 +357,13 @@ fn commit(
     producer: Producer<'_>,
     opts: Options,
 ) -> Result<Outcome> {
-    let prior_files = read_prior_files(store)?;
+    // A replica first catches up with the shared store (other machines' events and
+    // compactions), then takes the pair the last compaction left there.
+    ledger
+        .sync(Duration::ZERO)
+        .map_err(|e| ledger_err(ledger, "cannot catch up with the shared store", e))?;
+    take_shared_pair(ledger, store)?;
+    let (prior_files, built_on) = read_prior_and_last(ledger, store)?;
     let prior = prior_files.as_ref().map(|f| &f.state);
     let Tail {
         after,
@@ -350,6 +433,7 @@ fn commit(
                 state_bytes: bytes,
                 extra: &extra,
                 tail_events: tail.len(),
+                built_on,
             };
             record_accepted(ledger, store, prior_files.as_ref(), written, &mut outcome)?;
             outcome.candidate = Some(cand);
@@ -477,6 +561,8 @@ struct Accepted<'c> {
     /// What the compactor added to the event's data.
     extra: &'c Map<String, Value>,
     tail_events: usize,
+    /// The seq of the last `compaction` event when the prior pair was read (0 for none).
+    built_on: u64,
 }
 
 /// Records the accepted pair in a `compaction` event, then writes it.
@@ -492,6 +578,7 @@ fn record_accepted(
         state_bytes: (state_bytes, state_sha256),
         extra,
         tail_events,
+        built_on,
     } = accepted;
     let prior = prior_files.map(|f| &f.state);
     // The continuity flush comes before the compaction: what held across it is in
@@ -518,8 +605,16 @@ fn record_accepted(
         })
         .collect();
     merge_data(&mut event, &edited);
+    // Of two compactions built on the same prior (two processes, or two machines sharing a
+    // store), exactly one lands; on a replica the pair commits to the shared store with it.
+    let state_path = format!("{ACTIVE_DIR}/{STATE_FILE}");
+    let handover_path = format!("{ACTIVE_DIR}/{HANDOVER_FILE}");
+    let shared: [(&str, &[u8]); 2] = [
+        (&state_path, &state_bytes),
+        (&handover_path, cand.handover.as_bytes()),
+    ];
     let id = ledger
-        .append_system(event)
+        .append_system_unless(event, &[Kind::Compaction], built_on, &shared)
         .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?;
     outcome.event_id = Some(id);
     store

@@ -22,7 +22,7 @@ pub use builtin::{
 };
 pub use commit::{
     DEFAULT_TIMEOUT, EDITED_HANDOVER_KEY, EDITED_STATE_KEY, Options, Outcome, Proposal, Source,
-    compact, compact_with, open_ledger, open_store, read_prior,
+    compact, compact_with, open_ledger, open_store, read_prior, take_shared_pair,
 };
 pub use error::{Error, Result};
 pub use external::{

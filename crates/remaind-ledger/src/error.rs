@@ -102,6 +102,23 @@ pub enum Error {
         /// The first seq whose line differs (or that only one side has).
         seq: u64,
     },
+    /// A guarded append ([`crate::Ledger::append_system_unless`]) found a rival event
+    /// appended after the one its caller built on (another process or machine got there
+    /// first); nothing was written.
+    #[error(
+        "{path}: another {kind} event (seq {seq}) was appended after seq {since}, which this \
+         one built on; nothing was written, re-read and try again"
+    )]
+    Raced {
+        /// The log.
+        path: Utf8PathBuf,
+        /// The rival event's kind.
+        kind: String,
+        /// The rival event's seq.
+        seq: u64,
+        /// The seq of the event the caller built on (0 for none).
+        since: u64,
+    },
 }
 
 fn invalid_message(line: Option<usize>, field: &str, reason: &str) -> String {

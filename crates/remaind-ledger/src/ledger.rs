@@ -650,6 +650,62 @@ impl Ledger {
         self.append_one(event.into(), true)
     }
 
+    /// [`Ledger::append_system`] for a change built on the last event of `kinds` (seq `since`,
+    /// 0 for none), such as a compaction built on the state the last one wrote: under the
+    /// append lock (on a replica, after catching up with the shared store) an event of those
+    /// kinds after `since` refuses the append with [`Error::Raced`], so of two writers that
+    /// built on the same event exactly one lands. On a replica, `files` (paths under
+    /// `.context/`, e.g. the derived pair the event records) commit to the shared store in the
+    /// same transaction as the event; a plain folder ignores them (its caller writes them).
+    pub fn append_system_unless(
+        &self,
+        event: NewEvent,
+        kinds: &[Kind],
+        since: u64,
+        files: &[(&str, &[u8])],
+    ) -> Result<EventId> {
+        let item = (
+            None,
+            prepare::prepare(event.into(), true, false, &self.redactor, &self.limits),
+        );
+        let ids = self.under_lock(|locked, head, prev, mut up| {
+            // Only the events after `since` can be rivals.
+            let after = head.saturating_sub(since);
+            if let Some(rival) = self.last_of_kinds(kinds, after)?.filter(|e| e.seq > since) {
+                return Err(Error::Raced {
+                    path: self.log_path.clone(),
+                    kind: rival.kind.as_str().to_owned(),
+                    seq: rival.seq,
+                    since,
+                });
+            }
+            if let (Some(up), Some(shared)) = (up.as_mut(), &self.shared) {
+                for (path, bytes) in files {
+                    up.put_file(path, bytes)
+                        .map_err(|e| store_error("store a derived file", &shared.project, e))?;
+                }
+            }
+            Ok(self
+                .write_locked(locked, head, prev, std::iter::once(item), 0, up)?
+                .0)
+        })?;
+        ids.first()
+            .copied()
+            .ok_or_else(|| Error::corrupt(&self.log_path, "an append wrote no line"))
+    }
+
+    /// The bytes of file `path` (under `.context/`) in the shared store this folder is a
+    /// replica of: `None` on a plain folder or when the store has no such file.
+    pub fn shared_file(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        let Some(shared) = &self.shared else {
+            return Ok(None);
+        };
+        let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
+        store
+            .file(path)
+            .map_err(|e| store_error("read a derived file", &shared.project, e))
+    }
+
     fn append_one(&self, req: AppendRequest, system: bool) -> Result<EventId> {
         let item = (
             None,

@@ -70,6 +70,9 @@ pub enum Error {
     /// The long-term memory could not be read (its message names the file).
     #[error(transparent)]
     Memory(remaind_memory::Error),
+    /// Taking the derived pair a shared store's last compaction left failed.
+    #[error(transparent)]
+    Compact(#[from] remaind_compact::Error),
 }
 
 impl Error {

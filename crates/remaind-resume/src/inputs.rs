@@ -39,6 +39,8 @@ pub(crate) struct Inputs {
 
 pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, Error> {
     let store = open_store(ctx)?;
+    // A replica of a shared store first takes the pair another machine's compaction left.
+    remaind_compact::take_shared_pair(ledger, &store)?;
     // One read of the pair: never one file of one compaction and one of another; and the
     // ledger read under the same lock, so the compaction event that records the pair is
     // there exactly when the pair is.

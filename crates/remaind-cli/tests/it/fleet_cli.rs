@@ -155,6 +155,18 @@ fn two_machines_share_one_chain_and_see_each_others_events() {
         std::fs::read(a.join("logs/events.jsonl")).expect("a"),
         std::fs::read(b.join("logs/events.jsonl")).expect("b")
     );
+    // a compacts; b's next resume takes the pair committed with a's compaction event.
+    ok(&remaind(&a, &["compact"], None));
+    // (The gate may interrupt: there is no user instruction here.)
+    let packet = text(&remaind(&b, &["resume"], None));
+    assert!(packet.contains("accepted state through e6"), "{packet}");
+    for file in ["active/state.json", "active/handover.md"] {
+        assert_eq!(
+            std::fs::read(a.join(file)).expect("a's pair"),
+            std::fs::read(b.join(file)).expect("b took the pair"),
+            "{file}"
+        );
+    }
 }
 
 #[test]

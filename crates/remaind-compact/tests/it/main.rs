@@ -6,3 +6,4 @@ mod commit;
 mod common;
 mod external;
 mod props;
+mod shared;
