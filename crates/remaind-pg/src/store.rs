@@ -10,7 +10,10 @@ use crate::url::{config, mask_password};
 use crate::{Error, Result};
 
 /// The schema's migrations, in order; each is applied once per database.
-const MIGRATIONS: &[(i32, &str)] = &[(1, include_str!("schema.sql"))];
+const MIGRATIONS: &[(i32, &str)] = &[
+    (1, include_str!("schema.sql")),
+    (2, include_str!("schema-2.sql")),
+];
 
 /// The advisory lock taken while migrating, so `remaind init` may run on many machines at once.
 const MIGRATION_LOCK: i64 = 0x7265_6d61_696e_6401;

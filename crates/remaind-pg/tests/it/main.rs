@@ -337,3 +337,56 @@ fn errors_never_show_the_password_of_the_url() {
     assert!(!shown.contains("hunter2secret"), "{shown}");
     assert!(shown.contains("remaind:***@127.0.0.1"), "{shown}");
 }
+
+#[test]
+fn a_database_at_an_older_migration_is_brought_up_to_date_once() {
+    // A database as a build with only migration 1 left it.
+    let url = postgres_url();
+    let name = unique_project("mig").replace('-', "_");
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .expect("create a database");
+    let (base, _) = url.rsplit_once('/').expect("a database in the URL");
+    let db_url = format!("{base}/{name}");
+    let mut old = postgres::Client::connect(&db_url, postgres::NoTls).expect("connect");
+    old.batch_execute(include_str!("../../src/schema.sql"))
+        .expect("migration 1");
+    old.batch_execute(
+        "CREATE TABLE remaind_migrations (version integer PRIMARY KEY,
+             applied_at timestamptz NOT NULL DEFAULT now());
+         INSERT INTO remaind_migrations (version) VALUES (1)",
+    )
+    .expect("record it");
+
+    let (mut store, _) = Store::create(&db_url, "upgraded", GENESIS, &[]).expect("create");
+    let head = store.head().expect("head");
+    store
+        .append(0, &refs(&chained(&head, 3, "after the upgrade")))
+        .expect("append");
+    Store::connect(&db_url, "upgraded").expect("a second connection migrates nothing");
+    let versions: Vec<i32> = old
+        .query(
+            "SELECT version FROM remaind_migrations ORDER BY version",
+            &[],
+        )
+        .expect("versions")
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(versions, [1, 2]);
+    let keys: i64 = old
+        .query_one(
+            "SELECT count(*) FROM pg_constraint
+             WHERE conrelid = 'remaind_events'::regclass AND contype = 'f'",
+            &[],
+        )
+        .expect("constraints")
+        .get(0);
+    assert_eq!(keys, 0, "migration 2 dropped the per-line foreign key");
+    assert_eq!(assert_chain(&mut store), 3);
+    drop((old, store));
+    admin
+        .batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
+        .expect("drop the database");
+}
