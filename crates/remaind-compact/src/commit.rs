@@ -6,7 +6,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use jiff::Timestamp;
 use remaind_atomic::HistoryStore;
 use remaind_hash::sha256_hex;
-use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent};
+use remaind_ledger::{Event, EventId, Kind, Ledger, LogReader, NewEvent};
 use remaind_validate::{
     Binding, Check, EventIter, Failure, LedgerView, Prior, State, Verdict, ViewError,
 };
@@ -140,42 +140,48 @@ pub fn read_prior(store: &HistoryStore) -> Result<Option<State>> {
 }
 
 /// On a replica of a shared store (docs/fleet.md): when the last `compaction` event in the
-/// ledger records a state/handover pair other than the one in `active/`, take the pair the
+/// ledger records a state other than the one in `active/`, and the folder's state is missing
+/// or one an earlier compaction recorded (it is behind, not edited by hand), take the pair the
 /// store holds (committed with that event in one transaction by the machine that compacted),
 /// checked against the hashes the event records, and write it through `store` as one unit.
-/// Returns whether it did; a plain folder, a pair already in place, or a store whose pair is
-/// not that event's (it moved on meanwhile: the next call takes it) leaves `active/` alone.
+/// Returns whether it did. A plain folder, a state already current, a state edited by hand
+/// (left to the checks every reader makes, as on a plain folder), or a store whose pair is not
+/// that event's (it moved on meanwhile: the next call takes it) leaves `active/` alone.
 pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
     if ledger.store_project().is_none() {
         return Ok(false);
     }
-    let (head, _) = ledger
-        .head()
-        .map_err(|e| ledger_err(ledger, "cannot read the head", e))?;
-    let Some(last) = ledger
-        .last_of_kinds(&[Kind::Compaction], head)
-        .map_err(|e| ledger_err(ledger, "cannot find the last compaction", e))?
+    let read_err = |e| ledger_err(ledger, "cannot find the last compaction", e);
+    let log = LogReader::open(ledger.context_dir()).map_err(read_err)?;
+    let (head, _) = log.head().map_err(read_err)?;
+    let Some(last) = log
+        .last_matching(&[Kind::Compaction], head, |_| true)
+        .map_err(read_err)?
     else {
         return Ok(false);
     };
-    let recorded = |key: &str| {
-        last.data
-            .as_ref()
-            .and_then(|d| d.get(key))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
-    let (Some(state_sha), Some(handover_sha)) =
-        (recorded("state_sha256"), recorded("handover_sha256"))
-    else {
+    let (Some(state_sha), Some(handover_sha)) = (
+        recorded(&last, "state_sha256"),
+        recorded(&last, "handover_sha256"),
+    ) else {
         return Ok(false);
     };
     let local = store
-        .read_all(&[STATE_FILE, HANDOVER_FILE])
-        .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?;
-    let hashes: Vec<Option<String>> = local.iter().map(|b| b.as_deref().map(sha256_hex)).collect();
-    if hashes == [Some(state_sha.clone()), Some(handover_sha.clone())] {
-        return Ok(false);
+        .read(STATE_FILE)
+        .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?
+        .map(|bytes| sha256_hex(&bytes));
+    if let Some(local) = &local {
+        if *local == state_sha {
+            return Ok(false);
+        }
+        let known = log
+            .last_matching(&[Kind::Compaction], head, |e| {
+                recorded(e, "state_sha256").as_ref() == Some(local)
+            })
+            .map_err(read_err)?;
+        if known.is_none() {
+            return Ok(false);
+        }
     }
     let mut pair = Vec::with_capacity(2);
     for (file, sha) in [(STATE_FILE, &state_sha), (HANDOVER_FILE, &handover_sha)] {
@@ -191,6 +197,16 @@ pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
         .write_all(&[(STATE_FILE, &pair[0][..]), (HANDOVER_FILE, &pair[1][..])])
         .map_err(|e| store_err(store, STATE_FILE, "cannot write the shared pair to", e))?;
     Ok(true)
+}
+
+/// A hash a `compaction` event's data records (`state_sha256`, `handover_sha256`).
+fn recorded(event: &Event, key: &str) -> Option<String> {
+    event
+        .data
+        .as_ref()
+        .and_then(|d| d.get(key))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
 }
 
 /// The prior pair and the seq of the last `compaction` event, read under the store's shared

@@ -25,6 +25,16 @@ pub fn postgres_url() -> String {
     URL.get_or_init(start_cluster).clone()
 }
 
+/// Set (to anything) to run a suite with every folder it creates a replica of a shared store
+/// (see [`postgres_url`]): the same tests on the other storage (docs/fleet.md). `cargo xtask
+/// ci` runs the suites whose behaviour is the same on both storages this way.
+pub const ON_STORE_ENV: &str = "REMAIND_TEST_ON_STORE";
+
+/// Whether this run puts every folder on a shared store ([`ON_STORE_ENV`]).
+pub fn on_store() -> bool {
+    std::env::var_os(ON_STORE_ENV).is_some()
+}
+
 /// A project name no other test of any process uses.
 pub fn unique_project(prefix: &str) -> String {
     static N: AtomicU32 = AtomicU32::new(0);

@@ -104,6 +104,15 @@ pub(crate) fn render(steps: &[Step]) -> Vec<u8> {
 pub(crate) fn ledger(dir: &Utf8Path) -> Ledger {
     let ctx = dir.join(".context");
     Ledger::create(&ctx).expect("create");
+    if remaind_testkit::on_store() {
+        // The same suite on a shared store (REMAIND_TEST_ON_STORE): the folder is a replica.
+        remaind_ledger::StoreSetting {
+            url: remaind_testkit::postgres_url(),
+            project: remaind_testkit::unique_project("import"),
+        }
+        .create_and_save(&ctx)
+        .expect("make the folder a replica");
+    }
     Ledger::open(&ctx).expect("open")
 }
 

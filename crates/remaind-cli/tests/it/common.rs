@@ -34,15 +34,8 @@ pub(crate) fn tmp() -> Tmp {
     Tmp(dir)
 }
 
-/// Set (to anything) to run the suite with every folder it initializes a replica of a shared
-/// store (a throwaway PostgreSQL cluster, or `REMAIND_TEST_PG`): the same tests, the other
-/// storage (docs/fleet.md). `cargo xtask ci` runs the store's part of the suite this way.
-pub(crate) const ON_STORE_ENV: &str = "REMAIND_TEST_ON_STORE";
-
-/// Whether this run puts every folder on a shared store.
-pub(crate) fn on_store() -> bool {
-    std::env::var_os(ON_STORE_ENV).is_some()
-}
+/// Whether this run puts every folder on a shared store (`REMAIND_TEST_ON_STORE`).
+pub(crate) use remaind_testkit::on_store;
 
 /// `args`, with `--store URL --project NAME` (a new project) added to an `init` when the suite
 /// runs on a shared store: the folder becomes a replica, and its `store.json` puts every

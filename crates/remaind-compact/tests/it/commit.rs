@@ -25,6 +25,15 @@ fn ctx(events: Vec<NewEvent>) -> Ctx {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("UTF-8");
     Ledger::create(&dir).expect("create");
+    if remaind_testkit::on_store() {
+        // The same suite on a shared store (REMAIND_TEST_ON_STORE): the folder is a replica.
+        remaind_ledger::StoreSetting {
+            url: remaind_testkit::postgres_url(),
+            project: remaind_testkit::unique_project("compact"),
+        }
+        .create_and_save(&dir)
+        .expect("make the folder a replica");
+    }
     let ledger = Ledger::open(&dir).expect("open");
     if !events.is_empty() {
         ledger.append_batch(events).expect("append");

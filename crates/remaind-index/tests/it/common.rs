@@ -11,6 +11,15 @@ const TEST_KEY: [u8; 32] = *b"remaind-index-tests-fixed-key!!!";
 pub(crate) fn context() -> (TempDir, Utf8PathBuf) {
     let (tmp, dir) = remaind_testkit::scratch_context("index", TEST_KEY);
     Ledger::create(&dir).expect("create ledger");
+    if remaind_testkit::on_store() {
+        // The same suite on a shared store (REMAIND_TEST_ON_STORE): the folder is a replica.
+        remaind_ledger::StoreSetting {
+            url: remaind_testkit::postgres_url(),
+            project: remaind_testkit::unique_project("index"),
+        }
+        .create_and_save(&dir)
+        .expect("make the folder a replica");
+    }
     (tmp, dir)
 }
 

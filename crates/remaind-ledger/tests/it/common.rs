@@ -7,11 +7,25 @@ use tempfile::TempDir;
 /// A fixed project key, so placeholders in snapshots are stable.
 pub(crate) const TEST_KEY: [u8; 32] = *b"remaind-ledger-tests-fixed-key!!";
 
-/// A temporary `.context/` folder with a ledger created in it (fixed key).
+/// A temporary `.context/` folder with a ledger created in it (fixed key); when the suite
+/// runs on a shared store (`REMAIND_TEST_ON_STORE`), a replica of a new project there.
 pub(crate) fn context() -> (TempDir, Utf8PathBuf) {
     let (tmp, dir) = remaind_testkit::scratch_context("ledger", TEST_KEY);
     Ledger::create(&dir).expect("create ledger");
+    if remaind_testkit::on_store() {
+        make_replica(&dir);
+    }
     (tmp, dir)
+}
+
+/// Make the ledger folder `dir` a replica of a new project of the test store.
+pub(crate) fn make_replica(dir: &Utf8Path) {
+    remaind_ledger::StoreSetting {
+        url: remaind_testkit::postgres_url(),
+        project: remaind_testkit::unique_project("ledger"),
+    }
+    .create_and_save(dir)
+    .expect("make the folder a replica");
 }
 
 /// A temporary ledger, opened.

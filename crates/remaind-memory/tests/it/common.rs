@@ -16,6 +16,15 @@ impl Project {
         let root = Utf8PathBuf::from_path_buf(tmp.path().to_path_buf()).expect("utf-8 temp dir");
         let ctx = ContextDir::new(root.join(".context"));
         Ledger::create(ctx.root()).expect("create ledger");
+        if remaind_testkit::on_store() {
+            // The same suite on a shared store (REMAIND_TEST_ON_STORE): the folder is a replica.
+            remaind_ledger::StoreSetting {
+                url: remaind_testkit::postgres_url(),
+                project: remaind_testkit::unique_project("memory"),
+            }
+            .create_and_save(ctx.root())
+            .expect("make the folder a replica");
+        }
         Project {
             _tmp: tmp,
             root,
