@@ -201,8 +201,9 @@ fn imported() -> Result<(tempfile::TempDir, Utf8PathBuf), String> {
     Ok((tmp, dir))
 }
 
-/// The query sets, each reported on its own: the first, and a held-out one written before the
-/// ranking was last changed (tuning on the first shows as a gap between the two).
+/// The query sets, each reported on its own and then together: the first, and a held-out one
+/// written before the ranking was last changed (tuning on the first shows as a gap between
+/// the two).
 const SETS: &[(&str, &str)] = &[("queries", "queries.jsonl"), ("held-out", "heldout.jsonl")];
 
 fn load_queries(file: &str) -> Result<Vec<Query>, String> {
@@ -379,15 +380,21 @@ pub(crate) fn run() -> Result<Vec<Measurement>, String> {
     let mut index = Index::open(&dir, &corpus.ledger).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let mut report = String::new();
+    let mut every = Vec::new();
     for (set, file) in SETS {
-        let r = evaluate(&corpus, &mut index, &baseline, &load_queries(file)?)?;
+        let queries = load_queries(file)?;
+        let r = evaluate(&corpus, &mut index, &baseline, &queries)?;
         report.push_str(&format!("# {set} ({file})\n"));
         for line in &r.report {
             report.push_str(line);
             report.push('\n');
         }
         out.extend(rows(set, &r));
+        every.extend(queries);
     }
+    // The whole evaluation set: both files, each query counted once.
+    let r = evaluate(&corpus, &mut index, &baseline, &every)?;
+    out.extend(rows("both sets", &r));
     out.extend(crate::bench_search::wide_vs_narrow(
         dir.as_std_path(),
         "the imported fixture sessions",
