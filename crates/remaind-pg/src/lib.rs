@@ -31,6 +31,7 @@
 
 mod error;
 mod store;
+mod tls;
 mod url;
 
 pub use error::{Error, Result};

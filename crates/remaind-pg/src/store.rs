@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, GenericClient, NoTls, Transaction};
+use postgres::{Client, GenericClient, Transaction};
 use remaind_hash::sha256_hex;
 
 use crate::url::{config, mask_password};
@@ -62,12 +62,15 @@ fn to_sql(seq: u64) -> i64 {
 }
 
 fn open_client(url: &str) -> Result<Client> {
-    let mut client = config(url)?
-        .connect(NoTls)
-        .map_err(|source| Error::Connect {
-            url: mask_password(url),
-            source,
-        })?;
+    let (config, tls) = config(url)?;
+    let connector = crate::tls::connector(&tls).map_err(|reason| Error::Url {
+        url: mask_password(url),
+        reason,
+    })?;
+    let mut client = config.connect(connector).map_err(|source| Error::Connect {
+        url: mask_password(url),
+        source,
+    })?;
     migrate(&mut client)?;
     Ok(client)
 }
@@ -181,6 +184,18 @@ impl Store {
             listening: false,
         };
         Ok((store, created))
+    }
+
+    /// Whether this connection is encrypted, as the server sees it (`pg_stat_ssl`).
+    pub fn tls_in_use(&mut self) -> Result<bool> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+                &[],
+            )
+            .map_err(query("ask whether the connection is encrypted"))?;
+        Ok(row.is_some_and(|r| r.get(0)))
     }
 
     /// The project's name.

@@ -2,6 +2,9 @@
 
 use std::str::FromStr;
 
+use postgres::config::SslMode;
+
+use crate::tls::TlsMode;
 use crate::{Error, Result};
 
 /// `url` with any password masked as `***`, for messages: `postgres://ana:s3cret@db/x` →
@@ -48,9 +51,8 @@ pub fn has_password(url: &str) -> bool {
     mask_password(url) != url
 }
 
-/// Parse a store URL. TLS is not built in: `sslmode=require` (or stricter) is refused with
-/// the fix rather than silently connecting in the clear.
-pub(crate) fn config(url: &str) -> Result<postgres::Config> {
+/// Parse a store URL into the client's configuration and the TLS its `sslmode` asks for.
+pub(crate) fn config(url: &str) -> Result<(postgres::Config, TlsMode)> {
     let bad = |reason: String| Error::Url {
         url: mask_password(url),
         reason,
@@ -60,14 +62,13 @@ pub(crate) fn config(url: &str) -> Result<postgres::Config> {
             "it must start with postgres:// (e.g. postgres://remaind@db.internal/remaind)".into(),
         ));
     }
-    let mut config = postgres::Config::from_str(url).map_err(|e| bad(e.to_string()))?;
-    if matches!(config.get_ssl_mode(), postgres::config::SslMode::Require) {
-        return Err(bad(
-            "sslmode=require asks for TLS, which this build does not include; reach the \
-             server over a trusted network or a local socket, or use an SSH tunnel"
-                .into(),
-        ));
-    }
+    let (rest, tls, client_mode) = crate::tls::split(url).map_err(bad)?;
+    let mut config = postgres::Config::from_str(&rest).map_err(|e| bad(e.to_string()))?;
+    config.ssl_mode(match client_mode {
+        "disable" => SslMode::Disable,
+        "require" => SslMode::Require,
+        _ => SslMode::Prefer,
+    });
     if config.get_password().is_none()
         && let Ok(password) = std::env::var("PGPASSWORD")
     {
@@ -81,7 +82,7 @@ pub(crate) fn config(url: &str) -> Result<postgres::Config> {
     if config.get_application_name().is_none() {
         config.application_name("remaind");
     }
-    Ok(config)
+    Ok((config, tls))
 }
 
 #[cfg(test)]
@@ -109,10 +110,10 @@ mod tests {
 
     #[test]
     fn a_url_error_never_shows_the_password() {
-        let e = config("postgres://ana:s3cret@db/x?sslmode=require").unwrap_err();
+        let e = config("postgres://ana:s3cret@db/x?sslmode=verify-ca").unwrap_err();
         let shown = e.to_string();
         assert!(!shown.contains("s3cret"), "{shown}");
-        assert!(shown.contains("sslmode=require"), "{shown}");
+        assert!(shown.contains("sslmode=verify-full"), "{shown}");
         let e = config("mysql://ana:s3cret@db/x").unwrap_err();
         assert!(!e.to_string().contains("s3cret"));
     }

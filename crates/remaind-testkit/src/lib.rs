@@ -17,7 +17,7 @@
 
 mod pg;
 
-pub use pg::{ON_STORE_ENV, TEST_PG_ENV, on_store, postgres_url, unique_project};
+pub use pg::{ON_STORE_ENV, TEST_PG_ENV, on_store, postgres_tls, postgres_url, unique_project};
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -22,7 +22,97 @@ pub fn postgres_url() -> String {
         return url;
     }
     static URL: OnceLock<String> = OnceLock::new();
-    URL.get_or_init(start_cluster).clone()
+    URL.get_or_init(|| start_cluster(false).0).clone()
+}
+
+/// A second throwaway cluster, started once per process, that speaks TLS with a certificate
+/// for `localhost` and `127.0.0.1` issued by a test CA made for it: its URL (no `sslmode`)
+/// and the CA's PEM file, for `sslmode=verify-full&sslrootcert=…`. Needs the `openssl`
+/// command.
+pub fn postgres_tls() -> (String, PathBuf) {
+    static TLS: OnceLock<(String, PathBuf)> = OnceLock::new();
+    TLS.get_or_init(|| {
+        let (url, ca) = start_cluster(true);
+        (url, ca.expect("the test CA"))
+    })
+    .clone()
+}
+
+/// Make a test CA and a server certificate it signs (`localhost`, `127.0.0.1`) in `dir`;
+/// returns the CA's PEM file.
+fn make_certificates(dir: &Path) -> PathBuf {
+    let run = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("run openssl");
+        assert!(
+            out.status.success(),
+            "openssl {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let key = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    run(&[
+        &["req", "-x509"][..],
+        &key,
+        &[
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.crt",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=remaind test CA",
+        ],
+    ]
+    .concat());
+    run(&[
+        &["req"][..],
+        &key,
+        &[
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=localhost",
+        ],
+    ]
+    .concat());
+    std::fs::write(
+        dir.join("server.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n\
+         keyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n",
+    )
+    .expect("write the extensions");
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "server.ext",
+    ]);
+    dir.join("ca.crt")
 }
 
 /// Set (to anything) to run a suite with every folder it creates a replica of a shared store
@@ -90,10 +180,11 @@ fn cluster_dir() -> PathBuf {
     dir.canonicalize().expect("the cluster folder")
 }
 
-fn start_cluster() -> String {
+fn start_cluster(tls: bool) -> (String, Option<PathBuf>) {
     let dir = cluster_dir();
     let data = dir.join("data");
     let log = dir.join("server.log");
+    let ca = tls.then(|| make_certificates(&dir));
     if is_root() {
         let st = Command::new("chown")
             .args(["-R", "postgres"])
@@ -127,10 +218,20 @@ fn start_cluster() -> String {
         String::from_utf8_lossy(&init.stderr)
     );
     let port = free_port();
-    let opts = format!(
+    let mut opts = format!(
         "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=200",
         dir.display()
     );
+    if tls {
+        // The server refuses a key others can read.
+        let key = dir.join("server.key");
+        std::fs::set_permissions(&key, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .expect("chmod the key");
+        opts.push_str(&format!(
+            " -c ssl=on -c ssl_cert_file={d}/server.crt -c ssl_key_file={d}/server.key",
+            d = dir.display()
+        ));
+    }
     let st = pg(
         "pg_ctl",
         &[
@@ -154,7 +255,7 @@ fn start_cluster() -> String {
         std::fs::read_to_string(&log).unwrap_or_default()
     );
     watch(&dir, data_s);
-    format!("postgres://postgres@127.0.0.1:{port}/postgres")
+    (format!("postgres://postgres@127.0.0.1:{port}/postgres"), ca)
 }
 
 /// Stop the cluster and remove its folder once this process is gone, from a detached shell

@@ -17,7 +17,7 @@ remaind push --to postgres://remaind@db.internal/remaind --project web-app\n  \
 PGPASSWORD=… remaind push --to postgres://ci@db/remaind --project web-app --json\n\n\
 The URL's password, if any, comes from $PGPASSWORD. See docs/fleet.md.")]
 pub(crate) struct PushArgs {
-    /// The store: `postgres://user@host[:port]/database[?sslmode=disable|prefer]`.
+    /// The store: `postgres://user@host[:port]/database[?sslmode=disable|prefer|require|verify-full[&sslrootcert=CA.pem]]`.
     #[arg(long, value_name = "URL")]
     to: String,
     /// Print the result as JSON.
@@ -35,7 +35,7 @@ remaind pull --from postgres://remaind@db.internal/remaind --project web-app --d
 remaind pull --from postgres://remaind@db/remaind --project web-app --json\n\n\
 See docs/fleet.md.")]
 pub(crate) struct PullArgs {
-    /// The store: `postgres://user@host[:port]/database[?sslmode=disable|prefer]`.
+    /// The store: `postgres://user@host[:port]/database[?sslmode=disable|prefer|require|verify-full[&sslrootcert=CA.pem]]`.
     #[arg(long, value_name = "URL")]
     from: String,
     /// Print the result as JSON.

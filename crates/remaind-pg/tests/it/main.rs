@@ -390,3 +390,47 @@ fn a_database_at_an_older_migration_is_brought_up_to_date_once() {
         .batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
         .expect("drop the database");
 }
+
+#[test]
+fn sslmode_is_honoured_and_verify_full_checks_the_certificate() {
+    let (url, ca) = remaind_testkit::postgres_tls();
+    let ca = ca.to_str().expect("a UTF-8 path");
+    let name = unique_project("tls");
+    let with = |mode: &str| format!("{url}?sslmode={mode}");
+    // Every mode that may use TLS creates or reaches the project and appends.
+    for mode in ["prefer", "require"] {
+        let (mut store, _) = Store::create(&with(mode), &name, GENESIS, &[]).expect(mode);
+        let head = store.head().expect("head");
+        store
+            .append(head.seq, &refs(&chained(&head, 1, mode)))
+            .expect("append over TLS");
+    }
+    let full = format!("{url}?sslmode=verify-full&sslrootcert={ca}");
+    let mut store = Store::connect(&full, &name).expect("verify-full with the CA");
+    assert_eq!(store.head().expect("head").seq, 2);
+    assert!(
+        store.tls_in_use().expect("ask the server"),
+        "verify-full encrypts"
+    );
+    let mut plain = Store::connect(&with("disable"), &name).expect("disable");
+    assert!(
+        !plain.tls_in_use().expect("ask the server"),
+        "disable stays plain"
+    );
+    let mut preferred = Store::connect(&with("prefer"), &name).expect("prefer");
+    assert!(
+        preferred.tls_in_use().expect("ask the server"),
+        "prefer takes TLS when offered"
+    );
+
+    // The public roots do not know the test CA; a name the certificate lacks is refused.
+    let untrusted = Store::connect(&with("verify-full"), &name).expect_err("unknown issuer");
+    let shown = format!("{untrusted}: {:?}", std::error::Error::source(&untrusted));
+    assert!(shown.to_lowercase().contains("certificate"), "{shown}");
+    // The plain cluster has no TLS: require fails rather than talk in the clear.
+    let refused = Store::connect(&format!("{}?sslmode=require", postgres_url()), &name);
+    assert!(
+        refused.is_err(),
+        "require against a server without TLS must fail"
+    );
+}
