@@ -145,8 +145,10 @@ pub fn read_prior(store: &HistoryStore) -> Result<Option<State>> {
 /// store holds (committed with that event in one transaction by the machine that compacted),
 /// checked against the hashes the event records, and write it through `store` as one unit.
 /// Returns whether it did. A plain folder, a state already current, a state edited by hand
-/// (left to the checks every reader makes, as on a plain folder), or a store whose pair is not
-/// that event's (it moved on meanwhile: the next call takes it) leaves `active/` alone.
+/// (left to the checks every reader makes, as on a plain folder), a pair this folder held
+/// before a rollback replaced it (the rollback stands until another compaction lands), or a
+/// store whose pair is not that event's (it moved on meanwhile: the next call takes it) leaves
+/// `active/` alone.
 pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
     if ledger.store_project().is_none() {
         return Ok(false);
@@ -183,6 +185,10 @@ pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
             return Ok(false);
         }
     }
+    if held_before(store, &state_sha)? {
+        // This folder had that pair and a rollback replaced it: the rollback stands.
+        return Ok(false);
+    }
     let mut pair = Vec::with_capacity(2);
     for (file, sha) in [(STATE_FILE, &state_sha), (HANDOVER_FILE, &handover_sha)] {
         let shared = ledger
@@ -197,6 +203,28 @@ pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
         .write_all(&[(STATE_FILE, &pair[0][..]), (HANDOVER_FILE, &pair[1][..])])
         .map_err(|e| store_err(store, STATE_FILE, "cannot write the shared pair to", e))?;
     Ok(true)
+}
+
+/// Whether `state.json` in `store` ever held the bytes hashing to `sha` before a later change
+/// replaced them (each history point keeps the version it replaced).
+fn held_before(store: &HistoryStore, sha: &str) -> Result<bool> {
+    let read_err = |e| store_err(store, STATE_FILE, "cannot read the history of", e);
+    for point in store.list().map_err(read_err)? {
+        if point.file() != STATE_FILE || !point.prior_existed() {
+            continue;
+        }
+        let just_before = point
+            .time()
+            .checked_sub(jiff::SignedDuration::from_micros(1))
+            .unwrap_or(point.time());
+        let prior = store
+            .version_at(STATE_FILE, just_before)
+            .map_err(read_err)?;
+        if prior.is_some_and(|bytes| sha256_hex(&bytes) == sha) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// A hash a `compaction` event's data records (`state_sha256`, `handover_sha256`).

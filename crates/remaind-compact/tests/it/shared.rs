@@ -168,3 +168,41 @@ fn a_plain_folder_takes_nothing_and_refuses_a_compaction_built_on_a_superseded_o
     );
     assert_eq!(ledger.head().expect("head").0, 2, "nothing was written");
 }
+
+#[test]
+fn a_rollback_on_a_replica_stands_until_another_compaction_lands() {
+    let (_project, ms) = machines(2);
+    let (a, b) = (&ms[0], &ms[1]);
+    a.ledger
+        .append(event(Kind::UserMessage, "Ship the parser"))
+        .expect("append");
+    compact(&a.ledger, &a.store, Source::Builtin, Options::default()).expect("first");
+    let first = active(a);
+    let before_second = Timestamp::now();
+    a.ledger
+        .append(event(Kind::Note, "the lexer is done"))
+        .expect("append");
+    compact(&a.ledger, &a.store, Source::Builtin, Options::default()).expect("second");
+    assert_ne!(active(a), first);
+    // What `remaind rollback --to` does: the pair as of before the second compaction.
+    a.store
+        .restore_to(["state.json", "handover.md"], before_second)
+        .expect("roll back");
+    assert_eq!(active(a), first);
+    assert!(
+        !take_shared_pair(&a.ledger, &a.store).expect("take"),
+        "the rollback stands"
+    );
+    assert_eq!(active(a), first);
+
+    // Another machine's compaction supersedes it.
+    b.ledger.sync(std::time::Duration::ZERO).expect("sync");
+    assert!(take_shared_pair(&b.ledger, &b.store).expect("b takes the second pair"));
+    b.ledger
+        .append(event(Kind::Note, "the parser is done"))
+        .expect("append");
+    compact(&b.ledger, &b.store, Source::Builtin, Options::default()).expect("third");
+    a.ledger.sync(std::time::Duration::ZERO).expect("sync");
+    assert!(take_shared_pair(&a.ledger, &a.store).expect("take the third"));
+    assert_eq!(active(a), active(b));
+}
