@@ -30,10 +30,12 @@
 //! ```
 
 mod error;
+mod search;
 mod store;
 mod tls;
 mod url;
 
 pub use error::{Error, Result};
+pub use search::{SearchFilter, SearchHit};
 pub use store::{Append, Head, Store};
 pub use url::{has_password, mask_password};

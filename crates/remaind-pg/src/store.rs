@@ -13,6 +13,7 @@ use crate::{Error, Result};
 const MIGRATIONS: &[(i32, &str)] = &[
     (1, include_str!("schema.sql")),
     (2, include_str!("schema-2.sql")),
+    (3, include_str!("schema-3.sql")),
 ];
 
 /// The advisory lock taken while migrating, so `remaind init` may run on many machines at once.
@@ -35,8 +36,8 @@ pub struct Head {
 
 /// One connection to one project of a shared store.
 pub struct Store {
-    client: Client,
-    project: i64,
+    pub(crate) client: Client,
+    pub(crate) project: i64,
     name: String,
     listening: bool,
 }
@@ -49,11 +50,11 @@ impl std::fmt::Debug for Store {
     }
 }
 
-fn query(action: &'static str) -> impl FnOnce(postgres::Error) -> Error {
+pub(crate) fn query(action: &'static str) -> impl FnOnce(postgres::Error) -> Error {
     move |source| Error::Query { action, source }
 }
 
-fn to_seq(v: i64) -> u64 {
+pub(crate) fn to_seq(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 

@@ -26,7 +26,8 @@ prefix* and \"quoted phrases\" (must match); other characters are searched liter
 NOT, NEAR(), column filters text:, tool:, input:, output:, parts:).\n\n\
 Examples:\n  remaind search sqlite index\n  remaind search what did we decide about the sandbox\n  \
 remaind search ActiveSessionRegistry\n  remaind search '\"hash chain\"' +ledger --kind decision --current\n  \
-remaind search 'deploy*' --min-importance 2 --limit 5 --json\n  remaind search --fts 'tool:cargo AND NOT trace'"
+remaind search 'deploy*' --min-importance 2 --limit 5 --json\n  remaind search --fts 'tool:cargo AND NOT trace'\n  \
+remaind --store postgres://agent@db/remaind --project web search --on-store sandbox   # no folder needed"
 )]
 pub(crate) struct Args {
     /// What to search for (several words are joined by spaces).
@@ -51,6 +52,12 @@ pub(crate) struct Args {
     /// empty when nothing matches).
     #[arg(long)]
     json: bool,
+    /// Search the shared store on the server (PostgreSQL full text) instead of this folder's
+    /// index: for a machine that keeps no folder. The store is --store/--project's, else the
+    /// folder's store.json. Same syntax; English stems, no identifier splitting, no status
+    /// (docs/fleet.md).
+    #[arg(long, conflicts_with_all = ["fts", "current"])]
+    on_store: bool,
 }
 
 fn status_parts(status: Status) -> (&'static str, Option<String>) {
@@ -83,6 +90,9 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             Syntax::Plain
         },
     };
+    if args.on_store {
+        return on_store(global, &query, &opts, args.json);
+    }
     let ctx = global.context()?;
     let ledger = Ledger::open(ctx.root()).map_err(CliError::from)?;
     let found = Index::open(ctx.root(), &ledger).and_then(|mut index| index.search(&query, &opts));
@@ -106,23 +116,62 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
                 .map_err(CliError::from)?
         }
     };
+    let shown: Vec<Shown> = hits
+        .iter()
+        .map(|h| {
+            let (status, by) = status_parts(h.status);
+            Shown {
+                id: h.id.to_string(),
+                seq: h.seq,
+                kind: h.kind.as_str(),
+                ts: h.ts.clone(),
+                importance: h.importance,
+                status,
+                status_by: by,
+                field: h.field.as_str(),
+                snippet: h.snippet.clone(),
+                rank: h.rank,
+                score: h.score,
+                exact: h.exact,
+            }
+        })
+        .collect();
+    print_hits(&query, &shown, args.json)
+}
+
+/// A hit as printed, from the folder's index or the store's.
+struct Shown {
+    id: String,
+    seq: u64,
+    kind: &'static str,
+    ts: String,
+    importance: u8,
+    status: &'static str,
+    status_by: Option<String>,
+    field: &'static str,
+    snippet: String,
+    rank: f64,
+    score: f64,
+    exact: bool,
+}
+
+fn print_hits(query: &str, hits: &[Shown], json: bool) -> Result<ExitCode, CliError> {
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
-    if args.json {
+    if json {
         // One document, the same shape with or without hits.
         let hits: Vec<serde_json::Value> = hits
             .iter()
             .map(|h| {
-                let (status, by) = status_parts(h.status);
                 serde_json::json!({
-                    "id": h.id.to_string(),
+                    "id": h.id,
                     "seq": h.seq,
-                    "kind": h.kind.as_str(),
+                    "kind": h.kind,
                     "ts": h.ts,
                     "importance": h.importance,
-                    "status": status,
-                    "status_by": by,
-                    "field": h.field.as_str(),
+                    "status": h.status,
+                    "status_by": h.status_by,
+                    "field": h.field,
                     "snippet": h.snippet,
                     "rank": h.rank,
                     "score": h.score,
@@ -137,24 +186,21 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")));
     }
     let res = hits.iter().try_for_each(|h| {
-        let (status, by) = status_parts(h.status);
-        {
-            let status = match by {
-                Some(by) => format!("{status} by {by}"),
-                None => status.to_owned(),
-            };
-            writeln!(
-                out,
-                "{:<8} {:<17} {}  imp {}  {}\n         {}: {}",
-                h.id,
-                h.kind.as_str(),
-                h.ts,
-                h.importance,
-                status,
-                h.field.as_str(),
-                h.snippet.replace('\n', " ")
-            )
-        }
+        let status = match &h.status_by {
+            Some(by) => format!("{} by {by}", h.status),
+            None => h.status.to_owned(),
+        };
+        writeln!(
+            out,
+            "{:<8} {:<17} {}  imp {}  {}\n         {}: {}",
+            h.id,
+            h.kind,
+            h.ts,
+            h.importance,
+            status,
+            h.field,
+            h.snippet.replace('\n', " ")
+        )
     });
     res.and_then(|()| out.flush())
         .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
@@ -162,4 +208,72 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         eprintln!("remaind: no events match `{query}`");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `search --on-store`: the store's full-text index on the server. Status is not known there
+/// (it needs every later event): hits say `unknown`.
+fn on_store(
+    global: &Global,
+    query: &str,
+    opts: &SearchOptions,
+    json: bool,
+) -> Result<ExitCode, CliError> {
+    let setting = match global.store_setting()? {
+        Some(setting) => setting,
+        None => {
+            let folder = match global.context() {
+                Ok(ctx) => remaind_ledger::StoreSetting::load(ctx.root())?,
+                Err(_) => None,
+            };
+            folder.ok_or_else(|| {
+                CliError::invalid(
+                    "--on-store needs a store: --store URL --project NAME, or a folder made a \
+                     replica with `remaind init --store`",
+                )
+            })?
+        }
+    };
+    let failed = |action: &'static str| {
+        let project = setting.project.clone();
+        move |source| {
+            CliError::from(remaind_ledger::Error::Store {
+                action,
+                project,
+                source,
+            })
+        }
+    };
+    let mut store =
+        remaind_pg::Store::connect(&setting.url, &setting.project).map_err(failed("connect"))?;
+    let filter = remaind_pg::SearchFilter {
+        kinds: opts.kinds.iter().map(|k| k.as_str().to_owned()).collect(),
+        min_importance: opts.min_importance.unwrap_or(0),
+        limit: opts.limit,
+    };
+    let hits = store.search(query, &filter).map_err(failed("search"))?;
+    let mut shown = Vec::with_capacity(hits.len());
+    for hit in hits {
+        let event: remaind_ledger::Event = serde_json::from_slice(&hit.line).map_err(|e| {
+            CliError::runtime(format!(
+                "the shared store's line {} is not an event: {e}",
+                hit.seq
+            ))
+        })?;
+        let from_text = event.text.as_deref().is_some_and(|t| !t.is_empty());
+        shown.push(Shown {
+            id: event.id.to_string(),
+            seq: event.seq,
+            kind: event.kind.as_str(),
+            ts: event.ts.clone(),
+            importance: event.importance,
+            status: "unknown",
+            status_by: None,
+            field: if from_text { "text" } else { "input" },
+            snippet: hit.snippet,
+            rank: f64::from(hit.rank),
+            score: f64::from(hit.rank),
+            exact: false,
+        });
+    }
+    print_hits(query, &shown, json)
 }

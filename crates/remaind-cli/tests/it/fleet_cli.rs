@@ -360,3 +360,71 @@ fn diverged_chains_and_bad_store_arguments_are_refused_with_the_fix() {
         text(&out)
     );
 }
+
+#[test]
+fn a_machine_without_a_folder_searches_the_store_on_the_server() {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("search");
+    let ta = tmp();
+    let a = ta.0.join(".context");
+    ok(&remaind(
+        &a,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    let transcript = fixture("claude-code-8463c716.jsonl");
+    ok(&remaind(
+        &a,
+        &["import", "claude-code", transcript.to_str().expect("utf-8")],
+        None,
+    ));
+    // Another machine, no .context/ anywhere: the store's own index answers.
+    let tb = tmp();
+    let nowhere = tb.0.join("no-folder-here");
+    let search = |args: &[&str]| {
+        let mut all = vec![
+            "--store",
+            &url,
+            "--project",
+            &project,
+            "search",
+            "--on-store",
+        ];
+        all.extend_from_slice(args);
+        remaind(&nowhere, &all, None)
+    };
+    let found = ok(&search(&["--json", "why", "did", "git", "push", "fail"]));
+    let doc: serde_json::Value = serde_json::from_str(&found).expect("json");
+    let hits = doc["hits"].as_array().expect("hits");
+    assert!(!hits.is_empty(), "{doc}");
+    assert!(
+        hits.iter().take(10).any(|h| h["snippet"]
+            .as_str()
+            .is_some_and(|s| s.contains("«push»") || s.contains("«git»"))),
+        "{doc}"
+    );
+    assert_eq!(hits[0]["status"], "unknown");
+    assert!(!nowhere.exists(), "searching the store writes no folder");
+    // The same shape when nothing matches; filters apply.
+    let none = ok(&search(&["--json", "zebraquagga"]));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&none).expect("json"),
+        serde_json::json!({"query": "zebraquagga", "total": 0, "hits": []})
+    );
+    let decisions = ok(&search(&["--json", "--kind", "decision", "sandbox"]));
+    let doc: serde_json::Value = serde_json::from_str(&decisions).expect("json");
+    assert!(
+        doc["hits"]
+            .as_array()
+            .expect("hits")
+            .iter()
+            .all(|h| h["kind"] == "decision"),
+        "{doc}"
+    );
+    // Without a store to search: a usage error naming the fix.
+    let out = remaind(&nowhere, &["search", "--on-store", "push"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    // --fts is the folder index's syntax.
+    let out = search(&["--fts", "push"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}

@@ -374,7 +374,7 @@ fn a_database_at_an_older_migration_is_brought_up_to_date_once() {
         .iter()
         .map(|r| r.get(0))
         .collect();
-    assert_eq!(versions, [1, 2]);
+    assert_eq!(versions, [1, 2, 3]);
     let keys: i64 = old
         .query_one(
             "SELECT count(*) FROM pg_constraint
@@ -433,4 +433,90 @@ fn sslmode_is_honoured_and_verify_full_checks_the_certificate() {
         refused.is_err(),
         "require against a server without TLS must fail"
     );
+}
+
+/// Lines of any body (`{"kind": …, …}` without the header), chained onto `head`.
+fn chained_bodies(head: &Head, bodies: &[&str]) -> Vec<Vec<u8>> {
+    let mut head = head.clone();
+    let mut out = Vec::new();
+    for body in bodies {
+        let seq = head.seq + 1;
+        let l = format!(
+            r#"{{"v":1,"seq":{seq},"id":"e{seq}","ts":"2026-11-26T00:00:00Z","prev":"{}",{}"#,
+            head.digest,
+            body.trim_start_matches('{')
+        )
+        .into_bytes();
+        head = Head {
+            seq,
+            digest: sha256_hex(&l),
+        };
+        out.push(l);
+    }
+    out
+}
+
+#[test]
+fn the_server_search_finds_words_in_text_and_tool_fields_with_the_plain_syntax() {
+    use remaind_pg::SearchFilter;
+    let mut store = new_project("search");
+    let lines = chained_bodies(
+        &store.head().expect("head"),
+        &[
+            r#"{"kind":"decision","importance":2,"text":"Use the shared sandbox mode for LiveView tests"}"#,
+            r#"{"kind":"tool_result","importance":1,"text":"git push failed","tool":{"name":"Bash","input":{"command":"git push"},"output":"fatal: the current branch has no upstream branch"}}"#,
+            r#"{"kind":"note","importance":1,"text":"Deploying the retries of the uploader"}"#,
+            r#"{"kind":"note","importance":0,"text":"the hash chain is verified on every open"}"#,
+        ],
+    );
+    store.append(0, &refs(&lines)).expect("append");
+    let seqs = |store: &mut Store, q: &str, f: &SearchFilter| -> Vec<u64> {
+        store
+            .search(q, f)
+            .expect("search")
+            .iter()
+            .map(|h| h.seq)
+            .collect()
+    };
+    let any = SearchFilter::default();
+    // Any word may match; stems match ("retry uploader" finds "retries of the uploader").
+    assert_eq!(seqs(&mut store, "retry uploader", &any), [3]);
+    // Words inside the tool's output.
+    assert_eq!(seqs(&mut store, "upstream", &any), [2]);
+    // A natural question finds the decision; stop words are dropped.
+    assert_eq!(
+        seqs(&mut store, "what did we decide about the sandbox", &any)[0],
+        1
+    );
+    // Required terms and phrases, prefixes.
+    assert_eq!(seqs(&mut store, r#""hash chain" +verified"#, &any), [4]);
+    assert!(seqs(&mut store, r#""chain hash""#, &any).is_empty());
+    assert_eq!(seqs(&mut store, "deploy*", &any), [3]);
+    // Filters.
+    let decisions = SearchFilter {
+        kinds: vec!["decision".into()],
+        ..SearchFilter::default()
+    };
+    assert_eq!(seqs(&mut store, "sandbox push", &decisions), [1]);
+    let important = SearchFilter {
+        min_importance: 1,
+        ..SearchFilter::default()
+    };
+    assert!(seqs(&mut store, "hash", &important).is_empty());
+    // Nothing but stop words, or punctuation only: no hits, no error.
+    assert!(seqs(&mut store, "the of and", &any).is_empty());
+    assert!(seqs(&mut store, r#"" ) ( : & | !"#, &any).is_empty());
+    // Snippets mark the words found; the line comes back byte for byte.
+    let hit = &store.search("sandbox", &any).expect("search")[0];
+    assert!(hit.snippet.contains("«sandbox»"), "{}", hit.snippet);
+    assert_eq!(hit.line, lines[0]);
+    // Events appended later are indexed on the next search, once.
+    let head = store.head().expect("head");
+    let more = chained_bodies(
+        &head,
+        &[r#"{"kind":"note","text":"an otter in the sandbox"}"#],
+    );
+    store.append(head.seq, &refs(&more)).expect("append");
+    assert_eq!(seqs(&mut store, "otter", &any), [5]);
+    assert_eq!(store.index_for_search().expect("index"), 0);
 }
