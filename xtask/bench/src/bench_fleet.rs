@@ -11,8 +11,11 @@
 //! - follow latency (an append committed on one connection to the follower holding it)
 //!   against a bare NOTIFY round trip on the same server.
 //!
-//! Search and resume on a replica read the folder's own index and files: their figures are
-//! the `index` and `resume` benchmarks'.
+//! - at 1,000,000 events (the `index` benchmark's generated ledger, pushed to the store): the
+//!   push itself; the server's search index built from scratch against the folder's; search
+//!   p50 on the server (`search --on-store`) against the folder's index, for the `index`
+//!   benchmark's three query classes; `remaind resume` on a replica folder against the same
+//!   folder plain.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -349,5 +352,122 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
     ];
     out.extend(one_append(&url, 200 * scale)?);
     out.extend(follow_latency(&url, 200 * scale)?);
+    out.extend(at_scale(&url, if quick { 100_000 } else { 1_000_000 })?);
+    Ok(out)
+}
+
+/// Median milliseconds of `f` over `runs` calls (after one unmeasured).
+fn median_ms(runs: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
+    f()?;
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        f()?;
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(percentile(&times, 0.5))
+}
+
+/// Search and resume on `n` events: the `index` benchmark's ledger pushed to the store.
+fn at_scale(url: &str, n: usize) -> Result<Vec<Measurement>, String> {
+    use remaind_index::{Index, SearchOptions};
+    let note = format!("{n} events (the index benchmark's generated ledger)");
+    let (_tmp, dir, _, _) = crate::bench_index::cached_context(n, crate::bench_index::SEED)?;
+    let ledger = Ledger::open(&dir).map_err(|e| e.to_string())?;
+    let project = remaind_testkit::unique_project("scale");
+    let (mut store, _) =
+        Store::create(url, &project, GENESIS_PREV, &[]).map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    ledger.push_to(&mut store).map_err(|e| e.to_string())?;
+    let push = started.elapsed();
+    let started = Instant::now();
+    store.index_for_search().map_err(|e| e.to_string())?;
+    let server_index = started.elapsed();
+    let started = Instant::now();
+    let mut index = Index::open(&dir, &ledger).map_err(|e| e.to_string())?;
+    index.catch_up().map_err(|e| e.to_string())?;
+    let folder_index = started.elapsed();
+    let mut out = vec![
+        Measurement {
+            name: format!("fleet: push of {n} events to the store"),
+            figure: per_second(n, push),
+            baseline_name: "-".into(),
+            baseline: f64::NAN,
+            unit: "events/s".into(),
+            note: format!("{note}; one transaction, 1,000 lines a round trip; no target"),
+        },
+        Measurement {
+            name: "fleet: server search index, from scratch".into(),
+            figure: server_index.as_secs_f64(),
+            baseline_name: "the folder's index from scratch".into(),
+            baseline: folder_index.as_secs_f64(),
+            unit: "s".into(),
+            note: format!("{note}; no target"),
+        },
+    ];
+    let opts = SearchOptions::default();
+    let filter = remaind_pg::SearchFilter::default();
+    for (class, queries) in [
+        ("one word", &crate::bench_search::ONE_WORD[..]),
+        ("five-word natural", &crate::bench_search::NATURAL[..]),
+        ("phrase", &crate::bench_search::PHRASES[..]),
+    ] {
+        let (mut server, mut folder) = (Vec::new(), Vec::new());
+        for q in queries {
+            server.push(median_ms(5, || {
+                store
+                    .search(q, &filter)
+                    .map(drop)
+                    .map_err(|e| e.to_string())
+            })?);
+            folder.push(median_ms(5, || {
+                index.search(q, &opts).map(drop).map_err(|e| e.to_string())
+            })?);
+        }
+        server.sort_by(f64::total_cmp);
+        folder.sort_by(f64::total_cmp);
+        out.push(Measurement {
+            name: format!(
+                "fleet: search p50 on the server, {class} ({} queries)",
+                queries.len()
+            ),
+            figure: percentile(&server, 0.5),
+            baseline_name: "the folder's index, same queries".into(),
+            baseline: percentile(&folder, 0.5),
+            unit: "ms".into(),
+            note: format!("{note}; median of 5 runs per query, then the median query; no target"),
+        });
+    }
+    drop(index);
+    let resume = |dir: &Utf8Path| {
+        median_ms(5, || {
+            std::process::Command::new(crate::bench_index::binary())
+                .args(["resume", "--dir", dir.as_str()])
+                .env_remove("REMAIND_DIR")
+                .env_remove("REMAIND_STORE")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .map(drop)
+                .map_err(|e| e.to_string())
+        })
+    };
+    let plain = resume(&dir)?;
+    StoreSetting {
+        url: url.to_owned(),
+        project,
+    }
+    .save(&dir)
+    .map_err(|e| e.to_string())?;
+    let replica = resume(&dir)?;
+    out.push(Measurement {
+        name: "fleet: remaind resume on a replica".into(),
+        figure: replica,
+        baseline_name: "the same folder, plain".into(),
+        baseline: plain,
+        unit: "ms".into(),
+        note: format!("{note}; whole process, median of 5; no target"),
+    });
     Ok(out)
 }

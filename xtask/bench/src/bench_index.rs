@@ -660,6 +660,9 @@ fn target_dir() -> PathBuf {
         .map_or_else(|| workspace_root().join("target"), PathBuf::from)
 }
 
+/// The seed of the generated ledger the `index`, `ui` and `fleet` benchmarks share (cached).
+pub(crate) const SEED: u64 = 0x2545_f491_4f6c_dd1d;
+
 /// Like [`generated_context`], but the generated ledger is kept under
 /// `bench-cache/` in the target folder and copied for each run: generating 1,000,000 events
 /// is most of a run on a small machine, and the same seed gives the same events anyway. New
@@ -698,7 +701,7 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
     } else {
         "1,000,000 events"
     };
-    let (_tmp, dir, vocab, mut rng) = cached_context(n, 0x2545_f491_4f6c_dd1d)?;
+    let (_tmp, dir, vocab, mut rng) = cached_context(n, SEED)?;
     let ledger = Ledger::open(&dir).map_err(|e| e.to_string())?;
 
     // 1. Rebuild vs a plain sequential read of the file.

@@ -21,12 +21,12 @@ use crate::bench_index::{Vocab, binary, json_lines};
 use crate::rng::Rng;
 
 /// Single words, common to rare (the generator's Zipf head, its tail and a path part).
-const ONE_WORD: [&str; 12] = [
+pub(crate) const ONE_WORD: [&str; 12] = [
     "error", "test", "file", "sqlite", "ledger", "timeout", "rollback", "flaky", "webhook", "zstd",
     "bm25", "handover",
 ];
 /// Questions of five words as a person asks them: stop words included.
-const NATURAL: [&str; 10] = [
+pub(crate) const NATURAL: [&str; 10] = [
     "why did the deploy fail",
     "what broke the ledger append",
     "which cache did we choose",
@@ -39,7 +39,7 @@ const NATURAL: [&str; 10] = [
     "who decided the token budget",
 ];
 /// Quoted phrases, some the generator plants in decisions and blockers.
-const PHRASES: [&str; 8] = [
+pub(crate) const PHRASES: [&str; 8] = [
     "\"hash chain\"",
     "\"torn tail\"",
     "\"exit code 3\"",

@@ -71,7 +71,7 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
     } else {
         "1,000,000 events"
     };
-    let (_tmp, dir, _, _) = cached_context(n, 0x2545_f491_4f6c_dd1d)?;
+    let (_tmp, dir, _, _) = cached_context(n, crate::bench_index::SEED)?;
     let rounds = if quick { 5 } else { 11 };
 
     // The baseline: the CLI's own first page.
