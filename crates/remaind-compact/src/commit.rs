@@ -154,10 +154,9 @@ pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
         return Ok(false);
     }
     let read_err = |e| ledger_err(ledger, "cannot find the last compaction", e);
-    let log = LogReader::open(ledger.context_dir()).map_err(read_err)?;
-    let (head, _) = log.head().map_err(read_err)?;
-    let Some(last) = log
-        .last_matching(&[Kind::Compaction], head, |_| true)
+    let (head, _) = ledger.head().map_err(read_err)?;
+    let Some(last) = ledger
+        .last_of_kinds(&[Kind::Compaction], head)
         .map_err(read_err)?
     else {
         return Ok(false);
@@ -176,6 +175,8 @@ pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
         if *local == state_sha {
             return Ok(false);
         }
+        // Only here is a scan with a condition needed: the log's read-only view has it.
+        let log = LogReader::open(ledger.context_dir()).map_err(read_err)?;
         let known = log
             .last_matching(&[Kind::Compaction], head, |e| {
                 recorded(e, "state_sha256").as_ref() == Some(local)

@@ -92,9 +92,7 @@ impl StoreSetting {
         remaind_fs::replace_file(dir, STORE_PATH, &text)?;
         Ok(())
     }
-}
 
-impl StoreSetting {
     /// Create this setting's project in its store when missing (an empty chain and no files;
     /// `remaind init --store` also shares the folder's key and rules), then save the setting
     /// in `dir`, whose ledger, empty or a prefix of the project's, becomes its replica.
