@@ -581,9 +581,15 @@ pub(crate) fn is_passphrase(v: &[u8]) -> bool {
 }
 
 /// A dotted chain of names (`process.env.NEXT_PUBLIC_API_KEY`, `settings.auth.token`): code
-/// reading a credential, not one.
+/// reading a credential, not one. Each link is a name on its own (letters and `_`, not a
+/// random mix of cases), so a dotted token (`AaAACAaDEBbncdaB-abbccD.ddeeeE`) is not one.
 fn is_member_chain(v: &[u8]) -> bool {
-    v.contains(&b'.') && is_identifier_like(v)
+    v.contains(&b'.')
+        && v.split(|b| *b == b'.').all(|link| {
+            !link.is_empty()
+                && link.iter().all(|b| b.is_ascii_alphabetic() || *b == b'_')
+                && is_identifier_like(link)
+        })
 }
 
 /// A token after a bare `Bearer ` or an unknown authorization scheme is taken as a credential
