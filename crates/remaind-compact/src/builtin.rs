@@ -16,6 +16,7 @@ use remaind_validate::{Instruction, Item, Link, NextStep, State, Turn, TurnEnd};
 
 use crate::Candidate;
 use crate::handover;
+use crate::user_words::UserWords;
 
 /// The `compactor` label of states the built-in compactor makes.
 pub const BUILTIN_LABEL: &str = "builtin";
@@ -130,6 +131,7 @@ pub(crate) fn empty_state(through_seq: u64, log_digest: &str) -> State {
         compactor: BUILTIN_LABEL.to_owned(),
         goal: Vec::new(),
         latest_user_instruction: None,
+        user_asked: Vec::new(),
         completed_work: Vec::new(),
         decisions: Vec::new(),
         constraints: Vec::new(),
@@ -140,6 +142,7 @@ pub(crate) fn empty_state(through_seq: u64, log_digest: &str) -> State {
         next_step: None,
         superseded: Vec::new(),
         resolved: Vec::new(),
+        user_settled: Vec::new(),
     }
 }
 
@@ -236,6 +239,7 @@ impl<'s, 't> Fold<'s, 't> {
         for &t in &ev.supersedes {
             goal_lost |=
                 !self.gone.contains(&t) && self.state.goal.iter().any(|i| i.events.contains(&t));
+            self.words().superseded(t, ev.id);
             self.gone.insert(t);
             self.removed.insert(t);
             if self.superseded.insert(t) {
@@ -246,6 +250,7 @@ impl<'s, 't> Fold<'s, 't> {
             }
         }
         for &t in &ev.resolves {
+            self.words().resolved(t, ev.id);
             self.gone.insert(t);
             self.closed.insert(t);
             if self.resolved.insert(t) {
@@ -265,6 +270,17 @@ impl<'s, 't> Fold<'s, 't> {
         let item = item_of(ev);
         if goal_lost && self.state.goal.iter().all(|i| self.is_removed_item(i)) {
             push_unique(&mut self.state.goal, item.clone());
+        }
+        // What the user said stays in force until a later message replaces it; a goal it
+        // replaced passes to the message that replaced it.
+        let replaced = self.words().observe(ev);
+        if self
+            .state
+            .goal
+            .iter()
+            .any(|g| g.events.iter().any(|e| replaced.contains(e)))
+        {
+            self.state.goal = vec![item.clone()];
         }
         match ev.kind {
             Kind::UserMessage => {
@@ -384,6 +400,10 @@ impl<'s, 't> Fold<'s, 't> {
         self.loops_may_hold_steps = true;
     }
 
+    fn words(&mut self) -> UserWords<'_> {
+        UserWords::new(&mut self.state.user_asked, &mut self.state.user_settled)
+    }
+
     fn is_removed_item(&self, item: &Item) -> bool {
         item.events
             .iter()
@@ -449,6 +469,7 @@ impl<'s, 't> Fold<'s, 't> {
         ] {
             section.sort_by_key(first_event);
         }
+        UserWords::new(&mut st.user_asked, &mut st.user_settled).condense();
         for (section, rollup) in [
             (&mut st.completed_work, &ROLLUPS[0]),
             (&mut st.files_changed, &ROLLUPS[1]),

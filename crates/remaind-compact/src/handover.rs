@@ -18,14 +18,14 @@
 //! ```
 
 use remaind_ledger::{Event, EventId};
-use remaind_validate::{Binding, Item, SECTION_TITLES, State, render_instruction};
+use remaind_validate::{Asked, Binding, Item, SECTION_TITLES, State, render_instruction};
 
 use crate::builtin::one_line;
 
 /// Prefix of the binding line.
 const BINDING_PREFIX: &str = "<!-- remaind:handover ";
 
-const TITLES: [&str; 11] = SECTION_TITLES;
+const TITLES: [&str; 12] = SECTION_TITLES;
 
 /// At most this many of the newest items are shown in the long sections (completed work,
 /// files changed, decisions, open loops); state.json lists all of them. Importance-3 events
@@ -154,6 +154,32 @@ fn items(out: &mut String, list: &[Item], show: Show) {
     }
 }
 
+/// What the user asked that is in force: the standing rules first, then the rest newest
+/// first (a later message wins where two conflict), at most [`ASKED_CAP`] of them.
+fn user_asked(out: &mut String, asked: &[Asked]) {
+    if asked.is_empty() {
+        out.push_str("- (none)\n");
+        return;
+    }
+    let rules = asked.iter().filter(|a| a.rule);
+    let rest = asked.iter().rev().filter(|a| !a.rule);
+    let shown: Vec<&Asked> = rules.chain(rest.take(ASKED_CAP)).collect();
+    for a in &shown {
+        let kind = if a.rule { "Rule: " } else { "" };
+        out.push_str(&format!("- {kind}{} {}\n", claim(&a.text), cite(&a.events)));
+    }
+    let left = asked.len() - shown.len();
+    if left > 0 {
+        out.push_str(&format!(
+            "- ({left} earlier messages are listed in state.json; later ones win where they \
+             conflict)\n"
+        ));
+    }
+}
+
+/// At most this many of the newest plain user messages are shown in the handover.
+const ASKED_CAP: usize = 40;
+
 /// Render the handover body (everything after the binding line) for `state`. `lookup` gives
 /// the text of the events shown in "Superseded" (at most [`HISTORY_CAP`] calls).
 pub(crate) fn render<L>(state: &State, lookup: &mut L) -> String
@@ -167,6 +193,8 @@ where
         None => out.push_str("(no user message yet)\n"),
     }
     section(&mut out, TITLES[1]);
+    user_asked(&mut out, &state.user_asked);
+    section(&mut out, TITLES[2]);
     match &state.next_step {
         Some(step) => {
             let tool = step
@@ -188,35 +216,35 @@ where
         ),
         None => out.push_str("- (none)\n"),
     }
-    section(&mut out, TITLES[2]);
-    items(&mut out, &state.remember, Show::All);
     section(&mut out, TITLES[3]);
-    items(&mut out, &state.decisions, Show::Newest(LONG_SECTION_CAP));
+    items(&mut out, &state.remember, Show::All);
     section(&mut out, TITLES[4]);
+    items(&mut out, &state.decisions, Show::Newest(LONG_SECTION_CAP));
+    section(&mut out, TITLES[5]);
     items(
         &mut out,
         &state.completed_work,
         Show::Newest(LONG_SECTION_CAP),
     );
-    section(&mut out, TITLES[5]);
-    items(&mut out, &state.constraints, Show::All);
     section(&mut out, TITLES[6]);
-    items(&mut out, &state.blockers, Show::All);
+    items(&mut out, &state.constraints, Show::All);
     section(&mut out, TITLES[7]);
+    items(&mut out, &state.blockers, Show::All);
+    section(&mut out, TITLES[8]);
     items(
         &mut out,
         &state.open_loops,
         Show::NewestCitingRest(LONG_SECTION_CAP),
     );
-    section(&mut out, TITLES[8]);
+    section(&mut out, TITLES[9]);
     items(
         &mut out,
         &state.files_changed,
         Show::Newest(LONG_SECTION_CAP),
     );
-    section(&mut out, TITLES[9]);
-    items(&mut out, &state.goal, Show::All);
     section(&mut out, TITLES[10]);
+    items(&mut out, &state.goal, Show::All);
+    section(&mut out, TITLES[11]);
     let mut links: Vec<(EventId, EventId, &str)> = state
         .superseded
         .iter()

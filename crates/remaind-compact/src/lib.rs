@@ -1,7 +1,7 @@
 //! Compaction: compactors propose, the validator disposes.
 //!
 //! This layer owns the built-in deterministic compactor (an incremental fold of the events
-//! since the prior state into a candidate state and a handover that pass the six checks by
+//! since the prior state into a candidate state and a handover that pass the seven checks by
 //! construction), external candidates (a candidate folder or a command that prints one), and
 //! the commit path: on an accepted verdict, state.json and handover.md are written atomically
 //! with history and a `compaction` event is appended; on a rejection the derived files stay
@@ -15,6 +15,7 @@ mod error;
 mod external;
 mod handover;
 pub mod process;
+pub mod user_words;
 
 pub use builtin::{
     BUILTIN_LABEL, KEEP_VERBATIM, PENDING_BEFORE_END, TURN_OUTCOME, compact_builtin,

@@ -12,6 +12,7 @@ use crate::prior::{
 };
 use crate::state::State;
 use crate::turn::{Turn, TurnEnd};
+use crate::user_words::{LedgerLinks, TailWords, user_words_preserved};
 use crate::validate::Report;
 use crate::verdict::Check;
 
@@ -65,6 +66,7 @@ fn state_owner(section: &str) -> Check {
         "latest_user_instruction" => Check::LatestUserInstructionPreserved,
         "remember" => Check::Importance3Preserved,
         "superseded" | "resolved" => Check::NoSupersededAsCurrent,
+        crate::state::USER_ASKED => Check::UserWordsPreserved,
         _ => Check::Binding,
     }
 }
@@ -78,6 +80,7 @@ fn handover_owner(title: &str) -> Check {
         titles::LATEST_USER_INSTRUCTION => Check::LatestUserInstructionPreserved,
         titles::MUST_REMEMBER => Check::Importance3Preserved,
         titles::SUPERSEDED => Check::NoSupersededAsCurrent,
+        titles::USER_ASKED => Check::UserWordsPreserved,
         _ => Check::Binding,
     }
 }
@@ -95,7 +98,7 @@ pub(crate) fn check_all(
     if !binding(view, prior_state, state, report)? {
         return Ok(());
     }
-    report.checks_run.extend(Check::SIX);
+    report.checks_run.extend(Check::SEVEN);
     let f = Facts::gather(view, prior, state, handover)?;
     uncovered(state, handover, report);
     ungrounded(
@@ -113,7 +116,18 @@ pub(crate) fn check_all(
     latest_user_instruction_preserved(&f, state, handover, report);
     importance_3_preserved(&f, report);
     no_superseded_as_current(&f, state, handover, report);
-    Ok(())
+    let links = LedgerLinks {
+        supersedes: &|event, by| f.superseded.has(event, by),
+        resolves: &|event, by| f.resolved.has(event, by),
+    };
+    user_words_preserved(
+        view,
+        (prior_state, f.after, f.through),
+        &f.words,
+        &links,
+        (state, handover),
+        report,
+    )
 }
 
 /// The binding check: `through_seq` within the ledger and not behind the prior, `log_digest`
@@ -203,6 +217,8 @@ struct Facts {
     prior_latest_step: Option<EventId>,
     /// The prior's completed work the candidate no longer cites as completed, sorted.
     carried_completed: Vec<EventId>,
+    /// The tail's user words and what may settle one (check 7).
+    words: TailWords,
 }
 
 impl Facts {
@@ -232,9 +248,11 @@ impl Facts {
         let mut turn = Turn::after_state(prior_state);
         // The outcomes of the turns that ended in the tail: completed work (check 1).
         let mut outcomes: Vec<EventId> = Vec::new();
+        let mut words = TailWords::default();
         for event in view.events_in(after, through) {
             let event = event?;
             turn.observe(&event);
+            words.observe(&event);
             if turn.end_event() == Some(event.id) && TurnEnd::of(&event) == Some(TurnEnd::Stop) {
                 outcomes.push(event.id);
             }
@@ -276,6 +294,7 @@ impl Facts {
             handover_current: handover.current_citations().map(|(_, id)| id).collect(),
             prior_latest_step: None,
             carried_completed: Vec::new(),
+            words,
         };
         if let Some(prior) = prior {
             f.carry_prior(view, prior)?;

@@ -17,6 +17,8 @@ pub mod titles {
     pub const HANDOVER: &str = "Handover";
     /// A line `[eN]`, then the instruction text verbatim.
     pub const LATEST_USER_INSTRUCTION: &str = "Latest user instruction";
+    /// What the user said that is in force, each line citing its message.
+    pub const USER_ASKED: &str = "What the user asked";
     /// The next step, cited.
     pub const NEXT_STEP: &str = "Next step";
     /// Remember-instructions and other importance-3 items.
@@ -41,8 +43,9 @@ pub mod titles {
 
 /// The known section titles, in the order they must appear. Unknown sections may appear
 /// anywhere and count as current.
-pub const SECTION_TITLES: [&str; 11] = [
+pub const SECTION_TITLES: [&str; 12] = [
     titles::LATEST_USER_INSTRUCTION,
+    titles::USER_ASKED,
     titles::NEXT_STEP,
     titles::MUST_REMEMBER,
     titles::DECISIONS,

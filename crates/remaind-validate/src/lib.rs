@@ -1,4 +1,4 @@
-//! The state and handover contract and the six compaction checks.
+//! The state and handover contract and the seven compaction checks.
 //!
 //! This layer owns the shape of `state.json` and `handover.md`, the parsing of `[eN]`
 //! citations, and `validate`, which returns a verdict listing every failed check with the
@@ -58,6 +58,7 @@ mod prior;
 mod schema;
 mod state;
 mod turn;
+mod user_words;
 mod validate;
 mod verdict;
 
@@ -68,7 +69,11 @@ pub use handover::{
 pub use prior::Prior;
 pub use remaind_events::{EventIter, LedgerView, MemoryLedger, ViewError};
 pub use schema::{STATE_SCHEMA, check_state_schema, state_schema};
-pub use state::{CURRENT_SECTIONS, Instruction, Item, Link, NextStep, State};
+pub use state::{
+    Asked, CURRENT_SECTIONS, Instruction, Item, Link, NextStep, Settled, Settlement, State,
+    USER_ASKED,
+};
 pub use turn::{Turn, TurnEnd};
+pub use user_words::is_user_word;
 pub use validate::{validate, validate_typed};
 pub use verdict::{Check, Failure, Verdict};

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use remaind_events::{EventId, Kind};
 
 use crate::handover::{Handover, parse_binding};
-use crate::state::{CURRENT_SECTIONS, State};
+use crate::state::{CURRENT_SECTIONS, State, USER_ASKED};
 use remaind_events::{LedgerView, ViewError};
 
 /// The prior accepted compaction as the validator trusts it: its state and, when known to be
@@ -114,6 +114,7 @@ pub(crate) fn place_bit(section: &str) -> Places {
     match CURRENT_SECTIONS.iter().position(|n| *n == section) {
         Some(i) => 1 << i,
         None if section == "latest_user_instruction" => 1 << CURRENT_SECTIONS.len(),
+        None if section == USER_ASKED => 1 << (CURRENT_SECTIONS.len() + 1),
         None => 1 << 15,
     }
 }
@@ -139,6 +140,10 @@ pub(crate) fn places_of(state: &State, through: u64) -> foldhash::HashMap<EventI
     }
     if let Some(ins) = &state.latest_user_instruction {
         add(place_bit("latest_user_instruction"), &[ins.event]);
+    }
+    let bit = place_bit(USER_ASKED);
+    for asked in &state.user_asked {
+        add(bit, &asked.events);
     }
     out
 }

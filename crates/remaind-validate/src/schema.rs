@@ -85,6 +85,14 @@ enum Rule {
     Items,
     /// A list of `{event, by}` links.
     Links,
+    /// A list of `{text, events, rule?, refs?}` things the user said.
+    AskedItems,
+    /// A list of `{event, by, how}` settlements.
+    SettledLinks,
+    /// `true` or `false`.
+    Bool,
+    /// One of these strings.
+    OneOf(&'static [&'static str]),
     /// `null` or an object of the given shape.
     NullOr(Shape),
 }
@@ -107,6 +115,25 @@ const ITEM: Shape = Shape {
 const LINK: Shape = Shape {
     required: &["event", "by"],
     fields: &[("event", Rule::EventId), ("by", Rule::EventId)],
+};
+
+const ASKED: Shape = Shape {
+    required: &["text", "events"],
+    fields: &[
+        ("text", Rule::NonEmptyString),
+        ("events", Rule::Ids { min: 1 }),
+        ("rule", Rule::Bool),
+        ("refs", Rule::Ids { min: 0 }),
+    ],
+};
+
+const SETTLED: Shape = Shape {
+    required: &["event", "by", "how"],
+    fields: &[
+        ("event", Rule::EventId),
+        ("by", Rule::EventId),
+        ("how", Rule::OneOf(&["superseded", "fulfilled"])),
+    ],
 };
 
 const INSTRUCTION: Shape = Shape {
@@ -133,6 +160,7 @@ const STATE: Shape = Shape {
         ("compactor", Rule::NonEmptyString),
         ("goal", Rule::Items),
         ("latest_user_instruction", Rule::NullOr(INSTRUCTION)),
+        ("user_asked", Rule::AskedItems),
         ("completed_work", Rule::Items),
         ("decisions", Rule::Items),
         ("constraints", Rule::Items),
@@ -143,6 +171,7 @@ const STATE: Shape = Shape {
         ("next_step", Rule::NullOr(NEXT_STEP)),
         ("superseded", Rule::Links),
         ("resolved", Rule::Links),
+        ("user_settled", Rule::SettledLinks),
     ],
 };
 
@@ -238,6 +267,22 @@ impl Walk {
             Rule::Ids { min } => self.ids(value, min),
             Rule::Items => self.array(value, |w, item| w.object(item, &ITEM)),
             Rule::Links => self.array(value, |w, link| w.object(link, &LINK)),
+            Rule::AskedItems => self.array(value, |w, item| w.object(item, &ASKED)),
+            Rule::SettledLinks => self.array(value, |w, link| w.object(link, &SETTLED)),
+            Rule::Bool => {
+                if !value.is_boolean() {
+                    self.fail(format_args!("{value} is not of type \"boolean\""));
+                }
+            }
+            Rule::OneOf(allowed) => {
+                if !value.as_str().is_some_and(|s| allowed.contains(&s)) {
+                    let quoted: Vec<String> = allowed.iter().map(|a| format!("\"{a}\"")).collect();
+                    self.fail(format_args!(
+                        "{value} is not one of [{}]",
+                        quoted.join(", ")
+                    ));
+                }
+            }
             Rule::NullOr(shape) => {
                 if !value.is_null() && !Walk::passes(|w| w.object(value, &shape)) {
                     self.fail(format_args!(
@@ -391,6 +436,13 @@ pub(crate) fn surely_valid(state: &State) -> bool {
         })
         && links_ok(&state.superseded)
         && links_ok(&state.resolved)
+        && state.user_asked.iter().all(|a| {
+            !a.text.is_empty() && !a.events.is_empty() && ids_ok(&a.events) && ids_ok(&a.refs)
+        })
+        && state
+            .user_settled
+            .iter()
+            .all(|l| id_ok(&l.event) && id_ok(&l.by))
 }
 
 fn all_distinct(ids: &[EventId]) -> bool {
@@ -460,6 +512,8 @@ mod tests {
                 by: EventId(9),
             }],
             resolved: Vec::new(),
+            user_asked: Vec::new(),
+            user_settled: Vec::new(),
         }
     }
 

@@ -36,6 +36,47 @@ pub struct NextStep {
     pub tool: Option<String>,
 }
 
+/// Something the user said that is still in force: a `user_message` (or a decision the user
+/// made, such as a question's answer) carried into the state, in the order it was said, a
+/// later item winning where two conflict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Asked {
+    /// What the user said: verbatim when short, else its first sentences (and every rule or
+    /// person-to-task line in it) with `(full text: eN)`.
+    pub text: String,
+    /// The message it carries (several only for a condensed item of older messages).
+    pub events: Vec<EventId>,
+    /// A standing rule (`never …`, `always …`, `from now on …`): no budget trims it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rule: bool,
+    /// Earlier user messages this one points back to (`same as what we said about …`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<EventId>,
+}
+
+/// How something the user said stopped being in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Settlement {
+    /// A later user message (or an event the ledger records as superseding it) replaced it.
+    Superseded,
+    /// A later turn's outcome (or a `result`, or an event resolving it) did what it asked.
+    Fulfilled,
+}
+
+/// A user message no longer in force, and the later event that settled it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settled {
+    /// The user message.
+    pub event: EventId,
+    /// The later event that superseded or fulfilled it.
+    pub by: EventId,
+    /// Which of the two.
+    pub how: Settlement,
+}
+
 /// A history link: `event` is no longer current because of `by`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,6 +105,9 @@ pub struct State {
     pub goal: Vec<Item>,
     /// The last `user_message` up to `through_seq`.
     pub latest_user_instruction: Option<Instruction>,
+    /// What the user said that is still in force, oldest first (check 7).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_asked: Vec<Asked>,
     /// Completed work (`result` events and the like).
     pub completed_work: Vec<Item>,
     /// Decisions and corrections.
@@ -85,7 +129,13 @@ pub struct State {
     /// History, never current: resolved events and what resolved them.
     #[serde(default)]
     pub resolved: Vec<Link>,
+    /// History, never current: user messages no longer in force and what settled them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user_settled: Vec<Settled>,
 }
+
+/// The name of the section of what the user said that is in force.
+pub const USER_ASKED: &str = "user_asked";
 
 /// The current sections of a state, by name, in the order a reader wants them.
 pub const CURRENT_SECTIONS: [&str; 9] = [
@@ -132,6 +182,9 @@ impl State {
         }
         if let Some(ins) = &self.latest_user_instruction {
             out.push(("latest_user_instruction", ins.event));
+        }
+        for asked in &self.user_asked {
+            out.extend(asked.events.iter().map(|e| (USER_ASKED, *e)));
         }
         out
     }

@@ -3,7 +3,8 @@
 use remaind_events::EventId;
 use serde::{Deserialize, Serialize};
 
-/// A check the validator runs. The first two are structural; the rest are docs/contract.md's six.
+/// A check the validator runs. The first two are structural; the rest are docs/contract.md's
+/// seven.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Check {
@@ -23,17 +24,20 @@ pub enum Check {
     Importance3Preserved,
     /// 6. no superseded memory presented as current.
     NoSupersededAsCurrent,
+    /// 7. every user message accounted for: in force, superseded by a later one, or fulfilled.
+    UserWordsPreserved,
 }
 
 impl Check {
-    /// The six checks of docs/contract.md#compaction-and-the-six-checks, in order.
-    pub const SIX: [Check; 6] = [
+    /// The seven checks of docs/contract.md#compaction-and-the-seven-checks, in order.
+    pub const SEVEN: [Check; 7] = [
         Check::CompletedWorkPreserved,
         Check::DecisionsPreserved,
         Check::NextStepGrounded,
         Check::LatestUserInstructionPreserved,
         Check::Importance3Preserved,
         Check::NoSupersededAsCurrent,
+        Check::UserWordsPreserved,
     ];
 
     /// The wire name, e.g. `next_step_grounded`.
@@ -47,6 +51,7 @@ impl Check {
             Check::LatestUserInstructionPreserved => "latest_user_instruction_preserved",
             Check::Importance3Preserved => "importance3_preserved",
             Check::NoSupersededAsCurrent => "no_superseded_as_current",
+            Check::UserWordsPreserved => "user_words_preserved",
         }
     }
 }

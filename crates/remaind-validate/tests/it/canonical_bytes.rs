@@ -45,6 +45,8 @@ fn state() -> State {
             by: EventId(9),
         }],
         resolved: Vec::new(),
+        user_asked: Vec::new(),
+        user_settled: Vec::new(),
     }
 }
 

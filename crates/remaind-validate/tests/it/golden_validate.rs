@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::common::{fill_digest, ledger_from_new_events};
 
-const ALL_CHECKS: [Check; 8] = [
+const ALL_CHECKS: [Check; 9] = [
     Check::Schema,
     Check::Binding,
     Check::CompletedWorkPreserved,
@@ -20,6 +20,7 @@ const ALL_CHECKS: [Check; 8] = [
     Check::LatestUserInstructionPreserved,
     Check::Importance3Preserved,
     Check::NoSupersededAsCurrent,
+    Check::UserWordsPreserved,
 ];
 
 fn read(path: &Path) -> String {
@@ -104,7 +105,7 @@ fn every_check_has_three_rejections_and_there_are_three_acceptances() {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .collect();
     assert!(names.iter().filter(|n| n.starts_with("accept_")).count() >= 3);
-    for check in Check::SIX {
+    for check in Check::SEVEN {
         let n = names.iter().filter(|n| targeted(n) == Some(check)).count();
         assert!(n >= 3, "{} has {n} rejection cases", check.as_str());
     }

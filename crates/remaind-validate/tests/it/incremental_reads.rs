@@ -5,8 +5,8 @@ use std::cell::Cell;
 
 use remaind_ledger::{Event, EventId, Kind, NewEvent};
 use remaind_validate::{
-    Binding, EventIter, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior, State,
-    ViewError, render_citations, render_instruction, validate_typed,
+    Asked, Binding, EventIter, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior,
+    State, ViewError, render_citations, render_instruction, validate_typed,
 };
 
 use crate::common::ts;
@@ -120,6 +120,13 @@ fn state(l: &MemoryLedger, through: u64) -> State {
         }),
         superseded: vec![],
         resolved,
+        user_asked: vec![Asked {
+            text: "Go.".into(),
+            events: vec![EventId(1)],
+            rule: false,
+            refs: vec![],
+        }],
+        user_settled: vec![],
     }
 }
 

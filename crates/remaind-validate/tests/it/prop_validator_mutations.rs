@@ -11,8 +11,9 @@ use proptest::prelude::*;
 use remaind_ledger::{Event, EventId, Kind, NewEvent};
 use remaind_validate::titles;
 use remaind_validate::{
-    Binding, Check, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior, State,
-    Verdict, render_citations, render_instruction, validate_typed,
+    Asked, Binding, Check, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior,
+    Settled, Settlement, State, Verdict, is_user_word, render_citations, render_instruction,
+    validate_typed,
 };
 
 use crate::common::ts;
@@ -181,12 +182,35 @@ fn build_state(ledger: &MemoryLedger, through: u64) -> State {
         next_step: None,
         superseded: vec![],
         resolved: vec![],
+        user_asked: vec![],
+        user_settled: vec![],
     };
     for e in &events {
         if e.kind.is_bookkeeping() {
             continue;
         }
         let cur = current(&e.id);
+        if is_user_word(e) {
+            let settled = |links: &LinkMap, how| {
+                links
+                    .get(&e.id)
+                    .and_then(|bys| bys.first())
+                    .map(|by| Settled {
+                        event: e.id,
+                        by: *by,
+                        how,
+                    })
+            };
+            match settled(&sup, Settlement::Superseded).or(settled(&res, Settlement::Fulfilled)) {
+                Some(link) => state.user_settled.push(link),
+                None => state.user_asked.push(Asked {
+                    text: e.text.clone().unwrap_or_else(|| e.kind.to_string()),
+                    events: vec![e.id],
+                    rule: false,
+                    refs: vec![],
+                }),
+            }
+        }
         match e.kind {
             Kind::Result if !sup.contains_key(&e.id) => state.completed_work.push(item(e)),
             Kind::FileChange if !sup.contains_key(&e.id) => state.files_changed.push(item(e)),
@@ -313,6 +337,7 @@ fn mutations(ledger: &MemoryLedger, state: &State) -> Vec<(&'static str, Check, 
         out: Vec::new(),
     };
     dropped_items(&mut m);
+    user_words(&mut m);
     swapped_instruction(&mut m, events);
     stale_links(&mut m, &sup, &res);
     step_mutations(&mut m, events, &sup, &res);
@@ -350,6 +375,28 @@ fn dropped_items(m: &mut Mutations<'_>) {
             s.remember.pop();
         });
     }
+}
+
+/// A user message's citation removed, or an in-force one settled by an earlier event.
+fn user_words(m: &mut Mutations<'_>) {
+    let Some(last) = m.state.user_asked.last().map(|a| a.events[0]) else {
+        return;
+    };
+    m.with("drop user message", Check::UserWordsPreserved, &|s| {
+        s.user_asked.pop();
+    });
+    m.with(
+        "user message settled by an earlier one",
+        Check::UserWordsPreserved,
+        &|s| {
+            s.user_asked.pop();
+            s.user_settled.push(Settled {
+                event: last,
+                by: EventId(1),
+                how: Settlement::Superseded,
+            });
+        },
+    );
 }
 
 /// The latest instruction replaced by an older one.
