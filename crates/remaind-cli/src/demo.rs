@@ -493,7 +493,7 @@ impl Demo<'_> {
                 })
                 .unwrap_or_default();
             format!(
-                "built-in compactor through e{}: accepted (schema, binding and the six checks passed; {counts}); state.json and handover.md written",
+                "built-in compactor through e{}: accepted (schema, binding and the seven checks passed; {counts}); state.json and handover.md written",
                 outcome.through_seq,
             )
         } else {

@@ -720,8 +720,13 @@ fn pending_before_end(mut item: Item) -> Item {
 }
 
 fn item_of(ev: &Event) -> Item {
+    // A user message a runtime wrapped in editor context is said by what the user typed.
+    let typed = (ev.kind == Kind::UserMessage)
+        .then(|| ev.text.as_deref().and_then(crate::user_words::request_part))
+        .flatten()
+        .map(one_line);
     Item {
-        text: item_text(ev),
+        text: typed.unwrap_or_else(|| item_text(ev)),
         events: vec![ev.id],
     }
 }

@@ -45,7 +45,20 @@ pub fn read(text: &str) -> Reading {
     }
     let padded = format!(" {} ", norm.replace([',', '.', '!', '?', ';', ':'], " "));
     let has = |cues: &[&str]| cues.iter().any(|c| padded.contains(&format!(" {c} ")));
-    reading.deictic = has(DEICTIC_CUES) || starts_with_any(&norm, &["actually", "no,", "no "]);
+    reading.deictic = has(DEICTIC_CUES)
+        || starts_with_any(
+            &norm,
+            &[
+                "actually",
+                "no, use",
+                "no, let's",
+                "no, do",
+                "no, go",
+                "no, make",
+                "no, switch",
+                "no, we",
+            ],
+        );
     reading.overrides = reading.deictic || has(OVERRIDE_CUES);
     reading.refers_back = has(REFER_BACK_CUES);
     reading
@@ -80,8 +93,6 @@ const OVERRIDE_CUES: &[&str] = &[
     "rather than",
     "replace it with",
     "change it to",
-    "no longer",
-    "not anymore",
     "scrap the",
     "drop the",
     "forget the",
@@ -250,9 +261,16 @@ fn binds_person(sentence: &str) -> bool {
 /// by its first sentences plus every sentence stating a rule or binding a person to a task,
 /// then `(full text: eN)`.
 pub fn carried_text(text: &str, id: EventId) -> String {
-    let flat = text.trim();
+    let (flat, framed) = match request_part(text) {
+        Some(request) => (request, true),
+        None => (text.trim(), false),
+    };
     if flat.chars().count() <= VERBATIM_CHARS {
-        return flat.to_owned();
+        return if framed {
+            format!("{flat} (full text: {id})")
+        } else {
+            flat.to_owned()
+        };
     }
     const HEAD_CHARS: usize = 240;
     let mut out = String::new();
@@ -273,6 +291,19 @@ pub fn carried_text(text: &str, id: EventId) -> String {
         }
     }
     format!("{} (full text: {id})", out.trim_end())
+}
+
+/// Markers after which a runtime's message holds what the user typed, the rest being the
+/// editor context the runtime wrapped around it (Codex in an IDE: open tabs, active file).
+const REQUEST_MARKERS: &[&str] = &["## My request for Codex:"];
+
+/// What the user typed in a message a runtime wrapped in editor context, if it is one.
+pub fn request_part(text: &str) -> Option<&str> {
+    REQUEST_MARKERS.iter().find_map(|m| {
+        let at = text.rfind(m)?;
+        let request = text[at + m.len()..].trim();
+        (!request.is_empty()).then_some(request)
+    })
 }
 
 fn clip(s: &str, chars: usize) -> String {
@@ -379,8 +410,9 @@ impl<'s> UserWords<'s> {
         if text.trim().is_empty() || self.asked.iter().any(|a| a.events.contains(&ev.id)) {
             return Vec::new();
         }
-        let reading = read(text);
-        let mine = topic(text);
+        let typed = request_part(text).unwrap_or(text);
+        let reading = read(typed);
+        let mine = topic(typed);
         let mut superseded = Vec::new();
         if reading.overrides
             && let Some(target) = self.replaced_by(&mine, reading)
@@ -395,7 +427,7 @@ impl<'s> UserWords<'s> {
             refs: Vec::new(),
         };
         if reading.refers_back
-            && let Some((id, said)) = self.referent(text)
+            && let Some((id, said)) = self.referent(typed)
         {
             item.refs.push(id);
             item.text = format!(
@@ -425,10 +457,12 @@ impl<'s> UserWords<'s> {
                 newest_plain = Some(a.events[0]);
             }
             let n = shared(mine, &topic(&a.text));
+            // One shared word is enough only for a short override ("switch to Redis for
+            // the cache"); a long message shares a word with almost anything.
             let enough = if a.rule {
                 reading.rule && n >= 2
             } else {
-                n >= 1
+                n >= 2 || (n == 1 && mine.len() <= 3)
             };
             if enough && best.is_none_or(|(b, _)| n > b) {
                 best = Some((n, a.events[0]));
@@ -530,6 +564,7 @@ mod tests {
         assert!(read("go back to the version that reads an existing file").overrides);
         assert!(read("treat it the same way as what we said about the dashboard").refers_back);
         assert!(!read("Add tests for the parser").overrides);
+        assert!(!read("No teams or leads are loading into the pane now").overrides);
     }
 
     #[test]
@@ -543,5 +578,15 @@ mod tests {
         assert!(carried.contains("Ana owns the billing export."));
         assert!(carried.contains("Never log card numbers."));
         assert!(carried.ends_with("(full text: e9)"));
+    }
+
+    #[test]
+    fn editor_context_a_runtime_wrapped_around_the_request_is_left_to_the_full_text() {
+        let text = "# Context from my IDE setup:\n\n## Open tabs:\n- a.ts: a.ts\n\n## My request for Codex:\nnever push to main";
+        assert_eq!(
+            carried_text(text, EventId(4)),
+            "never push to main (full text: e4)"
+        );
+        assert!(read(request_part(text).unwrap_or(text)).rule);
     }
 }

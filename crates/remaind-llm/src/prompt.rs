@@ -18,7 +18,19 @@ Rules for "state" (every item is {"text": one short sentence, "events": ["eN", .
 - "v" is 1. Copy "through_seq" and "log_digest" from the input unchanged. "compactor" is any
   name. "generated_at" is the current UTC time in RFC 3339, e.g. "2026-01-01T00:00:00Z".
 - Sections: goal, completed_work, decisions, constraints, blockers, remember, files_changed,
-  open_loops (lists of items), latest_user_instruction, next_step, superseded, resolved.
+  open_loops (lists of items), latest_user_instruction, user_asked, next_step, superseded,
+  resolved, user_settled.
+- The user's words are load-bearing. EVERY user_message (and every decision whose actor is
+  "user", such as a question's answer) must be accounted for, in order (a later one wins):
+  either carried in user_asked as {"text": what the user said (verbatim when short; a long
+  one by its first sentences, every rule and every "X owns Y" line kept whole, then
+  "(full text: eN)"), "events": [its id], "rule": true for a standing rule (never, always,
+  don't, must, only, from now on, hard line, ...)}, or listed in user_settled as {"event": its
+  id, "by": a LATER event, "how": "superseded"} when a later user message replaced it
+  ("switch to", "instead", "scrap that", "go back to") or {"event", "by": a later turn end or
+  result, "how": "fulfilled"} when that did what it asked. Keep every prior_state user_asked
+  item unless you settle it that way. A message that points back ("same as what we said about
+  X") adds "refs": [the earlier id] and says what it points to.
 - Start from prior_state. Drop only items whose events are superseded (a later event lists
   them in "supersedes") or, outside completed_work and files_changed, resolved ("resolves").
 - result -> completed_work; file_change -> files_changed (resolved ones stay there too);
@@ -44,7 +56,8 @@ Rules for "state" (every item is {"text": one short sentence, "events": ["eN", .
 - goal = the first user message as an item (or prior_state's goal).
 
 Rules for "handover" (Markdown a person reads in a minute, short lines):
-"# Handover", then "## " sections in this order: Latest user instruction, Next step, Must
+"# Handover", then "## " sections in this order: Latest user instruction, What the user
+asked (one line per user_asked item, rules first, with its citation), Next step, Must
 remember, Decisions, Completed work, Constraints, Blockers, Open loops, Files changed, Goal,
 Superseded. Under "Latest user instruction": a line "[eN]", then the instruction verbatim (in
 a ``` fence if a line of it starts with # or ```). Elsewhere one "- " line per state item,

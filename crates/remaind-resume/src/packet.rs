@@ -5,7 +5,9 @@
 //!
 //! 1. the latest user instruction, verbatim from the ledger: the last `user_message` after
 //!    the state's `through_seq` if there is one, else the event the state names (read from
-//!    the ledger by position, not from the state's copy);
+//!    the ledger by position, not from the state's copy); then what else the user asked that
+//!    is in force (the state's `user_asked` with the tail folded in): the standing rules, never
+//!    dropped, then the rest newest first;
 //! 2. the runtime framing (`framing.json`);
 //! 3. the next step: the latest active `next_step` event after the state, else the state's;
 //! 4. importance-3 items: the state's `remember` items still current, and every current
@@ -18,7 +20,8 @@
 //!
 //! The packet is counted with the configured tokenizer. While it is over the budget, parts
 //! are dropped lowest authority first (docs/contract.md#authority-order): the handover, the state,
-//! raw events (lowest importance first, oldest first), then importance-3 items (the state's
+//! raw events (lowest importance first, oldest first), then what the user asked (oldest
+//! first; never a standing rule), then importance-3 items (the state's
 //! first), then the next step, then the framing. The latest user instruction is never dropped;
 //! if it alone is over the budget, the packet holds it anyway and says so (`over_budget`).
 //!
@@ -30,8 +33,9 @@
 
 use std::fmt::Write as _;
 
+use remaind_compact::user_words::UserWords;
 use remaind_ledger::{Event, EventId, Kind, Ledger};
-use remaind_validate::{State, Turn, TurnEnd};
+use remaind_validate::{Asked, State, Turn, TurnEnd};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
@@ -117,6 +121,9 @@ pub struct Dropped {
     pub framing: bool,
     /// The long-term memory (`MEMORY.md`) was left out.
     pub memory: bool,
+    /// Things the user asked that are in force, left out (never a standing rule).
+    #[serde(default)]
+    pub user_words: u64,
 }
 
 impl Dropped {
@@ -128,6 +135,7 @@ impl Dropped {
             || self.next_step
             || self.framing
             || self.memory
+            || self.user_words > 0
     }
 }
 
@@ -486,11 +494,15 @@ struct Unit {
 enum UnitKind {
     Framing,
     NextStep,
-    Remember { from_state: bool },
+    Remember {
+        from_state: bool,
+    },
     State,
     Handover,
     Memory,
     Event(EventId),
+    /// Something the user asked that is in force (not a standing rule: those always stay).
+    UserWord,
 }
 
 fn indent_continuation(text: &str) -> String {
@@ -658,13 +670,21 @@ fn render_state(state: &State, shown: &ShownElsewhere) -> String {
             );
         }
     }
-    if !state.superseded.is_empty() || !state.resolved.is_empty() {
+    if !state.superseded.is_empty() || !state.resolved.is_empty() || !state.user_settled.is_empty()
+    {
         s.push_str("\n### History (not current)\n\n");
         for l in &state.superseded {
             let _ = writeln!(s, "- [{}] superseded by [{}]", l.event, l.by);
         }
         for l in &state.resolved {
             let _ = writeln!(s, "- [{}] resolved by [{}]", l.event, l.by);
+        }
+        for l in &state.user_settled {
+            let how = match l.how {
+                remaind_validate::Settlement::Superseded => "superseded",
+                remaind_validate::Settlement::Fulfilled => "fulfilled",
+            };
+            let _ = writeln!(s, "- the user's [{}] {how} by [{}]", l.event, l.by);
         }
     }
     s
@@ -742,6 +762,8 @@ struct Assembly {
     instruction: String,
     /// The answers and compaction focus given since the instruction, shown under it.
     since_instruction: String,
+    /// The standing rules the user stated that are in force: never dropped.
+    rules: String,
     units: Vec<Unit>,
     tail_range: Option<(u64, u64)>,
 }
@@ -752,6 +774,7 @@ impl Assembly {
         out.push_str("\n## Latest user instruction\n\n");
         out.push_str(&self.instruction);
         out.push_str(&self.since_instruction);
+        self.render_user_words(&mut out);
         let kept =
             |k: fn(&UnitKind) -> bool| self.units.iter().filter(move |u| u.kept && k(&u.what));
         let section =
@@ -818,6 +841,80 @@ impl Assembly {
     }
 }
 
+impl Assembly {
+    /// What the user asked that is in force: the standing rules whole, then the rest newest
+    /// first as the budget allows, saying how many were left out and where they are.
+    fn render_user_words(&self, out: &mut String) {
+        let words = || self.units.iter().filter(|u| u.what == UnitKind::UserWord);
+        if self.rules.is_empty() && words().next().is_none() {
+            return;
+        }
+        out.push_str("\n## What the user asked (in force; a later message wins)\n\n");
+        if !self.rules.is_empty() {
+            out.push_str("Standing rules:\n\n");
+            out.push_str(&self.rules);
+        }
+        let kept: Vec<&Unit> = words().filter(|u| u.kept).collect();
+        let left = words().count() - kept.len();
+        if !kept.is_empty() {
+            if !self.rules.is_empty() {
+                out.push_str("\nNewest first:\n\n");
+            }
+            for u in kept {
+                out.push_str(&u.text);
+            }
+        }
+        if left > 0 {
+            let _ = writeln!(
+                out,
+                "- ({left} older message(s) left out for the budget; `remaind events --kind \
+                 user_message` shows them)"
+            );
+        }
+    }
+}
+
+/// What the user said that is in force: the state's items with the tail folded in by the
+/// built-in compactor's reading, so the packet says the same before and after a compaction.
+fn user_words_in_force(inp: &Inputs) -> Vec<Asked> {
+    let mut asked = inp
+        .state
+        .as_ref()
+        .map(|s| s.user_asked.clone())
+        .unwrap_or_default();
+    let mut settled = Vec::new();
+    let mut words = UserWords::new(&mut asked, &mut settled);
+    for ev in &inp.tail {
+        for t in &ev.supersedes {
+            words.superseded(*t, ev.id);
+        }
+        for t in &ev.resolves {
+            words.resolved(*t, ev.id);
+        }
+        words.observe(ev);
+    }
+    asked
+}
+
+/// The standing rules (one block, never dropped) and one part per other item, newest first,
+/// leaving out the latest instruction (quoted above).
+fn user_word_parts(parts: &mut Parts, asked: &[Asked], latest: Option<EventId>) -> String {
+    let line = |a: &Asked| format!("- {} {}\n", indent_continuation(&a.text), cite(&a.events));
+    let mut rules = String::new();
+    for a in asked.iter().filter(|a| a.rule) {
+        rules.push_str(&line(a));
+    }
+    let rest = asked
+        .iter()
+        .rev()
+        .filter(|a| !a.rule && !(a.events.len() == 1 && Some(a.events[0]) == latest));
+    for a in rest {
+        let seq = a.events.last().map_or(0, |e| e.seq());
+        parts.add((2, 4, seq), line(a), UnitKind::UserWord);
+    }
+    rules
+}
+
 /// Builds the packet and runs the gate without writing anything.
 pub fn build_packet(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
     build_counting(ctx, budget, Counting::Exact)
@@ -871,6 +968,7 @@ pub(crate) fn build_counting(
             None => "(no user_message in the ledger)\n".to_owned(),
         },
         since_instruction: since_instruction(&src.inp, src.instruction.as_ref()),
+        rules: String::new(),
         units: parts(ctx, &ledger, &src)?,
         tail_range: src
             .inp
@@ -879,6 +977,28 @@ pub(crate) fn build_counting(
             .zip(src.inp.tail.last())
             .map(|(a, b)| (a.seq, b.seq)),
     };
+    let in_force = user_words_in_force(&src.inp);
+    let mut words = Parts(Vec::new());
+    asm.rules = user_word_parts(
+        &mut words,
+        &in_force,
+        src.instruction.as_ref().map(|i| i.event),
+    );
+    // A message of the tail that is in force is quoted once, under what the user asked.
+    let quoted: std::collections::HashSet<EventId> = in_force
+        .iter()
+        .flat_map(|a| a.events.iter().copied())
+        .collect();
+    let latest = src.instruction.as_ref().map(|i| i.event);
+    for u in &mut asm.units {
+        if let UnitKind::Event(id) = u.what
+            && quoted.contains(&id)
+            && Some(id) != latest
+        {
+            u.text = format!("- [{id}] what the user asked (quoted above)\n");
+        }
+    }
+    asm.units.extend(words.0);
     // A text has at most one token per byte: a packet no longer in bytes than its budget
     // keeps every part whatever the exact count (see `Counting::Decisions`).
     let whole = asm.render();
@@ -1245,6 +1365,7 @@ fn dropped_parts(units: &[Unit]) -> Dropped {
             UnitKind::Remember { .. } => dropped.remember_items += 1,
             UnitKind::NextStep => dropped.next_step = true,
             UnitKind::Framing => dropped.framing = true,
+            UnitKind::UserWord => dropped.user_words += 1,
         }
     }
     dropped.events.sort();

@@ -15,6 +15,7 @@
 //! assert_eq!(remaind_testkit::files(&dir).len(), 1);
 //! ```
 
+pub mod conversation;
 mod pg;
 
 pub use pg::{ON_STORE_ENV, TEST_PG_ENV, on_store, postgres_tls, postgres_url, unique_project};
