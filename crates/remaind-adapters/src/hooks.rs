@@ -288,7 +288,7 @@ fn prompt(payload: &Map<String, Value>) -> Result<Option<Signal>> {
         .filter(|s| !matches!(s, Signal::CompactInstructions { .. })))
 }
 
-fn tool_name<'a>(payload: &'a Map<String, Value>, hook: HookEvent) -> Result<&'a str> {
+fn tool_name(payload: &Map<String, Value>, hook: HookEvent) -> Result<&str> {
     str_at(payload, "tool_name").ok_or_else(|| {
         Error::payload(
             "stdin: `tool_name`",
