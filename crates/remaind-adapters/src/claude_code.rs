@@ -600,27 +600,34 @@ impl Reader for TranscriptReader {
 }
 
 /// What a transcript line (read from the end) says about the assistant's last text: an
-/// assistant line's text (a subagent's too), or the user's typed prompt that started the
-/// turn.
+/// assistant line's text (a subagent's too); a tool call or the user's typed prompt, after
+/// which there was none.
 pub(crate) fn last_text_of(line: &Value) -> LastText {
-    let content = line.pointer("/message/content");
-    let texts: Vec<&str> = match content {
-        Some(Value::String(s)) => vec![s.as_str()],
-        Some(Value::Array(blocks)) => blocks
-            .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|b| b.get("text").and_then(Value::as_str))
-            .collect(),
-        _ => Vec::new(),
+    let blocks = line.pointer("/message/content");
+    let of_type = |t: &str| -> Vec<&Value> {
+        blocks
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some(t))
+            .collect()
     };
-    let text = texts.join("\n");
+    let text = match blocks {
+        Some(Value::String(s)) => s.clone(),
+        _ => of_type("text")
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
     match line.get("type").and_then(Value::as_str) {
         Some("assistant") if !text.trim().is_empty() && !is_placeholder(&text) => {
             LastText::Text(text)
         }
+        Some("assistant") if !of_type("tool_use").is_empty() => LastText::Boundary,
         Some("user") if line.get("isMeta") != Some(&Value::Bool(true)) => {
             if typed_prompt(&text).is_some() {
-                LastText::TurnStart
+                LastText::Boundary
             } else {
                 LastText::Nothing
             }
@@ -808,7 +815,9 @@ mod tests {
             last_text_of(&text("(no content)")),
             LastText::Nothing
         ));
-        assert!(matches!(last_text_of(&user), LastText::TurnStart));
+        assert!(matches!(last_text_of(&user), LastText::Boundary));
+        let call = serde_json::json!({"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Bash"}]}});
+        assert!(matches!(last_text_of(&call), LastText::Boundary));
         assert!(matches!(last_text_of(&result), LastText::Nothing));
     }
 }

@@ -274,12 +274,15 @@ impl TranscriptReader {
 }
 
 /// What a rollout line (read from the end) says about the assistant's last text: an agent
-/// message, a turn's `last_agent_message`, an assistant response item; or the user's
-/// message that started the turn.
+/// message, a turn's `last_agent_message`, an assistant response item; or a tool call or
+/// the user's message, after which there was none.
 pub(crate) fn last_text_of(line: &Value) -> LastText {
     let p = line.get("payload").unwrap_or(&Value::Null);
     let text = match (str_at(line, "type"), str_at(p, "type")) {
-        (Some("event_msg"), Some("user_message")) => return LastText::TurnStart,
+        (Some("event_msg"), Some("user_message"))
+        | (Some("response_item"), Some("function_call" | "custom_tool_call")) => {
+            return LastText::Boundary;
+        }
         (Some("event_msg"), Some("agent_message")) => str_at(p, "message").map(str::to_owned),
         (Some("event_msg"), Some("task_complete")) => {
             str_at(p, "last_agent_message").map(str::to_owned)

@@ -381,7 +381,8 @@ fn stop_failure(payload: &Map<String, Value>) -> Option<Signal> {
 }
 
 /// `last_assistant_message`, else the assistant's last text in the transcript the payload
-/// names under `transcript_key` (an absolute path to a file), else empty.
+/// names under `transcript_key` (an absolute path to a file) when the payload has no such
+/// field, else empty.
 fn last_message(
     runtime: Runtime,
     payload: &Map<String, Value>,
@@ -389,7 +390,11 @@ fn last_message(
     transcript_key: &str,
 ) -> Result<String> {
     let text = text_field(payload, hook, "last_assistant_message")?;
-    if !text.trim().is_empty() {
+    // An empty message is the runtime's word; only a payload without one reads the transcript.
+    if !matches!(
+        payload.get("last_assistant_message"),
+        None | Some(Value::Null)
+    ) {
         return Ok(text);
     }
     let transcript = str_at(payload, transcript_key)

@@ -274,8 +274,9 @@ pub(crate) fn open_transcript(
 const LAST_TEXT_BYTES: u64 = 1 << 20;
 
 /// The assistant's last text in the transcript at `path` (within its last MiB), for a Stop
-/// or SubagentStop payload that does not carry it: `None` when the turn's lines since the
-/// user's last prompt hold no text, or the file cannot be read.
+/// or SubagentStop payload that does not carry it: `None` when the transcript ends on a tool
+/// call or the user's prompt (the turn ended without a final text, as an import reads it),
+/// or the file cannot be read.
 pub(crate) fn last_assistant_text(runtime: Runtime, path: &camino::Utf8Path) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
     let mut file = open_transcript(path, "cannot read the runtime's transcript").ok()?;
@@ -299,7 +300,7 @@ pub(crate) fn last_assistant_text(runtime: Runtime, path: &camino::Utf8Path) -> 
         };
         match found {
             LastText::Text(t) => return Some(t),
-            LastText::TurnStart => return None,
+            LastText::Boundary => return None,
             LastText::Nothing => {}
         }
     }
@@ -310,8 +311,8 @@ pub(crate) fn last_assistant_text(runtime: Runtime, path: &camino::Utf8Path) -> 
 pub(crate) enum LastText {
     /// The assistant wrote this.
     Text(String),
-    /// The user's prompt: the turn started here, with no text after it.
-    TurnStart,
+    /// The user's prompt or a tool call: no final text after it.
+    Boundary,
     /// Neither.
     Nothing,
 }

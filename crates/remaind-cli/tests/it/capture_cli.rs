@@ -705,6 +705,18 @@ fn a_stop_without_its_message_takes_the_transcripts_last_text() {
         .find(|e| e["data"]["turn_end"] == "stop")
         .expect("the turn's end");
     assert_eq!(end["text"], "Version 1.2.0 is set in every crate.");
+    // An empty message is the runtime's word: the transcript is not asked.
+    let mut p = base.clone();
+    p["prompt"] = json!("Tag the release");
+    hook(&ctx, &["user-prompt-submit"], &p);
+    let mut p = base.clone();
+    p["last_assistant_message"] = json!("");
+    hook(&ctx, &["stop"], &p);
+    let ends: Vec<Value> = events(&ctx)
+        .into_iter()
+        .filter(|e| e["data"]["turn_end"] == "stop")
+        .collect();
+    assert_eq!(ends[1]["text"], "(the turn ended without a final message)");
     // Without a transcript, the turn still ends, said as such.
     let t2 = tmp();
     let ctx2 = init(&t2.0);
