@@ -3,9 +3,11 @@
 //!
 //! Used: user prompts (slash commands as `/name args`; `/compact args` as compaction
 //! instructions), tool calls paired with their results, the assistant's last text of each
-//! turn, and `isCompactSummary` lines (the runtime's own summary). Skipped: meta lines
-//! (command expansions), local command output, task notifications, progress, snapshots and
-//! every line type not listed. Sidechain (subagent) lines contribute their tool calls only.
+//! turn, `isCompactSummary` lines (the runtime's own summary), and prompts the user queued
+//! while the agent worked (`queue-operation` `enqueue`; the user line that later delivers
+//! one is not a second prompt). Skipped: meta lines (command expansions), `(no content)`
+//! placeholders, local command output, progress, snapshots and every line type not listed.
+//! Sidechain (subagent) lines contribute their tool calls only.
 
 use std::collections::HashMap;
 
@@ -14,7 +16,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::signal::{Framing, Record, Runtime, Signal, Source};
-use crate::transcript::{LineOutcome, Reader};
+use crate::transcript::{LastText, LineOutcome, Reader};
 
 /// Reads one Claude Code transcript, line by line.
 #[derive(Debug, Default)]
@@ -26,6 +28,9 @@ pub struct TranscriptReader {
     last_text: Option<(String, Source)>,
     /// The framing the lines stated so far (a record is made when it changes).
     framing: Framing,
+    /// Prompts the user queued while the agent worked, recorded when queued: the user line
+    /// that later delivers one (the queue popped at the turn's end) is not a second prompt.
+    queued: Vec<String>,
 }
 
 /// Commands Claude Code runs itself, never sending them to the model: not instructions.
@@ -116,11 +121,17 @@ pub(crate) fn typed_prompt(text: &str) -> Option<String> {
             format!("{name} {args}")
         });
     }
-    if t.is_empty() {
+    // The runtime's placeholder for a message without text (after a `#` memory input).
+    if t.is_empty() || is_placeholder(t) {
         None
     } else {
         Some(text.to_owned())
     }
+}
+
+/// Claude Code's `(no content)`: a line the runtime wrote where a message had no text.
+fn is_placeholder(text: &str) -> bool {
+    text.trim() == "(no content)"
 }
 
 fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
@@ -202,6 +213,12 @@ struct Line<'a> {
     version: Lenient<String>,
     #[serde(default, rename = "permissionMode")]
     permission_mode: Lenient<String>,
+    /// A `queue-operation` line's operation (`enqueue`, `dequeue`, `remove`, `popAll`).
+    #[serde(default)]
+    operation: Lenient<String>,
+    /// A `queue-operation` line's text (the queued prompt).
+    #[serde(default, rename = "content")]
+    queued_text: Lenient<String>,
     #[serde(default, borrow)]
     message: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "toolUseResult")]
@@ -371,6 +388,7 @@ impl TranscriptReader {
     fn typed_line(
         &mut self,
         line: &Line<'_>,
+        n: usize,
         out: &mut Vec<Record>,
     ) -> serde_json::Result<LineOutcome> {
         match line.kind.0.as_deref() {
@@ -386,8 +404,39 @@ impl TranscriptReader {
                 self.assistant_line(line, content, out);
                 Ok(LineOutcome::Used)
             }
+            Some("queue-operation") => {
+                self.queue_operation(line, n, out);
+                Ok(LineOutcome::Used)
+            }
             _ => Ok(LineOutcome::Unused),
         }
+    }
+
+    /// A prompt the user typed while the agent worked (`enqueue`): an instruction from when
+    /// it was typed. What the runtime queues itself (a task notification) is recorded when
+    /// it is delivered; the other operations (`dequeue`, `remove`, `popAll`) add nothing.
+    fn queue_operation(&mut self, line: &Line<'_>, n: usize, out: &mut Vec<Record>) {
+        if line.operation.0.as_deref() != Some("enqueue") {
+            return;
+        }
+        let Some(prompt) = line.queued_text.0.as_deref().and_then(typed_prompt) else {
+            return;
+        };
+        let Some(Signal::Prompt { text }) = prompt_signal(prompt) else {
+            return;
+        };
+        // The line has no uuid: it is keyed by its time (else its number), as an import of
+        // the whole file and a hook reading its tail both see it.
+        let mut source = line.source();
+        source.line = Some(match &line.timestamp.0 {
+            Some(ts) => format!("enqueue@{ts}"),
+            None => format!("enqueue:{n}"),
+        });
+        self.queued.push(text.clone());
+        out.push(Record {
+            source,
+            signal: Signal::QueuedPrompt { text },
+        });
     }
 
     fn user_line(&mut self, line: &Line<'_>, content: Option<Content<'_>>, out: &mut Vec<Record>) {
@@ -442,6 +491,11 @@ impl TranscriptReader {
             return;
         };
         self.flush_turn(out);
+        if let Some(at) = self.queued.iter().position(|q| *q == prompt) {
+            // The queued prompt, delivered: recorded when it was queued.
+            self.queued.remove(at);
+            return;
+        }
         if let Some(signal) = prompt_signal(prompt) {
             out.push(Record { source, signal });
         }
@@ -499,7 +553,11 @@ impl TranscriptReader {
                     }
                 }
                 Some("text") if main => {
-                    if let Some(t) = b.text.0.filter(|t| !t.trim().is_empty()) {
+                    if let Some(t) = b
+                        .text
+                        .0
+                        .filter(|t| !t.trim().is_empty() && !is_placeholder(t))
+                    {
                         self.text_went_on(out);
                         self.last_text = Some((t, line.source()));
                     }
@@ -511,7 +569,7 @@ impl TranscriptReader {
 }
 
 impl Reader for TranscriptReader {
-    fn line(&mut self, _n: usize, line: &[u8], out: &mut Vec<Record>) -> Option<LineOutcome> {
+    fn line(&mut self, n: usize, line: &[u8], out: &mut Vec<Record>) -> Option<LineOutcome> {
         // Not UTF-8 is damaged, as a `Value` parse would have it (a typed read skipping a
         // field would not look).
         let line = std::str::from_utf8(line).ok()?;
@@ -519,7 +577,7 @@ impl Reader for TranscriptReader {
             return None;
         }
         let typed =
-            serde_json::from_str::<Line>(line).and_then(|parsed| self.typed_line(&parsed, out));
+            serde_json::from_str::<Line>(line).and_then(|parsed| self.typed_line(&parsed, n, out));
         match typed {
             Ok(outcome) => Some(outcome),
             // A repeated key, which a typed read refuses and a `Value` takes the last of:
@@ -528,7 +586,7 @@ impl Reader for TranscriptReader {
                 let v = serde_json::from_str::<Value>(line).ok()?;
                 let deduped = serde_json::to_vec(&v).ok()?;
                 let parsed = serde_json::from_slice::<Line>(&deduped).ok()?;
-                self.typed_line(&parsed, out).ok()
+                self.typed_line(&parsed, n, out).ok()
             }
         }
     }
@@ -538,6 +596,43 @@ impl Reader for TranscriptReader {
     /// summary) stopped mid-turn, and every text before was already recorded.
     fn finish(&mut self, out: &mut Vec<Record>) {
         self.flush_turn(out);
+    }
+}
+
+/// What a transcript line (read from the end) says about the assistant's last text: an
+/// assistant line's text (a subagent's too); a tool call or the user's typed prompt, after
+/// which there was none.
+pub(crate) fn last_text_of(line: &Value) -> LastText {
+    let blocks = line.pointer("/message/content");
+    let of_type = |t: &str| -> Vec<&Value> {
+        blocks
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some(t))
+            .collect()
+    };
+    let text = match blocks {
+        Some(Value::String(s)) => s.clone(),
+        _ => of_type("text")
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    match line.get("type").and_then(Value::as_str) {
+        Some("assistant") if !text.trim().is_empty() && !is_placeholder(&text) => {
+            LastText::Text(text)
+        }
+        Some("assistant") if !of_type("tool_use").is_empty() => LastText::Boundary,
+        Some("user") if line.get("isMeta") != Some(&Value::Bool(true)) => {
+            if typed_prompt(&text).is_some() {
+                LastText::Boundary
+            } else {
+                LastText::Nothing
+            }
+        }
+        _ => LastText::Nothing,
     }
 }
 
@@ -644,5 +739,85 @@ mod tests {
             assert!(records.is_empty());
             assert_eq!(counts.damaged, 1, "{}", String::from_utf8_lossy(damaged));
         }
+    }
+
+    fn signals(lines: &[&str]) -> Vec<String> {
+        texts(&read(lines).0)
+            .into_iter()
+            .filter(|s| !s.starts_with("Framing"))
+            .collect()
+    }
+
+    const PROMPT: &str = r#"{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"content":"Fix the test"}}"#;
+    const CALL: &str = r#"{"type":"assistant","uuid":"a1","sessionId":"s","timestamp":"2026-01-01T00:00:01Z","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}"#;
+    const RESULT: &str = r#"{"type":"user","uuid":"r1","sessionId":"s","timestamp":"2026-01-01T00:00:02Z","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"a"}]}}"#;
+    const INTERRUPT: &str = r#"{"type":"user","uuid":"i1","sessionId":"s","timestamp":"2026-01-01T00:00:03Z","message":{"content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#;
+    const ENQUEUE: &str = r#"{"type":"queue-operation","operation":"enqueue","timestamp":"2026-01-01T00:00:04Z","sessionId":"s","content":"and the docs"}"#;
+
+    #[test]
+    fn a_queued_prompt_is_recorded_when_queued_and_not_again_when_delivered() {
+        let delivered = r#"{"type":"user","uuid":"u2","sessionId":"s","timestamp":"2026-01-01T00:00:09Z","message":{"content":"and the docs"}}"#;
+        let notice = r#"{"type":"queue-operation","operation":"enqueue","timestamp":"2026-01-01T00:00:05Z","sessionId":"s","content":"<task-notification><task-id>b1</task-id></task-notification>"}"#;
+        let removed = r#"{"type":"queue-operation","operation":"remove","timestamp":"2026-01-01T00:00:06Z","sessionId":"s","content":"and the docs"}"#;
+        let got = signals(&[PROMPT, CALL, ENQUEUE, notice, removed, RESULT, delivered]);
+        assert_eq!(
+            got,
+            [
+                "Prompt { text: \"Fix the test\" }",
+                "QueuedPrompt { text: \"and the docs\" }",
+                "ToolUse { name: \"Bash\", input: Object {\"command\": String(\"ls\")}, output: String(\"a\"), failed: false }",
+            ]
+        );
+        let (records, _) = read(&[ENQUEUE]);
+        let queued = records.last().unwrap();
+        assert_eq!(
+            queued.source.line.as_deref(),
+            Some("enqueue@2026-01-01T00:00:04Z")
+        );
+        assert_eq!(queued.source.session.as_deref(), Some("s"));
+        // A prompt typed again later (not queued) is a prompt.
+        let got = signals(&[PROMPT, PROMPT]);
+        assert_eq!(got.len(), 2);
+    }
+
+    #[test]
+    fn an_interrupt_ends_the_turn_only_when_the_turn_did_not_go_on() {
+        let next = r#"{"type":"user","uuid":"u3","sessionId":"s","timestamp":"2026-01-01T00:00:10Z","message":{"content":"Start over"}}"#;
+        assert_eq!(
+            signals(&[PROMPT, INTERRUPT, next])[1..],
+            ["Interrupt", "Prompt { text: \"Start over\" }"]
+        );
+        assert_eq!(signals(&[PROMPT, INTERRUPT])[1..], ["Interrupt"]);
+        for then in [ENQUEUE, CALL] {
+            let got = signals(&[PROMPT, INTERRUPT, then, RESULT]);
+            assert_eq!(got[1], "InterruptWentOn", "{got:?}");
+        }
+    }
+
+    #[test]
+    fn placeholders_are_no_prompt_and_no_text() {
+        let placeholder =
+            r#"{"type":"user","uuid":"u9","sessionId":"s","message":{"content":"(no content)"}}"#;
+        let empty_text = r#"{"type":"assistant","uuid":"a9","sessionId":"s","message":{"content":[{"type":"text","text":"(no content)"}]}}"#;
+        assert_eq!(
+            signals(&[PROMPT, placeholder, empty_text]),
+            ["Prompt { text: \"Fix the test\" }"]
+        );
+    }
+
+    #[test]
+    fn the_last_text_is_read_back_to_the_turns_prompt() {
+        let text = |t: &str| serde_json::json!({"type": "assistant", "message": {"content": [{"type": "text", "text": t}]}});
+        let user = serde_json::json!({"type": "user", "message": {"content": "go"}});
+        let result = serde_json::json!({"type": "user", "message": {"content": [{"type": "tool_result", "content": "x"}]}});
+        assert!(matches!(last_text_of(&text("done")), LastText::Text(t) if t == "done"));
+        assert!(matches!(
+            last_text_of(&text("(no content)")),
+            LastText::Nothing
+        ));
+        assert!(matches!(last_text_of(&user), LastText::Boundary));
+        let call = serde_json::json!({"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Bash"}]}});
+        assert!(matches!(last_text_of(&call), LastText::Boundary));
+        assert!(matches!(last_text_of(&result), LastText::Nothing));
     }
 }

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::claude_code::{prompt_signal, typed_prompt};
 use crate::signal::{Framing, Record, Runtime, Signal, Source};
-use crate::transcript::{LineOutcome, Reader};
+use crate::transcript::{LastText, LineOutcome, Reader};
 
 /// Reads one Codex rollout, line by line.
 #[derive(Debug, Default)]
@@ -270,5 +270,37 @@ impl TranscriptReader {
             }
             _ => LineOutcome::Unused,
         }
+    }
+}
+
+/// What a rollout line (read from the end) says about the assistant's last text: an agent
+/// message, a turn's `last_agent_message`, an assistant response item; or a tool call or
+/// the user's message, after which there was none.
+pub(crate) fn last_text_of(line: &Value) -> LastText {
+    let p = line.get("payload").unwrap_or(&Value::Null);
+    let text = match (str_at(line, "type"), str_at(p, "type")) {
+        (Some("event_msg"), Some("user_message"))
+        | (Some("response_item"), Some("function_call" | "custom_tool_call")) => {
+            return LastText::Boundary;
+        }
+        (Some("event_msg"), Some("agent_message")) => str_at(p, "message").map(str::to_owned),
+        (Some("event_msg"), Some("task_complete")) => {
+            str_at(p, "last_agent_message").map(str::to_owned)
+        }
+        (Some("response_item"), Some("message")) if str_at(p, "role") == Some("assistant") => {
+            let parts: Vec<&str> = p
+                .get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|c| str_at(c, "text"))
+                .collect();
+            Some(parts.join("\n"))
+        }
+        _ => None,
+    };
+    match text.filter(|t| !t.trim().is_empty()) {
+        Some(t) => LastText::Text(t),
+        None => LastText::Nothing,
     }
 }

@@ -1,6 +1,9 @@
 //! What a hook learns from the runtime's own transcript that no hook payload carries: an
-//! interrupted turn (Claude Code fires no Stop then) and the framing (model, runtime version,
-//! branch, permission mode). A hook reads only the lines appended since the last hook read
+//! interrupted turn (Claude Code fires no Stop then), a prompt the user queued while the
+//! agent worked (Claude Code's `queue-operation` lines: no hook fires for it) and the framing
+//! (model, runtime version, branch, permission mode). An interrupt is judged by what follows
+//! it in the transcript, as an import judges it: one after which the turn went on ends no
+//! turn, however late a hook reads it. A hook reads only the lines appended since the last hook read
 //! that transcript (a cursor per file under `db/`), so each costs what is new; an interrupt
 //! keeps its transcript line identity (the line number and session an import of the whole
 //! file gives it, a Codex rollout's too), so a later `import` of the same transcript skips it,
@@ -18,13 +21,13 @@ use crate::hooks::record;
 use crate::signal::{Framing, Record, Runtime, Signal, origin_key};
 use crate::transcript::{open_transcript, read_transcript_tail};
 
-/// How many of the newest ledger events are searched for an interrupt recorded before.
+/// How many of the newest ledger events are searched for a line recorded before.
 const RECORDED_LOOKBACK: usize = 4096;
 
 /// What following a transcript gave.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Followed {
-    /// Interrupts recorded (events appended).
+    /// Interrupts and queued prompts recorded.
     pub interrupts: usize,
     /// The framing the new lines stated.
     pub framing: Framing,
@@ -121,7 +124,7 @@ fn new_lines(transcript: &Utf8Path, from: Cursor) -> Result<(Option<Vec<u8>>, Ve
     Ok((first, bytes, to))
 }
 
-/// The import keys of the interrupts among the newest ledger events.
+/// The import keys of the transcript lines among the newest ledger events.
 fn recorded_keys(ledger: &Ledger, runtime: Runtime) -> Result<HashSet<String>> {
     let head = ledger.head()?.0;
     let mut keys = HashSet::new();
@@ -132,8 +135,8 @@ fn recorded_keys(ledger: &Ledger, runtime: Runtime) -> Result<HashSet<String>> {
 }
 
 /// Read the lines of `transcript` appended since the last hook did (the cursor lives in the
-/// context folder the ledger is in), record the interrupts among them that the ledger does
-/// not hold yet, and return the framing they state. The cursor moves only once the events
+/// context folder the ledger is in), record the interrupts and queued prompts among them
+/// that the ledger does not hold yet, and return the framing they state. The cursor moves only once the events
 /// are appended.
 pub fn follow_transcript(
     ledger: &Ledger,
@@ -162,7 +165,9 @@ pub fn follow_transcript(
     for rec in records {
         match rec.signal {
             Signal::Framing(f) => followed.framing.merge(f),
-            Signal::Interrupt => interrupts.push(rec),
+            Signal::Interrupt | Signal::InterruptWentOn | Signal::QueuedPrompt { .. } => {
+                interrupts.push(rec);
+            }
             _ => {}
         }
     }

@@ -16,67 +16,166 @@ use crate::map::Mapper;
 use crate::plan::{self, PlanBook};
 use crate::signal::{Framing, Record, Runtime, Signal, Source};
 
-/// The hook events that carry context, in both runtimes.
+/// The hook events Claude Code and Codex document. Those that carry context are recorded;
+/// the others are accepted and change nothing (a hook of ours never fails the runtime).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum HookEvent {
-    /// A session starts or resumes: Remaind injects the resume packet.
+    /// A session starts, resumes, is cleared or compacted: Remaind injects the resume packet.
     SessionStart,
     /// The user submitted a prompt.
     UserPromptSubmit,
+    /// A tool is about to run (accepted; nothing to record yet).
+    PreToolUse,
+    /// The runtime asks the user's permission for a tool (`tool_name`, `tool_input`).
+    PermissionRequest,
     /// A tool returned.
     PostToolUse,
+    /// A tool failed (`error`, `tool_input`; Claude Code 2.x).
+    PostToolUseFailure,
+    /// The runtime notified the user (`message`, `notification_type`).
+    Notification,
+    /// A subagent started (`agent_type`, `agent_id`).
+    SubagentStart,
+    /// A subagent finished (`last_assistant_message`, `agent_transcript_path`).
+    SubagentStop,
+    /// The assistant finished its turn (`last_assistant_message`).
+    Stop,
+    /// A turn ended on an API error (`error_type`, `error_message`).
+    StopFailure,
     /// A compaction is about to run (`custom_instructions` for `/compact <instructions>`).
     PreCompact,
     /// A compaction ran (`compact_summary`).
     PostCompact,
-    /// The assistant finished its turn (`last_assistant_message`).
-    Stop,
-    /// A subagent finished (`last_assistant_message`).
-    SubagentStop,
     /// The session ends (`reason`): its transcript's last lines are read (an interrupted
     /// last turn fires no Stop).
     SessionEnd,
+    /// Claude Code's `Setup` (accepted).
+    Setup,
+    /// Claude Code's `TaskCreated` (accepted; the task tools reach PostToolUse).
+    TaskCreated,
+    /// Claude Code's `TaskCompleted` (accepted; the task tools reach PostToolUse).
+    TaskCompleted,
+    /// Claude Code's `TeammateIdle` (accepted).
+    TeammateIdle,
+    /// Claude Code's `InstructionsLoaded` (accepted).
+    InstructionsLoaded,
+    /// Claude Code's `ConfigChange` (accepted).
+    ConfigChange,
+    /// Claude Code's `CwdChanged` (accepted).
+    CwdChanged,
+    /// Claude Code's `FileChanged` (accepted).
+    FileChanged,
+    /// Claude Code's `WorktreeCreate` (accepted; Remaind prints no path, so do not wire it).
+    WorktreeCreate,
+    /// Claude Code's `WorktreeRemove` (accepted).
+    WorktreeRemove,
+    /// Claude Code's `Elicitation` (accepted).
+    Elicitation,
+    /// Claude Code's `ElicitationResult` (accepted).
+    ElicitationResult,
 }
+
+/// Each event with the runtimes' name and the command-line name.
+const NAMES: [(HookEvent, &str, &str); 26] = [
+    (HookEvent::SessionStart, "SessionStart", "session-start"),
+    (
+        HookEvent::UserPromptSubmit,
+        "UserPromptSubmit",
+        "user-prompt-submit",
+    ),
+    (HookEvent::PreToolUse, "PreToolUse", "pre-tool-use"),
+    (
+        HookEvent::PermissionRequest,
+        "PermissionRequest",
+        "permission-request",
+    ),
+    (HookEvent::PostToolUse, "PostToolUse", "post-tool-use"),
+    (
+        HookEvent::PostToolUseFailure,
+        "PostToolUseFailure",
+        "post-tool-use-failure",
+    ),
+    (HookEvent::Notification, "Notification", "notification"),
+    (HookEvent::SubagentStart, "SubagentStart", "subagent-start"),
+    (HookEvent::SubagentStop, "SubagentStop", "subagent-stop"),
+    (HookEvent::Stop, "Stop", "stop"),
+    (HookEvent::StopFailure, "StopFailure", "stop-failure"),
+    (HookEvent::PreCompact, "PreCompact", "pre-compact"),
+    (HookEvent::PostCompact, "PostCompact", "post-compact"),
+    (HookEvent::SessionEnd, "SessionEnd", "session-end"),
+    (HookEvent::Setup, "Setup", "setup"),
+    (HookEvent::TaskCreated, "TaskCreated", "task-created"),
+    (HookEvent::TaskCompleted, "TaskCompleted", "task-completed"),
+    (HookEvent::TeammateIdle, "TeammateIdle", "teammate-idle"),
+    (
+        HookEvent::InstructionsLoaded,
+        "InstructionsLoaded",
+        "instructions-loaded",
+    ),
+    (HookEvent::ConfigChange, "ConfigChange", "config-change"),
+    (HookEvent::CwdChanged, "CwdChanged", "cwd-changed"),
+    (HookEvent::FileChanged, "FileChanged", "file-changed"),
+    (
+        HookEvent::WorktreeCreate,
+        "WorktreeCreate",
+        "worktree-create",
+    ),
+    (
+        HookEvent::WorktreeRemove,
+        "WorktreeRemove",
+        "worktree-remove",
+    ),
+    (HookEvent::Elicitation, "Elicitation", "elicitation"),
+    (
+        HookEvent::ElicitationResult,
+        "ElicitationResult",
+        "elicitation-result",
+    ),
+];
 
 impl HookEvent {
     /// Every hook event.
-    pub const ALL: [HookEvent; 8] = [
-        HookEvent::SessionStart,
-        HookEvent::UserPromptSubmit,
-        HookEvent::PostToolUse,
-        HookEvent::PreCompact,
-        HookEvent::PostCompact,
-        HookEvent::Stop,
-        HookEvent::SubagentStop,
-        HookEvent::SessionEnd,
-    ];
+    pub fn all() -> impl Iterator<Item = HookEvent> {
+        NAMES.iter().map(|(h, _, _)| *h)
+    }
+
+    fn names(self) -> (&'static str, &'static str) {
+        NAMES
+            .iter()
+            .find(|(h, _, _)| *h == self)
+            .map_or(("", ""), |(_, name, cli)| (*name, *cli))
+    }
 
     /// The runtimes' name, e.g. `PostToolUse`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            HookEvent::SessionStart => "SessionStart",
-            HookEvent::UserPromptSubmit => "UserPromptSubmit",
-            HookEvent::PostToolUse => "PostToolUse",
-            HookEvent::PreCompact => "PreCompact",
-            HookEvent::PostCompact => "PostCompact",
-            HookEvent::Stop => "Stop",
-            HookEvent::SubagentStop => "SubagentStop",
-            HookEvent::SessionEnd => "SessionEnd",
-        }
+        self.names().0
     }
 
     /// The command-line name, e.g. `post-tool-use`.
     pub fn cli_name(self) -> &'static str {
-        match self {
-            HookEvent::SessionStart => "session-start",
-            HookEvent::UserPromptSubmit => "user-prompt-submit",
-            HookEvent::PostToolUse => "post-tool-use",
-            HookEvent::PreCompact => "pre-compact",
-            HookEvent::PostCompact => "post-compact",
-            HookEvent::Stop => "stop",
-            HookEvent::SubagentStop => "subagent-stop",
-            HookEvent::SessionEnd => "session-end",
-        }
+        self.names().1
+    }
+
+    /// Whether a hook of this event may record something (the others are accepted and
+    /// change nothing).
+    pub fn records(self) -> bool {
+        !matches!(
+            self,
+            HookEvent::PreToolUse
+                | HookEvent::Setup
+                | HookEvent::TaskCreated
+                | HookEvent::TaskCompleted
+                | HookEvent::TeammateIdle
+                | HookEvent::InstructionsLoaded
+                | HookEvent::ConfigChange
+                | HookEvent::CwdChanged
+                | HookEvent::FileChanged
+                | HookEvent::WorktreeCreate
+                | HookEvent::WorktreeRemove
+                | HookEvent::Elicitation
+                | HookEvent::ElicitationResult
+        )
     }
 }
 
@@ -89,9 +188,10 @@ impl fmt::Display for HookEvent {
 impl FromStr for HookEvent {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        HookEvent::ALL
-            .into_iter()
-            .find(|h| h.as_str() == s || h.cli_name() == s)
+        NAMES
+            .iter()
+            .find(|(_, name, cli)| *name == s || *cli == s)
+            .map(|(h, _, _)| *h)
             .ok_or_else(|| format!("unknown hook event `{s}`"))
     }
 }
@@ -124,8 +224,10 @@ fn text_field(payload: &Map<String, Value>, hook: HookEvent, key: &str) -> Resul
     }
 }
 
-/// The records a hook payload gives (none for SessionStart, or for an empty prompt).
-/// Errors name the payload field that is missing or of the wrong type.
+/// The records a hook payload gives (none for SessionStart, for an empty prompt, or for an
+/// event that carries nothing to record). Errors name the payload field that is missing or
+/// of the wrong type. A Stop or SubagentStop payload without `last_assistant_message`
+/// (older runtimes) takes the assistant's last text from the transcript it names.
 pub fn hook_records(
     runtime: Runtime,
     hook: HookEvent,
@@ -139,42 +241,13 @@ pub fn hook_records(
         ts: None,
     };
     let signal = match hook {
-        HookEvent::SessionStart | HookEvent::SessionEnd => None,
-        HookEvent::UserPromptSubmit => {
-            let Some(prompt) = str_at(payload, "prompt") else {
-                return Err(Error::payload(
-                    "stdin: `prompt`",
-                    "a UserPromptSubmit payload needs a string `prompt`",
-                ));
-            };
-            if prompt.trim().is_empty() {
-                None
-            } else {
-                // `/compact args` is recorded once, by PreCompact's `custom_instructions`.
-                prompt_signal(prompt.to_owned())
-                    .filter(|s| !matches!(s, Signal::CompactInstructions { .. }))
-            }
-        }
-        HookEvent::PostToolUse => {
-            let Some(name) = str_at(payload, "tool_name") else {
-                return Err(Error::payload(
-                    "stdin: `tool_name`",
-                    "a PostToolUse payload needs a string `tool_name`",
-                ));
-            };
-            let input = payload.get("tool_input").cloned().unwrap_or(Value::Null);
-            let output = payload.get("tool_response").cloned().unwrap_or(Value::Null);
-            let failed = match runtime {
-                Runtime::ClaudeCode => claude_code::failed(&output, false),
-                Runtime::Codex => codex::failed(&output),
-            };
-            Some(Signal::ToolUse {
-                name: name.to_owned(),
-                input,
-                output,
-                failed,
-            })
-        }
+        HookEvent::UserPromptSubmit => prompt(payload)?,
+        HookEvent::PostToolUse => Some(tool_use(runtime, payload)?),
+        HookEvent::PostToolUseFailure => Some(tool_failure(payload)?),
+        HookEvent::PermissionRequest => permission_request(payload),
+        HookEvent::Notification => notification(payload, hook)?,
+        HookEvent::SubagentStart => subagent_start(payload),
+        HookEvent::StopFailure => stop_failure(payload),
         HookEvent::PreCompact => {
             let text = text_field(payload, hook, "custom_instructions")?;
             (!text.trim().is_empty()).then_some(Signal::CompactInstructions { text })
@@ -184,11 +257,12 @@ pub fn hook_records(
             (!text.trim().is_empty()).then_some(Signal::CompactSummary { text })
         }
         HookEvent::Stop => Some(Signal::TurnEnd {
-            text: text_field(payload, hook, "last_assistant_message")?,
+            text: last_message(runtime, payload, hook, "transcript_path")?,
         }),
         HookEvent::SubagentStop => Some(Signal::SubagentEnd {
-            text: text_field(payload, hook, "last_assistant_message")?,
+            text: last_message(runtime, payload, hook, "agent_transcript_path")?,
         }),
+        _ => None,
     };
     Ok(signal
         .into_iter()
@@ -197,6 +271,138 @@ pub fn hook_records(
             signal,
         })
         .collect())
+}
+
+fn prompt(payload: &Map<String, Value>) -> Result<Option<Signal>> {
+    let Some(prompt) = str_at(payload, "prompt") else {
+        return Err(Error::payload(
+            "stdin: `prompt`",
+            "a UserPromptSubmit payload needs a string `prompt`",
+        ));
+    };
+    if prompt.trim().is_empty() {
+        return Ok(None);
+    }
+    // `/compact args` is recorded once, by PreCompact's `custom_instructions`.
+    Ok(prompt_signal(prompt.to_owned())
+        .filter(|s| !matches!(s, Signal::CompactInstructions { .. })))
+}
+
+fn tool_name(payload: &Map<String, Value>, hook: HookEvent) -> Result<&str> {
+    str_at(payload, "tool_name").ok_or_else(|| {
+        Error::payload(
+            "stdin: `tool_name`",
+            format!("a {hook} payload needs a string `tool_name`"),
+        )
+    })
+}
+
+fn tool_use(runtime: Runtime, payload: &Map<String, Value>) -> Result<Signal> {
+    let name = tool_name(payload, HookEvent::PostToolUse)?;
+    let input = payload.get("tool_input").cloned().unwrap_or(Value::Null);
+    let output = payload.get("tool_response").cloned().unwrap_or(Value::Null);
+    let failed = match runtime {
+        Runtime::ClaudeCode => claude_code::failed(&output, false),
+        Runtime::Codex => codex::failed(&output),
+    };
+    Ok(Signal::ToolUse {
+        name: name.to_owned(),
+        input,
+        output,
+        failed,
+    })
+}
+
+/// PostToolUseFailure: the tool's input and its `error` as the output of a failed call.
+fn tool_failure(payload: &Map<String, Value>) -> Result<Signal> {
+    let hook = HookEvent::PostToolUseFailure;
+    let name = tool_name(payload, hook)?;
+    let input = payload.get("tool_input").cloned().unwrap_or(Value::Null);
+    let mut error = text_field(payload, hook, "error")?;
+    if error.trim().is_empty() {
+        error = "(the tool failed without an error message)".to_owned();
+    }
+    if payload.get("is_interrupt").and_then(Value::as_bool) == Some(true) {
+        error = format!("(interrupted by the user) {error}");
+    }
+    Ok(Signal::ToolUse {
+        name: name.to_owned(),
+        input,
+        output: Value::String(error),
+        failed: true,
+    })
+}
+
+fn trace(via: &str, text: String) -> Option<Signal> {
+    (!text.trim().is_empty()).then(|| Signal::RuntimeTrace {
+        via: via.to_owned(),
+        text,
+    })
+}
+
+/// The runtime asked the user for a tool's permission: what it asked (the user's answer
+/// shows as the tool's PostToolUse, or its absence).
+fn permission_request(payload: &Map<String, Value>) -> Option<Signal> {
+    let name = str_at(payload, "tool_name")?;
+    let input = payload.get("tool_input").cloned().unwrap_or(Value::Null);
+    let asked = crate::describe::describe_tool(name, &input, false);
+    trace("permission_request", format!("Permission asked: {asked}"))
+}
+
+fn notification(payload: &Map<String, Value>, hook: HookEvent) -> Result<Option<Signal>> {
+    let message = text_field(payload, hook, "message")?;
+    let text = match str_at(payload, "notification_type").filter(|t| !t.is_empty()) {
+        Some(kind) if !message.trim().is_empty() => format!("{kind}: {message}"),
+        _ => message,
+    };
+    Ok(trace("runtime_notification", text))
+}
+
+fn subagent_start(payload: &Map<String, Value>) -> Option<Signal> {
+    let kind = str_at(payload, "agent_type").unwrap_or("subagent");
+    let text = match str_at(payload, "agent_id").filter(|i| !i.is_empty()) {
+        Some(id) => format!("Subagent started: {kind} ({id})"),
+        None => format!("Subagent started: {kind}"),
+    };
+    trace("subagent_start", text)
+}
+
+fn stop_failure(payload: &Map<String, Value>) -> Option<Signal> {
+    let kind = str_at(payload, "error_type").unwrap_or("unknown");
+    let message = str_at(payload, "error_message")
+        .or_else(|| str_at(payload, "error"))
+        .unwrap_or("");
+    trace(
+        "stop_failure",
+        format!("The turn failed on an API error ({kind}): {message}")
+            .trim_end_matches([' ', ':'])
+            .to_owned(),
+    )
+}
+
+/// `last_assistant_message`, else the assistant's last text in the transcript the payload
+/// names under `transcript_key` (an absolute path to a file) when the payload has no such
+/// field, else empty.
+fn last_message(
+    runtime: Runtime,
+    payload: &Map<String, Value>,
+    hook: HookEvent,
+    transcript_key: &str,
+) -> Result<String> {
+    let text = text_field(payload, hook, "last_assistant_message")?;
+    // An empty message is the runtime's word; only a payload without one reads the transcript.
+    if !matches!(
+        payload.get("last_assistant_message"),
+        None | Some(Value::Null)
+    ) {
+        return Ok(text);
+    }
+    let transcript = str_at(payload, transcript_key)
+        .map(camino::Utf8Path::new)
+        .filter(|p| p.is_absolute() && p.is_file());
+    Ok(transcript
+        .and_then(|p| crate::transcript::last_assistant_text(runtime, p))
+        .unwrap_or(text))
 }
 
 /// The framing a hook payload states: the workspace (`cwd`), the model and the permission
@@ -245,11 +451,50 @@ fn plan_from_ledger(ledger: &Ledger) -> Result<PlanBook> {
     Ok(PlanBook::default())
 }
 
+/// How many of the newest events are searched for a queued prompt a UserPromptSubmit
+/// delivers.
+const QUEUE_LOOKBACK: usize = 512;
+
+/// Whether `rec` is a UserPromptSubmit delivering a prompt the user queued while the agent
+/// worked, which the transcript follower recorded when it was queued: the newest user
+/// message of the session with the same text is that queued one.
+fn delivered_from_queue(ledger: &Ledger, rec: &Record) -> Result<bool> {
+    let Signal::Prompt { text } = &rec.signal else {
+        return Ok(false);
+    };
+    if rec.source.hook.as_deref() != Some(HookEvent::UserPromptSubmit.as_str()) {
+        return Ok(false);
+    }
+    let text = ledger.redactor().redact_str(text).0;
+    let head = ledger.head()?.0;
+    let events = ledger.before(head + 1, QUEUE_LOOKBACK)?;
+    let same = events.iter().rev().find(|ev| {
+        let origin = ev.data.as_ref().and_then(|d| d.get("origin"));
+        ev.kind == remaind_ledger::Kind::UserMessage
+            && ev.text.as_deref() == Some(text.as_ref())
+            && origin
+                .and_then(|o| o.get("session"))
+                .and_then(Value::as_str)
+                == rec.source.session.as_deref()
+    });
+    Ok(same
+        .and_then(|ev| ev.data.as_ref()?.get("via")?.as_str())
+        .is_some_and(|via| via == "queued"))
+}
+
 /// Record `records` (from one hook payload) in the ledger as one batch. The plan is read
 /// from the ledger only when a record can change it.
-pub fn record(ledger: &Ledger, records: Vec<Record>) -> Result<Vec<EventId>> {
+pub fn record(ledger: &Ledger, mut records: Vec<Record>) -> Result<Vec<EventId>> {
     if records.is_empty() {
         return Ok(Vec::new());
+    }
+    if let Some(rec) = records.first()
+        && delivered_from_queue(ledger, rec)?
+    {
+        records.remove(0);
+        if records.is_empty() {
+            return Ok(Vec::new());
+        }
     }
     let touches_plan = records.iter().any(|r| match &r.signal {
         Signal::CompactSummary { .. } => true,
@@ -268,7 +513,11 @@ pub fn record(ledger: &Ledger, records: Vec<Record>) -> Result<Vec<EventId>> {
     };
     // What a turn's end, an answer, an approved plan or a compaction focus cites.
     let cites_turn = records.iter().any(|r| match &r.signal {
-        Signal::TurnEnd { .. } | Signal::Interrupt | Signal::CompactInstructions { .. } => true,
+        Signal::TurnEnd { .. }
+        | Signal::Interrupt
+        | Signal::InterruptWentOn
+        | Signal::SubagentEnd { .. }
+        | Signal::CompactInstructions { .. } => true,
         Signal::ToolUse { name, .. } => name == "AskUserQuestion" || name == "ExitPlanMode",
         _ => false,
     });
@@ -290,7 +539,8 @@ pub fn record(ledger: &Ledger, records: Vec<Record>) -> Result<Vec<EventId>> {
 
 /// The hook payloads a live session would have sent for `records` (read from its
 /// transcript), in order: replaying them through `remaind hook` gives the state an import
-/// gives. Failed tool calls are left out: the runtimes send PostToolUse for successes only.
+/// gives. A failed tool call is Claude Code's PostToolUseFailure (its `error` the failure's
+/// text); Codex sends no hook for one, so it is left out.
 ///
 /// `transcript` is the path the payloads name as `transcript_path` (a made-up one when
 /// `None`): a replay that writes the transcript as it goes lets the hooks follow it.
@@ -302,8 +552,7 @@ pub fn replay_payloads(
 ) -> Vec<(HookEvent, Value)> {
     let mut out = Vec::new();
     for rec in records {
-        // PostToolUse fires for tools that succeeded only.
-        if matches!(rec.signal, Signal::ToolUse { failed: true, .. }) {
+        if runtime == Runtime::Codex && matches!(rec.signal, Signal::ToolUse { failed: true, .. }) {
             continue;
         }
         let session = rec.source.session.clone().unwrap_or_default();
@@ -324,6 +573,9 @@ pub fn replay_payloads(
             // What no hook payload carries: only a transcript tells these.
             Signal::AssistantText { .. }
             | Signal::Interrupt
+            | Signal::InterruptWentOn
+            | Signal::QueuedPrompt { .. }
+            | Signal::RuntimeTrace { .. }
             | Signal::Notification { .. }
             | Signal::LocalCommand { .. }
             | Signal::Remember { .. }
@@ -349,6 +601,17 @@ pub fn replay_payloads(
             Signal::SubagentEnd { text } => {
                 p["last_assistant_message"] = json!(text);
                 HookEvent::SubagentStop
+            }
+            Signal::ToolUse {
+                name,
+                input,
+                failed: true,
+                output,
+            } => {
+                p["tool_name"] = json!(name);
+                p["tool_input"] = input.clone();
+                p["error"] = json!(crate::map::failure_text(output));
+                HookEvent::PostToolUseFailure
             }
             Signal::ToolUse {
                 name,

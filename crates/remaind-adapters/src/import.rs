@@ -219,6 +219,9 @@ pub struct ImportReport {
     pub files: Vec<Utf8PathBuf>,
     /// Subagent and compaction-agent files skipped (their content is in the main file).
     pub skipped_files: Vec<Utf8PathBuf>,
+    /// Files another runtime wrote (a Codex rollout in a Claude Code folder, or the
+    /// reverse), skipped: import them as that runtime's.
+    pub other_runtime_files: Vec<(Utf8PathBuf, Runtime)>,
     /// Their lines.
     pub counts: LineCounts,
     /// Records found in them.
@@ -316,6 +319,41 @@ fn walk(dir: &Utf8Path, out: &mut Vec<Utf8PathBuf>, depth: usize) -> Result<()> 
     Ok(())
 }
 
+/// Lines of a file's head read to tell which runtime wrote it.
+const SNIFF_LINES: usize = 8;
+
+/// The runtime whose format the first lines of `file` are in, when they say: a Codex
+/// rollout's lines carry a `payload` under a rollout type; Claude Code's carry a
+/// `sessionId` or one of its line types.
+fn sniff_runtime(file: &Utf8Path) -> Option<Runtime> {
+    use std::io::{BufRead, Read};
+    let handle = open_transcript(file, "cannot read the transcript").ok()?;
+    let reader = std::io::BufReader::new(handle.take(HEAD_BYTES as u64));
+    for line in reader.split(b'\n').take(SNIFF_LINES) {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line.ok()?) else {
+            continue;
+        };
+        let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or("");
+        if v.get("payload").is_some()
+            && matches!(
+                kind,
+                "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"
+            )
+        {
+            return Some(Runtime::Codex);
+        }
+        if v.get("sessionId").is_some()
+            || matches!(
+                kind,
+                "user" | "assistant" | "summary" | "file-history-snapshot" | "queue-operation"
+            )
+        {
+            return Some(Runtime::ClaudeCode);
+        }
+    }
+    None
+}
+
 /// What the ledger already holds from a runtime.
 struct Imported {
     /// The keys of the lines imported before.
@@ -365,6 +403,18 @@ pub fn import(
     mut progress: impl FnMut(Progress),
 ) -> Result<ImportReport> {
     let (files, skipped_files) = transcript_files(paths)?;
+    let (files, other_runtime_files): (Vec<_>, Vec<_>) = files
+        .into_iter()
+        .map(|f| {
+            let written_by = sniff_runtime(&f).filter(|r| *r != runtime);
+            (f, written_by)
+        })
+        .partition(|(_, other)| other.is_none());
+    let files: Vec<Utf8PathBuf> = files.into_iter().map(|(f, _)| f).collect();
+    let other_runtime_files = other_runtime_files
+        .into_iter()
+        .filter_map(|(f, r)| Some((f, r?)))
+        .collect();
     let bytes_total = files
         .iter()
         .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
@@ -377,6 +427,7 @@ pub fn import(
     } = imported_state(ledger, runtime)?;
     let mut report = ImportReport {
         skipped_files,
+        other_runtime_files,
         ..ImportReport::default()
     };
     let mapper = Mapper::new(ledger.head()?.0, book).after_instruction(instruction);

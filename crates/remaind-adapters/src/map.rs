@@ -127,6 +127,11 @@ impl Mapper {
                 let id = self.instruction(src, &text, "prompt", &[]);
                 self.instruction = Some(id);
             }
+            // Typed while the agent worked and read by it mid-turn: the instruction from here.
+            Signal::QueuedPrompt { text } => {
+                let id = self.instruction(src, &text, "queued", &[]);
+                self.instruction = Some(id);
+            }
             // A focus for the compaction, shown with the task, never in its place.
             Signal::CompactInstructions { text } => {
                 self.emit(
@@ -162,6 +167,22 @@ impl Mapper {
                         .refs(&Vec::from_iter(turn)),
                 );
             }
+            Signal::InterruptWentOn => {
+                self.emit(
+                    Draft::new(
+                        Kind::Note,
+                        src,
+                        "user",
+                        "The user interrupted; the turn went on after it",
+                    )
+                    .data("interrupted", true)
+                    .importance(0)
+                    .refs(&Vec::from_iter(turn)),
+                );
+            }
+            Signal::RuntimeTrace { via, text } => {
+                self.emit(Draft::new(Kind::Trace, src, agent, text).data("via", via));
+            }
             Signal::Notification { text } => {
                 self.emit(
                     Draft::new(Kind::Note, src, agent, text)
@@ -181,10 +202,13 @@ impl Mapper {
             }
             // Not a ledger event: the caller records it through the framing channel.
             Signal::Framing(_) => {}
+            // The subagent's outcome: what the main agent was told, not the turn's end.
             Signal::SubagentEnd { text } if !text.trim().is_empty() => {
                 self.emit(
-                    Draft::new(Kind::AssistantMessage, src, "subagent", text)
-                        .data("subagent", true),
+                    Draft::new(Kind::Note, src, "subagent", text)
+                        .data("via", "subagent_outcome")
+                        .data("subagent", true)
+                        .refs(&Vec::from_iter(turn)),
                 );
             }
             Signal::SubagentEnd { .. } => {}
@@ -242,6 +266,11 @@ impl Mapper {
         .refs(&plan_events);
         if carries_plan || (failed && plan::update_of(name, &input, &output).is_some()) {
             tool = tool.data("plan", self.book.to_value());
+        }
+        if failed {
+            tool = tool
+                .data("failed", true)
+                .data("error", error_excerpt(&failure_text(&output)));
         }
         // Read what the follow-up events need before the payloads move into the event.
         let (files, answers) = if failed {
@@ -514,6 +543,52 @@ fn ceil_boundary(s: &str, mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// Bytes of a failure's text kept in `data.error` (its head and its tail, where a test run's
+/// summary sits); the whole output stays on the event's `tool.output`.
+const ERROR_HEAD_BYTES: usize = 1500;
+/// Bytes of a failure's tail kept in `data.error`.
+const ERROR_TAIL_BYTES: usize = 1000;
+
+/// The text of a failed tool's output: the error a hook payload names, else the output's
+/// text (a Codex output string holding JSON is read through).
+pub(crate) fn failure_text(output: &Value) -> String {
+    match output {
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(v @ Value::Object(_)) => failure_text(&v),
+            _ => s.clone(),
+        },
+        Value::Object(m) => ["error", "stderr", "output", "content", "stdout"]
+            .iter()
+            .filter_map(|k| m.get(*k))
+            .map(failure_text)
+            .find(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| output.to_string()),
+        Value::Array(parts) => parts
+            .iter()
+            .map(|p| p.get("text").map_or_else(|| failure_text(p), failure_text))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// A failure's text as `data.error` keeps it: whole when short, else its head and tail.
+fn error_excerpt(text: &str) -> String {
+    let text = text.trim();
+    if text.len() <= ERROR_HEAD_BYTES + ERROR_TAIL_BYTES {
+        return text.to_owned();
+    }
+    let head = floor_boundary(text, ERROR_HEAD_BYTES);
+    let tail = ceil_boundary(text, text.len() - ERROR_TAIL_BYTES);
+    format!(
+        "{}\n[… {} bytes …]\n{}",
+        &text[..head],
+        tail - head,
+        &text[tail..]
+    )
 }
 
 /// Characters of an approved plan kept in its decision's text (the tool call holds all of it).

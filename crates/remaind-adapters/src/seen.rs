@@ -108,7 +108,7 @@ fn event_key(ev: &Event, runtime: Runtime) -> Option<String> {
         ("Stop", Kind::AssistantMessage) if turn_end == Some("stop") => {
             Some(key("turn_end", session, &text_key(ev.text.as_deref()?)))
         }
-        ("PostToolUse", _) => {
+        ("PostToolUse" | "PostToolUseFailure", _) => {
             let tool = ev.tool.as_ref()?;
             Some(key(
                 "tool",

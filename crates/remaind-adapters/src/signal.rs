@@ -158,8 +158,28 @@ pub enum Signal {
         /// The message.
         text: String,
     },
-    /// The user interrupted the turn.
+    /// The user interrupted the turn, and nothing but the user's next prompt (or the end of
+    /// what was read) followed: the turn ended there.
     Interrupt,
+    /// The user interrupted, and the turn went on after it (a queued prompt, a task
+    /// notification, more tool calls or text, a compaction): a note that ends no turn.
+    InterruptWentOn,
+    /// The user typed a prompt while the agent worked (Claude Code's `queue-operation`
+    /// `enqueue`): an instruction the agent reads mid-turn, with no prompt line of its own.
+    QueuedPrompt {
+        /// The prompt, as typed.
+        text: String,
+    },
+    /// Something a hook reported that a resumed agent may want to see, recorded as a
+    /// `trace` (a permission asked, a runtime notification, a subagent started, a turn that
+    /// failed on an API error).
+    RuntimeTrace {
+        /// What it is: `data.via` (`permission_request`, `runtime_notification`,
+        /// `subagent_start`, `stop_failure`).
+        via: String,
+        /// What it says, in one line or a few.
+        text: String,
+    },
     /// The runtime told the agent something without the user (a background task finished).
     Notification {
         /// The notification.
@@ -265,16 +285,27 @@ impl Record {
             | Signal::Notification { text }
             | Signal::LocalCommand { text }
             | Signal::Remember { text }
+            | Signal::QueuedPrompt { text }
+            | Signal::RuntimeTrace { text, .. }
             | Signal::SubagentEnd { text } => text,
-            Signal::ToolUse { input, .. } => {
+            // A failure's text is cut into `data.error`: redacted whole first.
+            Signal::ToolUse {
+                input,
+                output,
+                failed,
+                ..
+            } => {
                 redactor.redact_json(input);
+                if *failed {
+                    redactor.redact_json(output);
+                }
                 return;
             }
             Signal::Framing(framing) => {
                 framing.redact(redactor);
                 return;
             }
-            Signal::Interrupt => return,
+            Signal::Interrupt | Signal::InterruptWentOn => return,
         };
         if let (Cow::Owned(clean), _) = redactor.redact_str(text) {
             *text = clean;

@@ -2,7 +2,7 @@
 
 use std::io::{self, BufRead};
 
-use crate::signal::{Record, Runtime};
+use crate::signal::{Record, Runtime, Signal};
 use crate::{claude_code, codex};
 
 /// What became of one transcript line.
@@ -48,6 +48,66 @@ impl LineCounts {
         self.unused += other.unused;
         self.damaged += other.damaged;
         self.repaired += other.repaired;
+    }
+}
+
+/// Holds an interrupt until what follows it says whether it ended the turn: the user's next
+/// prompt (or the end of what was read) leaves it an interrupt; anything of the turn going
+/// on (a queued prompt, a task notification, a tool call, more text, a compaction) makes it
+/// an [`Signal::InterruptWentOn`]. So an interrupt is placed by its source time, and a hook
+/// reading it late decides as an import of the whole transcript does.
+#[derive(Default)]
+struct InterruptHold {
+    held: Option<Record>,
+}
+
+impl InterruptHold {
+    fn push(&mut self, rec: Record, emit: &mut impl FnMut(Record)) {
+        match &rec.signal {
+            Signal::Framing(_) => emit(rec),
+            Signal::Interrupt => {
+                if let Some(older) = self.held.replace(rec) {
+                    emit(older);
+                }
+            }
+            next => {
+                if let Some(mut held) = self.held.take() {
+                    if went_on(next) {
+                        held.signal = Signal::InterruptWentOn;
+                    }
+                    emit(held);
+                }
+                emit(rec);
+            }
+        }
+    }
+
+    fn finish(&mut self, emit: &mut impl FnMut(Record)) {
+        if let Some(held) = self.held.take() {
+            emit(held);
+        }
+    }
+}
+
+/// Whether `next`, following an interrupt, shows the turn went on (rather than the user
+/// starting the next one or acting beside it).
+fn went_on(next: &Signal) -> bool {
+    match next {
+        Signal::Prompt { .. }
+        | Signal::CompactInstructions { .. }
+        | Signal::LocalCommand { .. }
+        | Signal::Remember { .. }
+        | Signal::Interrupt
+        | Signal::InterruptWentOn
+        | Signal::RuntimeTrace { .. }
+        | Signal::Framing(_) => false,
+        Signal::QueuedPrompt { .. }
+        | Signal::Notification { .. }
+        | Signal::ToolUse { .. }
+        | Signal::AssistantText { .. }
+        | Signal::TurnEnd { .. }
+        | Signal::SubagentEnd { .. }
+        | Signal::CompactSummary { .. } => true,
     }
 }
 
@@ -119,7 +179,14 @@ pub(crate) fn read_transcript_tail(
         }
     }
     reader.finish(&mut out);
-    out
+    let mut held = InterruptHold::default();
+    let mut records = Vec::with_capacity(out.len());
+    let mut emit = |rec| records.push(rec);
+    for rec in out {
+        held.push(rec, &mut emit);
+    }
+    held.finish(&mut emit);
+    records
 }
 
 /// The records of one transcript file's bytes, in order, and its line counts. Never fails:
@@ -142,9 +209,12 @@ pub(crate) fn stream_transcript(
     let mut reader = new_reader(runtime);
     let mut out = Vec::new();
     let mut counts = LineCounts::default();
+    let mut held = InterruptHold::default();
     let mut read_line = |line: &[u8], n: usize| {
         read_one(reader.as_mut(), line, n, &mut counts, &mut out);
-        out.drain(..).for_each(&mut emit);
+        for rec in out.drain(..) {
+            held.push(rec, &mut emit);
+        }
     };
     // Lines wholly inside the reader's buffer are parsed in place; only a line that
     // straddles two fills is copied.
@@ -175,7 +245,10 @@ pub(crate) fn stream_transcript(
         read_line(&partial, n + 1);
     }
     reader.finish(&mut out);
-    out.drain(..).for_each(&mut emit);
+    for rec in out.drain(..) {
+        held.push(rec, &mut emit);
+    }
+    held.finish(&mut emit);
     Ok(counts)
 }
 
@@ -195,6 +268,53 @@ pub(crate) fn open_transcript(
             path: path.to_owned(),
         },
     })
+}
+
+/// Bytes of a transcript's end read for the assistant's last text.
+const LAST_TEXT_BYTES: u64 = 1 << 20;
+
+/// The assistant's last text in the transcript at `path` (within its last MiB), for a Stop
+/// or SubagentStop payload that does not carry it: `None` when the transcript ends on a tool
+/// call or the user's prompt (the turn ended without a final text, as an import reads it),
+/// or the file cannot be read.
+pub(crate) fn last_assistant_text(runtime: Runtime, path: &camino::Utf8Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = open_transcript(path, "cannot read the runtime's transcript").ok()?;
+    let len = file.metadata().ok()?.len();
+    let from = len.saturating_sub(LAST_TEXT_BYTES);
+    file.seek(SeekFrom::Start(from)).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    if from > 0 && !lines.is_empty() {
+        // The first line read may be cut.
+        lines.remove(0);
+    }
+    for line in lines.into_iter().rev() {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let found = match runtime {
+            Runtime::ClaudeCode => claude_code::last_text_of(&v),
+            Runtime::Codex => codex::last_text_of(&v),
+        };
+        match found {
+            LastText::Text(t) => return Some(t),
+            LastText::Boundary => return None,
+            LastText::Nothing => {}
+        }
+    }
+    None
+}
+
+/// What one transcript line says about the assistant's last text, read from the end.
+pub(crate) enum LastText {
+    /// The assistant wrote this.
+    Text(String),
+    /// The user's prompt or a tool call: no final text after it.
+    Boundary,
+    /// Neither.
+    Nothing,
 }
 
 #[cfg(test)]

@@ -5,14 +5,15 @@
 //! `hookSpecificOutput.additionalContext`; `pre-compact` records `/compact` instructions and
 //! compacts through the validator; every other event is mapped to ledger events by
 //! `remaind-adapters` (which runtime sent it is read from the payload; `--runtime`
-//! overrides). The translation is argument handling only.
+//! overrides). An event name Remaind does not know is said in `logs/hook-errors.jsonl` and
+//! exits 0 like every other failure: a hook never blocks the runtime. The translation is
+//! argument handling only.
 
 use std::io::Read;
 use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
-use clap::ValueEnum;
-use remaind_adapters::Runtime;
+use remaind_adapters::{HookEvent, Runtime};
 use remaind_ledger::Ledger;
 use remaind_resume::ContextDir;
 use serde_json::{Map, Value, json};
@@ -32,12 +33,20 @@ Examples:\n  \
 remaind hook session-start < examples/claude-code/samples/session-start.json\n  \
 remaind hook post-tool-use < examples/claude-code/samples/post-tool-use.json\n  \
 remaind hook --runtime codex stop < examples/codex/samples/stop.json\n  \
-echo '{\"prompt\": \"Ship it\", \"cwd\": \".\"}' | remaind hook user-prompt-submit"
+echo '{\"prompt\": \"Ship it\", \"cwd\": \".\"}' | remaind hook user-prompt-submit\n\n\
+Events recorded: session-start (injects the packet), user-prompt-submit, post-tool-use, \
+post-tool-use-failure, permission-request, notification, subagent-start, subagent-stop, stop, \
+stop-failure, pre-compact (compacts), post-compact, session-end. Accepted and ignored: \
+pre-tool-use, setup, task-created, task-completed, teammate-idle, instructions-loaded, \
+config-change, cwd-changed, file-changed, worktree-create, worktree-remove, elicitation, \
+elicitation-result."
 )]
 pub(crate) struct Args {
-    /// The hook event.
-    #[arg(value_enum)]
-    event: HookEvent,
+    /// The hook event, e.g. `session-start`, `post-tool-use-failure` (the runtime's name,
+    /// `SessionStart`, works too). An event Remaind does not know does nothing and exits 0,
+    /// said in .context/logs/hook-errors.jsonl.
+    #[arg(value_name = "EVENT")]
+    event: String,
     /// The runtime that sent the payload (default: read from the payload).
     #[arg(long, value_enum)]
     runtime: Option<RuntimeArg>,
@@ -75,46 +84,6 @@ impl From<RuntimeArg> for Runtime {
     }
 }
 
-/// The hook events Remaind handles (both runtimes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum HookEvent {
-    /// SessionStart: resume and inject the packet as additional context.
-    SessionStart,
-    /// UserPromptSubmit: log the prompt as a `user_message`.
-    UserPromptSubmit,
-    /// PostToolUse: log the tool call (described in one line), plan changes, file changes
-    /// and answers to the agent's questions.
-    PostToolUse,
-    /// PreCompact: log `/compact` instructions, then compact with the built-in compactor
-    /// (exit 3 when rejected).
-    PreCompact,
-    /// PostCompact: log the runtime's summary and its proposals.
-    PostCompact,
-    /// Stop: log the assistant's last message of the turn.
-    Stop,
-    /// SubagentStop: log the subagent's last message.
-    SubagentStop,
-    /// SessionEnd: read what the transcript says since the last hook (an interrupted last
-    /// turn fires no Stop).
-    SessionEnd,
-}
-
-impl From<HookEvent> for remaind_adapters::HookEvent {
-    fn from(h: HookEvent) -> Self {
-        use remaind_adapters::HookEvent as A;
-        match h {
-            HookEvent::SessionStart => A::SessionStart,
-            HookEvent::UserPromptSubmit => A::UserPromptSubmit,
-            HookEvent::PostToolUse => A::PostToolUse,
-            HookEvent::PreCompact => A::PreCompact,
-            HookEvent::PostCompact => A::PostCompact,
-            HookEvent::Stop => A::Stop,
-            HookEvent::SubagentStop => A::SubagentStop,
-            HookEvent::SessionEnd => A::SessionEnd,
-        }
-    }
-}
-
 /// Runs the hook and fails open: whatever goes wrong is said on stderr and kept (redacted,
 /// with the payload) in `.context/logs/hook-errors.jsonl` when a folder is found, and the hook
 /// exits 0, because a runtime reads exit 2 as "block": it would erase the user's prompt, keep
@@ -124,13 +93,21 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut input) {
         let e = CliError::runtime(format!("cannot read the hook payload on stdin: {e}"));
-        fail_open(global, &args, &input, &e);
+        fail_open(global, &args.event, &input, &e);
         return Ok(ExitCode::SUCCESS);
     }
-    match handle(global, &args, &input) {
+    let Ok(event) = args.event.parse::<HookEvent>() else {
+        let e = CliError::invalid(format!(
+            "unknown hook event `{}`; `remaind hook --help` lists the events Remaind knows",
+            args.event
+        ));
+        fail_open(global, &args.event, &input, &e);
+        return Ok(ExitCode::SUCCESS);
+    };
+    match handle(global, event, &args, &input) {
         Ok(code) => Ok(code),
         Err(e) => {
-            fail_open(global, &args, &input, &e);
+            fail_open(global, event.cli_name(), &input, &e);
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -141,12 +118,7 @@ const KEPT_PAYLOAD_BYTES: usize = 64 * 1024;
 
 /// Says why the hook did nothing, on stderr and in `logs/hook-errors.jsonl` (the payload
 /// redacted with the project's rules; left out when they cannot be read).
-fn fail_open(global: &Global, args: &Args, input: &[u8], e: &CliError) {
-    let event = args
-        .event
-        .to_possible_value()
-        .map(|v| v.get_name().to_owned());
-    let event = event.unwrap_or_default();
+fn fail_open(global: &Global, event: &str, input: &[u8], e: &CliError) {
     eprintln!(
         "remaind hook {event}: {}; the hook did nothing and exits 0 so the agent goes on",
         e.full_message()
@@ -159,13 +131,20 @@ fn fail_open(global: &Global, args: &Args, input: &[u8], e: &CliError) {
         .or_else(|| find_context(global, &Map::new()).ok().flatten());
     let Some(ctx) = ctx else { return };
     let text = String::from_utf8_lossy(&input[..input.len().min(KEPT_PAYLOAD_BYTES)]);
-    let kept = Ledger::project_redactor(ctx.root())
-        .ok()
+    let redactor = Ledger::project_redactor(ctx.root()).ok();
+    // The event name is the caller's text too (an unknown one is kept as given).
+    let clean = |s: &str| {
+        redactor
+            .as_ref()
+            .map_or_else(|| s.to_owned(), |r| r.redact_str(s).0.into_owned())
+    };
+    let kept = redactor
+        .as_ref()
         .map(|r| r.redact_str(&text).0.into_owned());
     let line = json!({
         "ts": jiff::Timestamp::now().to_string(),
-        "hook": event,
-        "error": e.full_message(),
+        "hook": clean(event),
+        "error": clean(&e.full_message()),
         "payload_bytes": input.len(),
         "payload": kept,
     });
@@ -174,7 +153,12 @@ fn fail_open(global: &Global, args: &Args, input: &[u8], e: &CliError) {
     }
 }
 
-fn handle(global: &Global, args: &Args, input: &[u8]) -> Result<ExitCode, CliError> {
+fn handle(
+    global: &Global,
+    event: HookEvent,
+    args: &Args,
+    input: &[u8],
+) -> Result<ExitCode, CliError> {
     let payload: Value = if input.iter().all(u8::is_ascii_whitespace) {
         Value::Object(Map::new())
     } else {
@@ -185,6 +169,10 @@ fn handle(global: &Global, args: &Args, input: &[u8]) -> Result<ExitCode, CliErr
             "stdin: the hook payload must be a JSON object",
         ));
     };
+    if !event.records() {
+        // Accepted: the runtime documents it, and it carries nothing to record.
+        return Ok(ExitCode::SUCCESS);
+    }
     let Some(ctx) = find_context(global, payload)? else {
         let start = start_dir(global, payload)?;
         eprintln!(
@@ -197,20 +185,20 @@ fn handle(global: &Global, args: &Args, input: &[u8]) -> Result<ExitCode, CliErr
     let runtime = args
         .runtime
         .map_or_else(|| remaind_adapters::detect_runtime(payload), Runtime::from);
-    if args.event == HookEvent::SessionStart {
+    if event == HookEvent::SessionStart {
         // A ledger that does not open is the gate's to report, below.
         if let Ok(ledger) = Ledger::open(ctx.root()) {
-            observe(&ctx, &ledger, runtime, args.event, payload, &workspace);
+            observe(&ctx, &ledger, runtime, event, payload, &workspace);
         }
         return session_start(&ctx, runtime);
     }
-    let records = remaind_adapters::hook_records(runtime, args.event.into(), payload)
-        .map_err(CliError::from)?;
+    let records =
+        remaind_adapters::hook_records(runtime, event, payload).map_err(CliError::from)?;
     let ledger = open_ledger(&ctx)?;
     // What the transcript says happened before this payload comes first.
-    observe(&ctx, &ledger, runtime, args.event, payload, &workspace);
+    observe(&ctx, &ledger, runtime, event, payload, &workspace);
     remaind_adapters::record(&ledger, records).map_err(CliError::from)?;
-    if args.event == HookEvent::PreCompact {
+    if event == HookEvent::PreCompact {
         if ledger.head().map_err(CliError::from)?.0 == 0 {
             // Nothing to compact: record nothing (a `validation` event would make every later
             // SessionStart interrupt).
@@ -253,11 +241,14 @@ fn observe(
     workspace: &camino::Utf8Path,
 ) {
     let mut framing = remaind_adapters::Framing::default();
+    // Before a compaction too, so it sees the interrupts and queued prompts.
     let at_an_edge = matches!(
         event,
         HookEvent::SessionStart
             | HookEvent::UserPromptSubmit
             | HookEvent::Stop
+            | HookEvent::StopFailure
+            | HookEvent::PreCompact
             | HookEvent::SessionEnd
     );
     let transcript = payload

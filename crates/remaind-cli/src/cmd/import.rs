@@ -77,6 +77,14 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     })
     .map_err(CliError::from)?;
     bar.finish_and_clear();
+    if report.files.is_empty() && !report.other_runtime_files.is_empty() {
+        return Err(CliError::invalid(format!(
+            "PATH: every transcript found was written by another runtime ({}); nothing was \
+imported. Run `remaind import {} …` for them",
+            other_runtime_list(&report),
+            report.other_runtime_files[0].1
+        )));
+    }
     if report.counts.used == 0 && report.counts.unused > 0 {
         // Nothing of the named runtime: most likely the other runtime's transcript.
         let other = match runtime {
@@ -94,6 +102,15 @@ was imported. If they are {other} transcripts, run `remaind import {other} …`"
     print_report(runtime, &report, args.json)
 }
 
+/// The files another runtime wrote, each with its runtime.
+fn other_runtime_list(r: &ImportReport) -> String {
+    r.other_runtime_files
+        .iter()
+        .map(|(f, rt)| format!("{f}: {rt}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn print_report(runtime: Runtime, r: &ImportReport, json: bool) -> Result<ExitCode, CliError> {
     let mut out = std::io::stdout().lock();
     let res = if json {
@@ -101,6 +118,11 @@ fn print_report(runtime: Runtime, r: &ImportReport, json: bool) -> Result<ExitCo
             "runtime": runtime.as_str(),
             "files": r.files,
             "skipped_files": r.skipped_files,
+            "skipped_other_runtime": r.other_runtime_files.iter().map(|(f, rt)| json!({
+                "file": f,
+                "runtime": rt.as_str(),
+                "reason": format!("a {rt} transcript; import it with `remaind import {rt} {f}`"),
+            })).collect::<Vec<_>>(),
             "lines": r.counts.lines,
             "used_lines": r.counts.used,
             "unused_lines": r.counts.unused,
@@ -142,6 +164,15 @@ skipped, {} kept with undecodable characters replaced); {} records, {} already i
                     r.skipped_files.len()
                 )
             }
+        })
+        .and_then(|()| {
+            r.other_runtime_files.iter().try_for_each(|(f, rt)| {
+                writeln!(
+                    out,
+                    "skipped {f}: a {rt} transcript, not {runtime}; import it with \
+`remaind import {rt} {f}`"
+                )
+            })
         })
     };
     res.map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;

@@ -297,17 +297,10 @@ fn hook_commands() -> Vec<(String, String)> {
 }
 
 fn sample(event: &str) -> Vec<u8> {
-    let name = match event {
-        "SessionStart" => "session-start",
-        "UserPromptSubmit" => "user-prompt-submit",
-        "PostToolUse" => "post-tool-use",
-        "PreCompact" => "pre-compact",
-        "PostCompact" => "post-compact",
-        "Stop" => "stop",
-        "SubagentStop" => "subagent-stop",
-        "SessionEnd" => "session-end",
-        other => panic!("no sample payload for {other}"),
-    };
+    let name = event
+        .parse::<remaind_adapters::HookEvent>()
+        .unwrap_or_else(|e| panic!("no sample payload for {event}: {e}"))
+        .cli_name();
     std::fs::read(repo_root().join(format!("examples/claude-code/samples/{name}.json")))
         .expect("read sample")
 }
@@ -361,9 +354,14 @@ fn claude_code_hook_recipe_runs_on_sample_payloads() {
     // session.
     let order = [
         "UserPromptSubmit",
+        "SubagentStart",
+        "PermissionRequest",
+        "Notification",
         "PostToolUse",
+        "PostToolUseFailure",
         "SubagentStop",
         "Stop",
+        "StopFailure",
         "PreCompact",
         "PostCompact",
         "SessionEnd",

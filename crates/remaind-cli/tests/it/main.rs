@@ -1,5 +1,6 @@
 //! Integration tests of the `remaind` binary.
 
+mod capture_cli;
 mod common;
 mod docs_commands;
 mod everyday;

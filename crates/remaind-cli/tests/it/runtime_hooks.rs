@@ -46,6 +46,7 @@ fn codex_hook_recipe_runs_on_sample_payloads() {
     let order = [
         ("UserPromptSubmit", "user-prompt-submit"),
         ("PostToolUse", "post-tool-use"),
+        ("SubagentStop", "subagent-stop"),
         ("Stop", "stop"),
         ("PreCompact", "pre-compact"),
         ("PostCompact", "post-compact"),
@@ -83,6 +84,8 @@ fn codex_hook_recipe_runs_on_sample_payloads() {
     find("result", "Done: Read every MD file in the directory");
     find("next_step", "List the gaps that block migration planning");
     find("assistant_message", "The notes cover the services");
+    let outcome = find("note", "Backups run nightly from host nas-01");
+    assert_eq!(outcome["data"]["via"], "subagent_outcome");
     find("note", "7. Pending Tasks:");
     find("compaction", "");
     assert!(
