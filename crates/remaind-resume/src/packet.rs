@@ -680,10 +680,7 @@ fn render_state(state: &State, shown: &ShownElsewhere) -> String {
             let _ = writeln!(s, "- [{}] resolved by [{}]", l.event, l.by);
         }
         for l in &state.user_settled {
-            let how = match l.how {
-                remaind_validate::Settlement::Superseded => "superseded",
-                remaind_validate::Settlement::Fulfilled => "fulfilled",
-            };
+            let how = l.how.as_str();
             let _ = writeln!(s, "- the user's [{}] {how} by [{}]", l.event, l.by);
         }
     }

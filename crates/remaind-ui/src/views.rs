@@ -624,6 +624,14 @@ fn state_html(state: &DerivedState) -> String {
             esc(&ins.text)
         );
     }
+    if !state.user_asked.is_empty() {
+        s.push_str("<h3>user_asked</h3><ul class=\"items\">");
+        for a in &state.user_asked {
+            let rule = if a.rule { "<b>rule</b> " } else { "" };
+            let _ = write!(s, "<li>{rule}{} {}</li>", esc(&a.text), ev_links(&a.events));
+        }
+        s.push_str("</ul>");
+    }
     for name in remaind_validate::CURRENT_SECTIONS {
         let items = crate::diff::items(state, name);
         if items.is_empty() {
@@ -645,6 +653,19 @@ fn state_html(state: &DerivedState) -> String {
         let _ = write!(s, "<h3>{label}</h3><ul class=\"items\">");
         for l in links {
             let _ = write!(s, "<li>{} by {}</li>", ev_link(l.event), ev_link(l.by));
+        }
+        s.push_str("</ul>");
+    }
+    if !state.user_settled.is_empty() {
+        s.push_str("<h3>user_settled</h3><ul class=\"items\">");
+        for l in &state.user_settled {
+            let how = l.how.as_str();
+            let _ = write!(
+                s,
+                "<li>{} {how} by {}</li>",
+                ev_link(l.event),
+                ev_link(l.by)
+            );
         }
         s.push_str("</ul>");
     }

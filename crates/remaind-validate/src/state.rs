@@ -65,6 +65,16 @@ pub enum Settlement {
     Fulfilled,
 }
 
+impl Settlement {
+    /// The wire name: `superseded` or `fulfilled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Settlement::Superseded => "superseded",
+            Settlement::Fulfilled => "fulfilled",
+        }
+    }
+}
+
 /// A user message no longer in force, and the later event that settled it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

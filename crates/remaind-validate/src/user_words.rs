@@ -196,10 +196,7 @@ fn bad_settlement(
     through: u64,
 ) -> Result<Option<String>, ViewError> {
     let (event, by) = (s.event, s.by);
-    let how = match s.how {
-        Settlement::Superseded => "superseded",
-        Settlement::Fulfilled => "fulfilled",
-    };
+    let how = s.how.as_str();
     if by.seq() > through || event.seq() > through {
         return Ok(Some(format!(
             "`user_settled` marks {event} {how} by {by}, past through_seq {through}: cite only \

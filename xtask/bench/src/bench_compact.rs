@@ -8,6 +8,12 @@
 //!   1,000,000-event ledger (figure) against the same on a 10,000-event ledger (baseline);
 //!   target ratio <= 2. Quick mode uses 100,000 events for the big ledger and says so.
 //!
+//! - **session**: the first compaction of a generated 50-prompt session (each prompt followed
+//!   by tool calls and results and a turn's end; a rule, an override chain, people and a
+//!   reference back among the prompts), against reading and parsing its events; and the
+//!   packet (`remaind resume --json`, default budget) after that compaction, in tokens,
+//!   against the packet of the same session before it.
+//!
 //! The ledgers are written directly as stored lines with a valid hash chain (one buffered
 //! pass), then opened with `Ledger::open`. Their mix is an agent's: mostly tool calls, tool
 //! results, assistant turns and traces; one `user_message` in 200; about 1 % decisions,
@@ -71,6 +77,8 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
         note: "whole commit path, builtin compactor, validated and written".to_owned(),
     });
 
+    out.extend(session(&base.join("session")));
+
     // Incremental compaction of 1,000 new events: big ledger vs 10k ledger.
     let big_n: u64 = if quick { 100_000 } else { 1_000_000 };
     let small = incremental(&base.join("small"), 10_000);
@@ -88,6 +96,84 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
         },
     });
     out
+}
+
+/// Prompts of the generated session.
+const SESSION_PROMPTS: usize = 50;
+
+/// The 50-prompt session's rows: its first compaction against reading its events, and its
+/// packet after the compaction against the packet before.
+fn session(root: &Utf8Path) -> Vec<Measurement> {
+    let conversation = remaind_testkit::conversation::Conversation::generate(42, SESSION_PROMPTS);
+    let ctx = root.join(".context");
+    let init = crate::bench_resume::remaind(ctx.as_std_path(), &["init"]);
+    crate::bench_resume::check("init", init, &[0]).expect("bench_compact: init");
+    let ledger = Ledger::open(&ctx).expect("bench_compact: open the session");
+    let mut generator = Gen::new(0);
+    for (i, event) in conversation.events.iter().enumerate() {
+        ledger.append(event.clone()).expect("bench_compact: append");
+        if i % 2 == 0 {
+            // Between a prompt and its turn's end: the agent's tool calls and results.
+            let head = ledger.head().expect("bench_compact: head").0;
+            generator.seq = head;
+            let chatter: Vec<NewEvent> = (0..10)
+                .map(|_| generator.next_new())
+                .filter(|e| !matches!(e.kind, Some(Kind::UserMessage | Kind::Correction)))
+                .map(|mut e| {
+                    e.supersedes.clear();
+                    e.resolves.clear();
+                    e
+                })
+                .collect();
+            ledger.append_batch(chatter).expect("bench_compact: append");
+        }
+    }
+    let n = ledger.head().expect("bench_compact: head").0;
+    let tokens = || -> f64 {
+        let out = crate::bench_resume::remaind(ctx.as_std_path(), &["resume", "--json"])
+            .output()
+            .expect("bench_compact: resume");
+        let json: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("bench_compact: resume --json");
+        json["tokens"].as_f64().expect("bench_compact: tokens")
+    };
+    let before = tokens();
+    let store = open_store(&ctx).expect("bench_compact: open the store");
+    let read = crate::bench::median_time(ROUNDS, || {
+        let events = ledger.range(1, usize::MAX).expect("bench_compact: read");
+        assert_eq!(events.len() as u64, n);
+    });
+    let time = crate::bench::median_time(ROUNDS, || {
+        let _ = store.remove("state.json");
+        let out = compact(&ledger, &store, Source::Builtin, Options::default())
+            .expect("bench_compact: compact");
+        assert!(
+            out.verdict.accepted,
+            "bench_compact: {:?}",
+            out.verdict.failures
+        );
+    });
+    let after = tokens();
+    vec![
+        Measurement {
+            name: format!(
+                "compact: {SESSION_PROMPTS}-prompt session ({n} events), first compaction"
+            ),
+            figure: ms(time),
+            baseline_name: format!("read + parse its {n} events"),
+            baseline: ms(read),
+            unit: "ms".to_owned(),
+            note: "whole commit path, builtin compactor; every user message carried".to_owned(),
+        },
+        Measurement {
+            name: format!("resume: packet after compacting the {SESSION_PROMPTS}-prompt session"),
+            figure: after,
+            baseline_name: "the same packet before the compaction".to_owned(),
+            baseline: before,
+            unit: "tokens".to_owned(),
+            note: "default budget".to_owned(),
+        },
+    ]
 }
 
 /// Median time of compacting [`NEW_EVENTS`] new events on an `n`-event ledger with an

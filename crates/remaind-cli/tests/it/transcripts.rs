@@ -44,6 +44,7 @@ fn state_of(ctx: &Path) -> Value {
         "completed_work": texts("completed_work"),
         "open_loops": texts("open_loops"),
         "files_changed": texts("files_changed"),
+        "user_asked": texts("user_asked"),
     })
 }
 
@@ -371,6 +372,76 @@ fn golden_transcript_claude_code_8463c716_with_compaction_and_subagent() {
             .as_str()
             .is_some_and(|t| t.contains("Credo nesting depth"))
     );
+}
+
+/// Every user message of a real session is accounted for by the accepted state (check 7),
+/// and a packet of 8,000 tokens cites at least 90 % of them; the packet is pinned.
+fn user_words_survive(file: &str, runtime: &str, prompts: usize) {
+    let (_imported, _verdict, _packet, _t, ctx) = both_ways(&fixture(file), runtime);
+    let state: Value = serde_json::from_str(
+        &std::fs::read_to_string(ctx.join("active/state.json")).expect("state.json"),
+    )
+    .expect("state parses");
+    let ids = |section: &str, field: &str| -> Vec<String> {
+        state[section]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|i| match &i[field] {
+                Value::Array(a) => a
+                    .iter()
+                    .filter_map(|v| v.as_str())
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>(),
+                v => v
+                    .as_str()
+                    .map(str::to_owned)
+                    .into_iter()
+                    .collect::<Vec<_>>(),
+            })
+            .collect()
+    };
+    let mut accounted = ids("user_asked", "events");
+    accounted.extend(ids("user_settled", "event"));
+    let events = ok(&remaind(
+        &ctx,
+        &["events", "--kind", "user_message", "--json"],
+        None,
+    ));
+    let messages: Vec<String> = events
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("event"))
+        .map(|e| e["id"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(messages.len(), prompts, "{file}: {messages:?}");
+    for id in &messages {
+        assert!(
+            accounted.contains(id),
+            "{file}: {id} is not accounted for by the state"
+        );
+    }
+    let out = remaind(&ctx, &["resume", "--budget", "8000"], None);
+    let packet = String::from_utf8(out.stdout).expect("utf-8 packet");
+    let cited = messages
+        .iter()
+        .filter(|id| packet.contains(&format!("[{id}]")))
+        .count();
+    assert!(
+        cited * 10 >= messages.len() * 9,
+        "{file}: the packet cites {cited} of {} user messages",
+        messages.len()
+    );
+    insta::assert_snapshot!(format!("{file}-packet-8000"), normalize(&packet));
+}
+
+#[test]
+fn user_words_survive_claude_code_5b539e53() {
+    user_words_survive("claude-code-5b539e53.jsonl", "claude-code", 10);
+}
+
+#[test]
+fn user_words_survive_codex_01997e76() {
+    user_words_survive("codex-01997e76.jsonl", "codex", 13);
 }
 
 #[test]

@@ -6,3 +6,4 @@ mod common;
 mod gate;
 mod lifecycle;
 mod monitor;
+mod user_words;
