@@ -15,7 +15,7 @@ mod error;
 mod external;
 mod handover;
 pub mod process;
-pub mod user_words;
+mod user_words;
 
 pub use builtin::{
     BUILTIN_LABEL, KEEP_VERBATIM, PENDING_BEFORE_END, TURN_OUTCOME, compact_builtin,
@@ -31,6 +31,7 @@ pub use external::{
     from_command, from_dir, from_value,
 };
 pub use handover::{bind, binding_line, strip_binding};
+pub use user_words::UserWords;
 
 use remaind_validate::State;
 

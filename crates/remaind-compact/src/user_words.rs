@@ -13,30 +13,30 @@ use remaind_ledger::{Event, EventId};
 use remaind_validate::{Asked, Settled, Settlement, is_user_word};
 
 /// A message up to this many characters is carried verbatim.
-pub const VERBATIM_CHARS: usize = 400;
+pub(crate) const VERBATIM_CHARS: usize = 400;
 /// How many of the newest plain (non-rule) items stay word for word; older ones are condensed
 /// into the first item, which cites them all. Rules are never condensed.
-pub const KEEP_ASKED: usize = 100;
+pub(crate) const KEEP_ASKED: usize = 100;
 /// The condensed first item of `user_asked` starts with this.
-pub const ASKED_ROLLUP: &str = "Earlier user messages, condensed:";
+pub(crate) const ASKED_ROLLUP: &str = "Earlier user messages, condensed:";
 /// How far back (in in-force items) an override looks for what it replaces.
 const OVERRIDE_LOOKBACK: usize = 12;
 
 /// What a message is, as far as plain reading tells.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Reading {
+pub(crate) struct Reading {
     /// A standing rule.
-    pub rule: bool,
+    pub(crate) rule: bool,
     /// It replaces or reverts something said before.
-    pub overrides: bool,
+    pub(crate) overrides: bool,
     /// Its override points at "that" (the newest request) when no words are shared.
-    pub deictic: bool,
+    pub(crate) deictic: bool,
     /// It points back to something said before.
-    pub refers_back: bool,
+    pub(crate) refers_back: bool,
 }
 
 /// Read one message.
-pub fn read(text: &str) -> Reading {
+pub(crate) fn read(text: &str) -> Reading {
     let norm = normalize(text);
     let mut reading = Reading::default();
     for sentence in sentences(&norm) {
@@ -260,7 +260,7 @@ fn binds_person(sentence: &str) -> bool {
 /// The text an item carries for a message: verbatim up to [`VERBATIM_CHARS`]; a longer one
 /// by its first sentences plus every sentence stating a rule or binding a person to a task,
 /// then `(full text: eN)`.
-pub fn carried_text(text: &str, id: EventId) -> String {
+pub(crate) fn carried_text(text: &str, id: EventId) -> String {
     let (flat, framed) = match request_part(text) {
         Some(request) => (request, true),
         None => (text.trim(), false),
@@ -298,7 +298,7 @@ pub fn carried_text(text: &str, id: EventId) -> String {
 const REQUEST_MARKERS: &[&str] = &["## My request for Codex:"];
 
 /// What the user typed in a message a runtime wrapped in editor context, if it is one.
-pub fn request_part(text: &str) -> Option<&str> {
+pub(crate) fn request_part(text: &str) -> Option<&str> {
     REQUEST_MARKERS.iter().find_map(|m| {
         let at = text.rfind(m)?;
         let request = text[at + m.len()..].trim();
@@ -493,7 +493,7 @@ impl<'s> UserWords<'s> {
 
     /// Keep the newest [`KEEP_ASKED`] plain items word for word and fold older plain items
     /// into one first item citing every message they carried; rules stay whole.
-    pub fn condense(&mut self) {
+    pub(crate) fn condense(&mut self) {
         let plain = |a: &Asked| !a.rule && !a.text.starts_with(ASKED_ROLLUP);
         let count = self.asked.iter().filter(|a| plain(a)).count();
         if count <= KEEP_ASKED {

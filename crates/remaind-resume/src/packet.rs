@@ -33,7 +33,7 @@
 
 use std::fmt::Write as _;
 
-use remaind_compact::user_words::UserWords;
+use remaind_compact::UserWords;
 use remaind_ledger::{Event, EventId, Kind, Ledger};
 use remaind_validate::{Asked, State, Turn, TurnEnd};
 use serde::{Deserialize, Serialize};
@@ -901,10 +901,10 @@ fn user_word_parts(parts: &mut Parts, asked: &[Asked], latest: Option<EventId>) 
     for a in asked.iter().filter(|a| a.rule) {
         rules.push_str(&line(a));
     }
-    let rest = asked
-        .iter()
-        .rev()
-        .filter(|a| !a.rule && !(a.events.len() == 1 && Some(a.events[0]) == latest));
+    // After the latest instruction, only answers and approvals can follow: the packet quotes
+    // them under it ("Since then").
+    let quoted_above = |a: &Asked| a.events.len() == 1 && latest.is_some_and(|l| a.events[0] >= l);
+    let rest = asked.iter().rev().filter(|a| !a.rule && !quoted_above(a));
     for a in rest {
         let seq = a.events.last().map_or(0, |e| e.seq());
         parts.add((2, 4, seq), line(a), UnitKind::UserWord);
@@ -974,11 +974,11 @@ pub(crate) fn build_counting(
             .zip(src.inp.tail.last())
             .map(|(a, b)| (a.seq, b.seq)),
     };
-    let in_force = user_words_in_force(&src.inp);
+    let in_force = &src.in_force;
     let mut words = Parts(Vec::new());
     asm.rules = user_word_parts(
         &mut words,
-        &in_force,
+        in_force,
         src.instruction.as_ref().map(|i| i.event),
     );
     // A message of the tail that is in force is quoted once, under what the user asked.
@@ -1061,6 +1061,8 @@ struct Sources {
     instruction: Option<LatestInstruction>,
     turn_ended: Option<EndedTurn>,
     step: Option<PlannedStep>,
+    /// What the user asked that is in force (the state's items and the tail's).
+    in_force: Vec<Asked>,
 }
 
 impl Sources {
@@ -1094,6 +1096,7 @@ impl Sources {
             })
         });
         Ok(Sources {
+            in_force: user_words_in_force(&inp),
             inp,
             reasons,
             conflict,
@@ -1179,6 +1182,8 @@ fn parts(ctx: &ContextDir, ledger: &Ledger, src: &Sources) -> Result<Vec<Unit>, 
     if let Some(state) = &inp.state {
         let mut events: Vec<EventId> = src.instruction.iter().map(|i| i.event).collect();
         events.extend(src.turn_ended.as_ref().and_then(|t| t.event));
+        // What the user asked is its own section, which outlasts the state under the budget.
+        events.extend(src.in_force.iter().flat_map(|a| a.events.iter().copied()));
         events.extend(remember_state.iter().flat_map(|i| i.events.iter().copied()));
         let shown = ShownElsewhere {
             events,
