@@ -265,7 +265,8 @@ pub(crate) fn prop(cases: u32) -> Result<(), String> {
 /// `cargo xtask bench [--quick] [--only LAYER]`: builds the release binary, then runs the
 /// benchmarks in a release build of remaind-bench so library code is measured optimized.
 pub(crate) fn bench(args: &[String]) -> Result<(), String> {
-    // Only these layers time the `remaind` binary; the others measure library calls in process.
+    // Only these layers run the `remaind` binary (compact for the packet of its session); the
+    // others measure library calls in process.
     let only = args
         .iter()
         .position(|a| a == "--only")
@@ -276,6 +277,7 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
             "search-eval",
             "ledger",
             "resume",
+            "compact",
             "adapters",
             "memory",
             "mcp",

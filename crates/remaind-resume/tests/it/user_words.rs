@@ -11,13 +11,9 @@ use remaind_validate::State;
 
 use crate::common::fresh;
 
-/// Append the conversation, compact with the built-in compactor (it must be accepted) and
-/// return the accepted state and the packet at `budget`.
-fn compact_and_resume(ctx: &ContextDir, conv: &Conversation, budget: Budget) -> (State, String) {
+/// Compact with the built-in compactor; its candidate must be accepted.
+fn compact_builtin(ctx: &ContextDir) {
     let ledger = Ledger::open(ctx.root()).expect("open ledger");
-    ledger
-        .append_batch(conv.events.clone())
-        .expect("append the conversation");
     let store = remaind_compact::open_store(ctx.root()).expect("history store");
     let outcome = remaind_compact::compact(
         &ledger,
@@ -31,6 +27,20 @@ fn compact_and_resume(ctx: &ContextDir, conv: &Conversation, budget: Budget) -> 
         "the built-in candidate is rejected: {:?}",
         outcome.verdict.failures
     );
+}
+
+fn append(ctx: &ContextDir, conv: &Conversation) {
+    let ledger = Ledger::open(ctx.root()).expect("open ledger");
+    ledger
+        .append_batch(conv.events.clone())
+        .expect("append the conversation");
+}
+
+/// Append the conversation, compact with the built-in compactor and return the accepted
+/// state and the packet at `budget`.
+fn compact_and_resume(ctx: &ContextDir, conv: &Conversation, budget: Budget) -> (State, String) {
+    append(ctx, conv);
+    compact_builtin(ctx);
     let state: State =
         serde_json::from_slice(&std::fs::read(ctx.state_path()).expect("state.json"))
             .expect("a state");
@@ -106,32 +116,10 @@ fn a_small_budget_keeps_the_rules_and_says_how_many_messages_it_left_out() {
 fn the_packet_says_the_same_before_and_after_a_compaction() {
     let conv = Conversation::generate(11, 30);
     let (_tmp, ctx) = fresh();
-    let ledger = Ledger::open(ctx.root()).expect("open ledger");
-    ledger
-        .append_batch(conv.events.clone())
-        .expect("append the conversation");
-    let before = build_packet(&ctx, Budget::Unlimited)
-        .expect("resume")
-        .packet;
-    drop(ledger);
-    let (_, after) = {
-        let store = remaind_compact::open_store(ctx.root()).expect("history store");
-        let ledger = Ledger::open(ctx.root()).expect("open ledger");
-        let outcome = remaind_compact::compact(
-            &ledger,
-            &store,
-            remaind_compact::Source::Builtin,
-            remaind_compact::Options::default(),
-        )
-        .expect("compact");
-        assert!(outcome.verdict.accepted);
-        (
-            (),
-            build_packet(&ctx, Budget::Unlimited)
-                .expect("resume")
-                .packet,
-        )
-    };
+    append(&ctx, &conv);
+    let before = build_packet(&ctx, Budget::Unlimited).expect("resume").packet;
+    compact_builtin(&ctx);
+    let after = build_packet(&ctx, Budget::Unlimited).expect("resume").packet;
     let lines = |p: &str| -> Vec<String> {
         in_force_section(p)
             .lines()
