@@ -151,8 +151,8 @@ pub(crate) fn latency(
     let repeated = ["error"; 300].join(" ");
     let many: Vec<&str> = ONE_WORD
         .iter()
-        .chain(NATURAL.iter().flat_map(|q| q.split_whitespace()))
         .copied()
+        .chain(NATURAL.iter().flat_map(|q| q.split_whitespace()))
         .cycle()
         .take(200)
         .collect();
