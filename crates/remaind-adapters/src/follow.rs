@@ -33,15 +33,31 @@ pub struct Followed {
     pub framing: Framing,
     /// Bytes of transcript read.
     pub bytes: u64,
+    /// Lines longer than a hook reads ([`MAX_LINE_BYTES`]) that were skipped, each said in
+    /// `logs/hook-errors.jsonl`.
+    pub skipped_lines: u64,
 }
+
+/// Bytes of whole lines a hook reads of a transcript at most: what is past them is read by
+/// the next hook.
+pub const WINDOW_BYTES: u64 = 8 << 20;
+/// The longest transcript line a hook reads: a longer one (or a file with no newline) is
+/// skipped, never held in memory whole.
+pub const MAX_LINE_BYTES: u64 = 16 << 20;
+/// Bytes of an over-long line a hook scans for its end at most; the next hook goes on from
+/// there, so a hook's time is bounded whatever the file holds.
+const SKIP_BYTES: u64 = 256 << 20;
 
 /// Where the hooks left off in one transcript.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Cursor {
-    /// Bytes read, up to the end of a whole line.
+    /// Bytes read, up to the end of a whole line (or into an over-long line being skipped).
     at: u64,
     /// The lines in those bytes: the next line's number is one more.
     lines: u64,
+    /// `at` is inside a line longer than [`MAX_LINE_BYTES`], skipped up to its newline.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    skipping: bool,
 }
 
 /// The cursor map: transcript key → where the hooks left off.
@@ -81,10 +97,27 @@ fn save_cursors(ctx: &Utf8Path, cursors: &Cursors) -> Result<()> {
 /// `session_meta` carries the agent's instructions, tens of KiB).
 const FIRST_LINE_BYTES: u64 = 4 << 20;
 
+/// What a hook reads of a transcript: see [`new_lines`].
+struct NewLines {
+    /// The transcript's first line, when the read starts past it.
+    first: Option<Vec<u8>>,
+    /// Whole lines.
+    bytes: Vec<u8>,
+    /// The lines before `bytes`.
+    lines_before: u64,
+    /// The cursor after them.
+    to: Cursor,
+    /// The over-long lines skipped: (line number, byte offset where it starts).
+    skipped: Vec<(u64, u64)>,
+}
+
 /// What a hook reads of `transcript` after `from`: its first line (when `from` is past it),
-/// the whole lines after `from` (from the start when the file shrank: it is a new one), and
-/// the cursor after them.
-fn new_lines(transcript: &Utf8Path, from: Cursor) -> Result<(Option<Vec<u8>>, Vec<u8>, Cursor)> {
+/// the whole lines after `from` (from the start when the file shrank: it is a new one) up to
+/// [`WINDOW_BYTES`] of them (or one line up to [`MAX_LINE_BYTES`]), and the cursor after
+/// them. A longer line is skipped to its newline, scanning at most [`SKIP_BYTES`] per call:
+/// what a hook holds in memory and the time it takes are bounded whatever the file is (a
+/// sparse file of gigabytes with no newline costs one window).
+fn new_lines(transcript: &Utf8Path, from: Cursor) -> Result<NewLines> {
     let err = |source| Error::Read {
         path: transcript.to_owned(),
         action: "cannot read the runtime's transcript",
@@ -92,13 +125,13 @@ fn new_lines(transcript: &Utf8Path, from: Cursor) -> Result<(Option<Vec<u8>>, Ve
     };
     let mut file = open_transcript(transcript, "cannot read the runtime's transcript")?;
     let len = file.metadata().map_err(err)?.len();
-    let from = if len < from.at {
+    let mut cursor = if len < from.at {
         Cursor::default()
     } else {
         from
     };
     let mut first = None;
-    if from.at > 0 {
+    if cursor.at > 0 {
         let mut head = Vec::new();
         (&mut file)
             .take(FIRST_LINE_BYTES)
@@ -108,20 +141,120 @@ fn new_lines(transcript: &Utf8Path, from: Cursor) -> Result<(Option<Vec<u8>>, Ve
         head.truncate(end);
         first = Some(head);
     }
-    file.seek(SeekFrom::Start(from.at)).map_err(err)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(len - from.at).unwrap_or(0));
-    file.take(len - from.at)
-        .read_to_end(&mut bytes)
-        .map_err(err)?;
-    // A line still being written is read by the next hook.
-    let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    bytes.truncate(whole);
-    let lines = bytes.iter().filter(|b| **b == b'\n').count() as u64;
-    let to = Cursor {
-        at: from.at + whole as u64,
-        lines: from.lines + lines,
+    let mut skipped = Vec::new();
+    let mut budget = SKIP_BYTES;
+    let nothing = |first, cursor, skipped| NewLines {
+        first,
+        bytes: Vec::new(),
+        lines_before: 0,
+        to: cursor,
+        skipped,
     };
-    Ok((first, bytes, to))
+    loop {
+        if cursor.skipping {
+            let (at, found) = skip_line(&mut file, cursor.at, len, &mut budget).map_err(err)?;
+            cursor.at = at;
+            if !found {
+                return Ok(nothing(first, cursor, skipped));
+            }
+            cursor.lines += 1;
+            cursor.skipping = false;
+        }
+        let available = len - cursor.at;
+        file.seek(SeekFrom::Start(cursor.at)).map_err(err)?;
+        let mut bytes = Vec::new();
+        (&mut file)
+            .take(available.min(WINDOW_BYTES))
+            .read_to_end(&mut bytes)
+            .map_err(err)?;
+        let mut whole = memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1);
+        if whole == 0 && available > WINDOW_BYTES && bytes.len() as u64 == WINDOW_BYTES {
+            // One line longer than the window: read on to its end, up to the limit.
+            let more = available.min(MAX_LINE_BYTES) - WINDOW_BYTES;
+            (&mut file)
+                .take(more)
+                .read_to_end(&mut bytes)
+                .map_err(err)?;
+            let window = usize::try_from(WINDOW_BYTES).unwrap_or(usize::MAX);
+            whole = memchr::memchr(b'\n', bytes.get(window..).unwrap_or_default())
+                .map_or(0, |i| window + i + 1);
+            if whole == 0 && available >= MAX_LINE_BYTES {
+                // Past the limit: skipped, never held whole.
+                skipped.push((cursor.lines + 1, cursor.at));
+                cursor.at += bytes.len() as u64;
+                cursor.skipping = true;
+                budget = budget.saturating_sub(bytes.len() as u64);
+                continue;
+            }
+        }
+        // A line still being written is read by the next hook.
+        bytes.truncate(whole);
+        let lines = memchr::memchr_iter(b'\n', &bytes).count() as u64;
+        let to = Cursor {
+            at: cursor.at + whole as u64,
+            lines: cursor.lines + lines,
+            skipping: false,
+        };
+        return Ok(NewLines {
+            first,
+            bytes,
+            lines_before: cursor.lines,
+            to,
+            skipped,
+        });
+    }
+}
+
+/// Reads `file` from `at` for the end of a line, up to `len` and at most `budget` bytes
+/// (less what it reads): where the scan stopped (past the newline when found) and whether it
+/// found it.
+fn skip_line(
+    file: &mut std::fs::File,
+    at: u64,
+    len: u64,
+    budget: &mut u64,
+) -> std::io::Result<(u64, bool)> {
+    const CHUNK: usize = 1 << 20;
+    file.seek(SeekFrom::Start(at))?;
+    let mut buf = vec![0u8; CHUNK];
+    let mut at = at;
+    while at < len && *budget > 0 {
+        let want = usize::try_from((len - at).min(*budget)).map_or(CHUNK, |n| n.min(CHUNK));
+        let n = file.read(&mut buf[..want])?;
+        if n == 0 {
+            break;
+        }
+        *budget = budget.saturating_sub(n as u64);
+        if let Some(i) = memchr::memchr(b'\n', &buf[..n]) {
+            return Ok((at + i as u64 + 1, true));
+        }
+        at += n as u64;
+    }
+    Ok((at, false))
+}
+
+/// Says in `logs/hook-errors.jsonl` that a line of `transcript` was skipped (the path
+/// redacted, as every string Remaind writes); a note that cannot be written is dropped (a
+/// hook never fails on it).
+fn note_skipped(ledger: &Ledger, transcript: &Utf8Path, (line, offset): (u64, u64)) {
+    use std::io::Write;
+    let path = ledger.redactor().redact_str(transcript.as_str()).0;
+    let note = serde_json::json!({
+        "ts": jiff::Timestamp::now().to_string(),
+        "hook": "transcript",
+        "error": format!(
+            "line {line} of {path} (from byte {offset}) is longer than {} MiB: skipped, not read",
+            MAX_LINE_BYTES >> 20
+        ),
+    });
+    let mut bytes = note.to_string().into_bytes();
+    bytes.push(b'\n');
+    let rel = Utf8Path::new(remaind_fs::layout::HOOK_ERRORS_PATH);
+    if let Ok(mut file) =
+        remaind_fs::open_beneath(ledger.context_dir(), rel, remaind_fs::Access::AppendCreate)
+    {
+        let _ = file.write_all(&bytes);
+    }
 }
 
 /// The import keys of the transcript lines among the newest ledger events.
@@ -147,19 +280,27 @@ pub fn follow_transcript(
     let mut cursors = load_cursors(ctx)?;
     let key = cursor_key(transcript);
     let from = cursors.get(&key).copied().unwrap_or_default();
-    let (first, bytes, to) = new_lines(transcript, from)?;
+    let NewLines {
+        first,
+        bytes,
+        lines_before,
+        to,
+        skipped,
+    } = new_lines(transcript, from)?;
     let mut followed = Followed {
         bytes: bytes.len() as u64,
+        skipped_lines: skipped.len() as u64,
         ..Followed::default()
     };
+    for line in skipped {
+        note_skipped(ledger, transcript, line);
+    }
     if to == from {
         return Ok(followed);
     }
     // Keyed as an import of the whole file keys them (line numbers, a Codex session), so an
     // interrupt recorded here and the same line imported later are one line.
-    let lines_before =
-        usize::try_from(to.lines - bytes.iter().filter(|b| **b == b'\n').count() as u64)
-            .unwrap_or(usize::MAX);
+    let lines_before = usize::try_from(lines_before).unwrap_or(usize::MAX);
     let records = read_transcript_tail(runtime, first.as_deref(), &bytes, lines_before);
     let mut interrupts: Vec<Record> = Vec::new();
     for rec in records {

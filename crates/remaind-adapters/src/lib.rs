@@ -49,7 +49,7 @@ mod transcript;
 
 pub use describe::describe_tool;
 pub use error::{Error, Result};
-pub use follow::{Followed, follow_transcript};
+pub use follow::{Followed, MAX_LINE_BYTES, WINDOW_BYTES, follow_transcript};
 pub use hooks::{
     HookEvent, InjectionLimit, detect_runtime, hook_framing, hook_records, record, replay_payloads,
     session_start_output,

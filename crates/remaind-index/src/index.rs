@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::fields::{self, ArtifactPart, Field, ToolPart};
-use crate::query::{self, Needle};
+use crate::query::{self, Needle, QueryBounds};
 use crate::schema::{self, SCHEMA_VERSION};
 use crate::snippet;
 
@@ -104,6 +104,15 @@ pub struct Hit {
     pub score: f64,
     /// True when the event holds the whole query as one phrase; such hits rank higher.
     pub exact: bool,
+}
+
+/// What [`Index::search_bounded`] found, and how the query was bounded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Searched {
+    /// The hits, best first.
+    pub hits: Vec<Hit>,
+    /// How the query was bounded: [`QueryBounds::cut`] when part of it was not searched.
+    pub bounds: QueryBounds,
 }
 
 /// How far the index is behind the ledger.
@@ -978,27 +987,48 @@ impl<'l> Index<'l> {
     ///
     /// A plain query never fails to parse; one with nothing searchable, or a raw FTS5 query
     /// with a syntax error, is an [`Error::InvalidQuery`].
+    ///
+    /// A query is bounded first (see [`Index::search_bounded`]).
     pub fn search(&mut self, query: &str, opts: &SearchOptions) -> Result<Vec<Hit>> {
-        let plan = match opts.syntax {
-            Syntax::Plain => Some(query::plain(query).map_err(Error::query)?),
+        Ok(self.search_bounded(query, opts)?.hits)
+    }
+
+    /// [`Index::search`], saying how the query was bounded: a word repeated is searched
+    /// once, and at most [`MAX_QUERY_TERMS`](crate::MAX_QUERY_TERMS) distinct terms of the first
+    /// [`MAX_QUERY_CHARS`](crate::MAX_QUERY_CHARS) characters are searched (a raw FTS5 query that is a list of terms
+    /// joined by one operator is cut the same way; any other raw query past the limits is an
+    /// [`Error::InvalidQuery`]), so what a search costs is bounded whatever the query.
+    pub fn search_bounded(&mut self, query: &str, opts: &SearchOptions) -> Result<Searched> {
+        let (plan, raw) = match opts.syntax {
+            Syntax::Plain => (Some(query::plain(query).map_err(Error::query)?), None),
             Syntax::Fts5 => {
                 if query.trim().is_empty() {
                     return Err(Error::query("the query is empty"));
                 }
-                None
+                (None, Some(query::bound_raw(query).map_err(Error::query)?))
             }
+        };
+        let bounds = match (&plan, &raw) {
+            (Some(plan), _) => plan.bounds,
+            (_, Some((_, bounds))) => *bounds,
+            (None, None) => QueryBounds::default(),
         };
         if opts.limit == 0 {
             // Still reject a bad raw query, so `--limit 0` can check syntax.
-            if plan.is_none() {
-                self.check_fts(query)?;
+            if let Some((raw, _)) = &raw {
+                self.check_fts(raw)?;
             }
-            return Ok(Vec::new());
+            return Ok(Searched {
+                hits: Vec::new(),
+                bounds,
+            });
         }
-        match plan {
-            Some(plan) => self.search_plain(&plan, opts),
-            None => self.search_raw(query, opts),
-        }
+        let hits = match (plan, raw) {
+            (Some(plan), _) => self.search_plain(&plan, opts)?,
+            (None, Some((raw, _))) => self.search_raw(&raw, opts)?,
+            (None, None) => Vec::new(),
+        };
+        Ok(Searched { hits, bounds })
     }
 
     /// A plain query: the best candidates by BM25, ranked again by [`score`].

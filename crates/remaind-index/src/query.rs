@@ -18,6 +18,99 @@ pub(crate) const NEAR_TOKENS: usize = 6;
 /// rank).
 const MAX_PAIRS: usize = 6;
 
+/// The most characters of distinct terms a query is searched by: the terms past them are
+/// dropped (a first term longer than this is cut).
+pub const MAX_QUERY_CHARS: usize = 1000;
+/// Most distinct terms a query is searched by: the rest are dropped. A repeated word is one
+/// term (`lorem lorem lorem` is searched as `lorem`), so the work a query costs is bounded
+/// whatever its length.
+pub const MAX_QUERY_TERMS: usize = 32;
+/// Characters of a query read at all (repeats included): the rest is cut unread.
+const MAX_READ_CHARS: usize = 64 * MAX_QUERY_CHARS;
+
+/// How a query was bounded before it was searched ([`MAX_QUERY_CHARS`],
+/// [`MAX_QUERY_TERMS`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QueryBounds {
+    /// The terms searched.
+    pub terms: usize,
+    /// Repeated terms dropped (searching a word twice finds nothing more).
+    pub repeated: usize,
+    /// Distinct terms dropped past [`MAX_QUERY_TERMS`].
+    pub dropped_terms: usize,
+    /// Characters cut past [`MAX_QUERY_CHARS`].
+    pub cut_chars: usize,
+}
+
+impl QueryBounds {
+    /// Whether part of the query was not searched: terms dropped or characters cut (a
+    /// repeated word dropped changes nothing found).
+    pub fn cut(&self) -> bool {
+        self.dropped_terms > 0 || self.cut_chars > 0
+    }
+}
+
+/// `query` cut to `limit` characters, at the start of the word the limit falls in when
+/// there is one before it; and how many characters were cut.
+fn cut_query(query: &str, limit: usize) -> (&str, usize) {
+    let Some((end, _)) = query.char_indices().nth(limit) else {
+        return (query, 0);
+    };
+    let mut kept = &query[..end];
+    if !query[end..].starts_with(char::is_whitespace)
+        && let Some(space) = kept.rfind(char::is_whitespace)
+    {
+        kept = &kept[..space];
+    }
+    (kept, query[kept.len()..].chars().count())
+}
+
+/// `terms` with repeats dropped (the same kind of term, the same text in any case) and cut
+/// to [`MAX_QUERY_TERMS`] terms of [`MAX_QUERY_CHARS`] characters in all (a first term
+/// longer than that is cut): how many terms were repeats, how many were dropped, and how
+/// many characters were cut.
+fn bound_terms(terms: &mut Vec<Term>) -> (usize, usize, usize) {
+    let before = terms.len();
+    let mut seen = std::collections::HashSet::new();
+    terms.retain(|t| {
+        let key = match t {
+            Term::Word(w) => (0, w.to_lowercase()),
+            Term::Required(w) => (1, w.to_lowercase()),
+            Term::Prefix(w) => (2, w.to_lowercase()),
+            Term::Phrase(w) => (3, w.to_lowercase()),
+        };
+        seen.insert(key)
+    });
+    let repeated = before - terms.len();
+    let mut chars = 0;
+    let mut keep = 0;
+    let mut cut = 0;
+    for t in terms.iter_mut() {
+        let (Term::Word(w) | Term::Required(w) | Term::Prefix(w) | Term::Phrase(w)) = t;
+        let n = w.chars().count();
+        if keep == 0 && n > MAX_QUERY_CHARS {
+            let end = w
+                .char_indices()
+                .nth(MAX_QUERY_CHARS)
+                .map_or(w.len(), |(i, _)| i);
+            w.truncate(end);
+            cut += n - MAX_QUERY_CHARS;
+            chars = MAX_QUERY_CHARS;
+            keep = 1;
+            continue;
+        }
+        if keep == MAX_QUERY_TERMS || chars + n > MAX_QUERY_CHARS {
+            cut += n;
+            continue;
+        }
+        chars += n;
+        keep += 1;
+    }
+    let dropped = terms.len() - keep;
+    terms.truncate(keep);
+    (repeated, dropped, cut)
+}
+
 /// One searchable term of a plain query.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Term {
@@ -82,6 +175,8 @@ pub(crate) struct Plan {
     /// The kind of event the query asks for by naming who spoke ("what did the user ask
     /// about …"): such events rank first.
     pub(crate) speaker: Option<&'static str>,
+    /// How the query was bounded.
+    pub(crate) bounds: QueryBounds,
 }
 
 /// Words that open a question.
@@ -224,7 +319,19 @@ fn word_expr(w: &str, prefix: bool) -> String {
 
 /// Translate a plain query. Fails only when it holds nothing searchable.
 pub(crate) fn plain(query: &str) -> Result<Plan, String> {
-    let all = split(query);
+    let (kept, unread) = cut_query(query, MAX_READ_CHARS);
+    let mut all = split(kept);
+    // The whole query as typed is a phrase only when it is short enough to be one.
+    let typed_terms = all.len();
+    let short = typed_terms <= MAX_QUERY_TERMS && kept.chars().count() <= MAX_QUERY_CHARS;
+    let typed = short.then(|| {
+        words_of(&all)
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    });
+    let (repeated, dropped_terms, cut) = bound_terms(&mut all);
+    let cut_chars = unread + cut;
     if all.is_empty() {
         return Err(if query.trim().is_empty() {
             "the query is empty; give words or a \"quoted phrase\"".to_owned()
@@ -264,8 +371,9 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
         (required, optional)
     };
     // The words in the order typed, stop words kept: the phrase they make.
-    let typed = words_of(&all);
-    let phrase = (typed.len() > 1 && typed.len() == all.len()).then(|| literal(&typed.join(" ")));
+    let phrase = typed
+        .filter(|typed| typed.len() > 1 && typed.len() == typed_terms)
+        .map(|typed| literal(&typed.join(" ")));
     // Scored on the candidates rather than OR'ed in as NEAR groups: those counted the
     // same words again, so events holding them twice (a command and its echo) led.
     let content = words_of(terms.iter().copied());
@@ -339,6 +447,12 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
         _ => false,
     };
     Ok(Plan {
+        bounds: QueryBounds {
+            terms: all.len(),
+            repeated,
+            dropped_terms,
+            cut_chars,
+        },
         units: units(&terms),
         question,
         expr,
@@ -375,6 +489,140 @@ fn units(terms: &[&Term]) -> Vec<Unit> {
         }
     }
     out
+}
+
+/// One token of a raw FTS5 query, as far as bounding it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RawToken<'a> {
+    /// A bareword or a `"string"` (with any `*`, `^`, column filter).
+    Term(&'a str),
+    /// `OR`.
+    Or,
+    /// `AND`.
+    And,
+    /// Anything else: `NOT`, `NEAR`, parentheses.
+    Other,
+}
+
+/// The tokens of a raw FTS5 query.
+fn raw_tokens(query: &str) -> Vec<RawToken<'_>> {
+    let mut out = Vec::new();
+    let b = query.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c == b'(' || c == b')' {
+            out.push(RawToken::Other);
+            i += 1;
+        } else {
+            let start = i;
+            let mut quoted = false;
+            while i < b.len() {
+                match b[i] {
+                    b'"' => {
+                        // `""` inside a string is a quote.
+                        if quoted && b.get(i + 1) == Some(&b'"') {
+                            i += 1;
+                        } else {
+                            quoted = !quoted;
+                        }
+                    }
+                    c if !quoted && (c.is_ascii_whitespace() || c == b'(' || c == b')') => {
+                        break;
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            // `i` stops at an ASCII byte or the end: a char boundary.
+            out.push(match &query[start..i] {
+                "OR" => RawToken::Or,
+                "AND" => RawToken::And,
+                "NOT" => RawToken::Other,
+                w if w.starts_with("NEAR") => RawToken::Other,
+                w => RawToken::Term(w),
+            });
+        }
+    }
+    out
+}
+
+/// A raw FTS5 query bounded as a plain one is: a list of terms joined by one operator
+/// (`a OR b OR …`, `a AND b …`, `a b …`) loses its repeated terms and is cut to
+/// [`MAX_QUERY_TERMS`]; any other query must be within the limits as it is.
+pub(crate) fn bound_raw(query: &str) -> Result<(String, QueryBounds), String> {
+    let tokens = raw_tokens(query);
+    let terms: Vec<&str> = tokens
+        .iter()
+        .filter_map(|t| match t {
+            RawToken::Term(w) => Some(*w),
+            _ => None,
+        })
+        .collect();
+    let chars = query.chars().count();
+    let mut bounds = QueryBounds {
+        terms: terms.len(),
+        ..QueryBounds::default()
+    };
+    let ops: Vec<&RawToken<'_>> = tokens
+        .iter()
+        .filter(|t| !matches!(t, RawToken::Term(_)))
+        .collect();
+    let alternating = tokens
+        .iter()
+        .enumerate()
+        .all(|(i, t)| matches!(t, RawToken::Term(_)) == (i % 2 == 0))
+        && tokens.len() % 2 == 1;
+    let flat = match ops.first() {
+        None => Some(" "),
+        Some(RawToken::Or) if alternating && ops.iter().all(|t| **t == RawToken::Or) => {
+            Some(" OR ")
+        }
+        Some(RawToken::And) if alternating && ops.iter().all(|t| **t == RawToken::And) => {
+            Some(" AND ")
+        }
+        _ => None,
+    };
+    let Some(join) = flat else {
+        if terms.len() > MAX_QUERY_TERMS || chars > MAX_QUERY_CHARS {
+            return Err(format!(
+                "a raw FTS5 query holds at most {MAX_QUERY_TERMS} terms and \
+                 {MAX_QUERY_CHARS} characters (a list of terms joined by one operator is \
+                 cut to fit); this one holds {} terms and {chars} characters",
+                terms.len()
+            ));
+        }
+        return Ok((query.to_owned(), bounds));
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut kept: Vec<&str> = Vec::new();
+    let mut length = 0;
+    for term in &terms {
+        if !seen.insert(term.to_lowercase()) {
+            bounds.repeated += 1;
+            continue;
+        }
+        let more = term.chars().count() + if kept.is_empty() { 0 } else { join.len() };
+        if kept.len() == MAX_QUERY_TERMS || length + more > MAX_QUERY_CHARS {
+            bounds.dropped_terms += 1;
+            bounds.cut_chars += more;
+            continue;
+        }
+        length += more;
+        kept.push(term);
+    }
+    if kept.is_empty() {
+        return Err(format!(
+            "a raw FTS5 query's first term holds more than {MAX_QUERY_CHARS} characters"
+        ));
+    }
+    bounds.terms = kept.len();
+    if bounds.repeated == 0 && !bounds.cut() {
+        return Ok((query.to_owned(), bounds));
+    }
+    Ok((kept.join(join), bounds))
 }
 
 /// Words to highlight for a raw FTS5 query: its barewords and quoted words, less operators

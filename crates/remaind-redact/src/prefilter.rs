@@ -366,9 +366,7 @@ pub(crate) fn compile(pattern: &str) -> Result<Regex, Box<regex_automata::meta::
 
 /// Whether `placeholder`, a `[REDACTED:<rule>:<hex>]` span, names a built-in rule.
 pub(crate) fn is_builtin_placeholder(placeholder: &[u8]) -> bool {
-    let name = placeholder
-        .get("[REDACTED:".len()..placeholder.len().saturating_sub(":0123456789ab]".len()))
-        .unwrap_or_default();
+    let name = crate::search::placeholder_name(placeholder);
     NAMES.iter().any(|n| n.as_bytes() == name)
 }
 

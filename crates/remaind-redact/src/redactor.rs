@@ -2,14 +2,14 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::error::Error;
-use crate::judge::{ValueKind, is_credential, is_passphrase};
+use crate::judge::{ValueKind, is_credential, is_passphrase, is_placeholder};
 use crate::prefilter::{BUILTIN, Hit, SECRET_KEY_NAME, is_builtin_placeholder};
 use crate::rules::{GENERIC, NAMES};
 use crate::search::{
@@ -37,6 +37,71 @@ pub struct UserRule {
     pub name: String,
     /// The regex.
     pub pattern: String,
+}
+
+/// A JSON key naming a credential header (see [`credential_header`]).
+#[derive(Clone, Copy)]
+enum Header {
+    /// A header the rules read in text as `Name: value`, spelled so.
+    Text(&'static str),
+    /// `Cookie` (every value) or `Set-Cookie` (the first).
+    Cookie { all: bool },
+}
+
+/// Headers whose value is a credential and which the rules read in text as `Name: value`.
+const TEXT_HEADERS: &[&str] = &[
+    "Authorization",
+    "Proxy-Authorization",
+    "X-API-Key",
+    "x-goog-api-key",
+    "X-Auth-Token",
+    "X-Access-Token",
+    "X-Vault-Token",
+    "X-API-Token",
+    "PRIVATE-TOKEN",
+    "api-key",
+    "apikey",
+    "Ocp-Apim-Subscription-Key",
+    "X-Amz-Security-Token",
+];
+
+/// Whether JSON text may hold a `Cookie` or `Set-Cookie` key, whose values no rule's literal
+/// announces (in the case a header is written: `cookie`, `Cookie`, `COOKIE`).
+fn names_a_cookie(json: &[u8]) -> bool {
+    static LOWER: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"ookie"));
+    static UPPER: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"OOKIE"));
+    LOWER.find(json).is_some() || UPPER.find(json).is_some()
+}
+
+/// A cookie value shorter than this (`dark`, `en`, `1`) is a setting, not a session.
+const COOKIE_VALUE_BYTES: usize = 8;
+
+/// The credential header a JSON key names, in any case, with `_` for `-`
+/// (`"authorization"`, `"Proxy_Authorization"`, `"Cookie"`).
+fn credential_header(key: &str) -> Option<Header> {
+    let same = |name: &str| {
+        key.len() == name.len()
+            && key
+                .bytes()
+                .zip(name.bytes())
+                .all(|(k, n)| k.eq_ignore_ascii_case(&n) || (k == b'_' && n == b'-'))
+    };
+    // Most keys are neither long enough nor start like one: told apart at once.
+    if !(6..=25).contains(&key.len()) {
+        return None;
+    }
+    if same("cookie") {
+        return Some(Header::Cookie { all: true });
+    }
+    if same("set-cookie") {
+        return Some(Header::Cookie { all: false });
+    }
+    TEXT_HEADERS
+        .iter()
+        .find(|name| same(name))
+        .map(|name| Header::Text(name))
 }
 
 struct Inner {
@@ -314,9 +379,10 @@ impl Redactor {
                         }
                     }
                     for (k, v) in map.iter_mut() {
-                        if let Value::String(s) = v
-                            && let Some(a) = self.redact_by_key_name(k, s)
-                        {
+                        let Value::String(s) = v else { continue };
+                        if let Some(header) = credential_header(k) {
+                            self.redact_header_value(header, s, &mut applied);
+                        } else if let Some(a) = self.redact_by_key_name(k, s) {
                             applied.push(a);
                         }
                     }
@@ -326,6 +392,62 @@ impl Redactor {
             }
         }
         applied
+    }
+
+    /// The value of a credential header held as a JSON key and its string value
+    /// (`{"Authorization": "Basic …"}`), read as the header is in text: `Name: value`
+    /// searched by every rule, whatever they take of the value kept; a cookie's values
+    /// (each `name=value` of a `Cookie`, the first of a `Set-Cookie`) replaced whole.
+    fn redact_header_value(&self, header: Header, value: &mut String, applied: &mut Vec<Applied>) {
+        match header {
+            Header::Text(name) => {
+                let text = format!("{name}: {value}");
+                let (out, a) = self.redact_str(&text);
+                if let Cow::Owned(out) = out
+                    && let Some(rest) = out.strip_prefix(name).and_then(|r| r.strip_prefix(": "))
+                {
+                    *value = rest.to_owned();
+                    applied.extend(a);
+                }
+            }
+            Header::Cookie { all } => {
+                let mut out = String::with_capacity(value.len());
+                let mut changed = false;
+                for (i, pair) in value.split(';').enumerate() {
+                    if i > 0 {
+                        out.push(';');
+                    }
+                    let secret = (all || i == 0)
+                        .then(|| pair.split_once('='))
+                        .flatten()
+                        .map(|(_, v)| v.trim())
+                        .filter(|v| {
+                            v.len() >= COOKIE_VALUE_BYTES
+                                && !is_placeholder(v.as_bytes())
+                                && self.placeholders(v.as_bytes()) != [(0, v.len())]
+                        });
+                    match secret {
+                        Some(v) => {
+                            // `v` is a slice of `pair`.
+                            let at = v.as_ptr() as usize - pair.as_ptr() as usize;
+                            let placeholder = self.placeholder(GENERIC, v.as_bytes());
+                            out.push_str(&pair[..at]);
+                            out.push_str(&placeholder);
+                            out.push_str(&pair[at + v.len()..]);
+                            applied.push(Applied {
+                                rule: GENERIC.to_owned(),
+                                placeholder,
+                            });
+                            changed = true;
+                        }
+                        None => out.push_str(pair),
+                    }
+                }
+                if changed {
+                    *value = out;
+                }
+            }
+        }
     }
 
     /// A string under a key that names a secret (`"password"`, `"client_secret"`, `"apiKey"`)
@@ -396,6 +518,7 @@ impl Redactor {
                 _ => true,
             })
             && BUILTIN.candidates(json) == 0
+            && !names_a_cookie(json)
     }
 
     /// Whether `b` holds anything a rule would redact.
@@ -430,6 +553,24 @@ impl Redactor {
         }
     }
 
+    /// The placeholders in `b` this redactor could have written: those of its rules' names
+    /// (see [`find_placeholders`]).
+    fn placeholders(&self, b: &[u8]) -> Vec<(usize, usize)> {
+        find_placeholders(b, |name| self.is_rule_name(name))
+    }
+
+    /// Whether `name` is the name of one of this redactor's rules, as its placeholders
+    /// spell it.
+    fn is_rule_name(&self, name: &[u8]) -> bool {
+        NAMES.iter().any(|n| n.as_bytes() == name)
+            || self
+                .inner
+                .user
+                .rules
+                .iter()
+                .any(|r| r.name.as_bytes() == name)
+    }
+
     /// Every span to replace, sorted and disjoint.
     fn spans(&self, b: &[u8]) -> Vec<Span> {
         self.spans_knowing(b, None).0
@@ -447,7 +588,7 @@ impl Redactor {
             Some(known) => {
                 debug_assert_eq!(
                     known.placeholders,
-                    find_placeholders(b),
+                    self.placeholders(b),
                     "{}",
                     String::from_utf8_lossy(b)
                 );
@@ -474,7 +615,7 @@ impl Redactor {
                 if hits.is_empty() && self.inner.user.is_empty() {
                     return (Vec::new(), Vec::new(), hits);
                 }
-                let placeholders = find_placeholders(b);
+                let placeholders = self.placeholders(b);
                 if !placeholders.is_empty() {
                     hits.retain(|hit| {
                         !placeholders.iter().any(|&(start, end)| {
@@ -692,7 +833,7 @@ mod tests {
                         r.spans(text.as_bytes()),
                         r.spans_admitting(
                             text.as_bytes(),
-                            &find_placeholders(text.as_bytes()),
+                            &r.placeholders(text.as_bytes()),
                             Admit::All(all),
                             false
                         )
@@ -734,7 +875,7 @@ mod tests {
             let text: String = (0..n)
                 .map(|_| pieces[next() as usize % pieces.len()])
                 .collect();
-            let placeholders = find_placeholders(text.as_bytes());
+            let placeholders = r.placeholders(text.as_bytes());
             let spans = r
                 .spans_admitting(text.as_bytes(), &placeholders, Admit::Scan, true)
                 .0;

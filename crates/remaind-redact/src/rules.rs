@@ -652,8 +652,12 @@ fn vendor_rules() -> Vec<RuleSpec> {
         (
             // Legacy `sk-` + 48, `sk-proj-`, `sk-svcacct-`, `sk-admin-`: at least 20 bytes after
             // `sk-` and a digit somewhere, so hyphenated words after "sk-" never qualify.
+            // A project, service-account or admin key is taken glued to a word too
+            // (`apikey_sk-proj-…`): its prefix is its own.
             OPENAI,
-            escaped(format!(r"(?-u){B}(?P<s>sk-[A-Za-z0-9_-]{{20,}})")),
+            escaped(format!(
+                r"(?-u)(?:{B}(?P<s>sk-[A-Za-z0-9_-]{{20,}})|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{{20,}})"
+            )),
             Check::HasDigit,
         ),
         (
@@ -695,7 +699,12 @@ fn vendor_rules() -> Vec<RuleSpec> {
             Check::NotPlaceholder,
         ),
         (GOOGLE, token(r"AIza[0-9A-Za-z_-]{35}"), Check::NotPlaceholder),
-        (NPM, bounded(r"npm_[A-Za-z0-9]{36}"), Check::NotPlaceholder),
+        // Glued to a word too (`MY_npm_…`): 36 letters and digits then a boundary.
+        (
+            NPM,
+            whole(r"(?-u)(?P<s>npm_[A-Za-z0-9]{36})\b".to_owned()),
+            Check::NotPlaceholder,
+        ),
         (
             PYPI,
             token(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
@@ -790,9 +799,12 @@ fn platform_rules() -> Vec<RuleSpec> {
             Check::NotPlaceholder,
         ),
         (
+            // `AKIA`/`ASIA` keys are taken glued to a word too (`ID_AKIA…`, `xxxxAKIA…`):
+            // four capitals no word holds before 16 more capitals and digits. The rarer
+            // prefixes are runs an upper-case word may hold (`ACCA`), so those need a boundary.
             AWS_ACCESS_KEY_ID,
             escaped(format!(
-                r"(?-u){B}(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}})"
+                r"(?-u)(?:{B}(?P<s>(?:A3T[A-Z0-9]|ABIA|ACCA)[A-Z0-9]{{16}})|(?:AKIA|ASIA)[A-Z0-9]{{16}})"
             )),
             Check::NotPlaceholder,
         ),

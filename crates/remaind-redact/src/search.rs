@@ -174,16 +174,27 @@ pub(crate) fn moved_hits(
     Some(moved)
 }
 
-/// The placeholders in `b`, sorted and disjoint. Most text has none, which one substring
-/// search tells.
-pub(crate) fn find_placeholders(b: &[u8]) -> Vec<(usize, usize)> {
+/// The placeholders in `b` that a redactor could have written, sorted and disjoint: exactly
+/// `[REDACTED:<name>:<12 lowercase hex>]` with a name `known` accepts (a rule's). Anything
+/// else in brackets (`[REDACTED:ghp_…:0123456789ab]`, a secret dressed as a placeholder) is
+/// text, searched like any other. Most text has none, which one substring search tells.
+pub(crate) fn find_placeholders(b: &[u8], known: impl Fn(&[u8]) -> bool) -> Vec<(usize, usize)> {
     if PLACEHOLDER_START.find(b).is_none() {
         return Vec::new();
     }
     PLACEHOLDER
         .find_iter(b)
+        .filter(|m| known(placeholder_name(m.as_bytes())))
         .map(|m| (m.start(), m.end()))
         .collect()
+}
+
+/// The rule name in a placeholder-shaped `placeholder` (`github_token` in
+/// `[REDACTED:github_token:0123456789ab]`).
+pub(crate) fn placeholder_name(placeholder: &[u8]) -> &[u8] {
+    placeholder
+        .get("[REDACTED:".len()..placeholder.len().saturating_sub(":0123456789ab]".len()))
+        .unwrap_or_default()
 }
 
 /// Where in a text a built-in rule can match: where the prefilter's hits that admit it say.

@@ -25,6 +25,10 @@ const POLL: Duration = Duration::from_millis(300);
 const BATCH: usize = 200;
 
 /// `GET /live?after=N`: the events after seq N (or after `Last-Event-ID`), as they come.
+///
+/// A seq past the ledger's head, or one that is no seq at all (`18446744073709551616`,
+/// `abc`), resumes at the head: the tail never starts over from the first event because
+/// of what a client sent.
 pub(crate) async fn tail(
     State(app): State<Arc<App>>,
     Extension(Stop(stop)): Extension<Stop>,
@@ -33,23 +37,25 @@ pub(crate) async fn tail(
 ) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
     let resumed = headers
         .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    let after = resumed
-        .or_else(|| params.get("after").and_then(|v| v.parse().ok()))
-        .unwrap_or(0);
+        .map(|v| v.to_str().ok().and_then(|v| v.trim().parse::<u64>().ok()));
+    let after = match resumed {
+        Some(id) => id,
+        None => params.get("after").map_or(Some(0), |v| v.parse().ok()),
+    }
+    // Read as "at the head", which the first read clamps to.
+    .unwrap_or(u64::MAX);
     let stream = futures_util::stream::unfold(
         (
             app,
-            after,
+            (after, true),
             Vec::<SseEvent>::new(),
             stop,
             None::<Arc<Ledger>>,
         ),
-        |(app, mut after, mut pending, mut stop, mut ledger)| async move {
+        |(app, (mut after, mut clamp), mut pending, mut stop, mut ledger)| async move {
             loop {
                 if let Some(ev) = pending.pop() {
-                    return Some((Ok(ev), (app, after, pending, stop, ledger)));
+                    return Some((Ok(ev), (app, (after, clamp), pending, stop, ledger)));
                 }
                 if *stop.borrow() {
                     return None;
@@ -61,12 +67,22 @@ pub(crate) async fn tail(
                         Some(l) => l,
                         None => Arc::new(Ledger::open(ctx_app.ctx.root()).ok()?),
                     };
-                    let events = ledger.range(after + 1, BATCH).ok()?;
-                    Some((ledger, events))
+                    // The first read resumes at the head at most.
+                    let from = if clamp {
+                        after.min(ledger.head().ok()?.0)
+                    } else {
+                        after
+                    };
+                    let events = match from.checked_add(1) {
+                        Some(next) => ledger.range(next, BATCH).ok()?,
+                        None => Vec::new(),
+                    };
+                    Some((ledger, from, events))
                 })
                 .await;
-                if let Ok(Some((open, events))) = read {
+                if let Ok(Some((open, from, events))) = read {
                     ledger = Some(open);
+                    (after, clamp) = (from, false);
                     for ev in events.iter().rev() {
                         pending.push(
                             SseEvent::default()

@@ -1,4 +1,5 @@
 //! Integration tests of the runtime adapters.
 
 mod beside_writers;
+mod follow_limits;
 mod prop_import;

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use remaind_index::{Index, SearchOptions, Syntax};
+use remaind_index::{Index, MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, SearchOptions, Syntax};
 use remaind_ledger::{Kind, Ledger, Status};
 
 use crate::cli_error::CliError;
@@ -95,9 +95,10 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     }
     let ctx = global.context()?;
     let ledger = Ledger::open(ctx.root()).map_err(CliError::from)?;
-    let found = Index::open(ctx.root(), &ledger).and_then(|mut index| index.search(&query, &opts));
-    let hits = match found {
-        Ok(hits) => hits,
+    let found =
+        Index::open(ctx.root(), &ledger).and_then(|mut index| index.search_bounded(&query, &opts));
+    let searched = match found {
+        Ok(searched) => searched,
         Err(e) if e.is_invalid_input() => return Err(CliError::from(e)),
         // A `.context/` this user cannot write (a read-only mount, another user's project):
         // the index is built from the ledger in a private temporary folder instead.
@@ -112,11 +113,12 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             let dir = camino::Utf8Path::from_path(dir.path())
                 .ok_or_else(|| CliError::runtime("the temporary folder's path is not UTF-8"))?;
             Index::scratch(dir, &ledger)
-                .search(&query, &opts)
+                .search_bounded(&query, &opts)
                 .map_err(CliError::from)?
         }
     };
-    let shown: Vec<Shown> = hits
+    let shown: Vec<Shown> = searched
+        .hits
         .iter()
         .map(|h| {
             let (status, by) = status_parts(h.status);
@@ -136,7 +138,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             }
         })
         .collect();
-    print_hits(&query, &shown, args.json)
+    print_hits(&query, &shown, Some(searched.bounds), args.json)
 }
 
 /// A hit as printed, from the folder's index or the store's.
@@ -155,7 +157,27 @@ struct Shown {
     exact: bool,
 }
 
-fn print_hits(query: &str, hits: &[Shown], json: bool) -> Result<ExitCode, CliError> {
+/// Says how a query was bounded, when part of it was not searched: a field of `--json`'s
+/// document, a line on stderr otherwise.
+fn bounds_json(bounds: Option<QueryBounds>) -> Option<serde_json::Value> {
+    let b = bounds.filter(|b| b.cut() || b.repeated > 0)?;
+    Some(serde_json::json!({
+        "cut": b.cut(),
+        "terms": b.terms,
+        "repeated_terms_dropped": b.repeated,
+        "terms_dropped": b.dropped_terms,
+        "chars_cut": b.cut_chars,
+        "max_terms": MAX_QUERY_TERMS,
+        "max_chars": MAX_QUERY_CHARS,
+    }))
+}
+
+fn print_hits(
+    query: &str,
+    hits: &[Shown],
+    bounds: Option<QueryBounds>,
+    json: bool,
+) -> Result<ExitCode, CliError> {
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     if json {
@@ -179,7 +201,10 @@ fn print_hits(query: &str, hits: &[Shown], json: bool) -> Result<ExitCode, CliEr
                 })
             })
             .collect();
-        let doc = serde_json::json!({"query": query, "total": hits.len(), "hits": hits});
+        let mut doc = serde_json::json!({"query": query, "total": hits.len(), "hits": hits});
+        if let Some(b) = bounds_json(bounds) {
+            doc["query_bounds"] = b;
+        }
         return writeln!(out, "{doc}")
             .and_then(|()| out.flush())
             .map(|()| ExitCode::SUCCESS)
@@ -204,6 +229,12 @@ fn print_hits(query: &str, hits: &[Shown], json: bool) -> Result<ExitCode, CliEr
     });
     res.and_then(|()| out.flush())
         .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+    if let Some(b) = bounds.filter(QueryBounds::cut) {
+        eprintln!(
+            "remaind: the query was cut to its first {} distinct terms within {MAX_QUERY_CHARS} characters ({} terms and {} characters left out)",
+            b.terms, b.dropped_terms, b.cut_chars
+        );
+    }
     if hits.is_empty() {
         eprintln!("remaind: no events match `{query}`");
     }
@@ -275,5 +306,5 @@ fn on_store(
             exact: false,
         });
     }
-    print_hits(query, &shown, json)
+    print_hits(query, &shown, None, json)
 }

@@ -6,6 +6,7 @@ mod docs_commands;
 mod everyday;
 mod fleet_chaos;
 mod fleet_cli;
+mod hook_limits;
 mod index_cli;
 mod init_cli;
 mod ledger_cli;
@@ -18,6 +19,7 @@ mod redact_cli;
 mod reliability;
 mod rough_edges;
 mod runtime_hooks;
+mod search_limits;
 mod transcripts;
 
 #[path = "../../src/demo_secrets.rs"]

@@ -1,5 +1,6 @@
 //! Integration tests of the index.
 
+mod bounds;
 mod common;
 mod recall;
 mod robustness;

@@ -1,7 +1,7 @@
 //! The three reading steps: `search` (compact hits with ids), `timeline` (the lead-up and
 //! aftermath of one event) and `get_events` (full events by id or by position).
 
-use remaind_index::{SearchOptions, Syntax};
+use remaind_index::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, SearchOptions, Syntax};
 use remaind_ledger::{Event, Filter, Kind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -128,6 +128,21 @@ pub(crate) struct SearchResult {
     hits: Vec<SearchHit>,
     /// The offset of the next page, when there may be more hits.
     next_offset: Option<usize>,
+    /// Set when part of the query was not searched: at most 32 distinct words of its first
+    /// 1,000 characters are (a repeated word counts once). Says what was left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    query_cut: Option<String>,
+}
+
+/// What [`SearchResult::query_cut`] says of a query's bounds, when it was cut.
+fn query_cut(bounds: QueryBounds) -> Option<String> {
+    bounds.cut().then(|| {
+        format!(
+            "the query was cut: searched {} distinct words of at most {MAX_QUERY_TERMS} \
+             within {MAX_QUERY_CHARS} characters; {} more words and {} characters were left out",
+            bounds.terms, bounds.dropped_terms, bounds.cut_chars
+        )
+    })
 }
 
 fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError> {
@@ -166,6 +181,7 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
     } else {
         wanted
     };
+    let mut bounds = QueryBounds::default();
     let hits = session.with_index(&ctx, &ledger, |index| {
         loop {
             let opts = SearchOptions {
@@ -175,7 +191,9 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
                 limit: ask,
                 syntax: Syntax::Plain,
             };
-            let found = index.search(&args.query, &opts)?;
+            let searched = index.search_bounded(&args.query, &opts)?;
+            bounds = searched.bounds;
+            let found = searched.hits;
             let exhausted = found.len() < ask;
             let kept: Vec<_> = found.into_iter().filter(|h| in_range(&h.ts)).collect();
             if kept.len() >= wanted || exhausted {
@@ -207,6 +225,7 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
     Ok(SearchResult {
         hits,
         next_offset: more.then_some(args.offset + limit),
+        query_cut: query_cut(bounds),
     })
 }
 

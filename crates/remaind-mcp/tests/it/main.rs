@@ -249,3 +249,39 @@ fn tool_descriptions_name_the_real_bands() {
         }
     }
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_search_of_hundreds_of_words_is_bounded_and_says_it_was_cut() {
+    let (_tmp, dir) = context();
+    let other = Ledger::open(&dir).expect("open");
+    other
+        .append_json_lines(b"{\"kind\":\"decision\",\"text\":\"Feed the otter at noon\"}\n")
+        .expect("append");
+    let mut c = Client::connect(&dir).await;
+    // A word repeated 300 times is one word: nothing is cut.
+    let repeated = vec!["otter"; 300].join(" ");
+    let hits = c.call("search", json!({"query": repeated})).await;
+    assert_eq!(
+        hits["structuredContent"]["hits"].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert!(
+        hits["structuredContent"].get("query_cut").is_none(),
+        "{hits}"
+    );
+    // 200 distinct words: the first 32 are searched, and the result says so.
+    let mut words: Vec<String> = (0..200).map(|i| format!("w{i}")).collect();
+    words[0] = "otter".to_owned();
+    let hits = c.call("search", json!({"query": words.join(" ")})).await;
+    assert_eq!(
+        hits["structuredContent"]["hits"].as_array().map(Vec::len),
+        Some(1)
+    );
+    let cut = hits["structuredContent"]["query_cut"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        cut.contains("searched 32 distinct words") && cut.contains("168 more"),
+        "{hits}"
+    );
+}

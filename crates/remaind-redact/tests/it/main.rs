@@ -6,6 +6,7 @@ mod corpus;
 mod determinism;
 mod gitleaks;
 mod negative;
+mod promise;
 mod prop_fuzz_redactor;
 mod props;
 mod rules;

@@ -431,14 +431,28 @@ fn user_rule_secret_group_keeps_its_context() {
     let (out, applied) = r.redact_str("x intk=0123456789abcdef y");
     assert_eq!(out, format!("x intk={} y", applied[0].placeholder));
     assert!(applied[0].placeholder.starts_with("[REDACTED:internal:"));
-    // A user rule that would match its own placeholder does not re-fire.
-    let greedy = [UserRule {
-        name: "anything_redacted".into(),
-        pattern: r"REDACTED:[a-z_]+:[0-9a-f]+".into(),
-    }];
+    // A user rule that would match its own placeholder, or another rule's, does not re-fire.
+    let greedy = [
+        user[0].clone(),
+        UserRule {
+            name: "anything_redacted".into(),
+            pattern: r"REDACTED:[a-z_]+:[0-9a-f]+".into(),
+        },
+    ];
     let r = Redactor::new(KEY, &greedy).expect("builds");
     let text = format!("{} tail", applied[0].placeholder);
     assert_eq!(r.redact_str(&text).0, text);
+    let (own, applied) = r.redact_str("REDACTED:x:0a tail");
+    assert!(
+        applied[0]
+            .placeholder
+            .starts_with("[REDACTED:anything_redacted:")
+    );
+    assert_eq!(r.redact_str(&own).0, own);
+    // A placeholder no rule of this redactor could have written is text: a redactor without
+    // `internal` searches it like any other.
+    let r = Redactor::new(KEY, &greedy[1..]).expect("builds");
+    assert_ne!(r.redact_str(&text).0, text);
 }
 
 #[test]

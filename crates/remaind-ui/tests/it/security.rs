@@ -323,3 +323,73 @@ fn a_port_in_use_is_named_as_such() {
     let err = Viewer::bind(options).unwrap_err();
     assert!(err.is_addr_in_use(), "{err:?}");
 }
+
+/// What a live tail sends within `wait` of its request (the stream never ends by itself),
+/// after `during` has run.
+fn tail_for(run: &Running, last_event_id: &str, wait: Duration, during: impl FnOnce()) -> String {
+    let mut s = TcpStream::connect(run.addr).unwrap();
+    let req = format!(
+        "GET /live HTTP/1.1\r\nHost: {}\r\nCookie: remaind_ui_{}={}\r\nLast-Event-ID: {last_event_id}\r\nAccept: text/event-stream\r\n\r\n",
+        run.addr,
+        run.addr.port(),
+        run.token
+    );
+    s.write_all(req.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    during();
+    let until = std::time::Instant::now() + wait;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+        s.set_read_timeout(Some(left.max(Duration::from_millis(10))))
+            .unwrap();
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn a_last_event_id_past_any_seq_resumes_at_the_head_not_the_start() {
+    let (_tmp, ctx) = folder();
+    let run = start(&ctx, false);
+    // An ordinary id resumes after it.
+    let text = tail_for(&run, "1", Duration::from_secs(2), || {});
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(
+        text.contains("id: 2\n") && !text.contains("id: 1\n"),
+        "{text}"
+    );
+    for id in [
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999999999",
+        "123456789",
+        "-1",
+        "abc",
+    ] {
+        let text = tail_for(&run, id, Duration::from_secs(2), || {
+            Ledger::open(ctx.root())
+                .unwrap()
+                .append(NewEvent {
+                    kind: Some(Kind::Note),
+                    text: Some(format!("after {id}")),
+                    ..NewEvent::default()
+                })
+                .unwrap();
+        });
+        assert!(text.starts_with("HTTP/1.1 200"), "{id}: {text}");
+        assert!(
+            !text.contains("Ship the viewer"),
+            "{id} replayed the ledger: {text}"
+        );
+        assert!(
+            !text.contains("id: 1\n"),
+            "{id} replayed the ledger: {text}"
+        );
+        // What is appended after it still arrives.
+        assert!(text.contains(&format!("after {id}")), "{id}: {text}");
+    }
+}
