@@ -117,9 +117,13 @@ fn the_packet_says_the_same_before_and_after_a_compaction() {
     let conv = Conversation::generate(11, 30);
     let (_tmp, ctx) = fresh();
     append(&ctx, &conv);
-    let before = build_packet(&ctx, Budget::Unlimited).expect("resume").packet;
+    let before = build_packet(&ctx, Budget::Unlimited)
+        .expect("resume")
+        .packet;
     compact_builtin(&ctx);
-    let after = build_packet(&ctx, Budget::Unlimited).expect("resume").packet;
+    let after = build_packet(&ctx, Budget::Unlimited)
+        .expect("resume")
+        .packet;
     let lines = |p: &str| -> Vec<String> {
         in_force_section(p)
             .lines()
