@@ -257,13 +257,9 @@ impl Mapper {
             Some(update) => self.apply_plan(src, update),
             None => Vec::new(),
         };
-        let mut tool = Draft::new(
-            Kind::ToolResult,
-            src,
-            agent,
-            describe_tool(name, &input, failed),
-        )
-        .refs(&plan_events);
+        let description = describe_tool(name, &input, failed);
+        let mut tool = Draft::new(Kind::ToolResult, src, agent, description.clone())
+            .refs(&plan_events);
         if carries_plan || (failed && plan::update_of(name, &input, &output).is_some()) {
             tool = tool.data("plan", self.book.to_value());
         }
@@ -290,10 +286,17 @@ impl Mapper {
         });
         let id = self.emit(tool);
         for path in files {
+            // What changed, as the call's description says it (the path is the event's text).
+            let change = description
+                .strip_prefix(path.as_str())
+                .and_then(|rest| rest.strip_prefix(": "))
+                .unwrap_or(&description)
+                .to_owned();
             self.emit(
                 Draft::new(Kind::FileChange, src, agent, path.clone())
                     .data("path", path)
                     .data("tool", name)
+                    .data("change", change)
                     .refs(&[id]),
             );
         }

@@ -42,6 +42,19 @@ impl CliError {
         }
     }
 
+    /// Writing to stdout failed. A reader that closed the pipe (`remaind … | head -c1`) is not
+    /// a failure: the command ends quietly with exit 0, as every command line tool does.
+    pub(crate) fn stdout(err: std::io::Error) -> Self {
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            return CliError {
+                code: 0,
+                message: String::new(),
+                causes: Vec::new(),
+            };
+        }
+        CliError::runtime(format!("cannot write to stdout: {err}"))
+    }
+
     /// The whole message: the top line and every cause once, joined by `: `.
     pub(crate) fn full_message(&self) -> String {
         let mut out = self.message.clone();
@@ -54,6 +67,9 @@ impl CliError {
 
     /// Prints the message and its causes to stderr and returns the exit code.
     pub(crate) fn report(self) -> ExitCode {
+        if self.code == 0 {
+            return ExitCode::SUCCESS;
+        }
         eprintln!("remaind: error: {}", self.full_message());
         ExitCode::from(self.code)
     }

@@ -129,9 +129,10 @@ pub(crate) struct RolledBack {
     pub(crate) to: String,
     /// The derived files that changed.
     pub(crate) changed: Vec<String>,
-    /// Roll back to this instant to undo the rollback.
+    /// The instant the demo rolled forward to again, undoing the rollback.
     pub(crate) undo_to: Option<String>,
-    /// True when state.json and handover.md have the bytes they had before the compaction.
+    /// True when state.json and handover.md had the bytes they had before the compaction,
+    /// and the undo brought back the compaction's own bytes.
     pub(crate) restored_equal: bool,
 }
 
@@ -283,8 +284,10 @@ impl Demo<'_> {
 
         self.log_lines(&ledger, AFTER_COMPACTION, "after-compaction.jsonl")?;
         self.memory(&ledger)?;
-        let resume = self.resume()?;
+        // Roll back and undo before the resume, so the packet the demo prints is the one the
+        // folder holds when it ends.
         let rollback = self.rollback(&store, &before_state, &before_handover)?;
+        let resume = self.resume()?;
 
         self.verify(&ledger)?;
         let files_searched = self.secrets()?;
@@ -666,7 +669,8 @@ impl Demo<'_> {
         Ok(resume)
     }
 
-    /// Rolls the derived files back to just before the second compaction wrote state.json.
+    /// Rolls the derived files back to just before the second compaction wrote state.json,
+    /// then undoes that rollback: both ways must give the exact bytes.
     fn rollback(
         &mut self,
         store: &remaind_atomic::HistoryStore,
@@ -688,11 +692,21 @@ impl Demo<'_> {
         let to = written
             .checked_sub(jiff::SignedDuration::from_micros(1))
             .unwrap_or(written);
+        let after_state = read_derived(store, STATE_FILE)?;
+        let after_handover = read_derived(store, HANDOVER_FILE)?;
         let done = remaind_resume::rollback_to(&self.ctx, to)?;
         let restored_equal = read_derived(store, STATE_FILE)? == before_state
             && read_derived(store, HANDOVER_FILE)? == before_handover;
+        let undone_equal = match &done.undo_to {
+            Some(undo) => {
+                remaind_resume::rollback_to(&self.ctx, remaind_resume::parse_time(undo)?)?;
+                read_derived(store, STATE_FILE)? == after_state
+                    && read_derived(store, HANDOVER_FILE)? == after_handover
+            }
+            None => false,
+        };
         let summary = format!(
-            "--to {} (just before the second compaction): restored {}; state.json and handover.md {} (undo: --to {})",
+            "--to {} (just before the second compaction): restored {}; state.json and handover.md {}; undone with --to {}: {}",
             done.to,
             if done.changed.is_empty() {
                 "nothing".to_owned()
@@ -704,8 +718,14 @@ impl Demo<'_> {
             } else {
                 "DIFFER from before the compaction"
             },
-            done.undo_to.as_deref().unwrap_or("-")
+            done.undo_to.as_deref().unwrap_or("-"),
+            if undone_equal {
+                "back to the second compaction's bytes"
+            } else {
+                "NOT back to the second compaction's bytes"
+            },
         );
+        let restored_equal = restored_equal && undone_equal;
         self.step(Action::Rollback, restored_equal, None, summary);
         Ok(RolledBack {
             to: done.to,

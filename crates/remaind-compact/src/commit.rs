@@ -80,6 +80,10 @@ pub struct Outcome {
     /// quarantined: the compaction event records their SHA-256, so verify knows them and a
     /// rollback still refuses them.
     pub quarantined: Vec<&'static str>,
+    /// An accepted candidate that was not written because another compaction built on the
+    /// same prior landed first (another process, or another machine of a shared store):
+    /// that compaction's event. Its state stands; compacting again builds on it.
+    pub lost_to: Option<EventId>,
 }
 
 /// Reads a [`Ledger`] for the validator, serving the tail already read from memory.
@@ -453,6 +457,11 @@ fn commit(
             state_bytes = Some(bytes);
             (verdict, Some(cand))
         }
+        Err(rejection) if rejection.cannot_run => {
+            return Err(Error::CompactorCannotRun {
+                reason: rejection.reason,
+            });
+        }
         Err(rejection) => (unreadable(&rejection), None),
     };
     // An external candidate says itself which prefix it covers.
@@ -466,6 +475,7 @@ fn commit(
         tail_events: tail.len(),
         memory_proposed: Vec::new(),
         quarantined: Vec::new(),
+        lost_to: None,
     };
     if opts.dry_run {
         return Ok(outcome);
@@ -658,9 +668,16 @@ fn record_accepted(
         (&state_path, &state_bytes),
         (&handover_path, cand.handover.as_bytes()),
     ];
-    let id = ledger
-        .append_system_unless(event, &[Kind::Compaction], built_on, &shared)
-        .map_err(|e| ledger_err(ledger, "cannot append the compaction event", e))?;
+    let id = match ledger.append_system_unless(event, &[Kind::Compaction], built_on, &shared) {
+        Ok(id) => id,
+        // Another process or machine compacted the same prior first: its state stands, and
+        // losing that race is not a failure (nothing of this candidate was written).
+        Err(remaind_ledger::Error::Raced { seq, .. }) => {
+            outcome.lost_to = Some(EventId(seq));
+            return Ok(());
+        }
+        Err(e) => return Err(ledger_err(ledger, "cannot append the compaction event", e)),
+    };
     outcome.event_id = Some(id);
     store
         .write_all(&[

@@ -48,6 +48,13 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// The compactor command could not be started (not found, not executable): nothing was
+    /// judged and nothing appended. A typo in `--compactor` is not a rejected candidate.
+    #[error("{reason}")]
+    CompactorCannotRun {
+        /// The command and what the shell said.
+        reason: String,
+    },
     /// The continuity flush could not propose to long-term memory (nothing of the
     /// compaction was written).
     #[error("the continuity flush to long-term memory")]

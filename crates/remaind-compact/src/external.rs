@@ -35,6 +35,10 @@ pub struct Rejection {
     /// One line naming the file or command and what is wrong, e.g.
     /// `cand/state.json: line 3 column 5: missing field \`goal\``.
     pub reason: String,
+    /// True when the compactor never ran (the shell could not start it: a missing or
+    /// non-executable program). That is a runtime failure, not a verdict on a candidate:
+    /// the commit path returns [`crate::Error::CompactorCannotRun`] and appends nothing.
+    pub cannot_run: bool,
 }
 
 impl Rejection {
@@ -42,9 +46,22 @@ impl Rejection {
     pub fn new(reason: impl Into<String>) -> Self {
         Rejection {
             reason: reason.into(),
+            cannot_run: false,
+        }
+    }
+
+    /// The compactor could not be started at all; `reason` says why.
+    pub fn cannot_run(reason: impl Into<String>) -> Self {
+        Rejection {
+            reason: reason.into(),
+            cannot_run: true,
         }
     }
 }
+
+/// `sh -c` exits 127 when the command is not found and 126 when it is not executable
+/// (POSIX, "Command Search and Execution"): the program never ran.
+const SHELL_CANNOT_RUN: [i32; 2] = [126, 127];
 
 /// What an external compactor reads on stdin (protocol 1).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -121,7 +138,8 @@ pub fn from_value(state: serde_json::Value, handover: String) -> Result<Candidat
 /// `{"state": {…}, "handover": "…"}` from its stdout.
 ///
 /// The command runs in its own process group; when `timeout` passes, the whole group is
-/// killed. A spawn failure, a timeout, a non-zero exit, more than 64 MiB of output, output
+/// killed. A program the shell cannot start (exit 126 or 127, or no shell) is a
+/// [`Rejection::cannot_run`]. A timeout, any other non-zero exit, more than 64 MiB of output, output
 /// that is not the JSON document, or a `state` that is not a valid state is a [`Rejection`]
 /// whose reason says which (quoting the end of stderr when there is any).
 pub fn from_command(
@@ -133,15 +151,27 @@ pub fn from_command(
         .map_err(|e| Rejection::new(format!("compactor input cannot be serialized: {e}")))?;
     let mut sh = Command::new("sh");
     sh.arg("-c").arg(cmd);
-    let done = process::run_piped(sh, payload, timeout).map_err(|e| {
-        let what = match &e {
-            RunError::Spawn(io) => format!(": cannot start sh: {io}"),
-            RunError::Io(io) => format!(": cannot wait for it or read its output: {io}"),
-            other => format!(" {other}"),
-        };
-        Rejection::new(format!("compactor command `{cmd}`{what}"))
+    let done = process::run_piped(sh, payload, timeout).map_err(|e| match &e {
+        RunError::Spawn(io) => {
+            Rejection::cannot_run(format!("compactor command `{cmd}`: cannot start sh: {io}"))
+        }
+        RunError::Io(io) => Rejection::new(format!(
+            "compactor command `{cmd}`: cannot wait for it or read its output: {io}"
+        )),
+        other => Rejection::new(format!("compactor command `{cmd}` {other}")),
     })?;
     let stderr_note = process::stderr_note(&done.stderr);
+    if done
+        .status
+        .code()
+        .is_some_and(|c| SHELL_CANNOT_RUN.contains(&c))
+    {
+        return Err(Rejection::cannot_run(format!(
+            "compactor command `{cmd}` cannot run ({}{stderr_note}); check the program's path \
+             and that it is executable",
+            process::describe_exit(done.status)
+        )));
+    }
     if !done.status.success() {
         return Err(Rejection::new(format!(
             "compactor command `{cmd}` {}{stderr_note}",

@@ -21,6 +21,9 @@ use crate::query::{self, Needle, QueryBounds};
 use crate::schema::{self, SCHEMA_VERSION};
 use crate::snippet;
 
+
+/// The kinds that open a loop until a later event resolves or supersedes them.
+pub const LOOP_KINDS: [Kind; 2] = [Kind::Blocker, Kind::NextStep];
 /// Folder of the index, relative to `.context/`.
 pub use remaind_fs::layout::DB_DIR;
 /// The index file, relative to `.context/`.
@@ -1188,14 +1191,15 @@ impl<'l> Index<'l> {
         self.parse_lines(lines)
     }
 
-    /// The newest `limit` events of `kinds` that are still current (neither superseded nor
-    /// resolved), oldest first: with blockers and next steps, the open loops.
-    pub fn current_of_kinds(&mut self, kinds: &[Kind], limit: usize) -> Result<Vec<Event>> {
+    /// The open loops: the newest `limit` events of [`LOOP_KINDS`] that no later event
+    /// superseded or resolved, oldest first. The one answer `remaind loops list`, MCP
+    /// `open_loops` and the viewer give.
+    pub fn open_loops(&mut self, limit: usize) -> Result<Vec<Event>> {
         if limit == 0 {
             return Ok(Vec::new());
         }
         let mut params = Vec::new();
-        let filters = filter_sql(kinds, None, true, &mut params);
+        let filters = filter_sql(&LOOP_KINDS, None, true, &mut params);
         params.push(Value::Integer(sql_limit(limit)));
         let sql = format!(
             "SELECT e.seq, e.line FROM events e WHERE 1 = 1{filters} ORDER BY e.seq DESC LIMIT ?"

@@ -73,9 +73,41 @@ fn parse_ids(field: &str, v: Value) -> Result<Vec<EventId>> {
     Ok(out)
 }
 
-/// Parse a [`Kind`] from its wire name, with an error listing the valid kinds.
+/// Parse a [`Kind`] from its wire name (any kind, as a filter takes it), with an error naming
+/// the closest kind and listing the valid ones.
 pub fn parse_kind(s: &str) -> Result<Kind> {
-    s.parse().map_err(|e: String| Error::invalid("kind", e))
+    kind_among(s, &Kind::ALL)
+}
+
+/// Parse the kind of an event a caller logs: the kinds Remaind writes itself are neither
+/// suggested nor listed, since `log` refuses them.
+fn parse_caller_kind(s: &str) -> Result<Kind> {
+    let caller: Vec<Kind> = Kind::ALL
+        .into_iter()
+        .filter(|k| !k.is_bookkeeping())
+        .collect();
+    match s.parse::<Kind>() {
+        // A bookkeeping kind is refused at append time with its own message.
+        Ok(kind) => Ok(kind),
+        Err(_) => kind_among(s, &caller),
+    }
+}
+
+fn kind_among(s: &str, kinds: &[Kind]) -> Result<Kind> {
+    if let Some(kind) = kinds.iter().find(|k| k.as_str() == s) {
+        return Ok(*kind);
+    }
+    let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+    let closest = names
+        .iter()
+        .map(|n| (strsim::jaro_winkler(&s.to_ascii_lowercase(), n), *n))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let hint = closest.map_or(String::new(), |(_, n)| format!(" (did you mean `{n}`?)"));
+    Err(Error::invalid(
+        "kind",
+        format!("unknown kind `{s}`{hint}; expected one of: {}", names.join(", ")),
+    ))
 }
 
 /// Parse one event as given by a caller from a JSON value.
@@ -100,7 +132,7 @@ pub fn new_event_from_value(value: Value) -> Result<NewEvent> {
                 let Value::String(s) = &v else {
                     return Err(expected("kind", "a string such as \"note\"", &v));
                 };
-                ev.kind = Some(parse_kind(s)?);
+                ev.kind = Some(parse_caller_kind(s)?);
             }
             "text" => match v {
                 Value::String(s) => ev.text = Some(s),
@@ -152,7 +184,11 @@ pub fn new_event_from_value(value: Value) -> Result<NewEvent> {
         }
     }
     if ev.kind.is_none() {
-        let names: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
+        let names: Vec<&str> = Kind::ALL
+            .iter()
+            .filter(|k| !k.is_bookkeeping())
+            .map(|k| k.as_str())
+            .collect();
         return Err(Error::invalid(
             "kind",
             format!("is required; use one of: {}", names.join(", ")),
@@ -240,8 +276,19 @@ pub(crate) fn parse_line(line: &[u8]) -> Result<NewEvent> {
         return Ok(ev);
     }
     let value: Value = crate::strict::parse_json_strict(line)
-        .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
+        .map_err(|e| Error::invalid("line", format!("malformed JSON: {}", on_one_line(&e))))?;
     new_event_from_value(value)
+}
+
+/// A JSON error inside one line of JSON Lines: the line is numbered by the caller, so the
+/// position is its column alone ("… at column 16", not "… at line 1 column 16").
+fn on_one_line(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    match full.strip_suffix(&position) {
+        Some(message) if e.line() == 1 => format!("{message} at column {}", e.column()),
+        _ => full,
+    }
 }
 
 /// A caller's event as the common case writes it. Serde refuses unknown and repeated fields
@@ -328,7 +375,7 @@ mod tests {
     /// repeated keys, as every caller's line is read).
     fn generic(line: &[u8]) -> Result<NewEvent> {
         let value: Value = crate::strict::parse_json_strict(line)
-            .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
+            .map_err(|e| Error::invalid("line", format!("malformed JSON: {}", on_one_line(&e))))?;
         new_event_from_value(value)
     }
 

@@ -101,6 +101,14 @@ pub(crate) fn check_typed(ev: &NewEvent, system: bool) -> Result<(Kind, u8)> {
             ),
         ));
     }
+    if !system && holds_nothing(ev) {
+        return Err(Error::invalid(
+            "text",
+            format!(
+                "this `{kind}` holds nothing (no text, data, tool or ids); give its text (`--text \"…\"`, or \"text\" in JSON)"
+            ),
+        ));
+    }
     if kind == Kind::Correction && ev.supersedes.is_empty() {
         return Err(Error::invalid(
             "supersedes",
@@ -128,6 +136,17 @@ pub(crate) fn check_typed(ev: &NewEvent, system: bool) -> Result<(Kind, u8)> {
         check_name("tool.name", &tool.name)?;
     }
     Ok((kind, importance))
+}
+
+/// An event a caller gives with nothing in it: it would only be a line saying "something
+/// happened" to every reader after it.
+fn holds_nothing(ev: &NewEvent) -> bool {
+    ev.text.as_deref().is_none_or(|t| t.trim().is_empty())
+        && ev.data.as_ref().is_none_or(Map::is_empty)
+        && ev.tool.is_none()
+        && ev.refs.is_empty()
+        && ev.supersedes.is_empty()
+        && ev.resolves.is_empty()
 }
 
 fn check_name(field: &str, s: &str) -> Result<()> {

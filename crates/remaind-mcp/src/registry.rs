@@ -56,7 +56,8 @@ where
     O: Serialize + JsonSchema + 'static,
 {
     let input = rmcp::handler::server::tool::schema_for_type::<I>();
-    let output = rmcp::handler::server::tool::schema_for_output::<O>();
+    let mut output = (*rmcp::handler::server::tool::schema_for_output::<O>()).clone();
+    terse(&mut output);
     let annotations = ToolAnnotations::with_title(title)
         .read_only(effect == Effect::Reads)
         .destructive(false)
@@ -64,7 +65,7 @@ where
         .open_world(false);
     let tool = Tool::new(name, description, input)
         .with_title(title)
-        .with_raw_output_schema(output)
+        .with_raw_output_schema(Arc::new(output))
         .with_annotations(annotations);
     let handler = move |session: &Session, args: JsonObject| -> Result<Value, ToolError> {
         let input: I = parse_args(args)?;
@@ -77,6 +78,41 @@ where
     ToolDef {
         tool,
         handler: Arc::new(handler),
+    }
+}
+
+/// An output schema without the prose no client reads: clients validate `structuredContent`
+/// against its shape, and the model reads the input schema and the tool's description. The
+/// descriptions made up half of `tools/list`, paid by every session.
+fn terse(schema: &mut JsonObject) {
+    schema.remove("$schema");
+    terse_schema(schema);
+}
+
+/// Strips one schema object and every schema under it. The maps of named schemas
+/// (`properties`, `$defs`) are walked by value, so a field called `description` stays.
+fn terse_schema(schema: &mut JsonObject) {
+    schema.remove("description");
+    schema.remove("title");
+    for (key, value) in schema.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties" | "$defs" | "definitions" | "patternProperties", Value::Object(named)) => {
+                for sub in named.values_mut() {
+                    if let Value::Object(sub) = sub {
+                        terse_schema(sub);
+                    }
+                }
+            }
+            (_, Value::Object(sub)) => terse_schema(sub),
+            (_, Value::Array(items)) => {
+                for item in items {
+                    if let Value::Object(sub) = item {
+                        terse_schema(sub);
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 }
 

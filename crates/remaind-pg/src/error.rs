@@ -12,11 +12,22 @@ pub enum Error {
         reason: String,
     },
     /// The server could not be reached or refused the login.
-    #[error("cannot connect to the store {url}")]
+    #[error("cannot connect to the store {url}{}", login_hint(source))]
     Connect {
         /// The URL with its password masked.
         url: String,
         /// The client's error.
+        #[source]
+        source: postgres::Error,
+    },
+    /// The role lacks a privilege a statement needs (SQLSTATE 42501).
+    #[error(
+        "cannot {action} in the store: the role lacks a privilege; the first `init --store` must run as a role that may create tables in the database (its owner), and agent roles need the grants in docs/fleet.md (\"Roles\")"
+    )]
+    Privilege {
+        /// What was being done, e.g. "migrate the schema".
+        action: &'static str,
+        /// The server's error.
         #[source]
         source: postgres::Error,
     },
@@ -62,6 +73,17 @@ pub enum Error {
         /// How.
         reason: String,
     },
+}
+
+/// What to do when the login itself failed for want of a password (the cause, from
+/// `source()`, says which).
+fn login_hint(source: &postgres::Error) -> &'static str {
+    let text = source.to_string();
+    if text.contains("password missing") || text.contains("password authentication failed") {
+        " (give the password in PGPASSWORD or ~/.pgpass, never in the URL)"
+    } else {
+        ""
+    }
 }
 
 /// The result type of this crate.

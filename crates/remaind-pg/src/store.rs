@@ -51,7 +51,13 @@ impl std::fmt::Debug for Store {
 }
 
 pub(crate) fn query(action: &'static str) -> impl FnOnce(postgres::Error) -> Error {
-    move |source| Error::Query { action, source }
+    move |source| {
+        if source.code() == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) {
+            Error::Privilege { action, source }
+        } else {
+            Error::Query { action, source }
+        }
+    }
 }
 
 pub(crate) fn to_seq(v: i64) -> u64 {
@@ -128,6 +134,13 @@ fn migrate(client: &mut Client) -> Result<()> {
 }
 
 impl Store {
+    /// Check that the store at `url` answers and holds this build's schema (migrating it
+    /// when older), without touching any project: what `init --store` asks before it
+    /// writes anything.
+    pub fn check(url: &str) -> Result<()> {
+        open_client(url).map(drop)
+    }
+
     /// Connect to project `name` of the store at `url` (migrating the schema when it is older
     /// than this build's). A missing project is [`Error::NoProject`].
     pub fn connect(url: &str, name: &str) -> Result<Store> {

@@ -69,10 +69,12 @@ pub(crate) fn config(url: &str) -> Result<(postgres::Config, TlsMode)> {
         "require" => SslMode::Require,
         _ => SslMode::Prefer,
     });
-    if config.get_password().is_none()
-        && let Ok(password) = std::env::var("PGPASSWORD")
-    {
-        config.password(password);
+    if config.get_password().is_none() {
+        if let Ok(password) = std::env::var("PGPASSWORD") {
+            config.password(password);
+        } else if let Some(password) = pgpass_password(&config) {
+            config.password(password);
+        }
     }
     // A hook must never hang on an unreachable server: without a timeout of the URL's own,
     // a connection attempt gives up after a few seconds.
@@ -83,6 +85,58 @@ pub(crate) fn config(url: &str) -> Result<(postgres::Config, TlsMode)> {
         config.application_name("remaind");
     }
     Ok((config, tls))
+}
+
+/// The password file's entry for this connection, as libpq reads it: `$PGPASSFILE`, else
+/// `~/.pgpass`; lines `host:port:database:user:password`, `*` matching anything, `\:` and
+/// `\\` escaped; the first match wins. A file others may read is ignored, as libpq does.
+fn pgpass_password(config: &postgres::Config) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = match std::env::var_os("PGPASSFILE") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => std::path::PathBuf::from(std::env::var_os("HOME")?).join(".pgpass"),
+    };
+    let meta = std::fs::metadata(&path).ok()?;
+    if !meta.is_file() || meta.permissions().mode() & 0o077 != 0 {
+        return None;
+    }
+    let text = std::fs::read_to_string(&path).ok()?;
+    let host = match config.get_hosts().first() {
+        Some(postgres::config::Host::Tcp(h)) => h.clone(),
+        // A socket connection matches `localhost`, as in libpq.
+        _ => "localhost".to_owned(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432).to_string();
+    let user = config.get_user()?.to_owned();
+    let db = config.get_dbname().unwrap_or(&user).to_owned();
+    let wanted = [host.as_str(), port.as_str(), db.as_str(), user.as_str()];
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .map(pgpass_fields)
+        .find(|f| {
+            f.len() == 5
+                && f[..4]
+                    .iter()
+                    .zip(wanted)
+                    .all(|(have, want)| have == "*" || have == want)
+        })
+        .map(|mut f| f.swap_remove(4))
+}
+
+/// One `.pgpass` line split on its unescaped colons, escapes undone.
+fn pgpass_fields(line: &str) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut field = String::new();
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => field.extend(chars.next()),
+            ':' if fields.len() < 4 => fields.push(std::mem::take(&mut field)),
+            c => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
 }
 
 #[cfg(test)]
@@ -106,6 +160,15 @@ mod tests {
         assert_eq!(mask_password("postgres://ana@db/x"), "postgres://ana@db/x");
         assert!(has_password("postgres://a:b@c/d"));
         assert!(!has_password("postgres://a@c/d"));
+    }
+
+    #[test]
+    fn pgpass_lines_split_on_unescaped_colons() {
+        assert_eq!(
+            pgpass_fields(r"db.internal:5432:*:ana:pa\:ss\\word"),
+            ["db.internal", "5432", "*", "ana", r"pa:ss\word"]
+        );
+        assert_eq!(pgpass_fields("h:1:d:u:p:q"), ["h", "1", "d", "u", "p:q"]);
     }
 
     #[test]

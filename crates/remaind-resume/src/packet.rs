@@ -34,7 +34,7 @@
 use std::fmt::Write as _;
 
 use remaind_compact::UserWords;
-use remaind_ledger::{Event, EventId, Kind, Ledger};
+use remaind_ledger::{Event, EventId, Kind, Ledger, Status, Statuses};
 use remaind_validate::{Asked, State, Turn, TurnEnd};
 use serde::{Deserialize, Serialize};
 
@@ -545,8 +545,8 @@ fn render_event(ev: &Event) -> String {
             );
         }
     }
-    if let Some(data) = &ev.data {
-        let _ = write!(s, " data={}", compact_data(data));
+    if let Some(data) = ev.data.as_ref().and_then(|d| compact_data(d, ev.text.as_deref())) {
+        let _ = write!(s, " data={data}");
     }
     for a in &ev.artifact {
         let _ = write!(
@@ -560,21 +560,26 @@ fn render_event(ev: &Event) -> String {
 }
 
 /// An event's `data` for the packet: without the bookkeeping a runtime adapter adds
-/// (`origin`, `plan`), cut to a few hundred characters.
-fn compact_data(data: &serde_json::Map<String, serde_json::Value>) -> String {
+/// (`origin`, `plan`) and without a value the event's text already says, cut to a few
+/// hundred characters; `None` when nothing is left.
+fn compact_data(data: &serde_json::Map<String, serde_json::Value>, text: Option<&str>) -> Option<String> {
     const MAX: usize = 300;
     let mut shown = data.clone();
     shown.remove("origin");
     shown.remove("plan");
+    shown.retain(|_, v| v.as_str().is_none_or(|v| Some(v) != text));
+    if shown.is_empty() {
+        return None;
+    }
     let text = serde_json::Value::Object(shown).to_string();
     if text.len() <= MAX {
-        return text;
+        return Some(text);
     }
     let mut cut = MAX;
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!("{}…", &text[..cut])
+    Some(format!("{}…", &text[..cut]))
 }
 
 /// Citations as `[e1][e2]`; a long list (a condensed item cites thousands) shows its ends and
@@ -593,8 +598,9 @@ fn cite(ids: &[EventId]) -> String {
     )
 }
 
-/// What the packet shows outside the state section, so the state does not repeat it.
-struct ShownElsewhere {
+/// What the packet shows outside the state section, so the state does not repeat it, and
+/// what happened to the state's items since it was accepted.
+struct ShownElsewhere<'a> {
     /// Events quoted elsewhere (the latest instruction, the end of the last turn): a state
     /// item citing only these repeats them.
     events: Vec<EventId>,
@@ -602,11 +608,15 @@ struct ShownElsewhere {
     step: Vec<EventId>,
     /// The user's last turn ended: the open loops were pending before it.
     turn_ended: bool,
+    /// What the events after the state settled (superseded or resolved): a state item all of
+    /// whose citations are settled no longer stands, and is shown as history.
+    since: &'a Statuses,
 }
 
 /// The state as Markdown, each item once: an item citing only what the packet quotes
-/// elsewhere, and the next step the packet already shows, are left out.
-fn render_state(state: &State, shown: &ShownElsewhere) -> String {
+/// elsewhere, and the next step the packet already shows, are left out; an item the events
+/// after the state superseded or resolved is listed as history, never as standing.
+fn render_state(state: &State, shown: &ShownElsewhere<'_>) -> String {
     let mut s = format!(
         "## State (through e{}, by {}, {})\n\n",
         state.through_seq,
@@ -636,10 +646,22 @@ fn render_state(state: &State, shown: &ShownElsewhere) -> String {
         };
         let _ = writeln!(s, "- latest user instruction: [{}]{quoted}", i.event);
     }
+    // Settled since the state: every citation superseded or resolved by a later event.
+    let settled = |events: &[EventId]| {
+        !events.is_empty() && events.iter().all(|e| !shown.since.is_current(*e))
+    };
+    let mut settled_since: Vec<EventId> = Vec::new();
     if let Some(step) = state
         .next_step
         .as_ref()
         .filter(|st| st.events != shown.step)
+        .filter(|st| {
+            let gone = settled(&st.events);
+            if gone {
+                settled_since.extend(&st.events);
+            }
+            !gone
+        })
     {
         let _ = write!(
             s,
@@ -656,7 +678,17 @@ fn render_state(state: &State, shown: &ShownElsewhere) -> String {
         !item.events.is_empty() && item.events.iter().all(|e| shown.events.contains(e))
     };
     for (title, items) in sections {
-        let mut listed = items.iter().filter(|i| !elsewhere(i)).peekable();
+        let mut listed = items
+            .iter()
+            .filter(|i| !elsewhere(i))
+            .filter(|i| {
+                let gone = settled(&i.events);
+                if gone {
+                    settled_since.extend(&i.events);
+                }
+                !gone
+            })
+            .peekable();
         if listed.peek().is_none() {
             continue;
         }
@@ -670,9 +702,23 @@ fn render_state(state: &State, shown: &ShownElsewhere) -> String {
             );
         }
     }
-    if !state.superseded.is_empty() || !state.resolved.is_empty() || !state.user_settled.is_empty()
+    settled_since.sort_unstable();
+    settled_since.dedup();
+    if !state.superseded.is_empty()
+        || !state.resolved.is_empty()
+        || !state.user_settled.is_empty()
+        || !settled_since.is_empty()
     {
         s.push_str("\n### History (not current)\n\n");
+        for id in &settled_since {
+            let _ = match shown.since.get(*id) {
+                Status::Superseded { by } => {
+                    writeln!(s, "- [{id}] superseded by [{by}] (since the state)")
+                }
+                Status::Resolved { by } => writeln!(s, "- [{id}] resolved by [{by}] (since the state)"),
+                Status::Current => Ok(()),
+            };
+        }
         for l in &state.superseded {
             let _ = writeln!(s, "- [{}] superseded by [{}]", l.event, l.by);
         }
@@ -1193,6 +1239,7 @@ fn parts(ctx: &ContextDir, ledger: &Ledger, src: &Sources) -> Result<Vec<Unit>, 
                 .map(|s| s.events.clone())
                 .unwrap_or_default(),
             turn_ended: src.turn_ended.is_some(),
+            since: &inp.statuses,
         };
         parts.add((1, 0, 0), render_state(state, &shown), UnitKind::State);
     }
@@ -1219,12 +1266,22 @@ fn parts(ctx: &ContextDir, ledger: &Ledger, src: &Sources) -> Result<Vec<Unit>, 
 }
 
 /// The raw tail, one part per event; Remaind's own bookkeeping is dropped before any fact.
+/// The changes to one file are one line, at the newest of them.
 fn tail_parts(parts: &mut Parts, src: &Sources) {
+    let workspace = src.inp.framing.as_ref().map(|f| f.workspace_root.as_str());
+    let changes = FileChanges::of(&src.inp.tail);
     for ev in &src.inp.tail {
         if ev.kind == Kind::Monitor {
             continue;
         }
-        let text = if src.instruction.as_ref().is_some_and(|i| i.event == ev.id) {
+        let text = if ev.kind == Kind::FileChange
+            && let Some(ids) = changes.of_event(ev)
+        {
+            if ids.last() != Some(&ev.id) {
+                continue;
+            }
+            render_file_changes(ev, ids, workspace)
+        } else if src.instruction.as_ref().is_some_and(|i| i.event == ev.id) {
             format!(
                 "- [{}] {} {} (importance {}): (the latest user instruction, quoted above)\n",
                 ev.id, ev.ts, ev.kind, ev.importance
@@ -1241,6 +1298,73 @@ fn tail_parts(parts: &mut Parts, src: &Sources) {
         };
         parts.add(rank, text, UnitKind::Event(ev.id));
     }
+}
+
+/// The `file_change` events of the tail, by the file they name.
+struct FileChanges<'a>(std::collections::HashMap<&'a str, Vec<EventId>>);
+
+impl<'a> FileChanges<'a> {
+    fn of(tail: &'a [Event]) -> Self {
+        let mut by_path: std::collections::HashMap<&str, Vec<EventId>> = Default::default();
+        for ev in tail.iter().filter(|e| e.kind == Kind::FileChange) {
+            if let Some(path) = changed_path(ev) {
+                by_path.entry(path).or_default().push(ev.id);
+            }
+        }
+        FileChanges(by_path)
+    }
+
+    /// Every change to the file `ev` names, oldest first.
+    fn of_event(&self, ev: &Event) -> Option<&[EventId]> {
+        changed_path(ev).and_then(|p| self.0.get(p)).map(Vec::as_slice)
+    }
+}
+
+/// The file a `file_change` names: its `data.path`, else its text.
+fn changed_path(ev: &Event) -> Option<&str> {
+    ev.data
+        .as_ref()
+        .and_then(|d| d.get("path"))
+        .and_then(|p| p.as_str())
+        .or(ev.text.as_deref())
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+}
+
+/// The changes to one file as one line, at its newest change: the path (relative to the
+/// workspace when under it), how the newest change was made, and every change's id.
+fn render_file_changes(newest: &Event, ids: &[EventId], workspace: Option<&str>) -> String {
+    let path = changed_path(newest).unwrap_or_default();
+    let shown = workspace
+        .map(|w| w.trim_end_matches('/'))
+        .filter(|w| !w.is_empty())
+        .and_then(|w| path.strip_prefix(w))
+        .and_then(|rest| rest.strip_prefix('/'))
+        .unwrap_or(path);
+    let mut s = format!(
+        "- [{}] {} file_change (importance {}",
+        newest.id, newest.ts, newest.importance
+    );
+    if let Some(actor) = &newest.actor {
+        let _ = write!(s, ", {}", inert::one_line(actor));
+    }
+    let _ = write!(s, "): {}", inert::one_line(shown));
+    let how = newest
+        .data
+        .as_ref()
+        .and_then(|d| d.get("change"))
+        .and_then(|c| c.as_str());
+    if let Some(how) = how {
+        let _ = write!(s, " ({})", inert::one_line(how));
+    }
+    if ids.len() > 1 {
+        let _ = write!(s, "; changed {} times: {}", ids.len(), cite(ids));
+    }
+    if !newest.refs.is_empty() {
+        let _ = write!(s, " refs=[{}]", join_ids(&newest.refs));
+    }
+    s.push('\n');
+    s
 }
 
 /// The tail's importance-3 events still current, shown under "Must remember" unless the

@@ -49,8 +49,11 @@ impl From<&HistoryPoint> for Point {
 pub struct Rollback {
     /// The instant rolled back to.
     pub to: String,
-    /// The derived files whose bytes changed.
+    /// The derived files whose bytes changed (restored or removed).
     pub changed: Vec<String>,
+    /// Those of `changed` that did not exist as of `to`, so the rollback removed them.
+    #[serde(default)]
+    pub removed: Vec<String>,
     /// Roll back to this instant to undo this rollback (`None` if nothing changed).
     pub undo_to: Option<String>,
 }
@@ -102,9 +105,19 @@ pub fn rollback_to(ctx: &ContextDir, to: Timestamp) -> Result<Rollback, Error> {
             (a, b) => a.or(b),
         };
     }
+    // A file with no version as of `to` is deleted by the restore: say so, not "restored".
+    let removed = changed
+        .iter()
+        .filter(|p| {
+            std::fs::symlink_metadata(ctx.root().join(p.as_str()))
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        })
+        .cloned()
+        .collect();
     Ok(Rollback {
         to: remaind_atomic::format_time(to),
         changed,
+        removed,
         undo_to: undo.map(remaind_atomic::format_time),
     })
 }

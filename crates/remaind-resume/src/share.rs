@@ -201,6 +201,9 @@ pub fn join(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, E
         // Refused before anything is written.
         setting.save(ctx.root())?;
     }
+    // An unreachable store, a missing password or a role without privileges is refused
+    // before the folder exists: a failed join leaves nothing behind.
+    Store::check(url).map_err(|e| store_error(project, e))?;
     crate::init::init(ctx, false)?;
     let pushed = push(ctx, url, project)?;
     let mut report = if pushed.created_project {

@@ -672,6 +672,55 @@ fn state_html(state: &DerivedState) -> String {
     s
 }
 
+/// The open loops now, as `remaind loops list` gives them (the index's answer, or the same
+/// from the ledger when there is no index), newest last: never the state's list, which an
+/// event after the compaction may have closed.
+fn open_loops(app: &App, ledger: &Ledger) -> Result<Vec<Event>, String> {
+    const SHOWN: usize = 50;
+    if let Some(mut index) = existing_index(app, ledger) {
+        return index.open_loops(SHOWN).map_err(|e| chain(&e));
+    }
+    let (head, _) = ledger.head().map_err(|e| chain(&e))?;
+    let filter = remaind_ledger::Filter {
+        kinds: remaind_index::LOOP_KINDS.to_vec(),
+        min_importance: None,
+    };
+    // Without an index, look at the newest loop events only: each status is a read forward.
+    let candidates = ledger
+        .before_filtered(head + 1, 4 * SHOWN, &filter)
+        .map_err(|e| chain(&e))?;
+    let mut open = Vec::new();
+    for ev in candidates {
+        if ledger.status(ev.id).map_err(|e| chain(&e))? == Some(Status::Current) {
+            open.push(ev);
+        }
+    }
+    let skip = open.len().saturating_sub(SHOWN);
+    Ok(open.split_off(skip))
+}
+
+/// The open loops as a section: `<h2>Open loops (N)</h2>` and one item each.
+fn open_loops_html(app: &App, ledger: &Ledger) -> Result<String, String> {
+    let loops = open_loops(app, ledger)?;
+    let mut s = format!("<h2 id=\"open-loops\">Open loops ({})</h2>", loops.len());
+    if loops.is_empty() {
+        s.push_str("<p class=\"muted\">none: every blocker and next step is resolved or superseded</p>");
+        return Ok(s);
+    }
+    s.push_str("<ul class=\"items loops\">");
+    for ev in &loops {
+        let _ = write!(
+            s,
+            "<li><b>{}</b> {} {}</li>",
+            ev.kind.as_str(),
+            esc(ev.text.as_deref().unwrap_or("")),
+            ev_link(ev.id)
+        );
+    }
+    s.push_str("</ul>");
+    Ok(s)
+}
+
 fn now_page(app: &App) -> Result<Response, String> {
     let status = remaind_resume::status(&app.ctx).map_err(|e| chain(&e))?;
     let built =
@@ -755,6 +804,12 @@ fn now_page(app: &App) -> Result<Response, String> {
         );
     }
     body.push_str("</section>");
+    let ledger = Ledger::open(app.ctx.root()).map_err(|e| chain(&e))?;
+    let _ = write!(
+        body,
+        "<section id=\"loops\">{}</section>",
+        open_loops_html(app, &ledger)?
+    );
     if let Some(framing) = remaind_resume::load_framing(&app.ctx).map_err(|e| chain(&e))? {
         let _ = write!(
             body,
@@ -792,14 +847,48 @@ pub(crate) async fn compactions(State(app): State<Arc<App>>, q: Params) -> Respo
     blocking(move || compactions_page(&app, &q)).await
 }
 
-/// The history times of `state.json`, oldest first.
-fn state_points(app: &App) -> Result<Vec<String>, String> {
+/// One version of `state.json` in its history: when it was written and how far it covers.
+struct StatePoint {
+    time: String,
+    /// `None` when that version is absent or does not parse.
+    through: Option<u64>,
+}
+
+/// The history of `state.json`, oldest first, each version with its `through_seq`.
+fn state_points(app: &App) -> Result<Vec<StatePoint>, String> {
     let points = remaind_resume::rollback_points(&app.ctx).map_err(|e| chain(&e))?;
-    Ok(points
+    let store = remaind_compact::open_store(app.ctx.root()).map_err(|e| chain(&e))?;
+    let mut out = Vec::new();
+    for p in points
         .into_iter()
         .filter(|p| p.file == remaind_fs::layout::STATE_FILE)
-        .map(|p| p.time)
-        .collect())
+    {
+        let through = version(&store, remaind_fs::layout::STATE_FILE, &p.time)?
+            .and_then(|b| serde_json::from_slice::<DerivedState>(&b).ok())
+            .map(|s| s.through_seq);
+        out.push(StatePoint {
+            time: p.time,
+            through,
+        });
+    }
+    Ok(out)
+}
+
+/// The two versions the compare form selects first, as (from, to): the newest version and
+/// the nearest one before it that covers a different prefix, the one covering fewer events
+/// first. After a rollback the newest covers fewer events than the one before it; putting it
+/// second would show what the rollback took back as dropped, which reads as lost data.
+fn default_pair(points: &[StatePoint]) -> (usize, usize) {
+    let newest = points.len() - 1;
+    let other = points[..newest]
+        .iter()
+        .rposition(|p| p.through != points[newest].through)
+        .unwrap_or(newest - 1);
+    if points[other].through <= points[newest].through {
+        (other, newest)
+    } else {
+        (newest, other)
+    }
 }
 
 fn compactions_page(app: &App, q: &HashMap<String, String>) -> Result<Response, String> {
@@ -819,29 +908,35 @@ fn compactions_page(app: &App, q: &HashMap<String, String>) -> Result<Response, 
     let mut body = String::new();
     let points = state_points(app)?;
     if points.len() >= 2 {
+        let newest = points.len() - 1;
         let options = |selected: usize| {
             points
                 .iter()
                 .enumerate()
                 .rev()
-                .map(|(i, t)| {
+                .map(|(i, p)| {
+                    let through = p
+                        .through
+                        .map_or_else(|| "no state".to_owned(), |t| format!("through e{t}"));
+                    let current = if i == newest { " (current)" } else { "" };
                     format!(
-                        "<option value=\"{}\"{}>{}</option>",
-                        esc(t),
+                        "<option value=\"{}\"{}>{through}{current} · {}</option>",
+                        esc(&p.time),
                         if i == selected { " selected" } else { "" },
-                        esc(t)
+                        esc(&p.time)
                     )
                 })
                 .collect::<String>()
         };
+        let (older, newer) = default_pair(&points);
         let _ = write!(
             body,
             "<form class=\"filters\" method=\"get\" action=\"/compactions/diff\">\
-<label>older state<select name=\"a\">{}</select></label>\
-<label>newer state<select name=\"b\">{}</select></label>\
+<label>from state<select name=\"a\">{}</select></label>\
+<label>to state<select name=\"b\">{}</select></label>\
 <button type=\"submit\">Compare side by side</button></form>",
-            options(points.len() - 2),
-            options(points.len() - 1)
+            options(older),
+            options(newer)
         );
     }
     if events.is_empty() {
@@ -983,7 +1078,7 @@ fn diff_page(app: &App, q: &HashMap<String, String>) -> Result<Response, String>
         );
     }
     let mut body = format!(
-        "<p>Older: {} (through {}) · newer: {} (through {})</p><p id=\"summary\">",
+        "<p>From: {} (through {}) · to: {} (through {})</p><p id=\"summary\">",
         esc(&a),
         seq_link(old.through_seq),
         esc(&b),
@@ -997,6 +1092,15 @@ fn diff_page(app: &App, q: &HashMap<String, String>) -> Result<Response, String>
         );
     }
     body.push_str("</p>");
+    if new.through_seq < old.through_seq {
+        let _ = write!(
+            body,
+            "<p class=\"note\" id=\"rolled-back\">The second state covers fewer events than the \
+first (through e{} against e{}), as after a rollback: what shows as dropped was rolled back, not \
+lost; every event is still in the ledger.</p>",
+            new.through_seq, old.through_seq
+        );
+    }
     body.push_str(&table);
     let handovers = (
         version(&store, remaind_fs::layout::HANDOVER_FILE, &a)?,
@@ -1052,18 +1156,7 @@ fn memory_page(app: &App) -> Result<Response, String> {
         }
         body.push_str("</ul>");
     }
-    let (state, _) = derived(app)?;
-    body.push_str("<h2>Open loops</h2>");
-    match state.as_ref().map(|s| &s.open_loops) {
-        Some(loops) if !loops.is_empty() => {
-            body.push_str("<ul class=\"items\">");
-            for l in loops {
-                let _ = write!(body, "<li>{} {}</li>", esc(&l.text), ev_links(&l.events));
-            }
-            body.push_str("</ul>");
-        }
-        _ => body.push_str("<p class=\"muted\">none in the accepted state</p>"),
-    }
+    body.push_str(&open_loops_html(app, &ledger)?);
     let tree = memory.tree(None).map_err(|e| chain(&e))?;
     let _ = write!(
         body,

@@ -252,6 +252,14 @@ async fn demo(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(),
         memory_and_integrity_render(&page).await,
     );
     t.check(
+        "demo: Now, Memory and `loops list` show the same open loops",
+        open_loops_agree(&page).await,
+    );
+    t.check(
+        "demo: the compare form names each state's events and, after a rollback, shows nothing as dropped",
+        compare_form_after_a_rollback(&page).await,
+    );
+    t.check(
         "demo: rollback with --allow-writes changes the files and undo restores the exact bytes",
         rollback_and_undo_restore_bytes(&page).await,
     );
@@ -558,6 +566,73 @@ async fn memory_and_integrity_render(p: &DemoPage<'_>) -> Result<(), String> {
     c.goto(&format!("{base}/integrity")).await.map_err(e)?;
     let v = text_of(c, "#chain").await?;
     ensure(v.contains("intact"), format!("integrity {v:?}"))
+}
+
+/// The event ids of the links inside `css` on the page at `path`.
+async fn linked_ids(p: &DemoPage<'_>, path: &str, css: &str) -> Result<Vec<String>, String> {
+    let DemoPage { c, base, .. } = p;
+    c.goto(&format!("{base}{path}")).await.map_err(e)?;
+    let mut ids = Vec::new();
+    for a in c.find_all(Locator::Css(css)).await.map_err(e)? {
+        ids.push(a.text().await.map_err(e)?);
+    }
+    Ok(ids)
+}
+
+/// demo: Now, Memory and `loops list` show the same open loops.
+async fn open_loops_agree(p: &DemoPage<'_>) -> Result<(), String> {
+    let listed: Vec<String> = remaind(p.bin, p.ctx, &["loops", "list", "--json"])?
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["id"].as_str().map(str::to_owned))
+        .collect();
+    ensure(!listed.is_empty(), "the demo has an open blocker; loops list shows none")?;
+    let memory = linked_ids(p, "/memory", "ul.loops li a.ev-link").await?;
+    ensure(memory == listed, format!("Memory shows {memory:?}, loops list {listed:?}"))?;
+    let now = linked_ids(p, "/now", "#loops ul.loops li a.ev-link").await?;
+    ensure(now == listed, format!("Now shows {now:?}, loops list {listed:?}"))
+}
+
+/// demo: the compare form's choices carry each state's `through eN`, and after a rollback
+/// its default pair puts the state covering fewer events first: nothing shows as dropped.
+async fn compare_form_after_a_rollback(p: &DemoPage<'_>) -> Result<(), String> {
+    let DemoPage { c, base, bin, ctx, .. } = p;
+    let times = state_times(bin, ctx)?;
+    let first = times.first().ok_or("no state history")?;
+    // Back to the first compaction (then forward again, so later checks see the demo's end).
+    let back = remaind(bin, ctx, &["rollback", "--to", first, "--json"])?;
+    let back: serde_json::Value = serde_json::from_str(&back).map_err(e)?;
+    let undo = back["undo_to"].as_str().ok_or("the rollback has no undo")?.to_owned();
+    let checked = async {
+        c.goto(&format!("{base}/compactions")).await.map_err(e)?;
+        let newer = text_of(c, "select[name=b] option[selected]").await?;
+        let older = text_of(c, "select[name=a] option[selected]").await?;
+        ensure(
+            older.contains("through e") && newer.contains("through e"),
+            format!("choices without their events: {older:?}, {newer:?}"),
+        )?;
+        ensure(
+            older.contains("(current)") || newer.contains("(current)"),
+            format!("the current state is not selected: {older:?}, {newer:?}"),
+        )?;
+        let through = |t: &str| {
+            t.split("through e")
+                .nth(1)
+                .and_then(|r| r.split(|ch: char| !ch.is_ascii_digit()).next())
+                .and_then(|n| n.parse::<u64>().ok())
+        };
+        ensure(
+            through(&older) < through(&newer),
+            format!("older {older:?} covers no fewer events than newer {newer:?}"),
+        )?;
+        c.find(Locator::Css("form.filters button")).await.map_err(e)?.click().await.map_err(e)?;
+        wait_for(c, "#summary", 10).await?;
+        let summary = text_of(c, "#summary").await?;
+        ensure(summary.contains("dropped0"), format!("summary {summary:?}"))
+    }
+    .await;
+    remaind(bin, ctx, &["rollback", "--to", &undo])?;
+    checked
 }
 
 /// demo: rollback with --allow-writes changes the files and undo restores the exact bytes.

@@ -82,7 +82,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             let mut out = std::io::stdout().lock();
             out.write_all(&bytes)
                 .and_then(|()| out.flush())
-                .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+                .map_err(CliError::stdout)?;
         }
         Sub::List { json } => {
             let list = store.list()?;

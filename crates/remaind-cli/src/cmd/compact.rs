@@ -117,6 +117,12 @@ fn print_summary(outcome: &Outcome, dry_run: bool) {
             "accepted: compaction through e{through} by {compactor} ({} new events)",
             outcome.tail_events
         );
+        if let Some(winner) = outcome.lost_to {
+            println!(
+                "not written: another compaction ({winner}) landed first on the same prior state; its state stands (run `remaind compact` again to compact what came after it)"
+            );
+            return;
+        }
         if dry_run {
             println!("dry run: nothing written");
         } else if let Some(id) = outcome.event_id {

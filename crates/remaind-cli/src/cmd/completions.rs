@@ -43,9 +43,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode, CliError> {
 pub(crate) fn write_stdout(bytes: &[u8]) -> Result<(), CliError> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(CliError::runtime(format!("cannot write to stdout: {e}"))),
-    }
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(CliError::stdout)
 }

@@ -94,12 +94,10 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             report.context
         );
         println!("  remaind --dir {} rollback --list", report.context);
-        if let Some(undo) = &report.rollback.undo_to {
-            println!(
-                "  remaind --dir {} rollback --to {undo}    # undo the rollback",
-                report.context
-            );
-        }
+        println!(
+            "  remaind --dir {} rollback --to {}    # the rollback the demo made, and undid",
+            report.context, report.rollback.to
+        );
     }
     if report.problems.is_empty() {
         if !args.json {

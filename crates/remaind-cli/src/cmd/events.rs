@@ -134,6 +134,19 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         (None, None) => ledger.head()?.0,
     };
     print(&events, args.json)?;
+    if let Some(from) = args.from.filter(|_| events.is_empty()) {
+        let (head, _) = ledger.head()?;
+        if from > head {
+            // An empty answer would read as "nothing happened": say where the ledger ends.
+            let head = if head == 0 {
+                "the ledger is empty".to_owned()
+            } else {
+                format!("the ledger's head is e{head}")
+            };
+            let after = if args.follow { "; following" } else { "" };
+            eprintln!("remaind: no events from e{from}: {head}{after}");
+        }
+    }
     if args.follow {
         follow(&ledger, printed_to, &filter, args.json)?;
     }
@@ -152,7 +165,7 @@ fn print(events: &[Event], json: bool) -> Result<(), CliError> {
         }
     });
     res.and_then(|()| out.flush())
-        .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))
+        .map_err(CliError::stdout)
 }
 
 /// Print every event after seq `after` as it arrives, in order, each once: the position is

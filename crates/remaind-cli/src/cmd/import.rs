@@ -175,6 +175,6 @@ skipped, {} kept with undecodable characters replaced); {} records, {} already i
             })
         })
     };
-    res.map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+    res.map_err(CliError::stdout)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,16 +3,13 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use remaind_index::Index;
+use remaind_index::{Index, LOOP_KINDS};
 use remaind_ledger::{EventId, Kind, Ledger, NewEvent};
 use remaind_memory::Memory;
 use serde_json::json;
 
 use crate::cli_error::CliError;
 use crate::global::Global;
-
-/// The kinds that open a loop.
-const LOOP_KINDS: [Kind; 2] = [Kind::Blocker, Kind::NextStep];
 
 /// List the open loops, or close one with a result.
 ///
@@ -67,7 +64,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
                 ));
             }
             let mut index = Index::open(ctx.root(), &ledger)?;
-            let loops = index.current_of_kinds(&LOOP_KINDS, limit)?;
+            let loops = index.open_loops(limit)?;
             // The loop files are derived: listing brings them up to date.
             Memory::open(&ctx, &ledger)?.sync()?;
             if loops.is_empty() && !json {
@@ -128,6 +125,6 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             }
         }
     };
-    wrote.map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+    wrote.map_err(CliError::stdout)?;
     Ok(ExitCode::SUCCESS)
 }

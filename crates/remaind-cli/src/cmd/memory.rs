@@ -237,6 +237,6 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             }
         }
     };
-    wrote.map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+    wrote.map_err(CliError::stdout)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -62,7 +62,22 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     } else if r.changed.is_empty() {
         println!("every derived file already has its version as of {}", r.to);
     } else {
-        println!("restored {} as of {}", r.changed.join(", "), r.to);
+        let restored: Vec<&str> = r
+            .changed
+            .iter()
+            .filter(|f| !r.removed.contains(f))
+            .map(String::as_str)
+            .collect();
+        if !restored.is_empty() {
+            println!("restored {} as of {}", restored.join(", "), r.to);
+        }
+        if !r.removed.is_empty() {
+            println!(
+                "removed {} (they did not exist as of {})",
+                r.removed.join(", "),
+                r.to
+            );
+        }
         if let Some(undo) = &r.undo_to {
             println!("undo with: remaind rollback --to {undo}");
         }

@@ -208,7 +208,7 @@ fn print_hits(
         return writeln!(out, "{doc}")
             .and_then(|()| out.flush())
             .map(|()| ExitCode::SUCCESS)
-            .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")));
+            .map_err(CliError::stdout);
     }
     let res = hits.iter().try_for_each(|h| {
         let status = match &h.status_by {
@@ -228,7 +228,7 @@ fn print_hits(
         )
     });
     res.and_then(|()| out.flush())
-        .map_err(|e| CliError::runtime(format!("cannot write to stdout: {e}")))?;
+        .map_err(CliError::stdout)?;
     if let Some(b) = bounds.filter(QueryBounds::cut) {
         eprintln!(
             "remaind: the query was cut to its first {} distinct terms within {MAX_QUERY_CHARS} characters ({} terms and {} characters left out)",

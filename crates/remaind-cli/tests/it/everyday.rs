@@ -143,21 +143,27 @@ fn demo_runs_to_the_end_redacts_rejects_and_rolls_back() {
     );
     assert!(failed.contains(&"decisions_preserved"), "{failed:?}");
 
-    // Two compactions were accepted; the rollback restored the first one's exact bytes.
+    // Two compactions were accepted; the rollback and its undo leave the second one's exact
+    // bytes, and the packet the demo prints is the one the folder holds.
     let compactions: Vec<&Value> = events
         .iter()
         .filter(|e| e["kind"] == "compaction")
         .collect();
     assert_eq!(compactions.len(), 2);
-    let first = &compactions[0]["data"];
+    let last = &compactions[1]["data"];
     let active = ctx.join("active");
     assert_eq!(
         sha256_file(&active.join("state.json")),
-        first["state_sha256"].as_str().expect("state_sha256")
+        last["state_sha256"].as_str().expect("state_sha256")
     );
     assert_eq!(
         sha256_file(&active.join("handover.md")),
-        first["handover_sha256"].as_str().expect("handover_sha256")
+        last["handover_sha256"].as_str().expect("handover_sha256")
+    );
+    let written = std::fs::read_to_string(active.join("resume_packet.md")).expect("the packet");
+    assert!(
+        stdout.contains(written.trim_end()),
+        "the printed packet is not the one in active/resume_packet.md"
     );
 
     // The newer instruction was logged after the compactions and the packet carries it.

@@ -271,6 +271,9 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
         ),
         (json!({"kind": "note", "txt": "x"}), "txt"),
         (json!({"text": "x"}), "kind"),
+        // An event with nothing in it.
+        (json!({"kind": "note"}), "text"),
+        (json!({"kind": "note", "text": " "}), "text"),
     ] {
         let result = mcp.call("record", args.clone());
         assert_eq!(result["isError"], true, "{args} was accepted: {result}");
@@ -289,4 +292,10 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
     );
     let out = mcp.call_ok("record", json!({"kind": "note", "text": "still here"}));
     assert_eq!(out["id"], "e1");
+    // Where no hook records the user's words, the model can: the kind list has it.
+    let out = mcp.call_ok(
+        "record",
+        json!({"kind": "user_message", "text": "Ship it on Friday", "actor": "user"}),
+    );
+    assert_eq!(out["id"], "e2");
 }

@@ -68,8 +68,21 @@ fn a_kind_that_is_its_text_is_refused_empty() {
             assert!(text(&out).contains("text"), "{kind}: {}", text(&out));
         }
     }
-    // A note or a trace may be empty.
-    ok(&remaind(&ctx, &["log", "--kind", "note"], None));
+    // Any other kind must hold something: text, data, a tool or ids.
+    for args in [
+        vec!["log", "--kind", "note"],
+        vec!["log", "--kind", "trace", "--text", " "],
+        vec!["log", "--json-event", r#"{"kind":"note","data":{}}"#],
+    ] {
+        let out = remaind(&ctx, &args, None);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("holds nothing"), "{}", text(&out));
+    }
+    ok(&remaind(
+        &ctx,
+        &["log", "--kind", "note", "--data", r#"{"port":8080}"#],
+        None,
+    ));
     let events = ok(&remaind(&ctx, &["events", "--json"], None));
     assert_eq!(events.lines().count(), 1, "{events}");
 }
@@ -416,4 +429,150 @@ fn search_works_on_a_read_only_context_with_a_stale_index() {
     // The event logged after the index was last written is found, and ranked first.
     assert_eq!(doc["hits"][0]["id"], "e2", "{out}");
     assert!(text(&r).contains("temporary index"), "{}", text(&r));
+}
+
+/// `compact --compactor ./missing.sh` is a typo to fix, not a rejected candidate: exit 1, a
+/// message that says the program cannot run, and nothing appended; a compactor that runs and
+/// fails is still a rejection (exit 3).
+#[test]
+fn a_compactor_that_cannot_run_is_a_failure_and_appends_nothing() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    log(&ctx, "user_message", "Add a retry loop");
+    let not_executable = t.0.join("summarize.sh");
+    std::fs::write(&not_executable, "#!/bin/sh\nexit 0\n").expect("write");
+    for cmd in ["./missing.sh", not_executable.to_str().expect("utf-8")] {
+        let out = remaind(&ctx, &["compact", "--compactor", cmd], None);
+        assert_eq!(out.status.code(), Some(1), "{cmd}: {}", text(&out));
+        assert!(text(&out).contains("cannot run"), "{}", text(&out));
+        assert!(text(&out).contains("executable"), "{}", text(&out));
+    }
+    let events = ok(&remaind(&ctx, &["events", "--json"], None));
+    assert_eq!(events.lines().count(), 1, "something was appended: {events}");
+    assert!(!ctx.join("active/state.json").exists());
+    let out = remaind(&ctx, &["compact", "--compactor", "exit 7"], None);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+}
+
+/// A rollback to before any history removes the derived files and says so.
+#[test]
+fn a_rollback_before_any_history_says_it_removed_the_files() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    log(&ctx, "user_message", "Add a retry loop");
+    ok(&remaind(&ctx, &["compact"], None));
+    let out = ok(&remaind(
+        &ctx,
+        &["rollback", "--to", "2000-01-01T00:00:00Z"],
+        None,
+    ));
+    assert!(
+        out.contains("removed") && out.contains("did not exist"),
+        "{out}"
+    );
+    assert!(!out.contains("restored"), "{out}");
+    assert!(!ctx.join("active/state.json").exists());
+    let json = ok(&remaind(
+        &ctx,
+        &["rollback", "--to", "2000-01-01T00:00:00Z", "--json"],
+        None,
+    ));
+    assert!(json.contains(r#""removed":[]"#), "nothing left to remove: {json}");
+}
+
+/// `events --from` past the head prints nothing and says where the head is.
+#[test]
+fn events_from_past_the_head_names_the_head() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    log(&ctx, "note", "one");
+    log(&ctx, "note", "two");
+    let out = remaind(&ctx, &["events", "--from", "e999"], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("e999") && err.contains("head is e2"), "{err}");
+}
+
+/// `log` lists and suggests only the kinds it accepts, and takes `--message` for `--text`.
+#[test]
+fn log_names_the_kinds_it_takes() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    let out = remaind(&ctx, &["log", "--kind", "decison", "--text", "x"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let msg = text(&out);
+    assert!(msg.contains("did you mean `decision`"), "{msg}");
+    for bookkeeping in ["compaction", "validation", "recovery", "monitor"] {
+        assert!(!msg.contains(bookkeeping), "{bookkeeping} is listed: {msg}");
+    }
+    // A filter takes every kind, bookkeeping included, and suggests among them.
+    let out = remaind(&ctx, &["events", "--kind", "compactoin"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("did you mean `compaction`"), "{}", text(&out));
+    ok(&remaind(
+        &ctx,
+        &["log", "--kind", "note", "--message", "as git says it"],
+        None,
+    ));
+    let events = ok(&remaind(&ctx, &["events", "--json"], None));
+    assert!(events.contains("as git says it"), "{events}");
+}
+
+/// A malformed line of `log --stdin` is named once: its line, then the column in it.
+#[test]
+fn a_malformed_stdin_line_has_one_position() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    let input = b"{\"kind\":\"note\",\"text\":\"a\"}\n{\"kind\":\"note\",\"text\":}\n";
+    let out = remaind(&ctx, &["log", "--stdin"], Some(input));
+    assert_eq!(out.status.code(), Some(2));
+    let msg = text(&out);
+    assert!(msg.contains("line 2") && msg.contains("column"), "{msg}");
+    assert!(!msg.contains("line 1"), "two positions: {msg}");
+}
+
+/// Every command that prints ends quietly with exit 0 when the reader has gone
+/// (`remaind memory list | head -c1`).
+#[test]
+fn a_closed_pipe_ends_every_listing_quietly() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    for n in 0..50 {
+        log(&ctx, "next_step", &format!("step {n}"));
+    }
+    ok(&remaind(
+        &ctx,
+        &["memory", "propose", "--title", "Port", "The API listens on 8080."],
+        None,
+    ));
+    for args in [
+        vec!["memory", "list"],
+        vec!["memory", "tree"],
+        vec!["events"],
+        vec!["events", "--json"],
+        vec!["loops", "list"],
+        vec!["search", "step"],
+        vec!["resume"],
+        vec!["completions", "bash"],
+    ] {
+        // A pipe whose reader is closed before the command starts: its first write fails.
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_remaind"))
+            .arg("--dir")
+            .arg(&ctx)
+            .args(crate::common::store_args(&args))
+            .env_remove("REMAIND_DIR")
+            .stdout(writer)
+            .output()
+            .expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
 }

@@ -2,7 +2,6 @@
 //! instructions and accepted memories, node by node), `memory_propose` (a memory for a
 //! person to review; accepting it is theirs, with `remaind memory accept`) and `open_loops`.
 
-use remaind_ledger::Kind;
 use remaind_memory::{Memory, Status};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -263,7 +262,7 @@ fn open_loops(session: &Session, args: LoopsArgs) -> Result<LoopsOut, ToolError>
     }
     let (ctx, ledger) = session.ledger()?;
     let events = session.with_index(&ctx, &ledger, |index| {
-        Ok(index.current_of_kinds(&[Kind::Blocker, Kind::NextStep], limit)?)
+        Ok(index.open_loops(limit)?)
     })?;
     Ok(LoopsOut {
         loops: events

@@ -10,10 +10,14 @@ use crate::error::ToolError;
 use crate::registry::{Effect, ToolDef, def};
 use crate::session::Session;
 
-/// The kinds a model records (the others come from hooks or from Remaind itself).
+/// The kinds a model records (tool calls, their results and assistant messages come from
+/// hooks, bookkeeping from Remaind itself).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum RecordKind {
+    /// What the user said, verbatim (where no hook records it: the latest one is what a
+    /// resumed agent follows, and every one is kept through compaction).
+    UserMessage,
     /// A choice later work depends on; it survives every compaction.
     Decision,
     /// Replaces earlier events: give `supersedes`.
@@ -37,6 +41,7 @@ pub(crate) enum RecordKind {
 impl RecordKind {
     fn kind(self) -> Kind {
         match self {
+            RecordKind::UserMessage => Kind::UserMessage,
             RecordKind::Decision => Kind::Decision,
             RecordKind::Correction => Kind::Correction,
             RecordKind::Constraint => Kind::Constraint,

@@ -179,6 +179,24 @@ pub(crate) fn build(ctx: &ContextDir, fx: &Fixture) {
     }
 }
 
+/// Compact with the built-in compactor; its candidate must be accepted.
+pub(crate) fn compact_builtin(ctx: &ContextDir) {
+    let ledger = Ledger::open(ctx.root()).expect("open ledger");
+    let store = remaind_compact::open_store(ctx.root()).expect("history store");
+    let outcome = remaind_compact::compact(
+        &ledger,
+        &store,
+        remaind_compact::Source::Builtin,
+        remaind_compact::Options::default(),
+    )
+    .expect("compact");
+    assert!(
+        outcome.verdict.accepted,
+        "the built-in candidate is rejected: {:?}",
+        outcome.verdict.failures
+    );
+}
+
 /// Replaces run-dependent parts (times, hashes) with placeholders.
 pub(crate) fn normalize(text: &str) -> String {
     let ts = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z").expect("regex");

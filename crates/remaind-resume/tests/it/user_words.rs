@@ -9,25 +9,7 @@ use remaind_resume::{Budget, ContextDir, build_packet};
 use remaind_testkit::conversation::Conversation;
 use remaind_validate::State;
 
-use crate::common::fresh;
-
-/// Compact with the built-in compactor; its candidate must be accepted.
-fn compact_builtin(ctx: &ContextDir) {
-    let ledger = Ledger::open(ctx.root()).expect("open ledger");
-    let store = remaind_compact::open_store(ctx.root()).expect("history store");
-    let outcome = remaind_compact::compact(
-        &ledger,
-        &store,
-        remaind_compact::Source::Builtin,
-        remaind_compact::Options::default(),
-    )
-    .expect("compact");
-    assert!(
-        outcome.verdict.accepted,
-        "the built-in candidate is rejected: {:?}",
-        outcome.verdict.failures
-    );
-}
+use crate::common::{compact_builtin, fresh};
 
 fn append(ctx: &ContextDir, conv: &Conversation) {
     let ledger = Ledger::open(ctx.root()).expect("open ledger");
