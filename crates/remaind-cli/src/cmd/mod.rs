@@ -10,6 +10,7 @@ pub(crate) mod frame;
 pub(crate) mod hook;
 pub(crate) mod import;
 pub(crate) mod init;
+pub(crate) mod install;
 pub(crate) mod log;
 pub(crate) mod loops;
 pub(crate) mod man;
