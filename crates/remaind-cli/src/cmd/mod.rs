@@ -5,6 +5,7 @@ pub(crate) mod artifact;
 pub(crate) mod compact;
 pub(crate) mod completions;
 pub(crate) mod demo;
+pub(crate) mod doctor;
 pub(crate) mod events;
 pub(crate) mod frame;
 pub(crate) mod hook;

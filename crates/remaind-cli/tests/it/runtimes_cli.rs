@@ -756,3 +756,101 @@ fn cursor_shell_and_edit_hooks_are_tool_results() {
         "{edit}"
     );
 }
+
+#[test]
+fn doctor_says_what_is_wired_when_each_hook_last_ran_and_the_last_errors() {
+    let t = tmp();
+    let (project, home) = (t.0.join("project"), t.0.join("home"));
+    std::fs::create_dir_all(&project).expect("mkdir");
+    std::fs::create_dir_all(&home).expect("mkdir");
+    let ctx = project.join(".context");
+    ok(&remaind(&ctx, &["init"], None));
+    ok(&remaind_in(&project, &home, &["install", "cursor"]));
+    let report = |project: &Path| -> Value {
+        serde_json::from_str(&ok(&remaind_in(project, &home, &["doctor", "--json"])))
+            .expect("--json")
+    };
+    let r = report(&project);
+    let cursor = r["runtimes"]
+        .as_array()
+        .expect("runtimes")
+        .iter()
+        .find(|x| x["runtime"] == "cursor")
+        .expect("cursor")
+        .clone();
+    assert_eq!(cursor["wired"], true, "{r}");
+    assert_eq!(cursor["files"]["project"]["state"], "wired", "{r}");
+    assert_eq!(cursor["last_hook"], Value::Null, "{r}");
+    assert!(
+        r["problems"]
+            .as_array()
+            .expect("problems")
+            .iter()
+            .any(|p| p["runtime"] == "cursor"),
+        "a wired runtime that never ran is a problem: {r}"
+    );
+    let claude = r["runtimes"]
+        .as_array()
+        .expect("runtimes")
+        .iter()
+        .find(|x| x["runtime"] == "claude-code")
+        .expect("claude")
+        .clone();
+    assert_eq!(claude["wired"], false);
+    assert_eq!(claude["files"]["project"]["state"], "absent");
+
+    let payload =
+        serde_json::to_vec(&fixture("cursor", "beforeSubmitPrompt", &project)).expect("payload");
+    assert_eq!(
+        run_hook(
+            "remaind hook cursor beforeSubmitPrompt",
+            &payload,
+            None,
+            &project
+        )
+        .status
+        .code(),
+        Some(0)
+    );
+    assert_eq!(
+        run_hook("remaind hook cursor beforeLunch", &payload, None, &project)
+            .status
+            .code(),
+        Some(0)
+    );
+    let r = report(&project);
+    let cursor = r["runtimes"]
+        .as_array()
+        .expect("runtimes")
+        .iter()
+        .find(|x| x["runtime"] == "cursor")
+        .expect("cursor")
+        .clone();
+    assert_eq!(cursor["last_hook"]["hook"], "beforeSubmitPrompt", "{r}");
+    let errors = r["hook_errors"].as_array().expect("hook_errors");
+    assert!(
+        errors
+            .iter()
+            .any(|l| l.as_str().unwrap_or("").contains("beforeLunch")),
+        "{r}"
+    );
+
+    // A broken settings file is a problem with its fix.
+    std::fs::create_dir_all(project.join(".gemini")).expect("mkdir");
+    std::fs::write(project.join(".gemini/settings.json"), "{").expect("write");
+    let r = report(&project);
+    assert!(
+        r["problems"]
+            .as_array()
+            .expect("problems")
+            .iter()
+            .any(|p| p["runtime"] == "gemini"
+                && p["fix"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("remaind install gemini")),
+        "{r}"
+    );
+    let text = ok(&remaind_in(&project, &home, &["doctor"]));
+    assert!(text.contains("cursor: project"), "{text}");
+}
