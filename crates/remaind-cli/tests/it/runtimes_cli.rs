@@ -854,3 +854,119 @@ fn doctor_says_what_is_wired_when_each_hook_last_ran_and_the_last_errors() {
     let text = ok(&remaind_in(&project, &home, &["doctor"]));
     assert!(text.contains("cursor: project"), "{text}");
 }
+
+/// What the harness drives through the installed OpenCode plugin: a session with a prompt, a
+/// failing tool call, the turn's end, OpenCode's own compaction and the next session, each
+/// hook called with the arguments OpenCode's plugin API documents.
+const OPENCODE_HARNESS: &str = r#"
+import { RemaindPlugin } from "./remaind.mjs";
+const [project, prompt, latest] = process.argv.slice(2);
+const reply = "The uploader now gives up after five attempts; one test still fails.";
+const client = { session: { messages: async () => ({ data: [
+  { info: { role: "user" }, parts: [{ type: "text", text: prompt }] },
+  { info: { role: "assistant" }, parts: [{ type: "text", text: reply }] },
+] }) } };
+const hooks = await RemaindPlugin({ client, directory: project });
+const model = { providerID: "anthropic", modelID: "claude-sonnet-4-5" };
+const first = { system: [] };
+await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model }, first);
+await hooks["chat.message"]({ sessionID: "ses_1", model }, { message: {}, parts: [{ type: "text", text: prompt }] });
+await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_1", callID: "c1" }, { args: { command: "cargo test -p uploader" } });
+await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_1", callID: "c1" },
+  { title: "cargo test -p uploader", output: "test result: FAILED. 13 passed; 1 failed", metadata: { exit: 101 } });
+await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
+const compacting = { context: [] };
+await hooks["experimental.session.compacting"]({ sessionID: "ses_1" }, compacting);
+await hooks.event({ event: { type: "session.compacted", properties: { sessionID: "ses_1" } } });
+await hooks["chat.message"]({ sessionID: "ses_1", model }, { message: {}, parts: [{ type: "text", text: latest }] });
+const next = { system: [] };
+await hooks["experimental.chat.system.transform"]({ sessionID: "ses_2", model }, next);
+const again = { system: [] };
+await hooks["experimental.chat.system.transform"]({ sessionID: "ses_2", model }, again);
+console.log(JSON.stringify({ first: first.system, compacting: compacting.context, next: next.system, again: again.system }));
+"#;
+
+/// The installed OpenCode plugin itself, loaded by Node (OpenCode runs plugins on Bun; both
+/// run this ES module) and driven through a session. Without `node` on PATH there is nothing
+/// to load it with; the hook commands it runs are still covered by
+/// `a_whole_session_of_each_runtime_through_its_installed_hooks`.
+#[test]
+fn the_installed_opencode_plugin_runs_a_session_under_node() {
+    if Command::new("node").arg("--version").output().is_err() {
+        // Nothing to load the plugin with here.
+        return;
+    }
+    let t = tmp();
+    let (project, home) = (t.0.join("project"), t.0.join("home"));
+    std::fs::create_dir_all(&project).expect("mkdir");
+    let ctx = project.join(".context");
+    ok(&remaind(&ctx, &["init"], None));
+    ok(&remaind_in(&project, &home, &["install", "opencode"]));
+    let harness = t.0.join("harness");
+    std::fs::create_dir_all(&harness).expect("mkdir");
+    std::fs::copy(
+        project.join(".opencode/plugins/remaind.js"),
+        harness.join("remaind.mjs"),
+    )
+    .expect("copy the plugin");
+    std::fs::write(harness.join("run.mjs"), OPENCODE_HARNESS).expect("write the harness");
+    let bin_dir = Path::new(BIN).parent().expect("bin dir");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let prompt = "Make the uploader retry five times, then give up";
+    let out = Command::new("node")
+        .arg(harness.join("run.mjs"))
+        .args([project.to_str().expect("UTF-8"), prompt, LATEST])
+        .current_dir(&project)
+        .env("PATH", path)
+        .env_remove("REMAIND_DIR")
+        .env_remove("REMAIND_BIN")
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).expect("the harness prints JSON");
+    assert_eq!(got["first"], json!([]), "a fresh project injects nothing");
+    let compacting = got["compacting"][0]
+        .as_str()
+        .expect("the packet in the compaction");
+    assert!(compacting.contains(prompt), "{compacting}");
+    let next = got["next"][0]
+        .as_str()
+        .expect("the packet in the next session");
+    assert!(next.contains(LATEST), "{next}");
+    assert_eq!(got["again"], json!([]), "once per session");
+    let evs = events(&ctx);
+    let failure = evs
+        .iter()
+        .find(|e| e["data"]["failed"] == true)
+        .unwrap_or_else(|| panic!("{evs:#?}"));
+    assert!(
+        failure["data"]["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("13 passed; 1 failed"),
+        "{failure}"
+    );
+    assert_eq!(
+        failure["tool"]["input"]["command"],
+        "cargo test -p uploader"
+    );
+    assert!(evs.iter().any(|e| {
+        e["kind"] == "assistant_message"
+            && e["text"]
+                .as_str()
+                .unwrap_or("")
+                .contains("gives up after five attempts")
+    }));
+    assert!(evs.iter().any(|e| e["kind"] == "compaction"));
+    let framing = std::fs::read_to_string(ctx.join("active/framing.json")).expect("framing");
+    assert!(framing.contains("anthropic/claude-sonnet-4-5"), "{framing}");
+    assert_eq!(hook_errors(&ctx), Vec::<String>::new());
+}
