@@ -59,10 +59,10 @@ impl Runtime {
 }
 
 /// The first line of the OpenCode plugin: a file that starts with it is Remaind's.
-pub const PLUGIN_MARK: &str = "// Remaind for OpenCode";
+pub(crate) const PLUGIN_MARK: &str = "// Remaind for OpenCode";
 
 /// Whether `command` runs `remaind hook` (`remaind`, `/usr/local/bin/remaind`, ...).
-pub fn is_ours(command: &str) -> bool {
+pub(crate) fn is_ours(command: &str) -> bool {
     let mut words = command.split_whitespace();
     let bin = words.next().unwrap_or("");
     let name = bin.rsplit(['/', '\\']).next().unwrap_or(bin);

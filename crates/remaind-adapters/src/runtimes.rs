@@ -165,7 +165,7 @@ fn fold(name: &str) -> String {
 
 /// The runtime's own spelling of `name` (any case, `-`, `_` or `.` between words), when the
 /// runtime documents it.
-pub fn runtime_event(runtime: Runtime, name: &str) -> Option<&'static str> {
+pub(crate) fn runtime_event(runtime: Runtime, name: &str) -> Option<&'static str> {
     let folded = fold(name);
     documented_events(runtime)
         .iter()
