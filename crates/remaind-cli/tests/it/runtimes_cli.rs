@@ -970,3 +970,24 @@ fn the_installed_opencode_plugin_runs_a_session_under_node() {
     assert!(framing.contains("anthropic/claude-sonnet-4-5"), "{framing}");
     assert_eq!(hook_errors(&ctx), Vec::<String>::new());
 }
+
+#[test]
+fn a_symlinked_settings_file_is_refused_and_left_as_it_is() {
+    let t = tmp();
+    let (project, home) = (t.0.join("project"), t.0.join("home"));
+    let real = t.0.join("dotfiles/settings.json");
+    let original = place("claude-code.settings.json", &real);
+    std::fs::create_dir_all(project.join(".claude")).expect("mkdir");
+    std::os::unix::fs::symlink(&real, project.join(".claude/settings.json")).expect("symlink");
+    let out = remaind_in(&project, &home, &["install", "claude-code"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("symlink") && err.contains("by hand"), "{err}");
+    assert_eq!(std::fs::read(&real).expect("read"), original);
+    assert!(
+        std::fs::symlink_metadata(project.join(".claude/settings.json"))
+            .expect("the link")
+            .file_type()
+            .is_symlink()
+    );
+}
