@@ -991,3 +991,45 @@ fn a_symlinked_settings_file_is_refused_and_left_as_it_is() {
             .is_symlink()
     );
 }
+
+/// Gemini CLI runs no hook after its compression: the packet goes back in with the next
+/// prompt (BeforeAgent), once; a session start in between has injected it already.
+#[test]
+fn gemini_gets_the_packet_back_once_after_a_compression() {
+    let t = tmp();
+    let project = t.0.clone();
+    let ctx = project.join(".context");
+    ok(&remaind(&ctx, &["init"], None));
+    let run = |event: &str, fixture_name: &str| -> Option<String> {
+        let payload =
+            serde_json::to_vec(&fixture("gemini", fixture_name, &project)).expect("payload");
+        let out = run_hook(
+            &format!("remaind hook gemini {event}"),
+            &payload,
+            None,
+            &project,
+        );
+        assert_eq!(out.status.code(), Some(0), "{event}");
+        let packet = injected("gemini", &out.stdout);
+        if packet.is_some() {
+            let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+            assert_eq!(v["hookSpecificOutput"]["hookEventName"], event);
+        }
+        packet
+    };
+    assert_eq!(run("BeforeAgent", "BeforeAgent"), None, "no compaction yet");
+    run("AfterAgent", "AfterAgent");
+    assert_eq!(
+        run("PreCompress", "PreCompress"),
+        None,
+        "PreCompress is advisory: no output"
+    );
+    let packet = run("BeforeAgent", "BeforeAgent").expect("the packet after the compression");
+    assert!(packet.contains("retry five times"), "{packet}");
+    assert_eq!(run("BeforeAgent", "BeforeAgent"), None, "once");
+    // A session start after a compression injects, and the next prompt does not again.
+    run("PreCompress", "PreCompress");
+    assert!(run("SessionStart", "SessionStart").is_some());
+    assert_eq!(run("BeforeAgent", "BeforeAgent"), None);
+    assert_eq!(hook_errors(&ctx), Vec::<String>::new());
+}
