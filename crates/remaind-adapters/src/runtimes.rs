@@ -69,6 +69,10 @@ pub struct Translated {
     pub inject: Inject,
     /// `runtime` framing: the runtime's name and version when the payload states it.
     pub runtime_label: String,
+    /// The user stopped the turn (Cursor's `stop` with status `aborted`, OpenCode's
+    /// `MessageAbortedError`): recorded as an interrupt ending the turn, as Claude Code's
+    /// transcript says it, rather than as `hook`'s payload.
+    pub interrupted: bool,
 }
 
 /// The hook events each runtime documents (Cursor's agent and Tab hooks, Gemini CLI's
@@ -251,6 +255,16 @@ pub fn translate(runtime: Runtime, name: &str, p: &Map<String, Value>) -> Option
     let event = runtime_event(runtime, name)?;
     let mut out = common(runtime, p);
     let mut inject = Inject::Nothing;
+    let interrupted = match (runtime, event) {
+        (Runtime::Cursor, "stop") => str_at(p, "status") == Some("aborted"),
+        (Runtime::OpenCode, "session.error") => {
+            p.get("error")
+                .and_then(|e| e.get("name"))
+                .and_then(Value::as_str)
+                == Some("MessageAbortedError")
+        }
+        _ => false,
+    };
     let hook = match runtime {
         Runtime::Cursor => cursor(event, p, &mut out, &mut inject),
         Runtime::Gemini => gemini(event, p, &mut out, &mut inject),
@@ -263,6 +277,7 @@ pub fn translate(runtime: Runtime, name: &str, p: &Map<String, Value>) -> Option
         payload: out,
         inject,
         runtime_label: runtime_label(runtime, p),
+        interrupted,
     })
 }
 

@@ -146,6 +146,8 @@ struct Call<'a> {
     inject: Inject,
     /// `runtime` framing stated by the hook (its name and version).
     label: Option<String>,
+    /// The user stopped the turn: an interrupt is recorded instead of the payload's records.
+    interrupted: bool,
 }
 
 /// Runs the hook and fails open: whatever goes wrong is said on stderr and kept (redacted,
@@ -193,6 +195,7 @@ sessionStart`"
             origin: None,
             inject: Inject::SessionStart,
             label: None,
+            interrupted: false,
         };
         handle(global, &args, &call)
     });
@@ -242,6 +245,7 @@ Remaind knows"
         origin: Some(t.event),
         inject: t.inject,
         label: Some(t.runtime_label.clone()),
+        interrupted: t.interrupted,
     };
     if let Err(e) = handle(global, args, &call) {
         fail_open(global, &label, input, &e);
@@ -327,8 +331,19 @@ fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, Cli
         clear_reinject(&ctx);
         return session_start(&ctx, runtime, "SessionStart");
     }
-    let mut records =
-        remaind_adapters::hook_records(runtime, event, payload).map_err(CliError::from)?;
+    let mut records = if call.interrupted {
+        let mut source = remaind_adapters::Source::new(runtime);
+        source.session = payload
+            .get("session_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        vec![remaind_adapters::Record {
+            source,
+            signal: remaind_adapters::Signal::Interrupt,
+        }]
+    } else {
+        remaind_adapters::hook_records(runtime, event, payload).map_err(CliError::from)?
+    };
     if let Some(origin) = call.origin {
         for rec in &mut records {
             rec.source.hook = Some(origin.to_owned());

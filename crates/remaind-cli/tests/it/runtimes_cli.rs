@@ -1033,3 +1033,63 @@ fn gemini_gets_the_packet_back_once_after_a_compression() {
     assert_eq!(run("BeforeAgent", "BeforeAgent"), None);
     assert_eq!(hook_errors(&ctx), Vec::<String>::new());
 }
+
+/// A turn the user stopped ends as an interrupt, as Claude Code's transcript says it: Cursor's
+/// `stop` with status `aborted`, OpenCode's `session.error` `MessageAbortedError`. A turn that
+/// failed is a `stop_failure` trace.
+#[test]
+fn a_turn_the_user_stopped_is_an_interrupt_and_a_failed_one_a_trace() {
+    let t = tmp();
+    let project = t.0.clone();
+    let ctx = project.join(".context");
+    ok(&remaind(&ctx, &["init"], None));
+    let send = |runtime: &str, event: &str, payload: Value| {
+        let bytes = serde_json::to_vec(&payload).expect("payload");
+        let out = run_hook(
+            &format!("remaind hook {runtime} {event}"),
+            &bytes,
+            None,
+            &project,
+        );
+        assert_eq!(out.status.code(), Some(0), "{runtime} {event}");
+    };
+    let mut prompt = fixture("cursor", "beforeSubmitPrompt", &project);
+    send("cursor", "beforeSubmitPrompt", prompt.clone());
+    let mut stop = fixture("cursor", "stop", &project);
+    stop["status"] = json!("aborted");
+    send("cursor", "stop", stop.clone());
+    prompt["prompt"] = json!("Try again, smaller steps");
+    send("cursor", "beforeSubmitPrompt", prompt);
+    stop["status"] = json!("error");
+    send("cursor", "stop", stop);
+    let mut error = fixture("opencode", "session.error", &project);
+    error["error"] = json!({"name": "MessageAbortedError", "data": {"message": "Aborted"}});
+    send("opencode", "session.error", error);
+    send(
+        "opencode",
+        "session.error",
+        fixture("opencode", "session.error", &project),
+    );
+    let evs = events(&ctx);
+    let interrupts: Vec<&Value> = evs
+        .iter()
+        .filter(|e| e["data"]["turn_end"] == "interrupted")
+        .collect();
+    assert_eq!(interrupts.len(), 2, "{evs:#?}");
+    assert_eq!(interrupts[0]["data"]["origin"]["runtime"], "cursor");
+    assert_eq!(interrupts[0]["data"]["origin"]["hook"], "stop");
+    assert_eq!(interrupts[1]["data"]["origin"]["hook"], "session.error");
+    let traces: Vec<&Value> = evs
+        .iter()
+        .filter(|e| e["data"]["via"] == "stop_failure")
+        .collect();
+    assert_eq!(traces.len(), 2, "{evs:#?}");
+    assert!(
+        traces[1]["text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("The API key was rejected"),
+        "{}",
+        traces[1]
+    );
+}
