@@ -448,7 +448,8 @@ fn gemini(
             );
             let response = p.get("tool_response").cloned().unwrap_or(Value::Null);
             let error = match response.get("error") {
-                None | Some(Value::Null) => None,
+                None | Some(Value::Null | Value::Bool(false)) => None,
+                Some(Value::String(e)) if e.trim().is_empty() => None,
                 Some(Value::Object(e)) => Some(e.get("message").map_or_else(
                     || Value::Object(e.clone()).to_string(),
                     |m| text_of(Some(m)),
@@ -617,6 +618,16 @@ mod tests {
         let t = t.unwrap_or_else(|| panic!("AfterTool is documented"));
         assert_eq!(t.hook, Some(HookEvent::PostToolUseFailure));
         assert_eq!(t.payload["error"], json!("exit 101\n1 failed"));
+        for no_error in [json!(null), json!(""), json!(false)] {
+            let t = translate(
+                Runtime::Gemini,
+                "AfterTool",
+                &obj(
+                    json!({"tool_name": "read_file", "tool_response": {"llmContent": "ok", "error": no_error}}),
+                ),
+            );
+            assert_eq!(t.and_then(|t| t.hook), Some(HookEvent::PostToolUse));
+        }
         let t = translate(
             Runtime::OpenCode,
             "tool.execute.after",
