@@ -304,6 +304,10 @@ fn tool_use(runtime: Runtime, payload: &Map<String, Value>) -> Result<Signal> {
     let failed = match runtime {
         Runtime::ClaudeCode => claude_code::failed(&output, false),
         Runtime::Codex => codex::failed(&output),
+        // Their failures arrive as PostToolUseFailure (crate::runtimes maps them).
+        Runtime::Cursor | Runtime::Gemini | Runtime::OpenCode => {
+            claude_code::failed(&output, false)
+        }
     };
     Ok(Signal::ToolUse {
         name: name.to_owned(),
@@ -562,6 +566,7 @@ pub fn replay_payloads(
                 (Some(path), _) => path.to_owned(),
                 (None, Runtime::ClaudeCode) => format!("/home/user/.claude/projects/p/{session}.jsonl"),
                 (None, Runtime::Codex) => format!("/home/user/.codex/sessions/rollout-{session}.jsonl"),
+                (None, other) => format!("/home/user/.{other}/{session}.json"),
             },
             "cwd": cwd,
         });
@@ -654,6 +659,11 @@ impl Runtime {
             Runtime::Codex => InjectionLimit {
                 max_chars: 6_000,
                 max_tokens: 2_300,
+            },
+            // No documented limit: Claude Code's, so a packet reads the same everywhere.
+            Runtime::Cursor | Runtime::Gemini | Runtime::OpenCode => InjectionLimit {
+                max_chars: 9_500,
+                max_tokens: u64::MAX,
             },
         }
     }

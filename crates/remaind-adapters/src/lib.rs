@@ -12,6 +12,10 @@
 //! time). It appends through the ledger only and knows nothing of state, compaction, resume
 //! or the CLI.
 //!
+//! Cursor's, Gemini CLI's and OpenCode's hooks are translated ([`runtimes::translate`]) into
+//! the Claude Code events and fields the same core reads; [`install`] merges each runtime's
+//! hook recipe (the files under `examples/`) into its settings file and takes it out again.
+//!
 //! ```
 //! use remaind_adapters::{Runtime, import};
 //! use remaind_ledger::Ledger;
@@ -39,9 +43,11 @@ mod error;
 mod follow;
 mod hooks;
 mod import;
+pub mod install;
 mod map;
 mod plan;
 mod repair;
+pub mod runtimes;
 mod seen;
 mod signal;
 mod summary;

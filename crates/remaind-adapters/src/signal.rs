@@ -14,6 +14,12 @@ pub enum Runtime {
     ClaudeCode,
     /// OpenAI's Codex CLI.
     Codex,
+    /// Cursor's agent (`.cursor/hooks.json`).
+    Cursor,
+    /// Google's Gemini CLI (`.gemini/settings.json` hooks).
+    Gemini,
+    /// OpenCode (a plugin in `.opencode/plugins/`).
+    OpenCode,
 }
 
 impl Runtime {
@@ -22,7 +28,27 @@ impl Runtime {
         match self {
             Runtime::ClaudeCode => "claude-code",
             Runtime::Codex => "codex",
+            Runtime::Cursor => "cursor",
+            Runtime::Gemini => "gemini",
+            Runtime::OpenCode => "opencode",
         }
+    }
+
+    /// Every runtime, in the order the docs list them.
+    pub fn all() -> [Runtime; 5] {
+        [
+            Runtime::ClaudeCode,
+            Runtime::Codex,
+            Runtime::Cursor,
+            Runtime::Gemini,
+            Runtime::OpenCode,
+        ]
+    }
+
+    /// Whether Remaind reads this runtime's transcripts (import, the hooks' follower):
+    /// Claude Code's and Codex's. The others are captured through their hooks only.
+    pub fn reads_transcripts(self) -> bool {
+        matches!(self, Runtime::ClaudeCode | Runtime::Codex)
     }
 
     /// The `actor` of the events the runtime's agent produced.
@@ -43,8 +69,11 @@ impl FromStr for Runtime {
         match s {
             "claude-code" | "claude" => Ok(Runtime::ClaudeCode),
             "codex" => Ok(Runtime::Codex),
+            "cursor" => Ok(Runtime::Cursor),
+            "gemini" | "gemini-cli" => Ok(Runtime::Gemini),
+            "opencode" => Ok(Runtime::OpenCode),
             other => Err(format!(
-                "unknown runtime `{other}`; expected claude-code or codex"
+                "unknown runtime `{other}`; expected claude-code, codex, cursor, gemini or opencode"
             )),
         }
     }

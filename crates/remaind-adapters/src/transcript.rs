@@ -115,7 +115,20 @@ fn new_reader(runtime: Runtime) -> Box<dyn Reader> {
     match runtime {
         Runtime::ClaudeCode => Box::new(claude_code::TranscriptReader::default()),
         Runtime::Codex => Box::new(codex::TranscriptReader::default()),
+        Runtime::Cursor | Runtime::Gemini | Runtime::OpenCode => Box::new(Unread),
     }
+}
+
+/// The reader of a runtime whose transcripts Remaind does not read (its hooks say what
+/// matters): every line is valid and unused.
+struct Unread;
+
+impl Reader for Unread {
+    fn line(&mut self, _n: usize, _line: &[u8], _out: &mut Vec<Record>) -> Option<LineOutcome> {
+        Some(LineOutcome::Unused)
+    }
+
+    fn finish(&mut self, _out: &mut Vec<Record>) {}
 }
 
 /// Reads line `n` into `out`, counting it.
@@ -279,6 +292,9 @@ const LAST_TEXT_BYTES: u64 = 1 << 20;
 /// or the file cannot be read.
 pub(crate) fn last_assistant_text(runtime: Runtime, path: &camino::Utf8Path) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
+    if !runtime.reads_transcripts() {
+        return None;
+    }
     let mut file = open_transcript(path, "cannot read the runtime's transcript").ok()?;
     let len = file.metadata().ok()?.len();
     let from = len.saturating_sub(LAST_TEXT_BYTES);
@@ -297,6 +313,7 @@ pub(crate) fn last_assistant_text(runtime: Runtime, path: &camino::Utf8Path) -> 
         let found = match runtime {
             Runtime::ClaudeCode => claude_code::last_text_of(&v),
             Runtime::Codex => codex::last_text_of(&v),
+            Runtime::Cursor | Runtime::Gemini | Runtime::OpenCode => LastText::Nothing,
         };
         match found {
             LastText::Text(t) => return Some(t),

@@ -73,6 +73,9 @@ pub const DB_PATH: &str = "db/context.sqlite";
 /// Where each hook left off in each runtime transcript (derived: losing it only means a
 /// transcript is read again from its start).
 pub const TRANSCRIPT_CURSORS_PATH: &str = "db/transcript_cursors.json";
+/// Set by a compaction a runtime gives no later hook for (Gemini CLI's PreCompress): the next
+/// prompt hook injects the packet again, then removes it.
+pub const REINJECT_PATH: &str = "db/reinject";
 /// `active/`: derived files, replaced only atomically with history.
 pub const ACTIVE_DIR: &str = "active";
 /// `active/history/`: every prior version of every derived file.

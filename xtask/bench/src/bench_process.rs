@@ -8,7 +8,8 @@
 //! Folders live in RAM (`/dev/shm` when there is one): what is timed is the process's own
 //! work, not the disk's fsync, which a synced append pays on any storage.
 //!
-//! Targets (issue: hooks at the speed of a process start): `log`, `hook post-tool-use`,
+//! Targets (issue: hooks at the speed of a process start): `log`, `hook post-tool-use`, a
+//! tool call through each other runtime's hook (Codex, Cursor, Gemini CLI, OpenCode),
 //! `hook user-prompt-submit` and `hook stop` within 5× `true` and 16 MB; `hook session-start`
 //! and `resume` on a real imported session and on a 100,000-event ledger within 30× `true`
 //! and 25 MB.
@@ -172,7 +173,33 @@ const SMALL_HOOKS: [(&str, &str); 3] = [
     ),
 ];
 
-/// The per-event commands on a context of `label`: `log` and the small hooks.
+/// A tool call through each runtime's hook (`remaind hook RUNTIME EVENT`), the payload as
+/// that runtime sends it (fixtures/hooks/README.md says where each field comes from).
+const RUNTIME_HOOKS: [(&str, &str, &str); 4] = [
+    (
+        "--runtime=codex",
+        "post-tool-use",
+        r#""hook_event_name":"PostToolUse","turn_id":"t1","model":"gpt-5-codex","tool_name":"shell","tool_input":{"command":["cargo","test","-p","app"]},"tool_response":{"output":"test result: ok. 12 passed","metadata":{"exit_code":0}}"#,
+    ),
+    (
+        "cursor",
+        "postToolUse",
+        r#""hook_event_name":"postToolUse","conversation_id":"bench","cursor_version":"2.0.77","model":"gpt-5","workspace_roots":["/work/app"],"tool_name":"Shell","tool_input":{"command":"cargo test -p app"},"tool_output":{"output":"test result: ok. 12 passed"}"#,
+    ),
+    (
+        "gemini",
+        "AfterTool",
+        r#""hook_event_name":"AfterTool","transcript_path":"/home/dev/.gemini/tmp/x/chats/session.json","timestamp":"2026-01-28T10:02:11.512Z","tool_name":"run_shell_command","tool_input":{"command":"cargo test -p app"},"tool_response":{"llmContent":"test result: ok. 12 passed","returnDisplay":"ok"}"#,
+    ),
+    (
+        "opencode",
+        "tool.execute.after",
+        r#""hook_event_name":"tool.execute.after","tool_name":"bash","tool_input":{"command":"cargo test -p app"},"tool_response":{"title":"cargo test -p app","output":"test result: ok. 12 passed","metadata":{"exit":0}}"#,
+    ),
+];
+
+/// The per-event commands on a context of `label`: `log`, the small hooks, and a tool call
+/// through each runtime's hook.
 fn small_commands<'a>(
     ctx: &'a Path,
     label: &str,
@@ -188,6 +215,15 @@ fn small_commands<'a>(
         out.push(Subject {
             name: format!("hook {hook} ({label})"),
             make: Box::new(move || remaind(ctx, &["hook", hook])),
+            stdin: Some(file),
+        });
+    }
+    for (runtime, event, fields) in RUNTIME_HOOKS {
+        let name = runtime.trim_start_matches("--runtime=");
+        let file = payload(files, &format!("{name}-{event}"), fields)?;
+        out.push(Subject {
+            name: format!("hook {name} {event} ({label})"),
+            make: Box::new(move || remaind(ctx, &["hook", runtime, event])),
             stdin: Some(file),
         });
     }

@@ -1,4 +1,6 @@
-//! `remaind hook EVENT`: the Claude Code and Codex hooks.
+//! `remaind hook EVENT`: the Claude Code and Codex hooks; `remaind hook RUNTIME EVENT`: the
+//! Cursor, Gemini CLI and OpenCode hooks, translated by `remaind_adapters::runtimes` into
+//! the same events and recorded through the same path.
 //!
 //! Reads a hook payload (JSON) on stdin and does what the hook recipes in docs/guide.md
 //! describe: `session-start` resumes and injects the packet as
@@ -13,6 +15,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
+use remaind_adapters::runtimes::{self, Inject};
 use remaind_adapters::{HookEvent, Runtime};
 use remaind_ledger::Ledger;
 use remaind_resume::ContextDir;
@@ -21,7 +24,8 @@ use serde_json::{Map, Value, json};
 use crate::cli_error::{CliError, EXIT_REJECTED};
 use crate::global::Global;
 
-/// Run as a Claude Code or Codex hook: read the hook's JSON payload on stdin and act on it.
+/// Run as a runtime's hook (Claude Code, Codex, Cursor, Gemini CLI, OpenCode): read the hook's
+/// JSON payload on stdin and act on it.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "The folder is --dir, else REMAIND_DIR, else the nearest .context/ from the \
@@ -39,17 +43,37 @@ post-tool-use-failure, permission-request, notification, subagent-start, subagen
 stop-failure, pre-compact (compacts), post-compact, session-end. Accepted and ignored: \
 pre-tool-use, setup, task-created, task-completed, teammate-idle, instructions-loaded, \
 config-change, cwd-changed, file-changed, worktree-create, worktree-remove, elicitation, \
-elicitation-result."
+elicitation-result.\n\n\
+Cursor, Gemini CLI and OpenCode: `remaind hook RUNTIME EVENT` with the runtime's own event \
+name (examples/cursor/hooks.json, examples/gemini/settings.json, examples/opencode/remaind.js; \
+`remaind install RUNTIME` wires them). Each maps onto the events above: Cursor \
+beforeSubmitPrompt, Gemini BeforeAgent and OpenCode chat.message are the prompt; Cursor \
+postToolUse, postToolUseFailure, afterShellExecution, afterFileEdit, afterMCPExecution, Gemini \
+AfterTool and OpenCode tool.execute.after are tool results and failures; Cursor \
+afterAgentResponse and stop, Gemini AfterAgent and OpenCode session.idle and session.error end \
+the turn; Cursor preCompact, Gemini PreCompress and OpenCode experimental.session.compacting \
+compact; Cursor sessionStart, Gemini SessionStart and OpenCode \
+experimental.chat.system.transform inject the packet (Gemini's next BeforeAgent again after a \
+PreCompress, OpenCode's compaction too). These hooks always exit 0.\n\n\
+Examples (Cursor, Gemini CLI):\n  \
+remaind hook cursor beforeSubmitPrompt < fixtures/hooks/cursor/beforeSubmitPrompt.json\n  \
+remaind hook gemini AfterTool < fixtures/hooks/gemini/AfterTool.json"
 )]
 pub(crate) struct Args {
     /// The hook event, e.g. `session-start`, `post-tool-use-failure` (the runtime's name,
     /// `SessionStart`, works too). An event Remaind does not know does nothing and exits 0,
     /// said in .context/logs/hook-errors.jsonl.
+    /// `remaind hook cursor sessionStart`: the runtime first (cursor, gemini, opencode,
+    /// claude-code, codex), then its event in its own spelling.
     #[arg(value_name = "EVENT")]
     event: String,
+    /// With a runtime as the first argument: the runtime's event, e.g. `beforeSubmitPrompt`
+    /// (Cursor), `BeforeAgent` (Gemini CLI), `tool.execute.after` (OpenCode).
+    #[arg(value_name = "RUNTIME_EVENT")]
+    runtime_event: Option<String>,
     /// The runtime that sent the payload (default: read from the payload).
     #[arg(long, value_enum)]
-    runtime: Option<RuntimeArg>,
+    runtime: Option<HookRuntime>,
     /// pre-compact: ask this LLM preset (claude, codex, openai; settings in
     /// .context/schemas/llm.json) instead of the built-in compactor. Whatever goes wrong with
     /// the model, the built-in candidate is committed instead.
@@ -84,6 +108,48 @@ impl From<RuntimeArg> for Runtime {
     }
 }
 
+/// `remaind hook --runtime`: every runtime whose hooks Remaind reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum HookRuntime {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+    /// Cursor's agent (.cursor/hooks.json).
+    Cursor,
+    /// Google's Gemini CLI (.gemini/settings.json).
+    Gemini,
+    /// OpenCode (the plugin .opencode/plugins/remaind.js).
+    Opencode,
+}
+
+impl From<HookRuntime> for Runtime {
+    fn from(r: HookRuntime) -> Runtime {
+        match r {
+            HookRuntime::ClaudeCode => Runtime::ClaudeCode,
+            HookRuntime::Codex => Runtime::Codex,
+            HookRuntime::Cursor => Runtime::Cursor,
+            HookRuntime::Gemini => Runtime::Gemini,
+            HookRuntime::Opencode => Runtime::OpenCode,
+        }
+    }
+}
+
+/// One hook call as the recording path reads it: the Claude Code event it maps to, in the
+/// payload fields that event reads.
+struct Call<'a> {
+    runtime: Runtime,
+    event: HookEvent,
+    payload: &'a Map<String, Value>,
+    /// The runtime's own event name, kept as `data.origin.hook` (Cursor, Gemini, OpenCode).
+    origin: Option<&'static str>,
+    inject: Inject,
+    /// `runtime` framing stated by the hook (its name and version).
+    label: Option<String>,
+    /// The user stopped the turn: an interrupt is recorded instead of the payload's records.
+    interrupted: bool,
+}
+
 /// Runs the hook and fails open: whatever goes wrong is said on stderr and kept (redacted,
 /// with the payload) in `.context/logs/hook-errors.jsonl` when a folder is found, and the hook
 /// exits 0, because a runtime reads exit 2 as "block": it would erase the user's prompt, keep
@@ -96,20 +162,109 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         fail_open(global, &args.event, &input, &e);
         return Ok(ExitCode::SUCCESS);
     }
-    let Ok(event) = args.event.parse::<HookEvent>() else {
+    let (runtime, name) = match &args.runtime_event {
+        Some(name) => match args.event.parse::<Runtime>() {
+            Ok(runtime) => (Some(runtime), name.as_str()),
+            Err(e) => {
+                let e = CliError::invalid(format!(
+                    "{e}; the form is `remaind hook RUNTIME EVENT`, e.g. `remaind hook cursor \
+sessionStart`"
+                ));
+                fail_open(global, &format!("{} {name}", args.event), &input, &e);
+                return Ok(ExitCode::SUCCESS);
+            }
+        },
+        None => (args.runtime.map(Runtime::from), args.event.as_str()),
+    };
+    if let Some(runtime) = runtime.filter(|r| !r.reads_transcripts()) {
+        return Ok(translated(global, &args, runtime, name, &input));
+    }
+    let Ok(event) = name.parse::<HookEvent>() else {
         let e = CliError::invalid(format!(
-            "unknown hook event `{}`; `remaind hook --help` lists the events Remaind knows",
-            args.event
+            "unknown hook event `{name}`; `remaind hook --help` lists the events Remaind knows"
         ));
-        fail_open(global, &args.event, &input, &e);
+        fail_open(global, name, &input, &e);
         return Ok(ExitCode::SUCCESS);
     };
-    match handle(global, event, &args, &input) {
+    let result = read_payload(&input).and_then(|payload| {
+        let runtime = runtime.unwrap_or_else(|| remaind_adapters::detect_runtime(&payload));
+        let call = Call {
+            runtime,
+            event,
+            payload: &payload,
+            origin: None,
+            inject: Inject::SessionStart,
+            label: None,
+            interrupted: false,
+        };
+        handle(global, &args, &call)
+    });
+    match result {
         Ok(code) => Ok(code),
         Err(e) => {
             fail_open(global, event.cli_name(), &input, &e);
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// A hook of Cursor, Gemini CLI or OpenCode: translated into the event and fields the
+/// recording path reads (remaind_adapters::runtimes), then recorded as Claude Code's are.
+/// Always exit 0: these runtimes read any other code as an error or a block.
+fn translated(
+    global: &Global,
+    args: &Args,
+    runtime: Runtime,
+    name: &str,
+    input: &[u8],
+) -> ExitCode {
+    let label = format!("{runtime} {name}");
+    let payload = match read_payload(input) {
+        Ok(p) => p,
+        Err(e) => {
+            fail_open(global, &label, input, &e);
+            return ExitCode::SUCCESS;
+        }
+    };
+    let Some(t) = runtimes::translate(runtime, name, &payload) else {
+        let e = CliError::invalid(format!(
+            "unknown {runtime} hook event `{name}`; `remaind hook --help` lists the events \
+Remaind knows"
+        ));
+        fail_open(global, &label, input, &e);
+        return ExitCode::SUCCESS;
+    };
+    let Some(event) = t.hook else {
+        // Documented, and carries nothing to record.
+        return ExitCode::SUCCESS;
+    };
+    let call = Call {
+        runtime,
+        event,
+        payload: &t.payload,
+        origin: Some(t.event),
+        inject: t.inject,
+        label: Some(t.runtime_label.clone()),
+        interrupted: t.interrupted,
+    };
+    if let Err(e) = handle(global, args, &call) {
+        fail_open(global, &label, input, &e);
+    }
+    ExitCode::SUCCESS
+}
+
+/// The payload object (an empty one for an empty stdin).
+fn read_payload(input: &[u8]) -> Result<Map<String, Value>, CliError> {
+    let payload: Value = if input.iter().all(u8::is_ascii_whitespace) {
+        Value::Object(Map::new())
+    } else {
+        parse_payload(input)?
+    };
+    match payload {
+        Value::Object(m) => Ok(m),
+        _ => Err(CliError::invalid(
+            "stdin: the hook payload must be a JSON object",
+        )),
     }
 }
 
@@ -153,22 +308,8 @@ fn fail_open(global: &Global, event: &str, input: &[u8], e: &CliError) {
     }
 }
 
-fn handle(
-    global: &Global,
-    event: HookEvent,
-    args: &Args,
-    input: &[u8],
-) -> Result<ExitCode, CliError> {
-    let payload: Value = if input.iter().all(u8::is_ascii_whitespace) {
-        Value::Object(Map::new())
-    } else {
-        parse_payload(input)?
-    };
-    let Some(payload) = payload.as_object() else {
-        return Err(CliError::invalid(
-            "stdin: the hook payload must be a JSON object",
-        ));
-    };
+fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, CliError> {
+    let (runtime, event, payload) = (call.runtime, call.event, call.payload);
     if !event.records() {
         // Accepted: the runtime documents it, and it carries nothing to record.
         return Ok(ExitCode::SUCCESS);
@@ -182,34 +323,97 @@ fn handle(
         return Ok(ExitCode::SUCCESS);
     };
     let workspace = start_dir(global, payload)?;
-    let runtime = args
-        .runtime
-        .map_or_else(|| remaind_adapters::detect_runtime(payload), Runtime::from);
     if event == HookEvent::SessionStart {
         // A ledger that does not open is the gate's to report, below.
         if let Ok(ledger) = Ledger::open(ctx.root()) {
-            observe(&ctx, &ledger, runtime, event, payload, &workspace);
+            observe(&ctx, &ledger, call, &workspace);
         }
-        return session_start(&ctx, runtime);
+        clear_reinject(&ctx);
+        return session_start(&ctx, runtime, "SessionStart");
     }
-    let records =
-        remaind_adapters::hook_records(runtime, event, payload).map_err(CliError::from)?;
+    let mut records = if call.interrupted {
+        let mut source = remaind_adapters::Source::new(runtime);
+        source.session = payload
+            .get("session_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        vec![remaind_adapters::Record {
+            source,
+            signal: remaind_adapters::Signal::Interrupt,
+        }]
+    } else {
+        remaind_adapters::hook_records(runtime, event, payload).map_err(CliError::from)?
+    };
+    if let Some(origin) = call.origin {
+        for rec in &mut records {
+            rec.source.hook = Some(origin.to_owned());
+        }
+    }
     let ledger = open_ledger(&ctx)?;
     // What the transcript says happened before this payload comes first.
-    observe(&ctx, &ledger, runtime, event, payload, &workspace);
+    observe(&ctx, &ledger, call, &workspace);
     remaind_adapters::record(&ledger, records).map_err(CliError::from)?;
+    if call.inject == Inject::AfterCompaction && take_reinject(&ctx) {
+        // Gemini CLI compressed its history after PreCompress: the packet goes back in here.
+        return session_start(&ctx, runtime, "BeforeAgent");
+    }
     if event == HookEvent::PreCompact {
         if ledger.head().map_err(CliError::from)?.0 == 0 {
             // Nothing to compact: record nothing (a `validation` event would make every later
             // SessionStart interrupt).
             return Ok(ExitCode::SUCCESS);
         }
-        return match args.llm.as_deref() {
-            Some(preset) => pre_compact_llm(&ctx, preset, args.time_limit),
-            None => pre_compact(&ctx),
+        // Claude Code and Codex show a plain line on stdout and read exit 3 as a non-blocking
+        // error; the others read stdout as JSON and want exit 0.
+        let plain = runtime.reads_transcripts();
+        let code = match args.llm.as_deref() {
+            Some(preset) => pre_compact_llm(&ctx, preset, args.time_limit, plain)?,
+            None => pre_compact(&ctx, plain)?,
         };
+        match call.inject {
+            Inject::IntoCompaction => {
+                session_start(&ctx, runtime, "PreCompact")?;
+            }
+            _ if runtime == Runtime::Gemini => set_reinject(&ctx),
+            _ => {}
+        }
+        return Ok(if plain { code } else { ExitCode::SUCCESS });
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn reinject_path(ctx: &ContextDir) -> Utf8PathBuf {
+    ctx.root().join(remaind_fs::layout::REINJECT_PATH)
+}
+
+/// Asks the next prompt hook to inject the packet again (a failure is said, never fatal).
+fn set_reinject(ctx: &ContextDir) {
+    let path = reinject_path(ctx);
+    let written = path.parent().map_or(Ok(false), |dir| {
+        remaind_fs::ensure_dir(dir, true)?;
+        remaind_fs::replace_file(dir, path.file_name().unwrap_or("reinject"), b"compacted\n")
+            .map(|()| true)
+    });
+    if let Err(e) = written {
+        eprintln!(
+            "remaind: the packet will not be injected again after the compression: {}",
+            CliError::from(e).full_message()
+        );
+    }
+}
+
+/// Whether a compaction asked for the packet again; the request is used up.
+fn take_reinject(ctx: &ContextDir) -> bool {
+    let path = reinject_path(ctx);
+    match path.parent().zip(path.file_name()) {
+        Some((dir, name)) => remaind_fs::remove_file(dir, name).unwrap_or(false),
+        None => false,
+    }
+}
+
+/// A session start injects the packet: no later prompt needs it again.
+fn clear_reinject(ctx: &ContextDir) {
+    take_reinject(ctx);
 }
 
 /// The payload as JSON. A lone surrogate escape (an emoji cut in half) or a byte that is
@@ -232,14 +436,8 @@ with U+FFFD"
 /// The hooks at a turn's edges read the runtime's transcript since the last hook did (what
 /// no payload carries: an interrupt, the model); every hook records the framing its payload
 /// states. Neither ever fails the hook: a problem is reported on stderr.
-fn observe(
-    ctx: &ContextDir,
-    ledger: &Ledger,
-    runtime: Runtime,
-    event: HookEvent,
-    payload: &Map<String, Value>,
-    workspace: &camino::Utf8Path,
-) {
+fn observe(ctx: &ContextDir, ledger: &Ledger, call: &Call<'_>, workspace: &camino::Utf8Path) {
+    let (runtime, event, payload) = (call.runtime, call.event, call.payload);
     let mut framing = remaind_adapters::Framing::default();
     // Before a compaction too, so it sees the interrupts and queued prompts.
     let at_an_edge = matches!(
@@ -255,7 +453,7 @@ fn observe(
         .get("transcript_path")
         .and_then(Value::as_str)
         .map(Utf8PathBuf::from)
-        .filter(|p| at_an_edge && p.is_absolute() && p.is_file());
+        .filter(|p| at_an_edge && runtime.reads_transcripts() && p.is_absolute() && p.is_file());
     if let Some(path) = transcript {
         match remaind_adapters::follow_transcript(ledger, runtime, &path) {
             Ok(followed) => framing = followed.framing,
@@ -269,6 +467,9 @@ fn observe(
     if stated.workspace.is_some() {
         // A relative `cwd` (the samples say ".") names the folder it resolves to.
         stated.workspace = Some(workspace.to_string());
+    }
+    if let Some(label) = &call.label {
+        stated.settings.insert("runtime".to_owned(), label.clone());
     }
     framing.merge(stated);
     crate::cmd::frame::record_runtime(ctx, ledger, &framing);
@@ -314,15 +515,34 @@ fn open_ledger(ctx: &ContextDir) -> Result<Ledger, CliError> {
     Ledger::open(ctx.root()).map_err(CliError::from)
 }
 
-fn session_start(ctx: &ContextDir, runtime: Runtime) -> Result<ExitCode, CliError> {
+/// Prints the packet in the output `runtime` reads for `hook_event` (Cursor's sessionStart:
+/// `additional_context`; the others: `hookSpecificOutput.additionalContext`).
+fn session_start(
+    ctx: &ContextDir,
+    runtime: Runtime,
+    hook_event: &str,
+) -> Result<ExitCode, CliError> {
     // A fresh project: nothing to resume, nothing to inject, nothing written.
     if let Some(context) = remaind_resume::session_context(ctx, runtime)? {
-        println!("{}", remaind_adapters::session_start_output(&context));
+        let out = match runtime {
+            Runtime::Cursor => json!({ "additional_context": context }),
+            _ => {
+                let mut out = remaind_adapters::session_start_output(&context);
+                out["hookSpecificOutput"]["hookEventName"] = json!(hook_event);
+                out
+            }
+        };
+        println!("{out}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn pre_compact_llm(ctx: &ContextDir, name: &str, time_limit: u64) -> Result<ExitCode, CliError> {
+fn pre_compact_llm(
+    ctx: &ContextDir,
+    name: &str,
+    time_limit: u64,
+    plain: bool,
+) -> Result<ExitCode, CliError> {
     let attempt = || -> Result<remaind_llm::LlmOutcome, remaind_llm::Error> {
         let preset = remaind_llm::Preset::from_name(name).unwrap_or(remaind_llm::Preset::Claude);
         let config = remaind_llm::Config::load(ctx.root())?;
@@ -342,25 +562,39 @@ fn pre_compact_llm(ctx: &ContextDir, name: &str, time_limit: u64) -> Result<Exit
             } else {
                 done.label.as_str()
             };
-            println!(
-                "remaind: compaction accepted through e{} by {by} ({} round(s), {:.1}s, {} tokens)",
-                done.outcome.through_seq,
-                done.rounds.len(),
-                done.seconds,
-                done.tokens.input + done.tokens.output
+            say(
+                plain,
+                &format!(
+                    "remaind: compaction accepted through e{} by {by} ({} round(s), {:.1}s, {} \
+tokens)",
+                    done.outcome.through_seq,
+                    done.rounds.len(),
+                    done.seconds,
+                    done.tokens.input + done.tokens.output
+                ),
             );
             Ok(ExitCode::SUCCESS)
         }
-        Ok(_) => pre_compact(ctx),
+        Ok(_) => pre_compact(ctx, plain),
         Err(e) => {
             let message = crate::cmd::compact::llm_failure(e).full_message();
             eprintln!("remaind: {message}; using the built-in compactor");
-            pre_compact(ctx)
+            pre_compact(ctx, plain)
         }
     }
 }
 
-fn pre_compact(ctx: &ContextDir) -> Result<ExitCode, CliError> {
+/// A compaction's outcome line: on stdout for a runtime that shows it, else on stderr (the
+/// runtime reads stdout as JSON).
+fn say(plain: bool, line: &str) {
+    if plain {
+        println!("{line}");
+    } else {
+        eprintln!("{line}");
+    }
+}
+
+fn pre_compact(ctx: &ContextDir, plain: bool) -> Result<ExitCode, CliError> {
     let ledger = open_ledger(ctx)?;
     let store = remaind_compact::open_store(ctx.root())?;
     let outcome = remaind_compact::compact(
@@ -370,9 +604,12 @@ fn pre_compact(ctx: &ContextDir) -> Result<ExitCode, CliError> {
         remaind_compact::Options::default(),
     )?;
     if outcome.verdict.accepted {
-        println!(
-            "remaind: compaction accepted through e{}",
-            outcome.through_seq
+        say(
+            plain,
+            &format!(
+                "remaind: compaction accepted through e{}",
+                outcome.through_seq
+            ),
         );
         Ok(ExitCode::SUCCESS)
     } else {

@@ -89,7 +89,7 @@ imported. Run `remaind import {} …` for them",
         // Nothing of the named runtime: most likely the other runtime's transcript.
         let other = match runtime {
             Runtime::ClaudeCode => "codex",
-            Runtime::Codex => "claude-code",
+            _ => "claude-code",
         };
         return Err(CliError::invalid(format!(
             "PATH: none of the {} line(s) in {} file(s) is a {runtime} transcript line; nothing \

@@ -239,6 +239,14 @@ fn the_recipes_name_only_events_the_code_accepts_and_every_one_it_records() {
         else {
             continue;
         };
+        // `remaind hook cursor <event>`: the runtime's own event names, held to the code by
+        // runtimes_cli.
+        if name
+            .parse::<remaind_adapters::Runtime>()
+            .is_ok_and(|r| !r.reads_transcripts())
+        {
+            continue;
+        }
         assert!(
             name.parse::<HookEvent>().is_ok(),
             "the guide shows `remaind hook {name}`"

@@ -19,6 +19,7 @@ mod redact_cli;
 mod reliability;
 mod rough_edges;
 mod runtime_hooks;
+mod runtimes_cli;
 mod search_limits;
 mod transcripts;
 
