@@ -61,6 +61,12 @@ pub(crate) fn to_events(specs: &[Spec]) -> Vec<NewEvent> {
             }),
             ..NewEvent::default()
         };
+        if e.text.as_deref() == Some("") {
+            // An event must hold something: an empty text comes with data.
+            let mut data = serde_json::Map::new();
+            data.insert("seq".to_owned(), serde_json::Value::from(seq));
+            e.data = Some(data);
+        }
         let min = kind.min_importance();
         let base = kind.default_importance();
         e.importance = Some(match imp {
