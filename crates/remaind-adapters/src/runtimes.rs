@@ -286,6 +286,18 @@ fn put(out: &mut Map<String, Value>, key: &str, v: impl Into<Value>) {
 }
 
 /// A failed tool's text: its error, then what it printed.
+/// A Gemini or OpenCode tool call as Claude Code names it (`tool_name`, `tool_input`, both
+/// payloads giving them under those keys); returns its `tool_response` for the caller to read.
+fn put_tool_call(out: &mut Map<String, Value>, p: &Map<String, Value>) -> Value {
+    put(out, "tool_name", str_at(p, "tool_name").unwrap_or("tool"));
+    put(
+        out,
+        "tool_input",
+        p.get("tool_input").cloned().unwrap_or(Value::Null),
+    );
+    p.get("tool_response").cloned().unwrap_or(Value::Null)
+}
+
 fn failure(error: &str, output: &str) -> String {
     match (error.trim().is_empty(), output.trim().is_empty()) {
         (_, true) => error.to_owned(),
@@ -440,13 +452,7 @@ fn gemini(
             HookEvent::Stop
         }
         "AfterTool" => {
-            put(out, "tool_name", str_at(p, "tool_name").unwrap_or("tool"));
-            put(
-                out,
-                "tool_input",
-                p.get("tool_input").cloned().unwrap_or(Value::Null),
-            );
-            let response = p.get("tool_response").cloned().unwrap_or(Value::Null);
+            let response = put_tool_call(out, p);
             let error = match response.get("error") {
                 None | Some(Value::Null | Value::Bool(false)) => None,
                 Some(Value::String(e)) if e.trim().is_empty() => None,
@@ -507,13 +513,7 @@ fn opencode(
             HookEvent::UserPromptSubmit
         }
         "tool.execute.after" => {
-            put(out, "tool_name", str_at(p, "tool_name").unwrap_or("tool"));
-            put(
-                out,
-                "tool_input",
-                p.get("tool_input").cloned().unwrap_or(Value::Null),
-            );
-            let response = p.get("tool_response").cloned().unwrap_or(Value::Null);
+            let response = put_tool_call(out, p);
             let metadata = response.get("metadata");
             // The bash tool's metadata carries the command's exit code.
             let exit = metadata
