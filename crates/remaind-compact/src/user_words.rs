@@ -441,34 +441,39 @@ impl<'s> UserWords<'s> {
     }
 
     /// The in-force item an override replaces: among the newest few, the one sharing most of
-    /// its words; with none shared, the newest plain request when the cue points at "that".
-    /// A rule is replaced only by a rule sharing two words with it.
+    /// its words; else, further back, one sharing at least two (a chain of overrides with
+    /// many prompts between its steps); with none shared, the newest plain request when the
+    /// cue points at "that". A rule is replaced only by a rule sharing two words with it.
     fn replaced_by(&self, mine: &[String], reading: Reading) -> Option<EventId> {
-        let recent = self
+        let in_force = self
             .asked
             .iter()
             .rev()
-            .filter(|a| a.events.len() == 1 && !a.text.starts_with(ASKED_ROLLUP))
-            .take(OVERRIDE_LOOKBACK);
+            .filter(|a| a.events.len() == 1 && !a.text.starts_with(ASKED_ROLLUP));
         let mut best: Option<(usize, EventId)> = None;
+        let mut further: Option<(usize, EventId)> = None;
         let mut newest_plain = None;
-        for a in recent {
+        for (age, a) in in_force.enumerate() {
             if !a.rule && newest_plain.is_none() {
                 newest_plain = Some(a.events[0]);
             }
             let n = shared(mine, &topic(&a.text));
+            let recent = age < OVERRIDE_LOOKBACK;
             // One shared word is enough only for a short override ("switch to Redis for
-            // the cache"); a long message shares a word with almost anything.
+            // the cache") among the newest few; a long message shares a word with almost
+            // anything.
             let enough = if a.rule {
                 reading.rule && n >= 2
             } else {
-                n >= 2 || (n == 1 && mine.len() <= 3)
+                n >= 2 || (recent && n == 1 && mine.len() <= 3)
             };
-            if enough && best.is_none_or(|(b, _)| n > b) {
-                best = Some((n, a.events[0]));
+            let slot = if recent { &mut best } else { &mut further };
+            if enough && slot.is_none_or(|(b, _)| n > b) {
+                *slot = Some((n, a.events[0]));
             }
         }
-        best.map(|(_, id)| id)
+        best.or(further)
+            .map(|(_, id)| id)
             .or(newest_plain.filter(|_| reading.deictic))
     }
 
@@ -565,6 +570,44 @@ mod tests {
         assert!(read("treat it the same way as what we said about the dashboard").refers_back);
         assert!(!read("Add tests for the parser").overrides);
         assert!(!read("No teams or leads are loading into the pane now").overrides);
+    }
+
+    #[test]
+    fn an_override_finds_its_step_past_many_prompts_instead_of_settling_the_newest() {
+        let mut asked = Vec::new();
+        let mut settled = Vec::new();
+        let mut words = UserWords::new(&mut asked, &mut settled);
+        words.observe(&user_message(1, "Use Heroku for the deploy target."));
+        let filler = OVERRIDE_LOOKBACK as u64 + 3;
+        for id in 2..2 + filler {
+            words.observe(&user_message(id, "Tidy up the imports in the widget code."));
+        }
+        let lock_in = user_message(
+            2 + filler,
+            "Scrap that, lock in Render for the deploy target.",
+        );
+        assert_eq!(words.observe(&lock_in), vec![EventId(1)]);
+    }
+
+    fn user_message(seq: u64, text: &str) -> Event {
+        Event {
+            v: 1,
+            seq,
+            id: EventId(seq),
+            ts: "2026-01-01T00:00:00Z".into(),
+            prev: String::new(),
+            kind: remaind_ledger::Kind::UserMessage,
+            importance: 1,
+            actor: Some("user".into()),
+            text: Some(text.into()),
+            data: None,
+            refs: Vec::new(),
+            supersedes: Vec::new(),
+            resolves: Vec::new(),
+            tool: None,
+            artifact: Vec::new(),
+            redactions: Vec::new(),
+        }
     }
 
     #[test]

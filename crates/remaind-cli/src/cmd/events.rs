@@ -164,8 +164,7 @@ fn print(events: &[Event], json: bool) -> Result<(), CliError> {
             writeln!(out, "{}", readable(ev))
         }
     });
-    res.and_then(|()| out.flush())
-        .map_err(CliError::stdout)
+    res.and_then(|()| out.flush()).map_err(CliError::stdout)
 }
 
 /// Print every event after seq `after` as it arrives, in order, each once: the position is

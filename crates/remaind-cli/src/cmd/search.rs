@@ -227,8 +227,7 @@ fn print_hits(
             h.snippet.replace('\n', " ")
         )
     });
-    res.and_then(|()| out.flush())
-        .map_err(CliError::stdout)?;
+    res.and_then(|()| out.flush()).map_err(CliError::stdout)?;
     if let Some(b) = bounds.filter(QueryBounds::cut) {
         eprintln!(
             "remaind: the query was cut to its first {} distinct terms within {MAX_QUERY_CHARS} characters ({} terms and {} characters left out)",
