@@ -258,8 +258,8 @@ impl Mapper {
             None => Vec::new(),
         };
         let description = describe_tool(name, &input, failed);
-        let mut tool = Draft::new(Kind::ToolResult, src, agent, description.clone())
-            .refs(&plan_events);
+        let mut tool =
+            Draft::new(Kind::ToolResult, src, agent, description.clone()).refs(&plan_events);
         if carries_plan || (failed && plan::update_of(name, &input, &output).is_some()) {
             tool = tool.data("plan", self.book.to_value());
         }

@@ -21,7 +21,6 @@ use crate::query::{self, Needle, QueryBounds};
 use crate::schema::{self, SCHEMA_VERSION};
 use crate::snippet;
 
-
 /// The kinds that open a loop until a later event resolves or supersedes them.
 pub const LOOP_KINDS: [Kind; 2] = [Kind::Blocker, Kind::NextStep];
 /// Folder of the index, relative to `.context/`.

@@ -106,7 +106,10 @@ fn kind_among(s: &str, kinds: &[Kind]) -> Result<Kind> {
     let hint = closest.map_or(String::new(), |(_, n)| format!(" (did you mean `{n}`?)"));
     Err(Error::invalid(
         "kind",
-        format!("unknown kind `{s}`{hint}; expected one of: {}", names.join(", ")),
+        format!(
+            "unknown kind `{s}`{hint}; expected one of: {}",
+            names.join(", ")
+        ),
     ))
 }
 

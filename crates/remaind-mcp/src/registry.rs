@@ -96,7 +96,10 @@ fn terse_schema(schema: &mut JsonObject) {
     schema.remove("title");
     for (key, value) in schema.iter_mut() {
         match (key.as_str(), value) {
-            ("properties" | "$defs" | "definitions" | "patternProperties", Value::Object(named)) => {
+            (
+                "properties" | "$defs" | "definitions" | "patternProperties",
+                Value::Object(named),
+            ) => {
                 for sub in named.values_mut() {
                     if let Value::Object(sub) = sub {
                         terse_schema(sub);

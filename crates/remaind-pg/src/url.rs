@@ -106,7 +106,12 @@ fn pgpass_password(config: &postgres::Config) -> Option<String> {
         // A socket connection matches `localhost`, as in libpq.
         _ => "localhost".to_owned(),
     };
-    let port = config.get_ports().first().copied().unwrap_or(5432).to_string();
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
     let user = config.get_user()?.to_owned();
     let db = config.get_dbname().unwrap_or(&user).to_owned();
     let wanted = [host.as_str(), port.as_str(), db.as_str(), user.as_str()];

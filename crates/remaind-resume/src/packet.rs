@@ -545,7 +545,11 @@ fn render_event(ev: &Event) -> String {
             );
         }
     }
-    if let Some(data) = ev.data.as_ref().and_then(|d| compact_data(d, ev.text.as_deref())) {
+    if let Some(data) = ev
+        .data
+        .as_ref()
+        .and_then(|d| compact_data(d, ev.text.as_deref()))
+    {
         let _ = write!(s, " data={data}");
     }
     for a in &ev.artifact {
@@ -562,7 +566,10 @@ fn render_event(ev: &Event) -> String {
 /// An event's `data` for the packet: without the bookkeeping a runtime adapter adds
 /// (`origin`, `plan`) and without a value the event's text already says, cut to a few
 /// hundred characters; `None` when nothing is left.
-fn compact_data(data: &serde_json::Map<String, serde_json::Value>, text: Option<&str>) -> Option<String> {
+fn compact_data(
+    data: &serde_json::Map<String, serde_json::Value>,
+    text: Option<&str>,
+) -> Option<String> {
     const MAX: usize = 300;
     let mut shown = data.clone();
     shown.remove("origin");
@@ -715,7 +722,9 @@ fn render_state(state: &State, shown: &ShownElsewhere<'_>) -> String {
                 Status::Superseded { by } => {
                     writeln!(s, "- [{id}] superseded by [{by}] (since the state)")
                 }
-                Status::Resolved { by } => writeln!(s, "- [{id}] resolved by [{by}] (since the state)"),
+                Status::Resolved { by } => {
+                    writeln!(s, "- [{id}] resolved by [{by}] (since the state)")
+                }
                 Status::Current => Ok(()),
             };
         }
@@ -1316,7 +1325,9 @@ impl<'a> FileChanges<'a> {
 
     /// Every change to the file `ev` names, oldest first.
     fn of_event(&self, ev: &Event) -> Option<&[EventId]> {
-        changed_path(ev).and_then(|p| self.0.get(p)).map(Vec::as_slice)
+        changed_path(ev)
+            .and_then(|p| self.0.get(p))
+            .map(Vec::as_slice)
     }
 }
 

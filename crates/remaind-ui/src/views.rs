@@ -704,7 +704,9 @@ fn open_loops_html(app: &App, ledger: &Ledger) -> Result<String, String> {
     let loops = open_loops(app, ledger)?;
     let mut s = format!("<h2 id=\"open-loops\">Open loops ({})</h2>", loops.len());
     if loops.is_empty() {
-        s.push_str("<p class=\"muted\">none: every blocker and next step is resolved or superseded</p>");
+        s.push_str(
+            "<p class=\"muted\">none: every blocker and next step is resolved or superseded</p>",
+        );
         return Ok(s);
     }
     s.push_str("<ul class=\"items loops\">");

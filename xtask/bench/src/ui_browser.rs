@@ -586,23 +586,37 @@ async fn open_loops_agree(p: &DemoPage<'_>) -> Result<(), String> {
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter_map(|v| v["id"].as_str().map(str::to_owned))
         .collect();
-    ensure(!listed.is_empty(), "the demo has an open blocker; loops list shows none")?;
+    ensure(
+        !listed.is_empty(),
+        "the demo has an open blocker; loops list shows none",
+    )?;
     let memory = linked_ids(p, "/memory", "ul.loops li a.ev-link").await?;
-    ensure(memory == listed, format!("Memory shows {memory:?}, loops list {listed:?}"))?;
+    ensure(
+        memory == listed,
+        format!("Memory shows {memory:?}, loops list {listed:?}"),
+    )?;
     let now = linked_ids(p, "/now", "#loops ul.loops li a.ev-link").await?;
-    ensure(now == listed, format!("Now shows {now:?}, loops list {listed:?}"))
+    ensure(
+        now == listed,
+        format!("Now shows {now:?}, loops list {listed:?}"),
+    )
 }
 
 /// demo: the compare form's choices carry each state's `through eN`, and after a rollback
 /// its default pair puts the state covering fewer events first: nothing shows as dropped.
 async fn compare_form_after_a_rollback(p: &DemoPage<'_>) -> Result<(), String> {
-    let DemoPage { c, base, bin, ctx, .. } = p;
+    let DemoPage {
+        c, base, bin, ctx, ..
+    } = p;
     let times = state_times(bin, ctx)?;
     let first = times.first().ok_or("no state history")?;
     // Back to the first compaction (then forward again, so later checks see the demo's end).
     let back = remaind(bin, ctx, &["rollback", "--to", first, "--json"])?;
     let back: serde_json::Value = serde_json::from_str(&back).map_err(e)?;
-    let undo = back["undo_to"].as_str().ok_or("the rollback has no undo")?.to_owned();
+    let undo = back["undo_to"]
+        .as_str()
+        .ok_or("the rollback has no undo")?
+        .to_owned();
     let checked = async {
         c.goto(&format!("{base}/compactions")).await.map_err(e)?;
         let newer = text_of(c, "select[name=b] option[selected]").await?;
@@ -625,7 +639,12 @@ async fn compare_form_after_a_rollback(p: &DemoPage<'_>) -> Result<(), String> {
             through(&older) < through(&newer),
             format!("older {older:?} covers no fewer events than newer {newer:?}"),
         )?;
-        c.find(Locator::Css("form.filters button")).await.map_err(e)?.click().await.map_err(e)?;
+        c.find(Locator::Css("form.filters button"))
+            .await
+            .map_err(e)?
+            .click()
+            .await
+            .map_err(e)?;
         wait_for(c, "#summary", 10).await?;
         let summary = text_of(c, "#summary").await?;
         ensure(summary.contains("dropped0"), format!("summary {summary:?}"))

@@ -28,7 +28,12 @@ pub(crate) struct Args {
     kind: Option<String>,
     /// The event's text (may start with a hyphen: `--text "-5 degrees"`; `--message` is
     /// the same flag, as in `git commit`).
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true, alias = "message")]
+    #[arg(
+        long,
+        value_name = "TEXT",
+        allow_hyphen_values = true,
+        alias = "message"
+    )]
     text: Option<String>,
     /// Importance 0..=3 (default by kind).
     #[arg(long, value_name = "N")]
@@ -136,8 +141,7 @@ fn print_ids(ids: &[EventId], json: bool) -> Result<(), CliError> {
     } else {
         ids.iter().try_for_each(|id| writeln!(out, "{id}"))
     };
-    res.and_then(|()| out.flush())
-        .map_err(CliError::stdout)
+    res.and_then(|()| out.flush()).map_err(CliError::stdout)
 }
 
 /// Stdin read to its end. A regular file is read at its size at once, in parts by a few

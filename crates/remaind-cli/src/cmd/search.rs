@@ -227,8 +227,7 @@ fn print_hits(
             h.snippet.replace('\n', " ")
         )
     });
-    res.and_then(|()| out.flush())
-        .map_err(CliError::stdout)?;
+    res.and_then(|()| out.flush()).map_err(CliError::stdout)?;
     if let Some(b) = bounds.filter(QueryBounds::cut) {
         eprintln!(
             "remaind: the query was cut to its first {} distinct terms within {MAX_QUERY_CHARS} characters ({} terms and {} characters left out)",
@@ -264,16 +263,7 @@ fn on_store(
             })?
         }
     };
-    let failed = |action: &'static str| {
-        let project = setting.project.clone();
-        move |source| {
-            CliError::from(remaind_ledger::Error::Store {
-                action,
-                project,
-                source,
-            })
-        }
-    };
+    let failed = |action| crate::global::store_failed(&setting, action);
     let mut store =
         remaind_pg::Store::connect(&setting.url, &setting.project).map_err(failed("connect"))?;
     let filter = remaind_pg::SearchFilter {

@@ -428,3 +428,148 @@ fn a_machine_without_a_folder_searches_the_store_on_the_server() {
     let out = search(&["--fts", "push"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
+
+/// `remaind` run in `cwd` with no `--dir` and no `REMAIND_*` variables: as a user runs it in a
+/// folder of their choosing.
+fn remaind_in(cwd: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_remaind"));
+    cmd.current_dir(cwd)
+        .env_remove("REMAIND_DIR")
+        .env_remove("REMAIND_STORE")
+        .env_remove("REMAIND_PROJECT")
+        .env_remove("FAILPOINTS")
+        .stdin(std::process::Stdio::null());
+    cmd
+}
+
+/// Read stdout lines of `child` until `done` holds for what was read, or 30 s pass; then
+/// end the child. The lines read.
+fn read_until(
+    child: &mut std::process::Child,
+    done: impl Fn(&[String]) -> bool + Send + 'static,
+) -> Vec<String> {
+    let stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut lines = Vec::new();
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            lines.push(line);
+            if done(&lines) {
+                break;
+            }
+        }
+        lines
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !reader.is_finished() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    reader.join().expect("reader")
+}
+
+fn seqs(lines: &[String]) -> Vec<u64> {
+    lines
+        .iter()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("json")["seq"]
+                .as_u64()
+                .expect("seq")
+        })
+        .collect()
+}
+
+#[test]
+fn fleet_events_follow_a_project_from_a_folder_without_context() {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("folderless");
+    let ta = tmp();
+    let a = ta.0.join(".context");
+    ok(&remaind(
+        &a,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    for i in 0..4 {
+        let kind = if i == 2 { "decision" } else { "note" };
+        ok(&remaind(
+            &a,
+            &["log", "--kind", kind, "--text", &format!("before {i}")],
+            None,
+        ));
+    }
+    let tb = tmp();
+    let nowhere = tb.0.join("empty");
+    std::fs::create_dir(&nowhere).expect("mkdir");
+    let on_store = ["--store", &url, "--project", &project];
+    let run = |args: &[&str]| {
+        remaind_in(&nowhere)
+            .args(on_store)
+            .args(args)
+            .output()
+            .expect("run remaind")
+    };
+    // A slice: the last N, from a seq, before a seq, filtered; as a folder prints them.
+    let last = ok(&run(&["events", "--json", "--limit", "2"]));
+    let last: Vec<String> = last.lines().map(str::to_owned).collect();
+    assert_eq!(seqs(&last), [3, 4]);
+    let from = ok(&run(&["events", "--json", "--from", "e2", "--limit", "2"]));
+    assert_eq!(
+        seqs(&from.lines().map(str::to_owned).collect::<Vec<_>>()),
+        [2, 3]
+    );
+    let before = ok(&run(&["events", "--json", "--before", "4", "--limit", "2"]));
+    assert_eq!(
+        seqs(&before.lines().map(str::to_owned).collect::<Vec<_>>()),
+        [2, 3]
+    );
+    let decisions = ok(&run(&["events", "--json", "--kind", "decision"]));
+    assert_eq!(
+        seqs(&decisions.lines().map(str::to_owned).collect::<Vec<_>>()),
+        [3]
+    );
+    let readable = ok(&run(&["events"]));
+    assert!(
+        readable.contains("e3") && readable.contains("before 2"),
+        "{readable}"
+    );
+    let past = run(&["events", "--from", "e9"]);
+    assert!(
+        text(&past).contains("the ledger's head is e4"),
+        "{}",
+        text(&past)
+    );
+    // The same as a folder's replica prints, byte for byte.
+    let folder = ok(&remaind(&a, &["events", "--json", "--limit", "2"], None));
+    assert_eq!(last.join("\n") + "\n", folder);
+    // Follow: the slice, then every new event once, in order.
+    let mut follower = remaind_in(&nowhere)
+        .args(on_store)
+        .args(["events", "--follow", "--json", "--limit", "1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the follower");
+    for i in 0..3 {
+        ok(&remaind(
+            &a,
+            &["log", "--kind", "note", "--text", &format!("live {i}")],
+            None,
+        ));
+    }
+    let lines = read_until(&mut follower, |l| l.len() >= 4);
+    assert_eq!(seqs(&lines), [4, 5, 6, 7], "{lines:?}");
+    assert_eq!(
+        std::fs::read_dir(&nowhere).expect("read").count(),
+        0,
+        "following the store writes nothing in the folder"
+    );
+    // A folder-less follower still needs a store: the fix is named.
+    let out = remaind_in(&nowhere).args(["events"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("--store"), "{}", text(&out));
+}

@@ -448,7 +448,11 @@ fn a_compactor_that_cannot_run_is_a_failure_and_appends_nothing() {
         assert!(text(&out).contains("executable"), "{}", text(&out));
     }
     let events = ok(&remaind(&ctx, &["events", "--json"], None));
-    assert_eq!(events.lines().count(), 1, "something was appended: {events}");
+    assert_eq!(
+        events.lines().count(),
+        1,
+        "something was appended: {events}"
+    );
     assert!(!ctx.join("active/state.json").exists());
     let out = remaind(&ctx, &["compact", "--compactor", "exit 7"], None);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
@@ -477,7 +481,10 @@ fn a_rollback_before_any_history_says_it_removed_the_files() {
         &["rollback", "--to", "2000-01-01T00:00:00Z", "--json"],
         None,
     ));
-    assert!(json.contains(r#""removed":[]"#), "nothing left to remove: {json}");
+    assert!(
+        json.contains(r#""removed":[]"#),
+        "nothing left to remove: {json}"
+    );
 }
 
 /// `events --from` past the head prints nothing and says where the head is.
@@ -509,7 +516,11 @@ fn log_names_the_kinds_it_takes() {
     // A filter takes every kind, bookkeeping included, and suggests among them.
     let out = remaind(&ctx, &["events", "--kind", "compactoin"], None);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out).contains("did you mean `compaction`"), "{}", text(&out));
+    assert!(
+        text(&out).contains("did you mean `compaction`"),
+        "{}",
+        text(&out)
+    );
     ok(&remaind(
         &ctx,
         &["log", "--kind", "note", "--message", "as git says it"],
@@ -543,7 +554,13 @@ fn a_closed_pipe_ends_every_listing_quietly() {
     }
     ok(&remaind(
         &ctx,
-        &["memory", "propose", "--title", "Port", "The API listens on 8080."],
+        &[
+            "memory",
+            "propose",
+            "--title",
+            "Port",
+            "The API listens on 8080.",
+        ],
         None,
     ));
     for args in [
@@ -573,6 +590,10 @@ fn a_closed_pipe_ends_every_listing_quietly() {
             "{args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(out.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

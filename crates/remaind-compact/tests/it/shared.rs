@@ -6,8 +6,8 @@ use camino::Utf8PathBuf;
 use jiff::Timestamp;
 use remaind_atomic::HistoryStore;
 use remaind_compact::{
-    CompactorInput, Options, Proposal, Source, compact, compact_builtin, compact_with,
-    open_store, take_shared_pair,
+    CompactorInput, Options, Proposal, Source, compact, compact_builtin, compact_with, open_store,
+    take_shared_pair,
 };
 use remaind_hash::sha256_hex;
 use remaind_ledger::{GENESIS_PREV, Kind, Ledger, StoreSetting};

@@ -261,9 +261,7 @@ fn open_loops(session: &Session, args: LoopsArgs) -> Result<LoopsOut, ToolError>
         ));
     }
     let (ctx, ledger) = session.ledger()?;
-    let events = session.with_index(&ctx, &ledger, |index| {
-        Ok(index.open_loops(limit)?)
-    })?;
+    let events = session.with_index(&ctx, &ledger, |index| Ok(index.open_loops(limit)?))?;
     Ok(LoopsOut {
         loops: events
             .into_iter()

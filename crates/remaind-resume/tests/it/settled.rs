@@ -30,7 +30,9 @@ fn steps_and_loops_settled_after_the_compaction_are_not_pending() {
             json!({"kind": "assistant_message", "actor": "assistant", "text": "Done: retries with backoff, capped at 3; tests pass."}),
         ],
     );
-    let packet = build_packet(&ctx, Budget::Configured).expect("resume").packet;
+    let packet = build_packet(&ctx, Budget::Configured)
+        .expect("resume")
+        .packet;
     let state = &packet[packet.find("## State").expect("a state section")..];
     let state = &state[..state[3..].find("\n## ").map_or(state.len(), |i| i + 3)];
     let (standing, history) = state
@@ -46,9 +48,18 @@ fn steps_and_loops_settled_after_the_compaction_are_not_pending() {
             "{settled:?} is shown as standing:\n{state}"
         );
     }
-    assert!(history.contains("[e2] resolved by [e6] (since the state)"), "{history}");
-    assert!(history.contains("[e3] resolved by [e7] (since the state)"), "{history}");
-    assert!(history.contains("[e4] superseded by [e8] (since the state)"), "{history}");
+    assert!(
+        history.contains("[e2] resolved by [e6] (since the state)"),
+        "{history}"
+    );
+    assert!(
+        history.contains("[e3] resolved by [e7] (since the state)"),
+        "{history}"
+    );
+    assert!(
+        history.contains("[e4] superseded by [e8] (since the state)"),
+        "{history}"
+    );
     // The ledger's own statuses (what `loops list` reads) say the same.
     let ledger = Ledger::open(ctx.root()).expect("open");
     for id in [2, 3] {
