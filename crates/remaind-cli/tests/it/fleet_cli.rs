@@ -444,7 +444,7 @@ fn remaind_in(cwd: &Path) -> std::process::Command {
 
 /// Read stdout lines of `child` until `done` holds for what was read, or 30 s pass; then
 /// end the child. The lines read.
-fn read_until(
+pub(crate) fn read_until(
     child: &mut std::process::Child,
     done: impl Fn(&[String]) -> bool + Send + 'static,
 ) -> Vec<String> {
