@@ -573,3 +573,92 @@ fn fleet_events_follow_a_project_from_a_folder_without_context() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("--store"), "{}", text(&out));
 }
+
+/// `remaind hook EVENT` in `repo` with `payload` on stdin.
+fn hook_in(repo: &Path, event: &str, payload: &serde_json::Value) -> std::process::Output {
+    use std::io::Write;
+    let mut child = remaind_in(repo)
+        .args(["hook", event])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the hook");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(payload.to_string().as_bytes())
+        .expect("write the payload");
+    child.wait_with_output().expect("wait for the hook")
+}
+
+/// Point the replica at `url` instead (the same project): a database gone away.
+fn repoint(ctx: &Path, url: &str) {
+    let path = ctx.join("store.json");
+    let mut setting: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("store.json")).expect("json");
+    setting["url"] = serde_json::json!(url);
+    std::fs::write(&path, setting.to_string()).expect("write store.json");
+}
+
+/// A loopback address where nothing listens.
+fn dead_url() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    format!("postgres://postgres@127.0.0.1:{port}/postgres")
+}
+
+#[test]
+fn fleet_session_start_injects_the_local_copy_while_the_store_is_unreachable() {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("offline");
+    let t = tmp();
+    let repo = t.0.join("repo");
+    let ctx = repo.join(".context");
+    ok(&remaind(
+        &ctx,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    let cwd = repo.to_str().expect("utf-8");
+    let prompt = serde_json::json!({
+        "session_id": "s1", "cwd": cwd, "hook_event_name": "UserPromptSubmit",
+        "prompt": "Add a retry loop to the uploader",
+    });
+    let out = hook_in(&repo, "user-prompt-submit", &prompt);
+    assert!(out.status.success(), "{}", text(&out));
+    let start = serde_json::json!({
+        "session_id": "s2", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup",
+    });
+    let online = hook_in(&repo, "session-start", &start);
+    assert!(online.status.success(), "{}", text(&online));
+    let log_before = std::fs::read(ctx.join("logs/events.jsonl")).expect("log");
+
+    repoint(&ctx, &dead_url());
+    let offline = hook_in(&repo, "session-start", &start);
+    assert_eq!(offline.status.code(), Some(0), "{}", text(&offline));
+    let injected: serde_json::Value =
+        serde_json::from_slice(&offline.stdout).unwrap_or_else(|_| panic!("{}", text(&offline)));
+    let context = injected["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("additionalContext");
+    assert!(
+        context.contains("Add a retry loop to the uploader"),
+        "{context}"
+    );
+    assert!(
+        String::from_utf8_lossy(&offline.stderr).contains("own copy"),
+        "{}",
+        text(&offline)
+    );
+    assert_eq!(
+        std::fs::read(ctx.join("logs/events.jsonl")).expect("log"),
+        log_before,
+        "an unreachable store: nothing appended to the replica's log"
+    );
+    let errors = std::fs::read_to_string(ctx.join("logs/hook-errors.jsonl")).expect("errors");
+    assert!(errors.contains("own copy"), "{errors}");
+}
