@@ -662,3 +662,17 @@ fn fleet_session_start_injects_the_local_copy_while_the_store_is_unreachable() {
     let errors = std::fs::read_to_string(ctx.join("logs/hook-errors.jsonl")).expect("errors");
     assert!(errors.contains("own copy"), "{errors}");
 }
+
+#[test]
+fn fleet_init_against_an_unreachable_store_leaves_no_folder() {
+    let t = tmp();
+    let repo = t.0.join("repo");
+    std::fs::create_dir(&repo).expect("mkdir");
+    let out = remaind_in(&repo)
+        .args(["init", "--store", &dead_url(), "--project", "p"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("cannot connect"), "{}", text(&out));
+    assert!(!repo.join(".context").exists(), "{}", text(&out));
+}
