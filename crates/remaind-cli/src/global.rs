@@ -75,6 +75,56 @@ impl Global {
     }
 }
 
+/// Where a command that can read a project without a folder finds it.
+pub(crate) enum Found {
+    /// The `.context/` folder.
+    Folder(ContextDir),
+    /// No folder here or above, and `--store`/`--project` name a shared store.
+    Store(remaind_ledger::StoreSetting),
+}
+
+impl Global {
+    /// The `.context/` folder, else (none here or above, no `--dir`) the shared store
+    /// `--store`/`--project` name: a machine that keeps no folder reads the project there.
+    pub(crate) fn context_or_store(&self) -> Result<Found, CliError> {
+        if self.dir.is_some() {
+            return self.context().map(Found::Folder);
+        }
+        let cwd = self.cwd()?;
+        match remaind_resume::discover(None, &cwd) {
+            Ok(ctx) => Ok(Found::Folder(ctx)),
+            Err(e @ remaind_resume::Error::NotFound { .. }) => match self.store_setting()? {
+                Some(setting) => Ok(Found::Store(setting)),
+                None => {
+                    let mut err = CliError::from(e);
+                    err.message.push_str(
+                        "; or read a shared store's project from any folder with --store URL \
+                         --project NAME",
+                    );
+                    Err(err)
+                }
+            },
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// Maps a store's error for `setting` to the CLI's (the project named, the URL's password
+/// masked, the exit code the ledger's errors get).
+pub(crate) fn store_failed(
+    setting: &remaind_ledger::StoreSetting,
+    action: &'static str,
+) -> impl FnOnce(remaind_pg::Error) -> CliError {
+    let project = setting.project.clone();
+    move |source| {
+        CliError::from(remaind_ledger::Error::Store {
+            action,
+            project,
+            source,
+        })
+    }
+}
+
 fn absolute(cwd: &Utf8Path, dir: &Utf8Path) -> Utf8PathBuf {
     if dir.is_absolute() {
         dir.to_owned()

@@ -12,21 +12,27 @@ pub enum Error {
         reason: String,
     },
     /// The server could not be reached or refused the login.
-    #[error("cannot connect to the store {url}{}", login_hint(source))]
+    #[error("cannot connect to the store {url}{}", login_hint(role, source))]
     Connect {
         /// The URL with its password masked.
         url: String,
+        /// The role the URL logs in as.
+        role: String,
         /// The client's error.
         #[source]
         source: postgres::Error,
     },
     /// The role lacks a privilege a statement needs (SQLSTATE 42501).
     #[error(
-        "cannot {action} in the store: the role lacks a privilege; the first `init --store` must run as a role that may create tables in the database (its owner), and agent roles need the grants in docs/fleet.md (\"Roles\")"
+        "cannot {action} in the store: the role {} lacks a privilege; {}",
+        crate::grants::ident(role),
+        crate::grants::privilege_hint(role, action, source)
     )]
     Privilege {
         /// What was being done, e.g. "migrate the schema".
         action: &'static str,
+        /// The role the store logs in as.
+        role: String,
         /// The server's error.
         #[source]
         source: postgres::Error,
@@ -77,12 +83,36 @@ pub enum Error {
 
 /// What to do when the login itself failed for want of a password (the cause, from
 /// `source()`, says which).
-fn login_hint(source: &postgres::Error) -> &'static str {
+fn login_hint(role: &str, source: &postgres::Error) -> String {
     let text = source.to_string();
     if text.contains("password missing") || text.contains("password authentication failed") {
-        " (give the password in PGPASSWORD or ~/.pgpass, never in the URL)"
+        " (give the password in PGPASSWORD or ~/.pgpass, never in the URL)".to_owned()
+    } else if source.code() == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) {
+        format!(
+            " (the role {} lacks a privilege; {})",
+            crate::grants::ident(role),
+            crate::grants::privilege_hint(role, "connect", source)
+        )
     } else {
-        ""
+        String::new()
+    }
+}
+
+impl Error {
+    /// This error with the role the store logs in as named in its hint.
+    pub(crate) fn for_role(self, name: &str) -> Error {
+        match self {
+            Error::Privilege {
+                action,
+                role,
+                source,
+            } if role.is_empty() => Error::Privilege {
+                action,
+                role: name.to_owned(),
+                source,
+            },
+            other => other,
+        }
     }
 }
 

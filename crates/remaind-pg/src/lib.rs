@@ -30,12 +30,14 @@
 //! ```
 
 mod error;
+mod grants;
 mod search;
 mod store;
 mod tls;
 mod url;
 
 pub use error::{Error, Result};
+pub use grants::{AGENT_GRANTS, AGENT_ROLE};
 pub use search::{SearchFilter, SearchHit};
 pub use store::{Append, Head, Store};
 pub use url::{has_password, mask_password};

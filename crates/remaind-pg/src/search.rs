@@ -1,7 +1,7 @@
 //! Full-text search on the server (migration 3), for a follower that keeps no folder: the
 //! query syntax of `remaind search`, answered by PostgreSQL's English text search.
 
-use crate::store::{query, to_seq};
+use crate::store::{query_as, to_seq};
 use crate::{Result, Store};
 
 /// What a search is limited to.
@@ -97,7 +97,7 @@ impl Store {
                      ON CONFLICT DO NOTHING",
                     &[&self.project, &INDEX_BATCH],
                 )
-                .map_err(query("index events for search"))?;
+                .map_err(query_as(&self.role, "index events for search"))?;
             total += n;
             if i64::try_from(n).unwrap_or(i64::MAX) < INDEX_BATCH {
                 return Ok(total);
@@ -161,7 +161,7 @@ impl Store {
                     &limit,
                 ],
             )
-            .map_err(query("search"))?;
+            .map_err(query_as(&self.role, "search"))?;
         Ok(rows
             .iter()
             .map(|r| SearchHit {

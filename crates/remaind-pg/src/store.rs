@@ -38,6 +38,8 @@ pub struct Head {
 pub struct Store {
     pub(crate) client: Client,
     pub(crate) project: i64,
+    /// The role the connection logs in as (named in a privilege error's hint).
+    pub(crate) role: String,
     name: String,
     listening: bool,
 }
@@ -52,12 +54,33 @@ impl std::fmt::Debug for Store {
 
 pub(crate) fn query(action: &'static str) -> impl FnOnce(postgres::Error) -> Error {
     move |source| {
-        if source.code() == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) {
-            Error::Privilege { action, source }
+        // A role that may use no schema is told to create its tables nowhere (3F000).
+        let code = source.code();
+        if code == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE)
+            || code == Some(&postgres::error::SqlState::INVALID_SCHEMA_NAME)
+        {
+            Error::Privilege {
+                action,
+                role: String::new(),
+                source,
+            }
         } else {
             Error::Query { action, source }
         }
     }
+}
+
+/// [`query`], naming `role` in a privilege error's hint.
+pub(crate) fn query_as<'r>(
+    role: &'r str,
+    action: &'static str,
+) -> impl FnOnce(postgres::Error) -> Error + 'r {
+    move |source| query(action)(source).for_role(role)
+}
+
+/// `result` with `role` named in a privilege error's hint.
+pub(crate) fn named<T>(role: &str, result: Result<T>) -> Result<T> {
+    result.map_err(|e| e.for_role(role))
 }
 
 pub(crate) fn to_seq(v: i64) -> u64 {
@@ -68,18 +91,20 @@ fn to_sql(seq: u64) -> i64 {
     i64::try_from(seq).unwrap_or(i64::MAX)
 }
 
-fn open_client(url: &str) -> Result<Client> {
+fn open_client(url: &str) -> Result<(Client, String)> {
     let (config, tls) = config(url)?;
+    let role = config.get_user().unwrap_or_default().to_owned();
     let connector = crate::tls::connector(&tls).map_err(|reason| Error::Url {
         url: mask_password(url),
         reason,
     })?;
     let mut client = config.connect(connector).map_err(|source| Error::Connect {
         url: mask_password(url),
+        role: role.clone(),
         source,
     })?;
-    migrate(&mut client)?;
-    Ok(client)
+    migrate(&mut client).map_err(|e| e.for_role(&role))?;
+    Ok((client, role))
 }
 
 /// Apply the migrations this database lacks, under an advisory lock, in one transaction.
@@ -87,14 +112,18 @@ fn open_client(url: &str) -> Result<Client> {
 /// process connects.
 fn migrate(client: &mut Client) -> Result<()> {
     let known = MIGRATIONS.last().map_or(0, |m| m.0);
-    let current = client
-        .query_opt(
-            "SELECT max(version) FROM remaind_migrations WHERE to_regclass('remaind_migrations') IS NOT NULL",
-            &[],
-        )
-        .ok()
-        .flatten()
-        .and_then(|row| row.get::<_, Option<i32>>(0));
+    let current = match client.query_opt(
+        "SELECT max(version) FROM remaind_migrations WHERE to_regclass('remaind_migrations') IS NOT NULL",
+        &[],
+    ) {
+        Ok(row) => row.and_then(|row| row.get::<_, Option<i32>>(0)),
+        // The schema is there but this role may not read it: migrating would fail too, and
+        // say less.
+        Err(e) if e.code() == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
+            return Err(query("read the schema version")(e));
+        }
+        Err(_) => None,
+    };
     if current == Some(known) {
         return Ok(());
     }
@@ -144,16 +173,17 @@ impl Store {
     /// Connect to project `name` of the store at `url` (migrating the schema when it is older
     /// than this build's). A missing project is [`Error::NoProject`].
     pub fn connect(url: &str, name: &str) -> Result<Store> {
-        let mut client = open_client(url)?;
+        let (mut client, role) = open_client(url)?;
         let row = client
             .query_opt("SELECT id FROM remaind_projects WHERE name = $1", &[&name])
-            .map_err(query("look up the project"))?;
+            .map_err(|e| query("look up the project")(e).for_role(&role))?;
         let Some(row) = row else {
             return Err(Error::NoProject { name: name.into() });
         };
         Ok(Store {
             project: row.get(0),
             client,
+            role,
             name: name.into(),
             listening: false,
         })
@@ -168,32 +198,41 @@ impl Store {
         genesis: &str,
         files: &[(String, Vec<u8>)],
     ) -> Result<(Store, bool)> {
-        let mut client = open_client(url)?;
-        let mut tx = client.transaction().map_err(query("create the project"))?;
+        let (mut client, role) = open_client(url)?;
+        let named = |e: Error| e.for_role(&role);
+        let mut tx = client
+            .transaction()
+            .map_err(query("create the project"))
+            .map_err(named)?;
         let row = tx
             .query_opt(
                 "INSERT INTO remaind_projects (name, head_digest) VALUES ($1, $2)
                  ON CONFLICT (name) DO NOTHING RETURNING id",
                 &[&name, &genesis],
             )
-            .map_err(query("create the project"))?;
+            .map_err(query("create the project"))
+            .map_err(named)?;
         let created = row.is_some();
         let project: i64 = match row {
             Some(row) => row.get(0),
             None => tx
                 .query_one("SELECT id FROM remaind_projects WHERE name = $1", &[&name])
-                .map_err(query("look up the project"))?
+                .map_err(query("look up the project"))
+                .map_err(named)?
                 .get(0),
         };
         if created {
             for (path, bytes) in files {
-                put_file(&mut tx, project, path, bytes)?;
+                put_file(&mut tx, project, path, bytes).map_err(named)?;
             }
         }
-        tx.commit().map_err(query("create the project"))?;
+        tx.commit()
+            .map_err(query("create the project"))
+            .map_err(named)?;
         let store = Store {
             client,
             project,
+            role,
             name: name.into(),
             listening: false,
         };
@@ -208,7 +247,10 @@ impl Store {
                 "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
                 &[],
             )
-            .map_err(query("ask whether the connection is encrypted"))?;
+            .map_err(query_as(
+                &self.role,
+                "ask whether the connection is encrypted",
+            ))?;
         Ok(row.is_some_and(|r| r.get(0)))
     }
 
@@ -219,12 +261,15 @@ impl Store {
 
     /// The head of the project's chain.
     pub fn head(&mut self) -> Result<Head> {
-        head(&mut self.client, self.project, false)
+        named(&self.role, head(&mut self.client, self.project, false))
     }
 
     /// Up to `limit` stored lines after seq `after`, in order, each with its seq.
     pub fn lines(&mut self, after: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
-        lines(&mut self.client, self.project, after, limit)
+        named(
+            &self.role,
+            lines(&mut self.client, self.project, after, limit),
+        )
     }
 
     /// The SHA-256 of line `seq`, if the store has it.
@@ -235,7 +280,7 @@ impl Store {
                 "SELECT digest FROM remaind_events WHERE project = $1 AND seq = $2",
                 &[&self.project, &to_sql(seq)],
             )
-            .map_err(query("read a digest"))?;
+            .map_err(query_as(&self.role, "read a digest"))?;
         Ok(row.map(|r| r.get(0)))
     }
 
@@ -243,22 +288,31 @@ impl Store {
     /// round trip. [`Error::HeadMoved`] when another writer appended first: nothing was
     /// written.
     pub fn append(&mut self, after: u64, lines: &[&[u8]]) -> Result<Head> {
-        append(&mut self.client, self.project, after, lines)
+        named(
+            &self.role,
+            append(&mut self.client, self.project, after, lines),
+        )
     }
 
     /// The artifact with this SHA-256, if stored; checked against its name.
     pub fn artifact(&mut self, sha256: &str) -> Result<Option<Vec<u8>>> {
-        artifact(&mut self.client, self.project, sha256)
+        named(&self.role, artifact(&mut self.client, self.project, sha256))
     }
 
     /// Store an artifact (a no-op when it is already there).
     pub fn put_artifact(&mut self, sha256: &str, bytes: &[u8]) -> Result<()> {
-        put_artifact(&mut self.client, self.project, sha256, bytes)
+        named(
+            &self.role,
+            put_artifact(&mut self.client, self.project, sha256, bytes),
+        )
     }
 
     /// Which of `sha256s` the store lacks.
     pub fn missing_artifacts(&mut self, sha256s: &[String]) -> Result<Vec<String>> {
-        missing_artifacts(&mut self.client, self.project, sha256s)
+        named(
+            &self.role,
+            missing_artifacts(&mut self.client, self.project, sha256s),
+        )
     }
 
     /// The paths and SHA-256s of the project's files under `prefix` (e.g. `"active/"`).
@@ -271,7 +325,7 @@ impl Store {
                  ORDER BY path",
                 &[&self.project, &pattern],
             )
-            .map_err(query("list files"))?;
+            .map_err(query_as(&self.role, "list files"))?;
         Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
@@ -283,13 +337,16 @@ impl Store {
                 "SELECT bytes FROM remaind_files WHERE project = $1 AND path = $2",
                 &[&self.project, &path],
             )
-            .map_err(query("read a file"))?;
+            .map_err(query_as(&self.role, "read a file"))?;
         Ok(row.map(|r| r.get(0)))
     }
 
     /// Store file `path` (replacing what was there).
     pub fn put_file(&mut self, path: &str, bytes: &[u8]) -> Result<()> {
-        put_file(&mut self.client, self.project, path, bytes)
+        named(
+            &self.role,
+            put_file(&mut self.client, self.project, path, bytes),
+        )
     }
 
     /// Start an append under the project's lock: other writers wait until it commits or
@@ -298,11 +355,12 @@ impl Store {
         let mut tx = self
             .client
             .transaction()
-            .map_err(query("start an append"))?;
-        let head = head(&mut tx, self.project, true)?;
+            .map_err(query_as(&self.role, "start an append"))?;
+        let head = named(&self.role, head(&mut tx, self.project, true))?;
         Ok(Append {
             tx,
             project: self.project,
+            role: &self.role,
             head,
         })
     }
@@ -314,7 +372,7 @@ impl Store {
         if !self.listening {
             self.client
                 .batch_execute(&format!("LISTEN {CHANNEL}"))
-                .map_err(query("listen for appends"))?;
+                .map_err(query_as(&self.role, "listen for appends"))?;
             self.listening = true;
         }
         let deadline = Instant::now() + timeout;
@@ -327,7 +385,9 @@ impl Store {
             // Any notification (this project's or another's) means: read the head again.
             let mut notes = self.client.notifications();
             let mut waiting = notes.timeout_iter(left.min(Duration::from_millis(500)));
-            waiting.next().map_err(query("wait for appends"))?;
+            waiting
+                .next()
+                .map_err(query_as(&self.role, "wait for appends"))?;
         }
     }
 }
@@ -337,6 +397,7 @@ impl Store {
 pub struct Append<'a> {
     tx: Transaction<'a>,
     project: i64,
+    role: &'a str,
     head: Head,
 }
 
@@ -356,33 +417,41 @@ impl Append<'_> {
 
     /// Stored lines after seq `after` (to catch a replica up before building on the head).
     pub fn lines(&mut self, after: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
-        lines(&mut self.tx, self.project, after, limit)
+        named(self.role, lines(&mut self.tx, self.project, after, limit))
     }
 
     /// An artifact, as [`Store::artifact`].
     pub fn artifact(&mut self, sha256: &str) -> Result<Option<Vec<u8>>> {
-        artifact(&mut self.tx, self.project, sha256)
+        named(self.role, artifact(&mut self.tx, self.project, sha256))
     }
 
     /// Store an artifact in this transaction.
     pub fn put_artifact(&mut self, sha256: &str, bytes: &[u8]) -> Result<()> {
-        put_artifact(&mut self.tx, self.project, sha256, bytes)
+        named(
+            self.role,
+            put_artifact(&mut self.tx, self.project, sha256, bytes),
+        )
     }
 
     /// Store file `path` in this transaction.
     pub fn put_file(&mut self, path: &str, bytes: &[u8]) -> Result<()> {
-        put_file(&mut self.tx, self.project, path, bytes)
+        named(self.role, put_file(&mut self.tx, self.project, path, bytes))
     }
 
     /// Append lines chained onto the head.
     pub fn append(&mut self, lines: &[&[u8]]) -> Result<&Head> {
-        self.head = append(&mut self.tx, self.project, self.head.seq, lines)?;
+        self.head = named(
+            self.role,
+            append(&mut self.tx, self.project, self.head.seq, lines),
+        )?;
         Ok(&self.head)
     }
 
     /// Commit: once this returns, every line appended is durable in the store.
     pub fn commit(self) -> Result<Head> {
-        self.tx.commit().map_err(query("commit an append"))?;
+        self.tx
+            .commit()
+            .map_err(query_as(self.role, "commit an append"))?;
         Ok(self.head)
     }
 }
@@ -439,10 +508,7 @@ fn append(c: &mut impl GenericClient, project: i64, after: u64, lines: &[&[u8]])
                 expected: after,
             },
             Some("RM003") => Error::Chain { after, source: e },
-            _ => Error::Query {
-                action: "append events",
-                source: e,
-            },
+            _ => query("append events")(e),
         }),
     }
 }

@@ -109,7 +109,10 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         kinds,
         min_importance: args.min_importance,
     };
-    let ctx = global.context()?;
+    let ctx = match global.context_or_store()? {
+        crate::global::Found::Folder(ctx) => ctx,
+        crate::global::Found::Store(setting) => return from_store(&setting, &args, &filter),
+    };
     let ledger = Ledger::open(ctx.root())?;
     let filtered = !filter.kinds.is_empty() || filter.min_importance.is_some();
     let indexed = if filtered {
@@ -134,23 +137,123 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         (None, None) => ledger.head()?.0,
     };
     print(&events, args.json)?;
-    if let Some(from) = args.from.filter(|_| events.is_empty()) {
-        let (head, _) = ledger.head()?;
-        if from > head {
-            // An empty answer would read as "nothing happened": say where the ledger ends.
-            let head = if head == 0 {
-                "the ledger is empty".to_owned()
-            } else {
-                format!("the ledger's head is e{head}")
-            };
-            let after = if args.follow { "; following" } else { "" };
-            eprintln!("remaind: no events from e{from}: {head}{after}");
-        }
+    if args.from.is_some() && events.is_empty() {
+        say_past_head(&args, ledger.head()?.0);
     }
     if args.follow {
         follow(&ledger, printed_to, &filter, args.json)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// An empty answer past the head would read as "nothing happened": say where the ledger ends.
+fn say_past_head(args: &Args, head: u64) {
+    let Some(from) = args.from.filter(|from| *from > head) else {
+        return;
+    };
+    let head = if head == 0 {
+        "the ledger is empty".to_owned()
+    } else {
+        format!("the ledger's head is e{head}")
+    };
+    let after = if args.follow { "; following" } else { "" };
+    eprintln!("remaind: no events from e{from}: {head}{after}");
+}
+
+/// Lines read from the store per round trip.
+const STORE_PAGE: usize = 1000;
+
+/// `events` on a machine without a `.context/` folder: the project's events read straight
+/// from the shared store `--store`/`--project` name (the same slices, filters and output as
+/// a folder's), then followed. Nothing is written anywhere.
+fn from_store(
+    setting: &remaind_ledger::StoreSetting,
+    args: &Args,
+    filter: &Filter,
+) -> Result<ExitCode, CliError> {
+    let failed = |action| crate::global::store_failed(setting, action);
+    let mut store =
+        remaind_pg::Store::connect(&setting.url, &setting.project).map_err(failed("connect"))?;
+    let head = store.head().map_err(failed("read the head"))?.seq;
+    let events = match (args.from, args.before) {
+        (Some(from), _) => {
+            let mut out = Vec::new();
+            let mut after = from.saturating_sub(1);
+            while out.len() < args.limit && after < head {
+                let page = store_events(&mut store, setting, after, STORE_PAGE)?;
+                let Some(last) = page.last() else { break };
+                after = last.seq;
+                out.extend(page.into_iter().filter(|e| filter.matches(e)));
+            }
+            out.truncate(args.limit);
+            out
+        }
+        (None, before) => {
+            // Pages backwards from the seq before `before` until `limit` events match.
+            let mut end = before.unwrap_or(head + 1).min(head + 1).saturating_sub(1);
+            let mut out: Vec<Event> = Vec::new();
+            while out.len() < args.limit && end > 0 {
+                let start = end.saturating_sub(STORE_PAGE as u64);
+                let page = store_events(&mut store, setting, start, (end - start) as usize)?;
+                let mut matched: Vec<Event> =
+                    page.into_iter().filter(|e| filter.matches(e)).collect();
+                matched.append(&mut out);
+                out = matched;
+                end = start;
+            }
+            let cut = out.len().saturating_sub(args.limit);
+            out.split_off(cut)
+        }
+    };
+    let printed_to = match (args.from, events.last()) {
+        (_, Some(last)) => last.seq,
+        (Some(from), None) => from.saturating_sub(1).min(head),
+        (None, None) => head,
+    };
+    print(&events, args.json)?;
+    if args.from.is_some() && events.is_empty() {
+        say_past_head(args, head);
+    }
+    if !args.follow {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut after = printed_to;
+    loop {
+        let now = store
+            .wait(after, FOLLOW_WAIT)
+            .map_err(failed("wait for appends"))?;
+        if now.seq <= after {
+            continue;
+        }
+        let page = store_events(&mut store, setting, after, STORE_PAGE)?;
+        let Some(last) = page.last() else { continue };
+        after = last.seq;
+        let shown: Vec<Event> = page.into_iter().filter(|e| filter.matches(e)).collect();
+        print(&shown, args.json)?;
+    }
+}
+
+/// Up to `limit` events after seq `after`, parsed from the store's lines.
+fn store_events(
+    store: &mut remaind_pg::Store,
+    setting: &remaind_ledger::StoreSetting,
+    after: u64,
+    limit: usize,
+) -> Result<Vec<Event>, CliError> {
+    let lines = store
+        .lines(after, limit)
+        .map_err(crate::global::store_failed(setting, "read events"))?;
+    lines
+        .into_iter()
+        .map(|(seq, line)| {
+            serde_json::from_slice(&line).map_err(|e| {
+                CliError::runtime(format!(
+                    "the shared store's line {seq} of project {:?} is not an event: {e}",
+                    setting.project
+                ))
+            })
+        })
+        .collect()
 }
 
 fn print(events: &[Event], json: bool) -> Result<(), CliError> {

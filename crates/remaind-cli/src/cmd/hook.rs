@@ -285,6 +285,13 @@ fn fail_open(global: &Global, event: &str, input: &[u8], e: &CliError) {
         .and_then(|p| find_context(global, p).ok().flatten())
         .or_else(|| find_context(global, &Map::new()).ok().flatten());
     let Some(ctx) = ctx else { return };
+    keep_hook_error(&ctx, event, e, Some(input));
+}
+
+/// Keeps a hook's error in `logs/hook-errors.jsonl`, with its payload when given, each string
+/// redacted with the project's rules (the payload left out when they cannot be read).
+fn keep_hook_error(ctx: &ContextDir, event: &str, e: &CliError, input: Option<&[u8]>) {
+    let input = input.unwrap_or_default();
     let text = String::from_utf8_lossy(&input[..input.len().min(KEPT_PAYLOAD_BYTES)]);
     let redactor = Ledger::project_redactor(ctx.root()).ok();
     // The event name is the caller's text too (an unknown one is kept as given).
@@ -295,6 +302,7 @@ fn fail_open(global: &Global, event: &str, input: &[u8], e: &CliError) {
     };
     let kept = redactor
         .as_ref()
+        .filter(|_| !input.is_empty())
         .map(|r| r.redact_str(&text).0.into_owned());
     let line = json!({
         "ts": jiff::Timestamp::now().to_string(),
@@ -303,7 +311,7 @@ fn fail_open(global: &Global, event: &str, input: &[u8], e: &CliError) {
         "payload_bytes": input.len(),
         "payload": kept,
     });
-    if let Err(err) = remaind_resume::append_hook_error(&ctx, &line.to_string()) {
+    if let Err(err) = remaind_resume::append_hook_error(ctx, &line.to_string()) {
         eprintln!("remaind hook {event}: the error was not kept either: {err}");
     }
 }
@@ -325,8 +333,10 @@ fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, Cli
     let workspace = start_dir(global, payload)?;
     if event == HookEvent::SessionStart {
         // A ledger that does not open is the gate's to report, below.
-        if let Ok(ledger) = Ledger::open(ctx.root()) {
-            observe(&ctx, &ledger, call, &workspace);
+        match Ledger::open(ctx.root()) {
+            Ok(ledger) => observe(&ctx, &ledger, call, &workspace),
+            Err(e) if store_unreachable(&e) => local_copy_only(&ctx, "session-start", &e),
+            Err(_) => {}
         }
         clear_reinject(&ctx);
         return session_start(&ctx, runtime, "SessionStart");
@@ -509,6 +519,44 @@ fn find_context(
         Err(remaind_resume::Error::NotFound { .. }) => Ok(None),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Whether opening a replica failed because its shared store cannot be reached (down, a
+/// network away, refusing the login): the folder's own copy is still there to read.
+fn store_unreachable(e: &remaind_ledger::Error) -> bool {
+    matches!(
+        e,
+        remaind_ledger::Error::Store {
+            source: remaind_pg::Error::Connect { .. },
+            ..
+        }
+    )
+}
+
+/// The shared store cannot be reached: from here on this process reads the folder's own copy
+/// (the ledger as it was last caught up, the pair and memory it holds) and appends nothing to
+/// it, so the replica never holds a line the store lacks. Said on stderr and kept in
+/// `logs/hook-errors.jsonl`.
+fn local_copy_only(ctx: &ContextDir, hook: &str, e: &remaind_ledger::Error) {
+    remaind_ledger::StoreSetting::select(None);
+    let why = CliError::runtime(format!(
+        "{}; reading this folder's own copy of the project until the store answers again",
+        chain_text(e)
+    ));
+    eprintln!("remaind hook {hook}: {}", why.full_message());
+    keep_hook_error(ctx, hook, &why, None);
+}
+
+/// An error and its causes, joined by `: `.
+fn chain_text(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(inner) = next {
+        out.push_str(": ");
+        out.push_str(&inner.to_string());
+        next = inner.source();
+    }
+    out
 }
 
 fn open_ledger(ctx: &ContextDir) -> Result<Ledger, CliError> {

@@ -263,16 +263,7 @@ fn on_store(
             })?
         }
     };
-    let failed = |action: &'static str| {
-        let project = setting.project.clone();
-        move |source| {
-            CliError::from(remaind_ledger::Error::Store {
-                action,
-                project,
-                source,
-            })
-        }
-    };
+    let failed = |action| crate::global::store_failed(&setting, action);
     let mut store =
         remaind_pg::Store::connect(&setting.url, &setting.project).map_err(failed("connect"))?;
     let filter = remaind_pg::SearchFilter {

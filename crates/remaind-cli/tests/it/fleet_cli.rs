@@ -428,3 +428,251 @@ fn a_machine_without_a_folder_searches_the_store_on_the_server() {
     let out = search(&["--fts", "push"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
+
+/// `remaind` run in `cwd` with no `--dir` and no `REMAIND_*` variables: as a user runs it in a
+/// folder of their choosing.
+fn remaind_in(cwd: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_remaind"));
+    cmd.current_dir(cwd)
+        .env_remove("REMAIND_DIR")
+        .env_remove("REMAIND_STORE")
+        .env_remove("REMAIND_PROJECT")
+        .env_remove("FAILPOINTS")
+        .stdin(std::process::Stdio::null());
+    cmd
+}
+
+/// Read stdout lines of `child` until `done` holds for what was read, or 30 s pass; then
+/// end the child. The lines read.
+pub(crate) fn read_until(
+    child: &mut std::process::Child,
+    done: impl Fn(&[String]) -> bool + Send + 'static,
+) -> Vec<String> {
+    let stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut lines = Vec::new();
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            lines.push(line);
+            if done(&lines) {
+                break;
+            }
+        }
+        lines
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !reader.is_finished() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    reader.join().expect("reader")
+}
+
+fn seqs(lines: &[String]) -> Vec<u64> {
+    lines
+        .iter()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).expect("json")["seq"]
+                .as_u64()
+                .expect("seq")
+        })
+        .collect()
+}
+
+#[test]
+fn fleet_events_follow_a_project_from_a_folder_without_context() {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("folderless");
+    let ta = tmp();
+    let a = ta.0.join(".context");
+    ok(&remaind(
+        &a,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    for i in 0..4 {
+        let kind = if i == 2 { "decision" } else { "note" };
+        ok(&remaind(
+            &a,
+            &["log", "--kind", kind, "--text", &format!("before {i}")],
+            None,
+        ));
+    }
+    let tb = tmp();
+    let nowhere = tb.0.join("empty");
+    std::fs::create_dir(&nowhere).expect("mkdir");
+    let on_store = ["--store", &url, "--project", &project];
+    let run = |args: &[&str]| {
+        remaind_in(&nowhere)
+            .args(on_store)
+            .args(args)
+            .output()
+            .expect("run remaind")
+    };
+    // A slice: the last N, from a seq, before a seq, filtered; as a folder prints them.
+    let last = ok(&run(&["events", "--json", "--limit", "2"]));
+    let last: Vec<String> = last.lines().map(str::to_owned).collect();
+    assert_eq!(seqs(&last), [3, 4]);
+    let from = ok(&run(&["events", "--json", "--from", "e2", "--limit", "2"]));
+    assert_eq!(
+        seqs(&from.lines().map(str::to_owned).collect::<Vec<_>>()),
+        [2, 3]
+    );
+    let before = ok(&run(&["events", "--json", "--before", "4", "--limit", "2"]));
+    assert_eq!(
+        seqs(&before.lines().map(str::to_owned).collect::<Vec<_>>()),
+        [2, 3]
+    );
+    let decisions = ok(&run(&["events", "--json", "--kind", "decision"]));
+    assert_eq!(
+        seqs(&decisions.lines().map(str::to_owned).collect::<Vec<_>>()),
+        [3]
+    );
+    let readable = ok(&run(&["events"]));
+    assert!(
+        readable.contains("e3") && readable.contains("before 2"),
+        "{readable}"
+    );
+    let past = run(&["events", "--from", "e9"]);
+    assert!(
+        text(&past).contains("the ledger's head is e4"),
+        "{}",
+        text(&past)
+    );
+    // The same as a folder's replica prints, byte for byte.
+    let folder = ok(&remaind(&a, &["events", "--json", "--limit", "2"], None));
+    assert_eq!(last.join("\n") + "\n", folder);
+    // Follow: the slice, then every new event once, in order.
+    let mut follower = remaind_in(&nowhere)
+        .args(on_store)
+        .args(["events", "--follow", "--json", "--limit", "1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn the follower");
+    for i in 0..3 {
+        ok(&remaind(
+            &a,
+            &["log", "--kind", "note", "--text", &format!("live {i}")],
+            None,
+        ));
+    }
+    let lines = read_until(&mut follower, |l| l.len() >= 4);
+    assert_eq!(seqs(&lines), [4, 5, 6, 7], "{lines:?}");
+    assert_eq!(
+        std::fs::read_dir(&nowhere).expect("read").count(),
+        0,
+        "following the store writes nothing in the folder"
+    );
+    // A folder-less follower still needs a store: the fix is named.
+    let out = remaind_in(&nowhere).args(["events"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("--store"), "{}", text(&out));
+}
+
+/// `remaind hook EVENT` in `repo` with `payload` on stdin.
+fn hook_in(repo: &Path, event: &str, payload: &serde_json::Value) -> std::process::Output {
+    use std::io::Write;
+    let mut child = remaind_in(repo)
+        .args(["hook", event])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the hook");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(payload.to_string().as_bytes())
+        .expect("write the payload");
+    child.wait_with_output().expect("wait for the hook")
+}
+
+/// Point the replica at `url` instead (the same project): a database gone away.
+fn repoint(ctx: &Path, url: &str) {
+    let path = ctx.join("store.json");
+    let mut setting: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("store.json")).expect("json");
+    setting["url"] = serde_json::json!(url);
+    std::fs::write(&path, setting.to_string()).expect("write store.json");
+}
+
+/// A loopback address where nothing listens.
+fn dead_url() -> String {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    format!("postgres://postgres@127.0.0.1:{port}/postgres")
+}
+
+#[test]
+fn fleet_session_start_injects_the_local_copy_while_the_store_is_unreachable() {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("offline");
+    let t = tmp();
+    let repo = t.0.join("repo");
+    let ctx = repo.join(".context");
+    ok(&remaind(
+        &ctx,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    let cwd = repo.to_str().expect("utf-8");
+    let prompt = serde_json::json!({
+        "session_id": "s1", "cwd": cwd, "hook_event_name": "UserPromptSubmit",
+        "prompt": "Add a retry loop to the uploader",
+    });
+    let out = hook_in(&repo, "user-prompt-submit", &prompt);
+    assert!(out.status.success(), "{}", text(&out));
+    let start = serde_json::json!({
+        "session_id": "s2", "cwd": cwd, "hook_event_name": "SessionStart", "source": "startup",
+    });
+    let online = hook_in(&repo, "session-start", &start);
+    assert!(online.status.success(), "{}", text(&online));
+    let log_before = std::fs::read(ctx.join("logs/events.jsonl")).expect("log");
+
+    repoint(&ctx, &dead_url());
+    let offline = hook_in(&repo, "session-start", &start);
+    assert_eq!(offline.status.code(), Some(0), "{}", text(&offline));
+    let injected: serde_json::Value =
+        serde_json::from_slice(&offline.stdout).unwrap_or_else(|_| panic!("{}", text(&offline)));
+    let context = injected["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .expect("additionalContext");
+    assert!(
+        context.contains("Add a retry loop to the uploader"),
+        "{context}"
+    );
+    assert!(
+        String::from_utf8_lossy(&offline.stderr).contains("own copy"),
+        "{}",
+        text(&offline)
+    );
+    assert_eq!(
+        std::fs::read(ctx.join("logs/events.jsonl")).expect("log"),
+        log_before,
+        "an unreachable store: nothing appended to the replica's log"
+    );
+    let errors = std::fs::read_to_string(ctx.join("logs/hook-errors.jsonl")).expect("errors");
+    assert!(errors.contains("own copy"), "{errors}");
+}
+
+#[test]
+fn fleet_init_against_an_unreachable_store_leaves_no_folder() {
+    let t = tmp();
+    let repo = t.0.join("repo");
+    std::fs::create_dir(&repo).expect("mkdir");
+    let out = remaind_in(&repo)
+        .args(["init", "--store", &dead_url(), "--project", "p"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("cannot connect"), "{}", text(&out));
+    assert!(!repo.join(".context").exists(), "{}", text(&out));
+}

@@ -6,6 +6,7 @@ mod docs_commands;
 mod everyday;
 mod fleet_chaos;
 mod fleet_cli;
+mod fleet_guide;
 mod hook_limits;
 mod index_cli;
 mod init_cli;
