@@ -27,6 +27,11 @@ pub const QUARANTINE_DIR: &str = "logs/quarantine";
 /// What the hooks could not do (they fail open: the runtime must never be blocked), one JSON
 /// line each, the payload redacted.
 pub const HOOK_ERRORS_PATH: &str = "logs/hook-errors.jsonl";
+/// Hook calls a replica could not append while its shared store was unreachable, one JSON
+/// line each, the payload redacted: the next hook that reaches the store appends them first.
+pub const OUTBOX_PATH: &str = "logs/outbox.jsonl";
+/// Held (exclusively) while the outbox is written or drained.
+pub const OUTBOX_LOCK_PATH: &str = "logs/outbox.lock";
 /// `artifacts/`: content-addressed payloads routed out of events.
 pub const ARTIFACTS_DIR: &str = "artifacts";
 /// Where the artifact with this lowercase hex SHA-256 lives, relative to the folder:

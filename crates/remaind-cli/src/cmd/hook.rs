@@ -22,6 +22,7 @@ use remaind_resume::ContextDir;
 use serde_json::{Map, Value, json};
 
 use crate::cli_error::{CliError, EXIT_REJECTED};
+use crate::cmd::outbox;
 use crate::global::Global;
 
 /// Run as a runtime's hook (Claude Code, Codex, Cursor, Gemini CLI, OpenCode): read the hook's
@@ -142,7 +143,7 @@ struct Call<'a> {
     event: HookEvent,
     payload: &'a Map<String, Value>,
     /// The runtime's own event name, kept as `data.origin.hook` (Cursor, Gemini, OpenCode).
-    origin: Option<&'static str>,
+    origin: Option<&'a str>,
     inject: Inject,
     /// `runtime` framing stated by the hook (its name and version).
     label: Option<String>,
@@ -334,35 +335,30 @@ fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, Cli
     if event == HookEvent::SessionStart {
         // A ledger that does not open is the gate's to report, below.
         match Ledger::open(ctx.root()) {
-            Ok(ledger) => observe(&ctx, &ledger, call, &workspace),
+            Ok(ledger) => {
+                drain_outbox(global, &ctx, &ledger);
+                observe(&ctx, &ledger, call, &workspace);
+            }
             Err(e) if store_unreachable(&e) => local_copy_only(&ctx, "session-start", &e),
             Err(_) => {}
         }
         clear_reinject(&ctx);
         return session_start(&ctx, runtime, "SessionStart");
     }
-    let mut records = if call.interrupted {
-        let mut source = remaind_adapters::Source::new(runtime);
-        source.session = payload
-            .get("session_id")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        vec![remaind_adapters::Record {
-            source,
-            signal: remaind_adapters::Signal::Interrupt,
-        }]
-    } else {
-        remaind_adapters::hook_records(runtime, event, payload).map_err(CliError::from)?
+    let ledger = match Ledger::open(ctx.root()) {
+        Ok(ledger) => ledger,
+        Err(e) if store_unreachable(&e) => return defer(&ctx, call, &chain_text(&e)),
+        Err(e) => return Err(e.into()),
     };
-    if let Some(origin) = call.origin {
-        for rec in &mut records {
-            rec.source.hook = Some(origin.to_owned());
-        }
+    // What waited while the store was away goes in first, in order.
+    if !drain_outbox(global, &ctx, &ledger) {
+        return defer(
+            &ctx,
+            call,
+            "the shared store went away while the outbox was appended",
+        );
     }
-    let ledger = open_ledger(&ctx)?;
-    // What the transcript says happened before this payload comes first.
-    observe(&ctx, &ledger, call, &workspace);
-    remaind_adapters::record(&ledger, records).map_err(CliError::from)?;
+    record_call(&ctx, &ledger, call, &workspace, None)?;
     if call.inject == Inject::AfterCompaction && take_reinject(&ctx) {
         // Gemini CLI compressed its history after PreCompress: the packet goes back in here.
         return session_start(&ctx, runtime, "BeforeAgent");
@@ -390,6 +386,132 @@ fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, Cli
         return Ok(if plain { code } else { ExitCode::SUCCESS });
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Records one hook call: what the transcript says happened before it, then its payload's
+/// events. `outbox` names a call replayed from the outbox (kept as `data.origin.line`).
+fn record_call(
+    ctx: &ContextDir,
+    ledger: &Ledger,
+    call: &Call<'_>,
+    workspace: &camino::Utf8Path,
+    outbox: Option<&str>,
+) -> Result<(), CliError> {
+    let mut records = call_records(call)?;
+    observe(ctx, ledger, call, workspace);
+    for rec in &mut records {
+        if rec.source.line.is_none() {
+            rec.source.line = outbox.map(str::to_owned);
+        }
+    }
+    remaind_adapters::record(ledger, records).map_err(CliError::from)?;
+    Ok(())
+}
+
+/// The events a call's payload maps to (an interrupt when the user stopped the turn).
+fn call_records(call: &Call<'_>) -> Result<Vec<remaind_adapters::Record>, CliError> {
+    let mut records = if call.interrupted {
+        let mut source = remaind_adapters::Source::new(call.runtime);
+        source.session = call
+            .payload
+            .get("session_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        vec![remaind_adapters::Record {
+            source,
+            signal: remaind_adapters::Signal::Interrupt,
+        }]
+    } else {
+        remaind_adapters::hook_records(call.runtime, call.event, call.payload)
+            .map_err(CliError::from)?
+    };
+    if let Some(origin) = call.origin {
+        for rec in &mut records {
+            rec.source.hook = Some(origin.to_owned());
+        }
+    }
+    Ok(records)
+}
+
+/// The store cannot be reached: the call waits in the outbox (its payload redacted) for the
+/// next hook that reaches it, and the hook exits 0. A call the outbox cannot keep is the
+/// hook's error (kept in `hook-errors.jsonl`).
+fn defer(ctx: &ContextDir, call: &Call<'_>, why: &str) -> Result<ExitCode, CliError> {
+    // Fails here, not at replay, when the payload maps to nothing recordable.
+    call_records(call)?;
+    let mut entry = outbox::Entry::new(
+        ctx,
+        call.runtime.as_str(),
+        call.event.cli_name(),
+        call.payload,
+    )?;
+    entry.origin = call.origin.map(str::to_owned);
+    entry.label.clone_from(&call.label);
+    entry.interrupted = call.interrupted;
+    outbox::keep(ctx, &entry).map_err(|e| {
+        CliError::runtime(format!(
+            "{why}; and the call could not wait in the outbox: {}",
+            e.full_message()
+        ))
+    })?;
+    eprintln!(
+        "remaind hook {}: {why}; the call waits in {} and goes in with the next hook that \
+reaches the store",
+        call.event.cli_name(),
+        remaind_fs::layout::OUTBOX_PATH
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Appends what waits in the outbox. Returns false when an append failed (the store went
+/// away again; what is left keeps waiting); anything else that goes wrong is said and kept in
+/// `hook-errors.jsonl`, never the hook's failure.
+fn drain_outbox(global: &Global, ctx: &ContextDir, ledger: &Ledger) -> bool {
+    let mut append_failed = false;
+    let replay = |entry: &outbox::Entry| -> Result<outbox::Replay, CliError> {
+        let call = match replay_call(entry) {
+            Ok(call) => call,
+            Err(e) => return Ok(outbox::Replay::Refused(e)),
+        };
+        if let Err(e) = call_records(&call) {
+            return Ok(outbox::Replay::Refused(e));
+        }
+        let workspace = start_dir(global, &entry.payload)?;
+        record_call(ctx, ledger, &call, &workspace, Some(&entry.line())).inspect_err(|_| {
+            append_failed = true;
+        })?;
+        Ok(outbox::Replay::Appended)
+    };
+    match outbox::drain(ctx, ledger, replay) {
+        Ok(done) => {
+            for (id, e) in &done.dropped {
+                keep_hook_error(ctx, &format!("outbox {id}"), e, None);
+            }
+        }
+        Err(e) => keep_hook_error(ctx, "outbox", &e, None),
+    }
+    !append_failed
+}
+
+/// The call an outbox entry holds (nothing injected: the session it came from has moved on).
+fn replay_call(entry: &outbox::Entry) -> Result<Call<'_>, CliError> {
+    let runtime = entry
+        .runtime
+        .parse::<Runtime>()
+        .map_err(|e| CliError::invalid(format!("outbox entry {}: {e}", entry.id)))?;
+    let event = entry
+        .event
+        .parse::<HookEvent>()
+        .map_err(|e| CliError::invalid(format!("outbox entry {}: {e}", entry.id)))?;
+    Ok(Call {
+        runtime,
+        event,
+        payload: &entry.payload,
+        origin: entry.origin.as_deref(),
+        inject: Inject::Nothing,
+        label: entry.label.clone(),
+        interrupted: entry.interrupted,
+    })
 }
 
 fn reinject_path(ctx: &ContextDir) -> Utf8PathBuf {

@@ -676,3 +676,77 @@ fn fleet_init_against_an_unreachable_store_leaves_no_folder() {
     assert!(text(&out).contains("cannot connect"), "{}", text(&out));
     assert!(!repo.join(".context").exists(), "{}", text(&out));
 }
+
+#[test]
+fn fleet_prompts_wait_in_the_outbox_while_the_store_is_unreachable_and_go_in_once_in_order() {
+    let url = remaind_testkit::postgres_url();
+    let project = remaind_testkit::unique_project("outbox");
+    let t = tmp();
+    let repo = t.0.join("repo");
+    let ctx = repo.join(".context");
+    ok(&remaind(
+        &ctx,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    ));
+    let cwd = repo.to_str().expect("utf-8");
+    let prompt = |said: &str| {
+        serde_json::json!({
+            "session_id": "s1", "cwd": cwd, "hook_event_name": "UserPromptSubmit",
+            "prompt": said,
+        })
+    };
+    let secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    repoint(&ctx, &dead_url());
+    for said in [
+        "First: add a retry loop to the uploader".to_owned(),
+        format!("Second: the token is {secret}, never commit it"),
+    ] {
+        let out = hook_in(&repo, "user-prompt-submit", &prompt(&said));
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert!(text(&out).contains("outbox"), "{}", text(&out));
+    }
+    let waiting = std::fs::read_to_string(ctx.join("logs/outbox.jsonl")).expect("outbox");
+    assert_eq!(waiting.lines().count(), 2, "{waiting}");
+    assert!(
+        !waiting.contains(secret),
+        "the outbox holds the secret: {waiting}"
+    );
+
+    repoint(&ctx, &url);
+    let third = hook_in(&repo, "user-prompt-submit", &prompt("Third: ship it"));
+    assert!(third.status.success(), "{}", text(&third));
+    assert!(
+        !ctx.join("logs/outbox.jsonl").exists(),
+        "the outbox is emptied once its calls are in"
+    );
+    // Another hook appends nothing twice.
+    let again = hook_in(&repo, "user-prompt-submit", &prompt("Fourth: and tag it"));
+    assert!(again.status.success(), "{}", text(&again));
+    let out = remaind(
+        &ctx,
+        &[
+            "events",
+            "--kind",
+            "user_message",
+            "--json",
+            "--limit",
+            "20",
+        ],
+        None,
+    );
+    ok(&out);
+    let prompts: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|e| e["text"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(prompts.len(), 4, "{prompts:?}");
+    assert!(prompts[0].starts_with("First"), "{prompts:?}");
+    assert!(
+        prompts[1].starts_with("Second") && !prompts[1].contains(secret),
+        "{prompts:?}"
+    );
+    assert!(prompts[2].starts_with("Third"), "{prompts:?}");
+    assert!(prompts[3].starts_with("Fourth"), "{prompts:?}");
+}
