@@ -647,7 +647,11 @@ async fn compare_form_after_a_rollback(p: &DemoPage<'_>) -> Result<(), String> {
             .map_err(e)?;
         wait_for(c, "#summary", 10).await?;
         let summary = text_of(c, "#summary").await?;
-        ensure(summary.contains("dropped0"), format!("summary {summary:?}"))
+        // Case as rendered (the labels are styled upper-case).
+        ensure(
+            summary.to_lowercase().contains("dropped0"),
+            format!("summary {summary:?}"),
+        )
     }
     .await;
     remaind(bin, ctx, &["rollback", "--to", &undo])?;
@@ -671,11 +675,21 @@ async fn rollback_and_undo_restore_bytes(p: &DemoPage<'_>) -> Result<(), String>
         std::fs::read(handover).map_err(e)?,
     );
     c.goto(&format!("{base}/rollback")).await.map_err(e)?;
-    // The newest point's "roll back to before": undoes the last compaction.
-    let buttons = c
-        .find_all(Locator::Css("table.points button"))
+    // The newest state.json point's "roll back to before": undoes the last compaction (newer
+    // points may touch only the packet or memory).
+    let mut newest_state = None;
+    for row in c
+        .find_all(Locator::Css("table.points tr"))
         .await
-        .map_err(e)?;
+        .map_err(e)?
+    {
+        if row.text().await.map_err(e)?.contains("state.json") {
+            newest_state = Some(row);
+            break;
+        }
+    }
+    let row = newest_state.ok_or("no rollback point changes state.json")?;
+    let buttons = row.find_all(Locator::Css("button")).await.map_err(e)?;
     ensure(buttons.len() >= 2, "no rollback buttons")?;
     buttons[1].click().await.map_err(e)?;
     if let Err(why) = wait_for(c, "#confirm", 10).await {
