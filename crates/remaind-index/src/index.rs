@@ -251,10 +251,44 @@ const BOOKKEEPING_WEIGHT: f64 = 0.5;
 
 /// Words of dates and times: a note made mostly of these and numbers is a date note.
 const CALENDAR_WORDS: &[&str] = &[
-    "am", "apr", "april", "aug", "august", "date", "day", "dec", "december", "feb", "february",
-    "friday", "jan", "january", "jul", "july", "jun", "june", "mar", "march", "may", "mon",
-    "monday", "nov", "november", "oct", "october", "pm", "saturday", "sep", "sept", "september",
-    "sunday", "thursday", "time", "tuesday", "utc", "wednesday",
+    "am",
+    "apr",
+    "april",
+    "aug",
+    "august",
+    "date",
+    "day",
+    "dec",
+    "december",
+    "feb",
+    "february",
+    "friday",
+    "jan",
+    "january",
+    "jul",
+    "july",
+    "jun",
+    "june",
+    "mar",
+    "march",
+    "may",
+    "mon",
+    "monday",
+    "nov",
+    "november",
+    "oct",
+    "october",
+    "pm",
+    "saturday",
+    "sep",
+    "sept",
+    "september",
+    "sunday",
+    "thursday",
+    "time",
+    "tuesday",
+    "utc",
+    "wednesday",
 ];
 
 /// The parts of a ledger line that say whether it is bookkeeping.
@@ -688,7 +722,11 @@ fn replies(
             c.score *= ASKING_WEIGHT;
         }
         let share = score * REPLY_SHARE;
-        if let Some(c) = rows.iter_mut().chain(added.iter_mut()).find(|c| c.seq == seq + 1) {
+        if let Some(c) = rows
+            .iter_mut()
+            .chain(added.iter_mut())
+            .find(|c| c.seq == seq + 1)
+        {
             if is_written(&c.kind) && !c.line.is_empty() {
                 c.score = c.score.max(share);
             }
@@ -1724,14 +1762,20 @@ mod tests {
     fn date_notes_and_runtime_records_are_bookkeeping() {
         assert!(CALENDAR_WORDS.windows(2).all(|w| w[0] < w[1]));
         assert!(is_date_note("Session 3 date: 1:56 pm on 8 May, 2023"));
-        assert!(!is_date_note("Classes start on the 4th of September, three evenings a week"));
+        assert!(!is_date_note(
+            "Classes start on the 4th of September, three evenings a week"
+        ));
         assert!(!is_date_note(""));
         let line = r#"{"kind":"note","data":{"via":"notification"}}"#;
         assert!(is_bookkeeping("note", line, "Claude needs your permission"));
         assert!(is_bookkeeping("compaction", "{}", "state"));
         assert!(!is_bookkeeping("note", "{}", "We keep the sandbox strict"));
         // What people said is never bookkeeping, dates or not.
-        assert!(!is_bookkeeping("user_message", "{}", "9:12 am on 3 January 2023"));
+        assert!(!is_bookkeeping(
+            "user_message",
+            "{}",
+            "9:12 am on 3 January 2023"
+        ));
     }
 
     #[test]

@@ -118,8 +118,9 @@ pub(crate) fn identifier_forms(s: &str, out: &mut String, seen: &mut HashSet<Str
 /// and `realization` give `realiz`; `retries` and `retry` give `retri`). Words of one or two
 /// characters are kept as they are, as the tokenizer keeps them.
 pub(crate) fn stem(word: &str) -> String {
-    static STEMMER: std::sync::LazyLock<rust_stemmers::Stemmer> =
-        std::sync::LazyLock::new(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+    static STEMMER: std::sync::LazyLock<rust_stemmers::Stemmer> = std::sync::LazyLock::new(|| {
+        rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+    });
     if word.chars().nth(2).is_none() {
         return word.to_owned();
     }
@@ -231,12 +232,17 @@ mod tests {
             .unwrap();
         let words: Vec<&str> = FORMS.iter().flat_map(|l| l.split(' ')).collect();
         for (i, w) in words.iter().enumerate() {
-            conn.execute("INSERT INTO t (rowid, w) VALUES (?1, ?2)", rusqlite::params![i as i64, w])
-                .unwrap();
+            conn.execute(
+                "INSERT INTO t (rowid, w) VALUES (?1, ?2)",
+                rusqlite::params![i as i64, w],
+            )
+            .unwrap();
         }
         let mut disagree = Vec::new();
         for (i, a) in words.iter().enumerate() {
-            let mut stmt = conn.prepare("SELECT rowid FROM t WHERE t MATCH ?1").unwrap();
+            let mut stmt = conn
+                .prepare("SELECT rowid FROM t WHERE t MATCH ?1")
+                .unwrap();
             let matched: Vec<i64> = stmt
                 .query_map([format!("\"{a}\"")], |r| r.get(0))
                 .unwrap()

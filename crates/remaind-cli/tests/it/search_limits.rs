@@ -73,8 +73,16 @@ fn search_context_brings_each_hits_neighbours() {
     let ctx = t.0.join(".context");
     ok(&remaind(&ctx, &["init"], None));
     log(&ctx, "note", "We wrote a pact at camp");
-    log(&ctx, "user_message", "Should we sign the friendship pact again?");
-    log(&ctx, "assistant_message", "Yes, after dinner, with Priya taking the photo.");
+    log(
+        &ctx,
+        "user_message",
+        "Should we sign the friendship pact again?",
+    );
+    log(
+        &ctx,
+        "assistant_message",
+        "Yes, after dinner, with Priya taking the photo.",
+    );
     log(&ctx, "note", "The soup ran out by seven");
     let search = |extra: &[&str]| -> Value {
         let mut args = vec!["search", "--json", "--limit", "1"];
@@ -99,9 +107,19 @@ fn search_context_brings_each_hits_neighbours() {
     // Without --context the list is empty.
     assert_eq!(search(&[])["hits"][0]["context"], serde_json::json!([]));
     // The human output shows them indented under the hit.
-    let out = ok(&remaind(&ctx, &["search", "friendship", "--context", "2"], None));
-    assert!(out.contains("\n           +1 e3 assistant_message: Yes, after dinner"), "{out}");
-    assert!(out.contains("\n           -1 e1 note: We wrote a pact at camp"), "{out}");
+    let out = ok(&remaind(
+        &ctx,
+        &["search", "friendship", "--context", "2"],
+        None,
+    ));
+    assert!(
+        out.contains("\n           +1 e3 assistant_message: Yes, after dinner"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n           -1 e1 note: We wrote a pact at camp"),
+        "{out}"
+    );
     // Out of range: a clear error, exit 2.
     let out = remaind(&ctx, &["search", "friendship", "--context", "21"], None);
     assert_eq!(out.status.code(), Some(2));

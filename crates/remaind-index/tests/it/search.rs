@@ -293,7 +293,9 @@ fn a_quoted_title_spelled_differently_falls_back_to_ranked_words() {
     assert_eq!(searched.phrases_as_words, ["Charlotte's Web"]);
     assert_eq!(searched.hits.first().map(|h| h.id), Some(said));
     // A phrase that is there is searched as typed: no fallback.
-    let searched = index.search_bounded(r#""Charlottes Web""#, &opts()).unwrap();
+    let searched = index
+        .search_bounded(r#""Charlottes Web""#, &opts())
+        .unwrap();
     assert!(searched.phrases_as_words.is_empty());
     assert_eq!(searched.hits.len(), 1);
     // Words no event holds find nothing either way, and say the fallback was tried.

@@ -313,10 +313,17 @@ async fn search_brings_neighbours_and_says_when_quotes_fell_back_to_words() {
     assert_eq!(around, ["e1", "e3"], "{hits}");
     // Without `context`, no list.
     let hits = c.call("search", json!({"query": "friendship"})).await;
-    assert!(hits["structuredContent"]["hits"][0].get("context").is_none());
+    assert!(
+        hits["structuredContent"]["hits"][0]
+            .get("context")
+            .is_none()
+    );
     // A quoted title spelled differently.
     let hits = c
-        .call("search", json!({"query": "read to her niece, \"Charlotte's Web\"?"}))
+        .call(
+            "search",
+            json!({"query": "read to her niece, \"Charlotte's Web\"?"}),
+        )
         .await;
     assert_eq!(hits["structuredContent"]["hits"][0]["id"], "e4", "{hits}");
     let fallback = hits["structuredContent"]["fallback"]
