@@ -115,6 +115,10 @@ pub struct Searched {
     pub hits: Vec<Hit>,
     /// How the query was bounded: [`QueryBounds::cut`] when part of it was not searched.
     pub bounds: QueryBounds,
+    /// The query's quoted phrases when no event held them and the query was searched again
+    /// with their words as ordinary ranked words (empty when the query was searched as
+    /// typed).
+    pub phrases_as_words: Vec<String>,
 }
 
 /// How far the index is behind the ledger.
@@ -233,10 +237,120 @@ struct Candidate {
     score: f64,
 }
 
-/// How many candidates a plain search ranks for a page of `limit`: enough that kind,
-/// importance and exact forms can lift a hit into the page, few enough to read their lines.
-fn candidates(limit: usize) -> usize {
-    limit.saturating_mul(3).clamp(30, 600).max(limit)
+/// How many of the best BM25 matches a plain search ranks again (enough that kind,
+/// importance and exact forms can lift a hit to the top, few enough to read their lines): one
+/// number whatever the limit, so that where a hit ranks never depends on how many hits are
+/// asked for, and the first k hits of a longer list are the short list. Past them, the
+/// matches follow in BM25 order.
+const POOL: usize = 60;
+
+/// How much a bookkeeping event weighs against what someone said: a session's date, a
+/// notification, a compaction or validation record holds the query's words (dates, numbers)
+/// without saying anything about them.
+const BOOKKEEPING_WEIGHT: f64 = 0.5;
+
+/// Words of dates and times: a note made mostly of these and numbers is a date note.
+const CALENDAR_WORDS: &[&str] = &[
+    "am",
+    "apr",
+    "april",
+    "aug",
+    "august",
+    "date",
+    "day",
+    "dec",
+    "december",
+    "feb",
+    "february",
+    "friday",
+    "jan",
+    "january",
+    "jul",
+    "july",
+    "jun",
+    "june",
+    "mar",
+    "march",
+    "may",
+    "mon",
+    "monday",
+    "nov",
+    "november",
+    "oct",
+    "october",
+    "pm",
+    "saturday",
+    "sep",
+    "sept",
+    "september",
+    "sunday",
+    "thursday",
+    "time",
+    "tuesday",
+    "utc",
+    "wednesday",
+];
+
+/// The parts of a ledger line that say whether it is bookkeeping.
+#[derive(Deserialize, Default)]
+struct Marks {
+    #[serde(default)]
+    data: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// True for an event that keeps the books rather than saying something: the records Remaind
+/// writes (compaction, validation, recovery, monitor), and notes that only log the session (a
+/// runtime's notification, an interruption, a compaction summary, or a date note made mostly
+/// of numbers and calendar words).
+fn is_bookkeeping(kind: &str, line: &str, text: &str) -> bool {
+    match kind {
+        "compaction" | "validation" | "recovery" | "monitor" => true,
+        "note" | "trace" => {
+            let marks: Marks = serde_json::from_str(line).unwrap_or_default();
+            let marked = marks.data.is_some_and(|d| {
+                d.get("via").and_then(|v| v.as_str()) == Some("notification")
+                    || d.contains_key("compact_summary")
+                    || d.contains_key("turn_end")
+                    || d.contains_key("interrupted")
+            });
+            marked || is_date_note(text)
+        }
+        _ => false,
+    }
+}
+
+/// True for a short text made mostly (two fifths or more of its words) of numbers and calendar
+/// words: `Session 3 date: 1:56 pm on 8 May, 2023`.
+fn is_date_note(text: &str) -> bool {
+    let mut words = 0usize;
+    let mut dates = 0usize;
+    for (_, t) in crate::words::tokens(text) {
+        words += 1;
+        if words > 60 {
+            return false;
+        }
+        let lower = t.to_lowercase();
+        if t.chars().all(|c| c.is_ascii_digit())
+            || CALENDAR_WORDS.binary_search(&lower.as_str()).is_ok()
+        {
+            dates += 1;
+        }
+    }
+    words > 0 && dates * 5 >= words * 2
+}
+
+/// For a question, how much of an asking turn's score its reply takes: an event that asks
+/// the same question (it ends with `?`) restates it, the next one answers it ("Did they sign
+/// it?" is answered by "They signed it to show our friendship").
+const REPLY_SHARE: f64 = 0.9;
+/// How much an asking turn keeps of its score for a question: a little below its reply.
+const ASKING_WEIGHT: f64 = 0.8;
+/// How many of the best asking turns bring their reply into the ranking.
+const ASKING_TURNS: usize = 10;
+
+/// True for a text that asks: its last sentence ends with `?`.
+fn asks(text: &str) -> bool {
+    text.trim_end().ends_with('?')
 }
 
 /// How much an event's kind says it is worth recalling: what was decided or must hold over
@@ -244,7 +358,7 @@ fn candidates(limit: usize) -> usize {
 fn kind_weight(kind: &str) -> f64 {
     match kind {
         "decision" | "constraint" | "remember" | "correction" => 1.3,
-        "user_message" | "blocker" | "next_step" | "result" | "compaction" => 1.15,
+        "user_message" | "blocker" | "next_step" | "result" => 1.15,
         "trace" | "monitor" | "validation" | "recovery" => 0.8,
         _ => 1.0,
     }
@@ -276,14 +390,17 @@ const WINDOW_TOKENS: usize = 30;
 /// The final score of a plain-query candidate, higher is better: BM25 weighted by kind and
 /// importance, by how it holds the words ([`word_bonus`]) and how much of the query it holds
 /// in one place ([`held_together`], `weights` from [`unit_weights`]), the whole query as one
-/// phrase a lot higher, for a question an event someone wrote higher; a superseded event a
-/// little lower.
+/// phrase a lot higher, for a question an event someone wrote higher; a bookkeeping event
+/// ([`is_bookkeeping`]) and a superseded one lower.
 fn score(c: &Candidate, plan: &query::Plan, weights: &[f64]) -> f64 {
     let mut s = -c.rank * kind_weight(&c.kind) * (1.0 + 0.05 * c.importance as f64);
     if let Ok(f) = fields::extract(&c.line, None) {
         // The square root: holding half the query's weight together halves nothing, it
         // weighs 0.7 against holding all of it.
         s *= word_bonus(&f, plan) * held_together(&f, &plan.units, weights).sqrt();
+        if is_bookkeeping(&c.kind, &c.line, &f.text) {
+            s *= BOOKKEEPING_WEIGHT;
+        }
     }
     if plan.question && is_written(&c.kind) {
         s *= WRITTEN_WEIGHT;
@@ -357,7 +474,7 @@ fn unit_weights(conn: &Connection, units: &[query::Unit]) -> rusqlite::Result<Ve
 /// one field holds, each of `units` counted once with its weight from `weights`: near 1 for
 /// an event that says what was asked in one place, low for a long one with the words
 /// scattered. At least the share of the lightest unit (every candidate matched a word, if in
-/// a form the light stemmer does not see); 1 with nothing to weigh.
+/// a form the stemmer does not merge); 1 with nothing to weigh.
 fn held_together(f: &fields::Fields, units: &[query::Unit], weights: &[f64]) -> f64 {
     let total: f64 = weights.iter().sum();
     if weights.len() != units.len() || total <= 0.0 {
@@ -417,7 +534,7 @@ fn unit_positions(text: &str, units: &[query::Unit], out: &mut Vec<(usize, usize
     }
 }
 
-/// Which of `units` `token` is, by its light stem.
+/// Which of `units` `token` is, by its stem.
 fn unit_of(token: &str, units: &[query::Unit]) -> Option<usize> {
     // A stem starts as its word does: most tokens are ruled out before stemming.
     let starts = |u: &query::Unit| {
@@ -541,6 +658,107 @@ fn candidates_of(
         })?);
     }
     Ok(rows)
+}
+
+/// Up to `want` more matches of `expr` that pass `filters`, in BM25 order, that are not in
+/// `seen` (added to it), pushed onto `out`; true when `expr` has no more matches than were
+/// read.
+fn further(
+    conn: &Connection,
+    expr: &str,
+    filters: &Filters,
+    seen: &mut std::collections::HashSet<i64>,
+    want: usize,
+    out: &mut Vec<(i64, f64)>,
+) -> rusqlite::Result<bool> {
+    let n = seen.len().saturating_add(want);
+    let rows = ranked(conn, expr, filters, n)?;
+    let exhausted = rows.len() < n;
+    let start = out.len();
+    for row in rows {
+        if out.len() - start == want {
+            break;
+        }
+        if seen.insert(row.0) {
+            out.push(row);
+        }
+    }
+    Ok(exhausted)
+}
+
+/// For a question: each of the best [`ASKING_TURNS`] candidates that itself asks (its text
+/// ends with `?`) weighs [`ASKING_WEIGHT`] of its score, and the event right after it, when
+/// someone wrote it and it passes `filters`, at least [`REPLY_SHARE`] of the asking turn's
+/// score: the answer sits in the reply. Returns the replies that were not candidates yet.
+fn replies(
+    conn: &Connection,
+    rows: &mut [Candidate],
+    filters: &Filters,
+) -> rusqlite::Result<Vec<Candidate>> {
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        rows[b]
+            .score
+            .total_cmp(&rows[a].score)
+            .then(rows[b].seq.cmp(&rows[a].seq))
+    });
+    let asking: Vec<(i64, f64, f64)> = order
+        .into_iter()
+        .take(ASKING_TURNS)
+        .filter(|&i| {
+            is_written(&rows[i].kind)
+                && fields::extract(&rows[i].line, None).is_ok_and(|f| asks(&f.text))
+        })
+        .map(|i| (rows[i].seq, rows[i].score, rows[i].rank))
+        .collect();
+    let mut sql = "SELECT seq, kind, ts, importance, status, status_by, line FROM events e \
+                   WHERE e.seq = ?"
+        .to_owned();
+    sql.push_str(&filters.sql);
+    let mut next = conn.prepare_cached(&sql)?;
+    let mut added: Vec<Candidate> = Vec::new();
+    for (seq, score, rank) in asking {
+        if let Some(c) = rows.iter_mut().find(|c| c.seq == seq) {
+            c.score *= ASKING_WEIGHT;
+        }
+        let share = score * REPLY_SHARE;
+        if let Some(c) = rows
+            .iter_mut()
+            .chain(added.iter_mut())
+            .find(|c| c.seq == seq + 1)
+        {
+            if is_written(&c.kind) && !c.line.is_empty() {
+                c.score = c.score.max(share);
+            }
+            continue;
+        }
+        let mut p = vec![Value::Integer(seq + 1)];
+        p.extend(filters.params.iter().cloned());
+        let reply = next
+            .query_row(rusqlite::params_from_iter(p.iter()), |r| {
+                Ok(Candidate {
+                    seq: r.get(0)?,
+                    kind: r.get(1)?,
+                    ts: r.get(2)?,
+                    importance: r.get(3)?,
+                    status: r.get(4)?,
+                    status_by: r.get(5)?,
+                    line: r.get(6)?,
+                    rank,
+                    exact: false,
+                    score: share,
+                })
+            })
+            .optional()?;
+        if let Some(reply) = reply.filter(|c| {
+            is_written(&c.kind)
+                && !fields::extract(&c.line, None)
+                    .is_ok_and(|f| asks(&f.text) || is_bookkeeping(&c.kind, &c.line, &f.text))
+        }) {
+            added.push(reply);
+        }
+    }
+    Ok(added)
 }
 
 /// The derived index of one `.context/` folder, bound to its open ledger.
@@ -1023,17 +1241,37 @@ impl<'l> Index<'l> {
             return Ok(Searched {
                 hits: Vec::new(),
                 bounds,
+                phrases_as_words: Vec::new(),
             });
         }
+        let mut phrases_as_words = Vec::new();
         let hits = match (plan, raw) {
-            (Some(plan), _) => self.search_plain(&plan, opts)?,
+            (Some(plan), _) => {
+                let hits = self.search_plain(&plan, opts)?;
+                // Quotes in a question ("the game \"Xenoblade Chronicles\"") name a title the
+                // events may spell a little differently: when the exact phrase finds nothing,
+                // its words are searched ranked like the rest, and the caller is told.
+                if hits.is_empty() && !plan.phrases.is_empty() {
+                    let words = query::plain(&query::unquoted(query)).map_err(Error::query)?;
+                    phrases_as_words = plan.phrases.clone();
+                    self.search_plain(&words, opts)?
+                } else {
+                    hits
+                }
+            }
             (None, Some((raw, _))) => self.search_raw(&raw, opts)?,
             (None, None) => Vec::new(),
         };
-        Ok(Searched { hits, bounds })
+        Ok(Searched {
+            hits,
+            bounds,
+            phrases_as_words,
+        })
     }
 
-    /// A plain query: the best candidates by BM25, ranked again by [`score`].
+    /// A plain query: the best [`POOL`] candidates by BM25, ranked again by [`score`] (for a
+    /// question, an asking turn's reply ranked with it), then any further matches in BM25
+    /// order up to the limit.
     fn search_plain(&mut self, plan: &query::Plan, opts: &SearchOptions) -> Result<Vec<Hit>> {
         let filters = Filters::new(&opts.kinds, opts.min_importance, opts.current_only);
         // The speaker's events are looked for on their own too, so that a few of them are
@@ -1045,34 +1283,60 @@ impl<'l> Index<'l> {
             let kind = k.parse::<Kind>().map_or_else(|_| Vec::new(), |k| vec![k]);
             Filters::new(&kind, opts.min_importance, opts.current_only)
         });
-        let n = candidates(opts.limit);
-        let (mut rows, weights) = self.read(|conn| {
-            let mut found = match &plan.every {
-                Some(every) => ranked(conn, every, &filters, n)?,
+        let limit = opts.limit;
+        let (mut rows, mut rest) = self.read(|conn| {
+            // Which expression the candidates come from is decided on POOL alone, never on
+            // the limit.
+            let mut source = plan.every.as_deref();
+            let mut found = match source {
+                Some(every) => ranked(conn, every, &filters, POOL)?,
                 None => Vec::new(),
             };
-            if found.len() < n {
-                found = ranked(conn, &plan.expr, &filters, n)?;
+            if found.len() < POOL {
+                source = Some(plan.expr.as_str());
+                found = ranked(conn, &plan.expr, &filters, POOL)?;
             }
             if found.is_empty()
                 && let Some(loose) = &plan.loose
             {
-                found = ranked(conn, loose, &filters, n)?;
+                source = Some(loose.as_str());
+                found = ranked(conn, loose, &filters, POOL)?;
             }
+            let full = found.len() == POOL;
             if let Some(f) = &by_speaker {
-                let more = ranked(conn, &plan.expr, f, n)?;
+                let more = ranked(conn, &plan.expr, f, POOL)?;
                 for (seq, rank) in more {
                     if !found.iter().any(|(s, _)| *s == seq) {
                         found.push((seq, rank));
                     }
                 }
             }
-            let rows = candidates_of(conn, found, plan.phrase.as_deref())?;
-            Ok((rows, unit_weights(conn, &plan.units)?))
+            // Past the pool, the matches in BM25 order: those of the expression the pool came
+            // from, then (when that was every word and it ran out) those of any word.
+            let mut rest = Vec::new();
+            if full && limit > found.len() {
+                let mut seen: std::collections::HashSet<i64> =
+                    found.iter().map(|(s, _)| *s).collect();
+                let want = limit - found.len();
+                let source = source.unwrap_or(&plan.expr);
+                let exhausted = further(conn, source, &filters, &mut seen, want, &mut rest)?;
+                if rest.len() < want && exhausted && source != plan.expr {
+                    let want = want - rest.len();
+                    further(conn, &plan.expr, &filters, &mut seen, want, &mut rest)?;
+                }
+            }
+            let mut rows = candidates_of(conn, found, plan.phrase.as_deref())?;
+            let mut rest = candidates_of(conn, rest, plan.phrase.as_deref())?;
+            let weights = unit_weights(conn, &plan.units)?;
+            for c in rows.iter_mut().chain(rest.iter_mut()) {
+                c.score = score(c, plan, &weights);
+            }
+            if plan.question {
+                let more = replies(conn, &mut rows, &filters)?;
+                rows.extend(more);
+            }
+            Ok((rows, rest))
         })?;
-        for c in &mut rows {
-            c.score = score(c, plan, &weights);
-        }
         // The speaker's events first, then the best score, the newer event on a tie.
         let first = |c: &Candidate| speaker.is_some_and(|k| c.kind == k);
         rows.sort_by(|a, b| {
@@ -1081,7 +1345,10 @@ impl<'l> Index<'l> {
                 .then(b.score.total_cmp(&a.score))
                 .then(b.seq.cmp(&a.seq))
         });
-        rows.truncate(opts.limit);
+        rows.truncate(limit);
+        let room = limit - rows.len();
+        rest.truncate(room);
+        rows.extend(rest);
         rows.into_iter()
             .map(|c| self.hit(c, &plan.needles))
             .collect()
@@ -1489,6 +1756,26 @@ mod tests {
         assert_eq!(held_together(&text("nothing"), &units, &[1.0, 3.0]), 0.25);
         // Nothing to weigh: no change.
         assert_eq!(held_together(&close, &units, &[]), 1.0);
+    }
+
+    #[test]
+    fn date_notes_and_runtime_records_are_bookkeeping() {
+        assert!(CALENDAR_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_date_note("Session 3 date: 1:56 pm on 8 May, 2023"));
+        assert!(!is_date_note(
+            "Classes start on the 4th of September, three evenings a week"
+        ));
+        assert!(!is_date_note(""));
+        let line = r#"{"kind":"note","data":{"via":"notification"}}"#;
+        assert!(is_bookkeeping("note", line, "Claude needs your permission"));
+        assert!(is_bookkeeping("compaction", "{}", "state"));
+        assert!(!is_bookkeeping("note", "{}", "We keep the sandbox strict"));
+        // What people said is never bookkeeping, dates or not.
+        assert!(!is_bookkeeping(
+            "user_message",
+            "{}",
+            "9:12 am on 3 January 2023"
+        ));
     }
 
     #[test]

@@ -128,7 +128,7 @@ enum Term {
 /// holds close together is counted in these.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Unit {
-    /// Its light stem ([`words::stem`]), compared with the stems of an event's tokens.
+    /// Its stem ([`words::stem`]), compared with the stems of an event's tokens.
     pub(crate) stem: String,
     /// The word as an FTS5 string literal, to count the events holding it (its weight).
     pub(crate) fts: String,
@@ -177,6 +177,9 @@ pub(crate) struct Plan {
     pub(crate) speaker: Option<&'static str>,
     /// How the query was bounded.
     pub(crate) bounds: QueryBounds,
+    /// The query's `"quoted phrases"`, as typed: when no event holds them, the query is
+    /// searched again with their words as ordinary ranked words ([`unquoted`]).
+    pub(crate) phrases: Vec<String>,
 }
 
 /// Words that open a question.
@@ -463,7 +466,20 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
         pairs,
         speaker,
         every,
+        phrases: all
+            .iter()
+            .filter_map(|t| match t {
+                Term::Phrase(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect(),
     })
+}
+
+/// `query` with its quotes taken out: its quoted phrases become ordinary words, ranked like
+/// the rest (`the game "Xenoblade Chronicles"` becomes `the game Xenoblade Chronicles`).
+pub(crate) fn unquoted(query: &str) -> String {
+    query.replace('"', " ")
 }
 
 /// The [`Unit`]s of `terms`: the tokens of its plain and `+required` words, a CamelCase token

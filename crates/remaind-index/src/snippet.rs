@@ -71,8 +71,8 @@ fn distinct(window: &[Marked<'_>]) -> usize {
 }
 
 /// The field that best matches `needles` (most distinct needles; text first on a tie) and a
-/// snippet of it. An event none of whose fields shows a match (the stemmer here is lighter
-/// than the index's) gets the head of its first non-empty field.
+/// snippet of it. An event none of whose fields shows a match (a form the stemmer does not
+/// merge as the index's tokenizer did) gets the head of its first non-empty field.
 pub(crate) fn best(fields: &Fields, needles: &[Needle]) -> (Field, String) {
     let prepared = prepare(needles);
     let order = [Field::Text, Field::Input, Field::Output, Field::Tool];

@@ -1,9 +1,10 @@
-//! Words as search sees them: tokens, identifier parts, stop words, and a light stemmer that
-//! decides which words a snippet highlights.
+//! Words as search sees them: tokens, identifier parts, stop words, and the English stemmer
+//! the ranking and the snippets use.
 //!
 //! Matching itself is SQLite's (`porter unicode61`): these helpers only expand what is indexed
-//! and what is asked (identifier parts, joined compounds), and mirror the match closely enough
-//! to point at the words that made it.
+//! and what is asked (identifier parts, joined compounds), and stem as the Porter tokenizer
+//! does, so that the ranking counts the forms the match found and the snippet points at the
+//! words that made it.
 
 use std::collections::HashSet;
 
@@ -111,38 +112,19 @@ pub(crate) fn identifier_forms(s: &str, out: &mut String, seen: &mut HashSet<Str
     }
 }
 
-/// A light English stemmer for highlighting: `retries` and `retry` both give `retri`,
-/// `uploader` gives `upload`, `fixes` and `fixed` give `fix`. Input lowercase.
+/// The English stem of a lowercase word, the one stemmer matching, ranking and highlighting
+/// share: Snowball's English (Porter's revised algorithm), which merges the forms the index's
+/// Porter tokenizer merges (`rejected`, `rejection` and `rejects` give `reject`; `realize`
+/// and `realization` give `realiz`; `retries` and `retry` give `retri`). Words of one or two
+/// characters are kept as they are, as the tokenizer keeps them.
 pub(crate) fn stem(word: &str) -> String {
-    let mut w = word.to_owned();
-    let n = w.chars().count();
-    if n <= 3 {
-        return w;
+    static STEMMER: std::sync::LazyLock<rust_stemmers::Stemmer> = std::sync::LazyLock::new(|| {
+        rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+    });
+    if word.chars().nth(2).is_none() {
+        return word.to_owned();
     }
-    for (suffix, keep) in [
-        ("ies", 2usize),
-        ("ing", 3),
-        ("ers", 4),
-        ("ed", 3),
-        ("er", 4),
-        ("ly", 4),
-        ("s", 3),
-    ] {
-        if w.ends_with(suffix) && !w.ends_with("ss") && n - suffix.len() >= keep {
-            w.truncate(w.len() - suffix.len());
-            if suffix == "ies" {
-                w.push('i');
-            }
-            break;
-        }
-    }
-    if w.len() > 3 && (w.ends_with('e') || w.ends_with('y')) {
-        let last = w.pop();
-        if last == Some('y') {
-            w.push('i');
-        }
-    }
-    w
+    STEMMER.stem(word).into_owned()
 }
 
 #[cfg(test)]
@@ -194,7 +176,7 @@ mod tests {
     }
 
     #[test]
-    fn light_stems_agree_on_common_inflections() {
+    fn stems_agree_on_common_inflections() {
         for (a, b) in [
             ("retries", "retry"),
             ("uploader", "upload"),
@@ -202,9 +184,77 @@ mod tests {
             ("fixed", "fixing"),
             ("issues", "issue"),
             ("decided", "decide"),
+            ("rejected", "rejection"),
+            ("realize", "realization"),
+            ("vaccinated", "vaccination"),
         ] {
             assert_eq!(stem(a), stem(b), "{a} {b}");
         }
         assert_ne!(stem("sandbox"), stem("sand"));
+    }
+
+    /// Pairs of English words and whether the index's tokenizer (SQLite's `porter unicode61`)
+    /// matches one with the other: the ranking's stemmer must say the same.
+    const FORMS: &[&str] = &[
+        "reject rejected rejection rejects rejecting",
+        "realize realized realization realizes",
+        "approve approved approval approves approving",
+        "adopt adopted adoption adopting",
+        "vaccinate vaccinated vaccination",
+        "decide decided decides deciding",
+        "connect connected connection connecting connections",
+        "configure configured configuration configuring",
+        "generate generated generation generates",
+        "create created creation creates creating",
+        "install installed installing installs",
+        "compile compiled compiling compiles",
+        "retry retries retried",
+        "fail failed failing fails",
+        "sign signed signing signs",
+        "memorize memorized memorization",
+        "migrate migrated migration migrating",
+        "validate validated validation validating",
+        "upload uploaded uploading uploads uploader",
+        "test tests tested testing",
+        "build builds building",
+        "index indexed indexing",
+        "search searched searches searching",
+        "depend depends dependency",
+        "sand sandbox",
+        "friend friendship",
+        "paint painting painted",
+    ];
+
+    #[test]
+    fn the_ranking_stems_as_the_index_matches() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE VIRTUAL TABLE t USING fts5(w, tokenize = 'porter unicode61')")
+            .unwrap();
+        let words: Vec<&str> = FORMS.iter().flat_map(|l| l.split(' ')).collect();
+        for (i, w) in words.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO t (rowid, w) VALUES (?1, ?2)",
+                rusqlite::params![i as i64, w],
+            )
+            .unwrap();
+        }
+        let mut disagree = Vec::new();
+        for (i, a) in words.iter().enumerate() {
+            let mut stmt = conn
+                .prepare("SELECT rowid FROM t WHERE t MATCH ?1")
+                .unwrap();
+            let matched: Vec<i64> = stmt
+                .query_map([format!("\"{a}\"")], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            for (j, b) in words.iter().enumerate() {
+                let index_says = matched.contains(&(j as i64));
+                if index_says != (stem(a) == stem(b)) && i != j {
+                    disagree.push(format!("{a}/{b}: index {index_says}"));
+                }
+            }
+        }
+        assert!(disagree.is_empty(), "{disagree:?}");
     }
 }

@@ -6,6 +6,13 @@
 //! recall@1/@5/@10, MRR and zero-hit queries per kind and set for `remaind search` against a
 //! plain BM25 with stemming over the same events (one column of all their text, any query word
 //! matching), measured in the same run.
+//!
+//! A third set, `shapes.jsonl`, asks about a two-person conversation of its own
+//! (`shapes-session.jsonl`, every turn an event, a date note per session) in the shapes a
+//! long-conversation benchmark showed search failing: a quoted title spelled differently
+//! (`quoted`), an inflected form of the answer's word (`inflection`), an answer in the reply to
+//! the turn the question matches (`reply`), and questions naming dates that the session notes
+//! hold too (`dates`).
 
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
@@ -201,6 +208,25 @@ fn imported() -> Result<(tempfile::TempDir, Utf8PathBuf), String> {
     Ok((tmp, dir))
 }
 
+/// A `.context/` holding `shapes-session.jsonl`, each line one event (`kind`, `actor`,
+/// `text`).
+fn conversation() -> Result<(tempfile::TempDir, Utf8PathBuf), String> {
+    let tmp = tempfile::tempdir().map_err(|e| format!("tempdir: {e}"))?;
+    let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context"))
+        .map_err(|p| format!("{} is not UTF-8", p.display()))?;
+    Ledger::create(&dir).map_err(|e| e.to_string())?;
+    let ledger = Ledger::open(&dir).map_err(|e| e.to_string())?;
+    let path = workspace_root()
+        .join("fixtures")
+        .join("search-eval")
+        .join("shapes-session.jsonl");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    ledger
+        .append_json_lines(text.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((tmp, dir))
+}
+
 /// The query sets, each reported on its own and then together: the first, and a held-out one
 /// written before the ranking was last changed (tuning on the first shows as a gap between
 /// the two).
@@ -360,23 +386,28 @@ pub(crate) fn run_layer(_quick: bool) -> Vec<Measurement> {
     run().unwrap_or_else(|e| vec![Measurement::failed("search-eval", &e)])
 }
 
-/// Runs the evaluation of every set; the rank of the answer per query (ours and the
-/// baseline's) and our top three hits go to `target/bench/search-eval.txt`.
-pub(crate) fn run() -> Result<Vec<Measurement>, String> {
-    let (_tmp, dir) = imported()?;
-    let ledger = Ledger::open(&dir).map_err(|e| e.to_string())?;
+/// The events of the ledger in `dir`, with their whole text.
+fn corpus_of(dir: &Utf8PathBuf) -> Result<Corpus, String> {
+    let ledger = Ledger::open(dir).map_err(|e| e.to_string())?;
     let events: Vec<Event> = ledger
         .iter()
         .map_err(|e| e.to_string())?
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
     let texts: Vec<String> = events.iter().map(|e| whole_text(&ledger, e)).collect();
-    let baseline = Baseline::build(&ledger, &events)?;
-    let corpus = Corpus {
+    Ok(Corpus {
         ledger,
         events,
         texts,
-    };
+    })
+}
+
+/// Runs the evaluation of every set; the rank of the answer per query (ours and the
+/// baseline's) and our top three hits go to `target/bench/search-eval.txt`.
+pub(crate) fn run() -> Result<Vec<Measurement>, String> {
+    let (_tmp, dir) = imported()?;
+    let corpus = corpus_of(&dir)?;
+    let baseline = Baseline::build(&corpus.ledger, &corpus.events)?;
     let mut index = Index::open(&dir, &corpus.ledger).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let mut report = String::new();
@@ -395,6 +426,20 @@ pub(crate) fn run() -> Result<Vec<Measurement>, String> {
     // The whole evaluation set: both files, each query counted once.
     let r = evaluate(&corpus, &mut index, &baseline, &every)?;
     out.extend(rows("both sets", &r));
+    drop(index);
+    // The failure shapes, on a conversation of their own.
+    let (_talk_tmp, talk_dir) = conversation()?;
+    let talk = corpus_of(&talk_dir)?;
+    let talk_baseline = Baseline::build(&talk.ledger, &talk.events)?;
+    let mut talk_index = Index::open(&talk_dir, &talk.ledger).map_err(|e| e.to_string())?;
+    let queries = load_queries("shapes.jsonl")?;
+    let r = evaluate(&talk, &mut talk_index, &talk_baseline, &queries)?;
+    report.push_str("# shapes (shapes.jsonl over shapes-session.jsonl)\n");
+    for line in &r.report {
+        report.push_str(line);
+        report.push('\n');
+    }
+    out.extend(rows("shapes", &r));
     out.extend(crate::bench_search::wide_vs_narrow(
         dir.as_std_path(),
         "the imported fixture sessions",

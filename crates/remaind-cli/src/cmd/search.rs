@@ -7,6 +7,11 @@ use remaind_index::{Index, MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, Search
 use remaind_ledger::{Kind, Ledger, Status};
 
 use crate::cli_error::CliError;
+
+/// Most neighbouring events `--context` brings on each side of a hit.
+const MAX_CONTEXT: u8 = 20;
+/// Longest text a neighbouring event shows, in characters.
+const CONTEXT_TEXT: usize = 280;
 use crate::global::Global;
 
 /// Ranked search over everything an event holds: its text, the tool's name, input (commands,
@@ -26,7 +31,8 @@ prefix* and \"quoted phrases\" (must match); other characters are searched liter
 NOT, NEAR(), column filters text:, tool:, input:, output:, parts:).\n\n\
 Examples:\n  remaind search sqlite index\n  remaind search what did we decide about the sandbox\n  \
 remaind search ActiveSessionRegistry\n  remaind search '\"hash chain\"' +ledger --kind decision --current\n  \
-remaind search 'deploy*' --min-importance 2 --limit 5 --json\n  remaind search --fts 'tool:cargo AND NOT trace'\n  \
+remaind search 'deploy*' --min-importance 2 --limit 5 --json\n  \
+remaind search did they sign the friendship pact --context 1\n  remaind search --fts 'tool:cargo AND NOT trace'\n  \
 remaind --store postgres://agent@db/remaind --project web search --on-store sandbox   # no folder needed"
 )]
 pub(crate) struct Args {
@@ -42,14 +48,21 @@ pub(crate) struct Args {
     /// Only current events (neither superseded nor resolved).
     #[arg(long)]
     current: bool,
-    /// At most this many hits.
+    /// At most this many hits. The first k hits of a longer list are the hits of --limit k.
     #[arg(long, value_name = "N", default_value_t = 20)]
     limit: usize,
+    /// Bring each hit's N neighbouring events before and after it (0-20): shown indented
+    /// under the hit, in --json as the hit's `context` list.
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=MAX_CONTEXT as i64),
+          conflicts_with = "on_store")]
+    context: u8,
     /// Read QUERY as raw FTS5 syntax.
     #[arg(long)]
     fts: bool,
     /// Print the result as one JSON document: `{"query", "total", "hits": [...]}` (`hits`
-    /// empty when nothing matches).
+    /// empty when nothing matches; `fallback` when quoted phrases found nothing and their
+    /// words were searched instead).
     #[arg(long)]
     json: bool,
     /// Search the shared store on the server (PostgreSQL full text) instead of this folder's
@@ -117,10 +130,21 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
                 .map_err(CliError::from)?
         }
     };
-    let shown: Vec<Shown> = searched
-        .hits
-        .iter()
-        .map(|h| {
+    let n = usize::from(args.context);
+    let mut shown = Vec::with_capacity(searched.hits.len());
+    for h in &searched.hits {
+        let context = if n == 0 {
+            Vec::new()
+        } else {
+            let before = ledger.before(h.seq, n).map_err(CliError::from)?;
+            let after = ledger.range(h.seq + 1, n).map_err(CliError::from)?;
+            before
+                .iter()
+                .chain(&after)
+                .map(|e| Neighbour::of(e, h.seq))
+                .collect()
+        };
+        shown.push({
             let (status, by) = status_parts(h.status);
             Shown {
                 id: h.id.to_string(),
@@ -135,10 +159,54 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
                 rank: h.rank,
                 score: h.score,
                 exact: h.exact,
+                context,
             }
-        })
-        .collect();
-    print_hits(&query, &shown, Some(searched.bounds), args.json)
+        });
+    }
+    let fallback = (!searched.phrases_as_words.is_empty()).then_some(&searched.phrases_as_words);
+    print_hits(
+        &query,
+        &shown,
+        Some(searched.bounds),
+        fallback.map(Vec::as_slice),
+        args.json,
+    )
+}
+
+/// An event next to a hit, as `--context` shows it.
+struct Neighbour {
+    id: String,
+    seq: u64,
+    /// Its place relative to the hit: -1 just before, 1 just after.
+    offset: i64,
+    kind: &'static str,
+    ts: String,
+    actor: Option<String>,
+    /// Its text (the tool's name when it has none), cut to [`CONTEXT_TEXT`] characters.
+    text: String,
+}
+
+impl Neighbour {
+    fn of(e: &remaind_ledger::Event, hit: u64) -> Neighbour {
+        let whole = match (&e.text, &e.tool) {
+            (Some(t), _) if !t.trim().is_empty() => t.clone(),
+            (_, Some(tool)) => format!("({})", tool.name),
+            _ => String::new(),
+        };
+        let mut text: String = whole.chars().take(CONTEXT_TEXT).collect();
+        if text.len() < whole.len() {
+            text.push('…');
+        }
+        Neighbour {
+            id: e.id.to_string(),
+            seq: e.seq,
+            offset: i64::try_from(e.seq).unwrap_or(i64::MAX) - i64::try_from(hit).unwrap_or(0),
+            kind: e.kind.as_str(),
+            ts: e.ts.clone(),
+            actor: e.actor.clone(),
+            text,
+        }
+    }
 }
 
 /// A hit as printed, from the folder's index or the store's.
@@ -155,6 +223,8 @@ struct Shown {
     rank: f64,
     score: f64,
     exact: bool,
+    /// The events around it (`--context`), in ledger order.
+    context: Vec<Neighbour>,
 }
 
 /// Says how a query was bounded, when part of it was not searched: a field of `--json`'s
@@ -172,10 +242,21 @@ fn bounds_json(bounds: Option<QueryBounds>) -> Option<serde_json::Value> {
     }))
 }
 
+/// What `--json` and stderr say when quoted phrases found nothing and their words were
+/// searched ranked instead.
+fn fallback_note(phrases: &[String]) -> String {
+    let quoted: Vec<String> = phrases.iter().map(|p| format!("\"{p}\"")).collect();
+    format!(
+        "no event holds {} as an exact phrase; searched its words as ranked words instead",
+        quoted.join(", ")
+    )
+}
+
 fn print_hits(
     query: &str,
     hits: &[Shown],
     bounds: Option<QueryBounds>,
+    fallback: Option<&[String]>,
     json: bool,
 ) -> Result<ExitCode, CliError> {
     let out = std::io::stdout();
@@ -198,12 +279,28 @@ fn print_hits(
                     "rank": h.rank,
                     "score": h.score,
                     "exact_phrase": h.exact,
+                    "context": h.context.iter().map(|c| serde_json::json!({
+                        "id": c.id,
+                        "seq": c.seq,
+                        "offset": c.offset,
+                        "kind": c.kind,
+                        "ts": c.ts,
+                        "actor": c.actor,
+                        "text": c.text,
+                    })).collect::<Vec<_>>(),
                 })
             })
             .collect();
         let mut doc = serde_json::json!({"query": query, "total": hits.len(), "hits": hits});
         if let Some(b) = bounds_json(bounds) {
             doc["query_bounds"] = b;
+        }
+        if let Some(phrases) = fallback {
+            doc["fallback"] = serde_json::json!({
+                "name": "phrases_as_words",
+                "phrases": phrases,
+                "note": fallback_note(phrases),
+            });
         }
         return writeln!(out, "{doc}")
             .and_then(|()| out.flush())
@@ -225,9 +322,23 @@ fn print_hits(
             status,
             h.field,
             h.snippet.replace('\n', " ")
-        )
+        )?;
+        for c in &h.context {
+            writeln!(
+                out,
+                "           {:+} {} {}: {}",
+                c.offset,
+                c.id,
+                c.kind,
+                c.text.replace('\n', " ")
+            )?;
+        }
+        Ok(())
     });
     res.and_then(|()| out.flush()).map_err(CliError::stdout)?;
+    if let Some(phrases) = fallback {
+        eprintln!("remaind: {}", fallback_note(phrases));
+    }
     if let Some(b) = bounds.filter(QueryBounds::cut) {
         eprintln!(
             "remaind: the query was cut to its first {} distinct terms within {MAX_QUERY_CHARS} characters ({} terms and {} characters left out)",
@@ -294,7 +405,8 @@ fn on_store(
             rank: f64::from(hit.rank),
             score: f64::from(hit.rank),
             exact: false,
+            context: Vec::new(),
         });
     }
-    print_hits(query, &shown, None, json)
+    print_hits(query, &shown, None, None, json)
 }

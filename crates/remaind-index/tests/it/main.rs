@@ -2,6 +2,7 @@
 
 mod bounds;
 mod common;
+mod limit;
 mod recall;
 mod robustness;
 mod search;

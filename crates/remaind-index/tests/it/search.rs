@@ -277,3 +277,103 @@ fn prop_plain_queries_never_fail() {
         })
         .unwrap();
 }
+
+#[test]
+fn a_quoted_title_spelled_differently_falls_back_to_ranked_words() {
+    let (_tmp, dir, ledger) = common::ledger();
+    filler(&ledger, 30);
+    let said = log(
+        &ledger,
+        Kind::UserMessage,
+        "I'm reading Charlottes Web to my niece before bed",
+    );
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let q = r#"What did Mara read to her niece, "Charlotte's Web"?"#;
+    let searched = index.search_bounded(q, &opts()).unwrap();
+    assert_eq!(searched.phrases_as_words, ["Charlotte's Web"]);
+    assert_eq!(searched.hits.first().map(|h| h.id), Some(said));
+    // A phrase that is there is searched as typed: no fallback.
+    let searched = index
+        .search_bounded(r#""Charlottes Web""#, &opts())
+        .unwrap();
+    assert!(searched.phrases_as_words.is_empty());
+    assert_eq!(searched.hits.len(), 1);
+    // Words no event holds find nothing either way, and say the fallback was tried.
+    let searched = index.search_bounded(r#""zyxxy quorble""#, &opts()).unwrap();
+    assert!(searched.hits.is_empty());
+    assert_eq!(searched.phrases_as_words, ["zyxxy quorble"]);
+}
+
+#[test]
+fn an_inflected_form_counts_as_the_word_in_the_ranking() {
+    let (_tmp, dir, ledger) = common::ledger();
+    filler(&ledger, 30);
+    // Holds the query's words as typed, but scattered over a long note.
+    log(
+        &ledger,
+        Kind::Note,
+        &format!(
+            "loan {} application {} rejected",
+            "word ".repeat(40),
+            "word ".repeat(40)
+        ),
+    );
+    let answer = log(
+        &ledger,
+        Kind::UserMessage,
+        "The bank sent a rejection letter for the student loan application",
+    );
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let hits = index
+        .search("why was the loan application rejected", &opts())
+        .unwrap();
+    assert_eq!(hits.first().map(|h| h.id), Some(answer), "{hits:#?}");
+}
+
+#[test]
+fn a_date_note_weighs_less_than_what_people_said() {
+    let (_tmp, dir, ledger) = common::ledger();
+    filler(&ledger, 30);
+    let said = log(
+        &ledger,
+        Kind::AssistantMessage,
+        "I adopted two rescue puppies from the shelter in January, Biscuit and Pepper",
+    );
+    for i in 1..6 {
+        log(
+            &ledger,
+            Kind::Note,
+            &format!("Session {i} date: 9:1{i} am on {i} January 2023, 1{i} turns"),
+        );
+    }
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let hits = index
+        .search("how many puppies did Jon adopt in January 2023", &opts())
+        .unwrap();
+    assert_eq!(hits.first().map(|h| h.id), Some(said), "{hits:#?}");
+}
+
+#[test]
+fn the_reply_to_a_turn_asking_the_question_ranks_first() {
+    let (_tmp, dir, ledger) = common::ledger();
+    filler(&ledger, 30);
+    log(
+        &ledger,
+        Kind::UserMessage,
+        "Should we sign the friendship pact we wrote at camp?",
+    );
+    let reply = log(
+        &ledger,
+        Kind::AssistantMessage,
+        "Yes, after dinner, with Priya taking the photo.",
+    );
+    filler(&ledger, 10);
+    let mut index = Index::open(&dir, &ledger).unwrap();
+    let hits = index
+        .search("did they sign the friendship pact?", &opts())
+        .unwrap();
+    assert_eq!(hits.first().map(|h| h.id), Some(reply), "{hits:#?}");
+    // Not a question: the turn that holds the words ranks first.
+    let hits = index.search("friendship pact", &opts()).unwrap();
+    assert_ne!(hits.first().map(|h| h.id), Some(reply));
+}

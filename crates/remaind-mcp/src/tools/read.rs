@@ -96,7 +96,15 @@ pub(crate) struct SearchArgs {
     /// Skip this many hits first (for the next page).
     #[serde(default)]
     offset: usize,
+    /// Bring each hit's this many neighbouring events before and after it (0-20, default
+    /// 0): an answer often sits in the turn next to the one that matched.
+    #[serde(default)]
+    #[schemars(range(max = 20))]
+    context: usize,
 }
+
+/// Most neighbouring events `search` brings on each side of a hit.
+const MAX_CONTEXT: usize = 20;
 
 /// One search hit: enough to decide whether to open it.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -119,6 +127,9 @@ pub(crate) struct SearchHit {
     snippet: String,
     /// True when the event holds the whole query as one phrase.
     exact_phrase: bool,
+    /// With `context`: the events around the hit, oldest first, each in brief.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    context: Vec<EventRow>,
 }
 
 /// Search results, best first.
@@ -132,6 +143,10 @@ pub(crate) struct SearchResult {
     /// 1,000 characters are (a repeated word counts once). Says what was left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     query_cut: Option<String>,
+    /// Set when the query's quoted phrases found nothing and their words were searched as
+    /// ordinary ranked words instead. Says which phrases.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fallback: Option<String>,
 }
 
 /// What [`SearchResult::query_cut`] says of a query's bounds, when it was cut.
@@ -153,6 +168,12 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
         ));
     }
     let limit = check_limit(args.limit)?;
+    if args.context > MAX_CONTEXT {
+        return Err(ToolError::invalid(
+            "context",
+            format!("{} is out of range; give 0 to {MAX_CONTEXT}", args.context),
+        ));
+    }
     let kinds = parse_kinds(&args.kinds)?;
     let since = args
         .since
@@ -182,6 +203,7 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
         wanted
     };
     let mut bounds = QueryBounds::default();
+    let mut phrases = Vec::new();
     let hits = session.with_index(&ctx, &ledger, |index| {
         loop {
             let opts = SearchOptions {
@@ -193,6 +215,7 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
             };
             let searched = index.search_bounded(&args.query, &opts)?;
             bounds = searched.bounds;
+            phrases = searched.phrases_as_words;
             let found = searched.hits;
             let exhausted = found.len() < ask;
             let kept: Vec<_> = found.into_iter().filter(|h| in_range(&h.ts)).collect();
@@ -203,11 +226,16 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
         }
     })?;
     let more = hits.len() > args.offset + limit;
-    let hits = hits
-        .into_iter()
-        .skip(args.offset)
-        .take(limit)
-        .map(|h| {
+    let mut page = Vec::with_capacity(limit);
+    for h in hits.into_iter().skip(args.offset).take(limit) {
+        let context = if args.context == 0 {
+            Vec::new()
+        } else {
+            let mut around = ledger.before(h.seq, args.context)?;
+            around.extend(ledger.range(h.seq + 1, args.context)?);
+            around.iter().map(EventRow::of).collect()
+        };
+        page.push({
             let (status, by) = status_parts(h.status);
             SearchHit {
                 id: h.id.to_string(),
@@ -219,13 +247,23 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
                 field: h.field.as_str().to_owned(),
                 snippet: h.snippet,
                 exact_phrase: h.exact,
+                context,
             }
-        })
-        .collect();
+        });
+    }
+    let fallback = (!phrases.is_empty()).then(|| {
+        let quoted: Vec<String> = phrases.iter().map(|p| format!("\"{p}\"")).collect();
+        format!(
+            "no event holds {} as an exact phrase; its words were searched as ranked words \
+             instead",
+            quoted.join(", ")
+        )
+    });
     Ok(SearchResult {
-        hits,
+        hits: page,
         next_offset: more.then_some(args.offset + limit),
         query_cut: query_cut(bounds),
+        fallback,
     })
 }
 
@@ -237,8 +275,10 @@ pub(crate) fn search_tool() -> ToolDef {
 commands, paths and edits, tool outputs and errors), best matches first, as compact hits \
 with ids and the part that matched. Any query word may match; ask in plain words or give \
 identifiers, paths or error text. Filter by kinds, current_only (neither \
-superseded nor resolved), min_importance and a time range; page with limit/offset. Open a \
-hit with `timeline` (what led to it) or `get_events` (the full event).",
+superseded nor resolved), min_importance and a time range; page with limit/offset; `context` \
+brings each hit's neighbouring events (an answer often sits in the reply). A quoted phrase \
+that finds nothing is searched as ranked words, and `fallback` says so. Open a hit with \
+`timeline` (what led to it) or `get_events` (the full event).",
         Effect::Reads,
         search,
     )

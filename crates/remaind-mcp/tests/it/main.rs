@@ -285,3 +285,55 @@ async fn a_search_of_hundreds_of_words_is_bounded_and_says_it_was_cut() {
         "{hits}"
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn search_brings_neighbours_and_says_when_quotes_fell_back_to_words() {
+    let (_tmp, dir) = context();
+    let other = Ledger::open(&dir).expect("open");
+    other
+        .append_json_lines(
+            b"{\"kind\":\"note\",\"text\":\"We wrote a pact at camp\"}\n\
+              {\"kind\":\"user_message\",\"text\":\"Should we sign the friendship pact again?\"}\n\
+              {\"kind\":\"assistant_message\",\"text\":\"Yes, after dinner.\"}\n\
+              {\"kind\":\"note\",\"text\":\"I'm reading Charlottes Web to my niece\"}\n",
+        )
+        .expect("append");
+    let mut c = Client::connect(&dir).await;
+    let hits = c
+        .call("search", json!({"query": "friendship", "context": 1}))
+        .await;
+    let hit = &hits["structuredContent"]["hits"][0];
+    assert_eq!(hit["id"], "e2", "{hits}");
+    let around: Vec<&str> = hit["context"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|e| e["id"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(around, ["e1", "e3"], "{hits}");
+    // Without `context`, no list.
+    let hits = c.call("search", json!({"query": "friendship"})).await;
+    assert!(
+        hits["structuredContent"]["hits"][0]
+            .get("context")
+            .is_none()
+    );
+    // A quoted title spelled differently.
+    let hits = c
+        .call(
+            "search",
+            json!({"query": "read to her niece, \"Charlotte's Web\"?"}),
+        )
+        .await;
+    assert_eq!(hits["structuredContent"]["hits"][0]["id"], "e4", "{hits}");
+    let fallback = hits["structuredContent"]["fallback"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(fallback.contains("\"Charlotte's Web\""), "{hits}");
+    // Out of range names the field.
+    let bad = c
+        .call("search", json!({"query": "friendship", "context": 21}))
+        .await;
+    assert_eq!(bad["isError"], true, "{bad}");
+    assert!(bad.to_string().contains("context"), "{bad}");
+}
