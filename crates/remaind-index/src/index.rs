@@ -237,6 +237,30 @@ struct Candidate {
     score: f64,
 }
 
+impl Candidate {
+    /// The columns `kind, ts, importance, status, status_by, line` of a row, from column
+    /// `at` on, as a candidate of `seq` at BM25 `rank` (not exact, not scored yet).
+    fn from_columns(
+        r: &rusqlite::Row<'_>,
+        seq: i64,
+        at: usize,
+        rank: f64,
+    ) -> rusqlite::Result<Self> {
+        Ok(Candidate {
+            seq,
+            kind: r.get(at)?,
+            ts: r.get(at + 1)?,
+            importance: r.get(at + 2)?,
+            status: r.get(at + 3)?,
+            status_by: r.get(at + 4)?,
+            line: r.get(at + 5)?,
+            rank,
+            exact: false,
+            score: 0.0,
+        })
+    }
+}
+
 /// How many of the best BM25 matches a plain search ranks again (enough that kind,
 /// importance and exact forms can lift a hit to the top, few enough to read their lines): one
 /// number whatever the limit, so that where a hit ranks never depends on how many hits are
@@ -644,16 +668,8 @@ fn candidates_of(
         };
         rows.push(detail.query_row(params![seq], |r| {
             Ok(Candidate {
-                seq,
-                kind: r.get(0)?,
-                ts: r.get(1)?,
-                importance: r.get(2)?,
-                status: r.get(3)?,
-                status_by: r.get(4)?,
-                line: r.get(5)?,
-                rank,
                 exact,
-                score: 0.0,
+                ..Candidate::from_columns(r, seq, 0, rank)?
             })
         })?);
     }
@@ -737,16 +753,8 @@ fn replies(
         let reply = next
             .query_row(rusqlite::params_from_iter(p.iter()), |r| {
                 Ok(Candidate {
-                    seq: r.get(0)?,
-                    kind: r.get(1)?,
-                    ts: r.get(2)?,
-                    importance: r.get(3)?,
-                    status: r.get(4)?,
-                    status_by: r.get(5)?,
-                    line: r.get(6)?,
-                    rank,
-                    exact: false,
                     score: share,
+                    ..Candidate::from_columns(r, r.get(0)?, 1, rank)?
                 })
             })
             .optional()?;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::common::{ok, remaind, text, tmp};
+use crate::common::{Tmp, ok, remaind, text, tmp};
 use crate::transcripts::fixture;
 
 /// Every file under `ctx`'s `sub` folders, by relative path (lock and temp files, whose
@@ -611,10 +611,11 @@ fn dead_url() -> String {
     format!("postgres://postgres@127.0.0.1:{port}/postgres")
 }
 
-#[test]
-fn fleet_session_start_injects_the_local_copy_while_the_store_is_unreachable() {
+/// A folder `repo/.context` joined to a new project on the test cluster: the temp folder
+/// (kept alive by the caller), the store's URL, the repository and its `.context/`.
+fn joined_replica(name: &str) -> (Tmp, String, PathBuf, PathBuf) {
     let url = remaind_testkit::postgres_url();
-    let project = remaind_testkit::unique_project("offline");
+    let project = remaind_testkit::unique_project(name);
     let t = tmp();
     let repo = t.0.join("repo");
     let ctx = repo.join(".context");
@@ -623,11 +624,22 @@ fn fleet_session_start_injects_the_local_copy_while_the_store_is_unreachable() {
         &["init", "--store", &url, "--project", &project],
         None,
     ));
+    (t, url, repo, ctx)
+}
+
+/// A UserPromptSubmit payload from `repo`.
+fn prompt_in(repo: &Path, said: &str) -> serde_json::Value {
+    serde_json::json!({
+        "session_id": "s1", "cwd": repo.to_str().expect("utf-8"),
+        "hook_event_name": "UserPromptSubmit", "prompt": said,
+    })
+}
+
+#[test]
+fn fleet_session_start_injects_the_local_copy_while_the_store_is_unreachable() {
+    let (_t, _url, repo, ctx) = joined_replica("offline");
     let cwd = repo.to_str().expect("utf-8");
-    let prompt = serde_json::json!({
-        "session_id": "s1", "cwd": cwd, "hook_event_name": "UserPromptSubmit",
-        "prompt": "Add a retry loop to the uploader",
-    });
+    let prompt = prompt_in(&repo, "Add a retry loop to the uploader");
     let out = hook_in(&repo, "user-prompt-submit", &prompt);
     assert!(out.status.success(), "{}", text(&out));
     let start = serde_json::json!({
@@ -679,23 +691,8 @@ fn fleet_init_against_an_unreachable_store_leaves_no_folder() {
 
 #[test]
 fn fleet_prompts_wait_in_the_outbox_while_the_store_is_unreachable_and_go_in_once_in_order() {
-    let url = remaind_testkit::postgres_url();
-    let project = remaind_testkit::unique_project("outbox");
-    let t = tmp();
-    let repo = t.0.join("repo");
-    let ctx = repo.join(".context");
-    ok(&remaind(
-        &ctx,
-        &["init", "--store", &url, "--project", &project],
-        None,
-    ));
-    let cwd = repo.to_str().expect("utf-8");
-    let prompt = |said: &str| {
-        serde_json::json!({
-            "session_id": "s1", "cwd": cwd, "hook_event_name": "UserPromptSubmit",
-            "prompt": said,
-        })
-    };
+    let (_t, url, repo, ctx) = joined_replica("outbox");
+    let prompt = |said: &str| prompt_in(&repo, said);
     let secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
     repoint(&ctx, &dead_url());
     for said in [
