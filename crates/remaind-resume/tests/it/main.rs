@@ -2,6 +2,7 @@
 //! the packet budget, framing and rollback, the state items settled since a compaction.
 
 mod budget;
+mod file_changes;
 mod common;
 mod gate;
 mod lifecycle;
