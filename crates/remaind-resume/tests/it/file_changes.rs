@@ -36,7 +36,10 @@ fn the_changes_to_one_file_are_one_line_saying_what_changed() {
         line.contains("(\"// TODO retry\" → \"for attempt in 0..tries {\" (12 lines))"),
         "what the newest change did: {line}"
     );
-    assert!(!packet.contains("data={}"), "an empty data object is noise:\n{packet}");
+    assert!(
+        !packet.contains("data={}"),
+        "an empty data object is noise:\n{packet}"
+    );
     assert!(
         !line.contains("data="),
         "the path is not repeated as data: {line}"

@@ -2,8 +2,8 @@
 //! the packet budget, framing and rollback, the state items settled since a compaction.
 
 mod budget;
-mod file_changes;
 mod common;
+mod file_changes;
 mod gate;
 mod lifecycle;
 mod monitor;
