@@ -49,6 +49,36 @@ const NAV: [(&str, &str); 7] = [
 
 /// A whole page: `body` is already HTML.
 pub(crate) fn page(title: &str, active: &str, body: &str) -> String {
+    document(title, active, "", &format!("<h1>{}</h1>{body}", esc(title)))
+}
+
+/// The page a navigation gets when it carries the session cookie but not the page key (a
+/// browser sends no header of its own on a navigation): no folder data, only `target` (this
+/// request's path and query), which the script asks for again with the key. Its `<main>` is
+/// then replaced by the answer's (see `assets/app.js`).
+pub(crate) fn boot_page(target: &str) -> String {
+    let path = target.split('?').next().unwrap_or(target);
+    let (active, title) = NAV
+        .iter()
+        .find(|(p, _)| path == *p || path.starts_with(&format!("{p}/")))
+        .map_or(("", "Loading"), |(p, label)| (*p, *label));
+    let attrs = format!(
+        " data-boot hx-get=\"{}\" hx-trigger=\"load\" hx-select=\"#main\" hx-target=\"this\" \
+hx-swap=\"outerHTML\"",
+        esc(target)
+    );
+    document(
+        title,
+        active,
+        &attrs,
+        "<p class=\"muted\" id=\"booting\">Loading…</p><noscript><p class=\"error\">This viewer \
+needs JavaScript: the key that opens its pages is kept by the page, not in a cookie.</p></noscript>",
+    )
+}
+
+/// The HTML around every page: `main_attrs` (already HTML, each with its leading space) go on
+/// `<main>`, `main` is its content.
+fn document(title: &str, active: &str, main_attrs: &str, main: &str) -> String {
     let mut nav = String::new();
     for (path, label) in NAV {
         let current = if path == active {
@@ -62,16 +92,15 @@ pub(crate) fn page(title: &str, active: &str, body: &str) -> String {
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
 <meta name=\"color-scheme\" content=\"light dark\">\
-<meta name=\"htmx-config\" content='{{\"includeIndicatorStyles\":false,\"allowEval\":false,\"allowScriptTags\":false,\"historyCacheSize\":0}}'>\
+<meta name=\"htmx-config\" content='{{\"includeIndicatorStyles\":false,\"allowEval\":false,\"allowScriptTags\":false,\"historyCacheSize\":0,\"refreshOnHistoryMiss\":true}}'>\
 <title>{} · remaind</title>\
 <link rel=\"stylesheet\" href=\"/assets/style.css\">\
 <script src=\"/assets/htmx.min.js\" defer></script>\
 <script src=\"/assets/sse.min.js\" defer></script>\
 <script src=\"/assets/app.js\" defer></script>\
 </head><body><header><span class=\"brand\">remaind</span><nav>{nav}</nav></header>\
-<main id=\"main\"><h1>{}</h1>{body}</main></body></html>\n",
+<main id=\"main\"{main_attrs}>{main}</main></body></html>\n",
         esc(title),
-        esc(title)
     )
 }
 

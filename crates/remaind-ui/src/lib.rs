@@ -7,9 +7,12 @@
 //! byte of event text escaped by one function), the static assets embedded in the binary
 //! (htmx and its SSE extension, vendored; no CDN), and the safety rules of a local server:
 //! bound to loopback unless told otherwise, a random per-launch token exchanged for an
-//! HttpOnly SameSite=Strict cookie, Host and Origin checked against the bound address (DNS
-//! rebinding), a strict Content-Security-Policy, and read-only unless writes were allowed
-//! (then every write is a POST carrying a per-launch CSRF token, after a confirmation page).
+//! HttpOnly SameSite=Strict cookie and a page key kept in this origin's storage (a cookie
+//! alone, which the browser also sends to every other port of the host, reads nothing), Host
+//! and Origin checked against the bound address (DNS rebinding), a strict
+//! Content-Security-Policy, read-only unless writes were allowed (then every write is a POST
+//! carrying a per-launch CSRF token, after a confirmation page), and bounded connections
+//! ([`HEADER_TIMEOUT`], [`IDLE_TIMEOUT`], [`MAX_CONNECTIONS`]).
 //!
 //! It reads everything through the libraries below it (the ledger's positional reads, the
 //! index, resume, compact's history store, memory) and never opens a file under `.context/`
@@ -21,7 +24,7 @@
 //! let ctx = remaind_resume::ContextDir::new(camino::Utf8PathBuf::from(".context"));
 //! let options = Options::local(ctx);
 //! let viewer = Viewer::bind(options)?;
-//! // The URL carries the per-launch token: the first visit trades it for a cookie.
+//! // The URL carries the per-launch token: the first visit trades it for a cookie and a key.
 //! let url = viewer.url();
 //! assert!(url.starts_with("http://127.0.0.1:"));
 //! viewer.serve_until_ctrl_c()?;
@@ -40,9 +43,26 @@ mod views;
 use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 use std::sync::Arc;
+use std::time::Duration;
 
 pub use error::Error;
 use remaind_resume::ContextDir;
+
+/// How long a request's head (its request line and headers) may take to arrive, counted from
+/// the moment the connection is ready for one: when it is accepted, and again after each answer
+/// on a kept-alive connection (so a connection idle between requests is closed after this long
+/// too). A client that sends part of a header and stops is dropped then, without an answer.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A connection on which no byte moves either way for this long is closed, whatever it is
+/// doing: a request body that stopped arriving, a client that stopped reading its answer. The
+/// live tail writes a keep-alive comment every 15 seconds, so an open tail is never idle.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Connections served at once. One more is closed as soon as it is accepted, so a flood of
+/// connections cannot take the file descriptors the owner's open connections need (each one
+/// that never sends a whole header is gone after [`HEADER_TIMEOUT`]).
+pub const MAX_CONNECTIONS: usize = 64;
 
 /// How a viewer is started.
 #[derive(Debug, Clone)]

@@ -23,6 +23,10 @@ pub(crate) struct Stop(pub(crate) tokio::sync::watch::Receiver<bool>);
 const POLL: Duration = Duration::from_millis(300);
 /// Events sent per poll at most (a burst is sent over several polls).
 const BATCH: usize = 200;
+/// How often a quiet tail writes a keep-alive comment: well within [`crate::IDLE_TIMEOUT`], so
+/// an open tail is never closed as idle.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+const _: () = assert!(KEEP_ALIVE.as_secs() * 2 < crate::IDLE_TIMEOUT.as_secs());
 
 /// `GET /live?after=N`: the events after seq N (or after `Last-Event-ID`), as they come.
 ///
@@ -106,5 +110,5 @@ pub(crate) async fn tail(
             }
         },
     );
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
 }

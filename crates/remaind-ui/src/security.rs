@@ -4,11 +4,30 @@
 //!    port: a page on another name that resolves here (DNS rebinding) gets 403.
 //! 2. `Origin`, when sent, must be this server's origin (or `null` with `Sec-Fetch-Site:
 //!    same-origin`, what a browser sends for its own form under `no-referrer`); a POST must
-//!    send it; `Sec-Fetch-Site: cross-site` is refused outright.
-//! 3. The per-launch token: in the cookie, or in `?token=` once (answered with the cookie
-//!    and a redirect to the same URL without it). Anything else is 401.
+//!    send it; `Sec-Fetch-Site: cross-site` or `same-site` is refused outright.
+//! 3. The session: two per-launch secrets, neither of which reads anything alone.
+//!    - The session cookie (HttpOnly, SameSite=Strict). Cookies have no port scope: the
+//!      browser also sends this one to every other server on the same host, which can then
+//!      replay it. So the cookie only ever buys the boot page: no folder data, no secret.
+//!    - The page key, sent as the `X-Remaind-Key` header. It lives in this origin's
+//!      `localStorage`, which is scoped to scheme, host *and port*: no page of another server
+//!      can read it, and a custom header from another origin needs a CORS preflight this
+//!      server never grants. The live tail's `EventSource` cannot send headers, so `/live`
+//!      alone takes the key in its URL (`&key=`), written into the timeline page, which only a
+//!      request with the key gets.
 //!
-//! Writes are checked in `server` (allowed at launch, a POST, the CSRF token of this launch).
+//!    The printed URL's `?token=` (a third secret, never stored by the browser) is traded, on
+//!    any GET, for the cookie and a redirect to the same URL without it whose fragment holds
+//!    the key (`#remaind-key=…`; a fragment is never sent to any server). The page's script
+//!    (`assets/app.js`) moves the key into storage and clears the fragment. A navigation (a
+//!    link, a reload, a typed URL, a GET form) sends the cookie but no header: it gets the
+//!    boot page as a 401, whose script asks for the same URL again with the header and puts
+//!    the answer's `<main>` in place. A replayed cookie value, from curl or another local
+//!    server, gets that boot page and nothing else; replayed as `?token=` it is no token.
+//!    Static assets and `/` (a redirect) need the cookie only: they hold no folder data.
+//! 4. A POST passes with the cookie, and its handler (in `server`) refuses it unless writes
+//!    were allowed at launch and its form carries the CSRF token of this launch, which is
+//!    written only into pages that needed the key; nothing is read before that check.
 
 use std::sync::Arc;
 
@@ -18,6 +37,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use crate::html::boot_page;
 use crate::server::App;
 
 /// The policy: scripts, styles and connections from this origin only, nothing inline, no
@@ -105,6 +125,33 @@ fn split_token(query: &str) -> (Option<&str>, String) {
     (token, rest.join("&"))
 }
 
+/// The header that carries the page key.
+pub(crate) const KEY_HEADER: &str = "x-remaind-key";
+
+/// True when the request carries this launch's page key: in its header, or for the live tail
+/// (an `EventSource`, which sends no header of its own) in the `key` query parameter.
+fn has_key(app: &App, req: &Request) -> bool {
+    let header = req
+        .headers()
+        .get(KEY_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|k| same(k, &app.key));
+    header
+        || (req.uri().path() == "/live"
+            && req
+                .uri()
+                .query()
+                .unwrap_or("")
+                .split('&')
+                .filter_map(|pair| pair.strip_prefix("key="))
+                .any(|k| same(k, &app.key)))
+}
+
+/// Routes that hold no folder data: the cookie alone opens them.
+fn keyless(path: &str) -> bool {
+    path == "/" || path.starts_with("/assets/")
+}
+
 /// The middleware: checks, then the view, then the headers.
 pub(crate) async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
     let headers = req.headers();
@@ -142,39 +189,69 @@ pub(crate) async fn guard(State(app): State<Arc<App>>, req: Request, next: Next)
         }
         _ => {}
     }
-    if cookie(headers, &app.cookie_name).is_some_and(|c| same(c, &app.token)) {
+    let query = req.uri().query().unwrap_or("");
+    let (token, rest) = split_token(query);
+    if req.method() == Method::GET && token.is_some_and(|t| same(t, &app.token)) {
+        return trade(&app, req.uri().path(), &rest);
+    }
+    if !cookie(headers, &app.cookie_name).is_some_and(|c| same(c, &app.session)) {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized: open the URL `remaind ui` printed (it carries this launch's token)",
+        );
+    }
+    let writes = req.method() != Method::GET && req.method() != Method::HEAD;
+    if writes || keyless(req.uri().path()) || has_key(&app, &req) {
         let mut res = next.run(req).await;
         harden(res.headers_mut());
         return res;
     }
-    let query = req.uri().query().unwrap_or("");
-    let (token, rest) = split_token(query);
-    if req.method() == Method::GET && token.is_some_and(|t| same(t, &app.token)) {
-        let path = req.uri().path();
-        let location = if rest.is_empty() {
-            path.to_owned()
-        } else {
-            format!("{path}?{rest}")
-        };
-        let mut res = Response::builder()
-            .status(StatusCode::SEE_OTHER)
-            .header(header::LOCATION, location)
-            .header(
-                header::SET_COOKIE,
-                format!(
-                    "{}={}; HttpOnly; SameSite=Strict; Path=/",
-                    app.cookie_name, app.token
-                ),
-            )
-            .body(Body::empty())
-            .unwrap_or_default();
-        harden(res.headers_mut());
-        return res;
-    }
-    refuse(
+    // The cookie without the key: the owner's browser on a navigation, or a replayed cookie.
+    // Either way only the boot page, which holds nothing but this URL.
+    let target = match req.uri().query() {
+        Some(q) => format!("{}?{q}", req.uri().path()),
+        None => req.uri().path().to_owned(),
+    };
+    let mut res = (
         StatusCode::UNAUTHORIZED,
-        "unauthorized: open the URL `remaind ui` printed (it carries this launch's token)",
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        boot_page(&target),
     )
+        .into_response();
+    harden(res.headers_mut());
+    res
+}
+
+/// The answer to the printed URL: the session cookie, and a redirect to the same URL without
+/// the token whose fragment carries the page key (`/` goes straight to the timeline).
+fn trade(app: &App, path: &str, rest: &str) -> Response {
+    let path = if path == "/" { "/timeline" } else { path };
+    let location = if rest.is_empty() {
+        format!("{path}#remaind-key={}", app.key)
+    } else {
+        format!("{path}?{rest}#remaind-key={}", app.key)
+    };
+    let mut res = Response::builder()
+        .status(StatusCode::SEE_OTHER)
+        .header(header::LOCATION, location)
+        .header(
+            header::SET_COOKIE,
+            format!(
+                "{}={}; HttpOnly; SameSite=Strict; Path=/",
+                app.cookie_name, app.session
+            ),
+        )
+        .body(Body::empty())
+        .unwrap_or_else(|_| {
+            // A header value this crate built from hex and a path the request itself parsed;
+            // should it ever fail, refuse rather than answer half a trade.
+            refuse(
+                StatusCode::BAD_REQUEST,
+                "bad request: the URL cannot be redirected",
+            )
+        });
+    harden(res.headers_mut());
+    res
 }
 
 #[cfg(test)]

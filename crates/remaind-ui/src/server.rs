@@ -3,14 +3,22 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{Form, Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use remaind_resume::ContextDir;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::error::Error;
 use crate::html::{esc, page};
@@ -24,9 +32,15 @@ pub(crate) struct App {
     pub(crate) addr: SocketAddr,
     /// `http://ADDR:PORT`.
     pub(crate) origin: String,
-    /// The token the printed URL carries, and the cookie's value.
+    /// The token the printed URL carries: traded for the session cookie and the page key,
+    /// never stored by the browser itself.
     pub(crate) token: String,
-    /// The token every write form carries (distinct from the cookie's, never in a URL).
+    /// The session cookie's value (the browser sends it to every port of this host).
+    pub(crate) session: String,
+    /// The page key: kept in this origin's storage by the page's script and sent as the
+    /// `X-Remaind-Key` header (or, by the live tail's EventSource, in its URL).
+    pub(crate) key: String,
+    /// The token every write form carries (distinct from the others, never in a URL).
     pub(crate) csrf: String,
     /// Per port: two viewers on one machine keep their own cookies.
     pub(crate) cookie_name: String,
@@ -40,6 +54,8 @@ impl App {
             addr,
             origin: format!("http://{addr}"),
             token: random_token().map_err(Error::Random)?,
+            session: random_token().map_err(Error::Random)?,
+            key: random_token().map_err(Error::Random)?,
             csrf: random_token().map_err(Error::Random)?,
             cookie_name: format!("remaind_ui_{}", addr.port()),
             allow_writes,
@@ -121,14 +137,149 @@ where
             crate::security::guard,
         ))
         .with_state(app);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            // Live tails end too, or the graceful shutdown would wait for them forever.
-            let _ = stop_tx.send(true);
-        })
-        .await
-        .map_err(Error::Serve)
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(crate::HEADER_TIMEOUT);
+    let graceful = GracefulShutdown::new();
+    let slots = Arc::new(tokio::sync::Semaphore::new(crate::MAX_CONNECTIONS));
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // Out of descriptors, or a connection reset before it was taken: wait a
+                // moment rather than spin, and keep serving the connections already open.
+                Err(_) => {
+                    tokio::time::sleep(ACCEPT_BACKOFF).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // Past the cap the connection is closed at once: the ones already open (the owner's
+        // among them) keep their descriptors and their answers.
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
+        let moved = Arc::new(Activity::default());
+        let io = TokioIo::new(Watched {
+            io: stream,
+            moved: Arc::clone(&moved),
+        });
+        let conn =
+            graceful.watch(http.serve_connection(io, TowerToHyperService::new(router.clone())));
+        tokio::spawn(async move {
+            let _slot = slot;
+            tokio::select! {
+                _ = conn => {}
+                () = moved.idle_for(crate::IDLE_TIMEOUT) => {}
+            }
+        });
+    }
+    drop(listener);
+    // Live tails end too, or the graceful shutdown would wait for them forever.
+    let _ = stop_tx.send(true);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// How long the accept loop waits after a failed accept (out of file descriptors, most
+/// likely) before it tries again.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// When a byte last moved on one connection, in milliseconds since its `start`.
+#[derive(Debug)]
+struct Activity {
+    start: Instant,
+    last: AtomicU64,
+}
+
+impl Default for Activity {
+    fn default() -> Activity {
+        Activity {
+            start: Instant::now(),
+            last: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Activity {
+    fn touch(&self) {
+        let now = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last.store(now, Ordering::Relaxed);
+    }
+
+    /// Completes once no byte has moved for `limit`.
+    async fn idle_for(&self, limit: Duration) {
+        loop {
+            let last = self.start + Duration::from_millis(self.last.load(Ordering::Relaxed));
+            let quiet = last.elapsed();
+            if quiet >= limit {
+                return;
+            }
+            tokio::time::sleep(limit - quiet).await;
+        }
+    }
+}
+
+/// A connection's socket that notes every byte read or written in its [`Activity`].
+struct Watched {
+    io: tokio::net::TcpStream,
+    moved: Arc<Activity>,
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.io).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            self.moved.touch();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.io).poll_write(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.moved.touch();
+        }
+        polled
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let polled = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.moved.touch();
+        }
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
 }
 
 async fn asset(Path(name): Path<String>) -> Response {

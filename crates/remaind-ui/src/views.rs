@@ -352,8 +352,9 @@ fn timeline_page(app: &App, q: &HashMap<String, String>) -> Result<Response, Str
         let _ = write!(
             body,
             "<p>Live tail: <span id=\"conn\" data-state=\"connecting\">connecting…</span></p>\
-<ol class=\"events\" id=\"events\" hx-ext=\"sse\" sse-connect=\"/live?after={head}\" \
-sse-swap=\"event\" hx-swap=\"beforeend\">"
+<ol class=\"events\" id=\"events\" hx-ext=\"sse\" sse-connect=\"/live?after={head}&amp;key={}\" \
+sse-swap=\"event\" hx-swap=\"beforeend\">",
+            esc(&app.key)
         );
     } else {
         body.push_str("<ol class=\"events\" id=\"events\">");

@@ -156,6 +156,37 @@ async fn wait_for(c: &Client, css: &str, secs: u64) -> Result<(), String> {
         .map_err(|x| format!("no {css} within {secs} s: {x}"))
 }
 
+/// Waits for the page itself: a navigation carries the session cookie but not the page key, so
+/// it gets the boot page, whose script asks for the same URL again with the key and puts the
+/// answer's `<main>` in place of its own.
+async fn booted(c: &Client) -> Result<(), String> {
+    let r = wait_for(c, "main#main:not([data-boot])", 10).await;
+    if r.is_err()
+        && c.find(Locator::Css("main[data-state='no-key']"))
+            .await
+            .is_ok()
+    {
+        return Err("the page has no key for this launch".to_owned());
+    }
+    r
+}
+
+/// Navigates to `url` and waits for the page.
+async fn open(c: &Client, url: &str) -> Result<(), String> {
+    c.goto(url).await.map_err(e)?;
+    booted(c).await
+}
+
+/// Clicks `el` (a link or a GET form's button, a navigation) and waits for the new page: the
+/// old one is marked first, so its own `<main>` is not taken for the new one's.
+async fn click_to(c: &Client, el: fantoccini::elements::Element) -> Result<(), String> {
+    c.execute("document.body.setAttribute('data-left', '')", vec![])
+        .await
+        .map_err(e)?;
+    el.click().await.map_err(e)?;
+    wait_for(c, "body:not([data-left]) main#main:not([data-boot])", 10).await
+}
+
 fn ensure(cond: bool, what: impl Into<String>) -> Result<(), String> {
     if cond { Ok(()) } else { Err(what.into()) }
 }
@@ -172,7 +203,7 @@ async fn screens(
     for (w, h) in SIZES {
         c.set_window_size(w, h).await.map_err(e)?;
         for (name, path) in views {
-            c.goto(&format!("{base}{path}")).await.map_err(e)?;
+            open(c, &format!("{base}{path}")).await?;
             wait_for(c, "main h1", 10).await?;
             let png = c.screenshot().await.map_err(e)?;
             std::fs::write(dir.join(format!("{prefix}-{name}-{w}x{h}.png")), png).map_err(e)?;
@@ -379,11 +410,15 @@ struct DemoPage<'a> {
 /// demo: the token URL sets the cookie and the timeline renders.
 async fn token_url_sets_the_cookie(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, url, .. } = p;
-    c.goto(url).await.map_err(e)?;
+    open(c, url).await?;
     let now = c.current_url().await.map_err(e)?;
     ensure(
         !now.as_str().contains("token="),
         format!("the token stays in the URL: {now}"),
+    )?;
+    ensure(
+        !now.as_str().contains("remaind-key"),
+        format!("the page key stays in the URL: {now}"),
     )?;
     ensure(now.path() == "/timeline", format!("landed on {now}"))?;
     let rows = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
@@ -453,7 +488,7 @@ async fn a_logged_event_appears_live(p: &DemoPage<'_>) -> Result<(), String> {
 /// demo: /e/3 is a deep link to one event with its payload.
 async fn deep_link_to_one_event(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, .. } = p;
-    c.goto(&format!("{base}/e/3")).await.map_err(e)?;
+    open(c, &format!("{base}/e/3")).await?;
     let h1 = text_of(c, "main h1").await?;
     ensure(h1 == "Event e3", format!("heading {h1:?}"))?;
     text_of(c, "pre.payload").await.map(|_| ())
@@ -462,9 +497,7 @@ async fn deep_link_to_one_event(p: &DemoPage<'_>) -> Result<(), String> {
 /// demo: search highlights hits and a hit opens its event.
 async fn search_hits_open_their_event(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, .. } = p;
-    c.goto(&format!("{base}/search?q=retries"))
-        .await
-        .map_err(e)?;
+    open(c, &format!("{base}/search?q=retries")).await?;
     wait_for(c, ".hit mark", 10).await?;
     let link = c.find(Locator::Css(".hit a.ev-id")).await.map_err(e)?;
     let id = link.text().await.map_err(e)?;
@@ -480,7 +513,7 @@ async fn search_hits_open_their_event(p: &DemoPage<'_>) -> Result<(), String> {
 /// demo: Now shows packet, gate, band, state; a citation opens its event.
 async fn now_shows_the_packet(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, .. } = p;
-    c.goto(&format!("{base}/now")).await.map_err(e)?;
+    open(c, &format!("{base}/now")).await?;
     text_of(c, "#gate .verdict").await?;
     let band = text_of(c, "#band").await?;
     ensure(band.contains("tokens"), format!("band {band:?}"))?;
@@ -507,7 +540,7 @@ async fn now_shows_the_packet(p: &DemoPage<'_>) -> Result<(), String> {
 /// demo: a rejected candidate shows its failed checks and their events.
 async fn rejected_candidate_shows_its_checks(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, .. } = p;
-    c.goto(&format!("{base}/compactions")).await.map_err(e)?;
+    open(c, &format!("{base}/compactions")).await?;
     let rows = c
         .find_all(Locator::Css(".card.rejected table.failures td code"))
         .await
@@ -531,9 +564,7 @@ async fn diff_shows_added_and_superseded(p: &DemoPage<'_>) -> Result<(), String>
     let n = times.len();
     ensure(n >= 2, "fewer than two states in history")?;
     let (a, b) = (&times[n - 2], &times[n - 1]);
-    c.goto(&format!("{base}/compactions/diff?a={a}&b={b}"))
-        .await
-        .map_err(e)?;
+    open(c, &format!("{base}/compactions/diff?a={a}&b={b}")).await?;
     let added = c
         .find_all(Locator::Css(".diff li.added"))
         .await
@@ -555,7 +586,7 @@ async fn diff_shows_added_and_superseded(p: &DemoPage<'_>) -> Result<(), String>
 /// demo: Memory and Integrity render.
 async fn memory_and_integrity_render(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, .. } = p;
-    c.goto(&format!("{base}/memory")).await.map_err(e)?;
+    open(c, &format!("{base}/memory")).await?;
     let page = c.source().await.map_err(e)?;
     ensure(
         page.contains("Proposals")
@@ -563,7 +594,7 @@ async fn memory_and_integrity_render(p: &DemoPage<'_>) -> Result<(), String> {
             && page.contains("table class=\"tree\""),
         "memory sections missing",
     )?;
-    c.goto(&format!("{base}/integrity")).await.map_err(e)?;
+    open(c, &format!("{base}/integrity")).await?;
     let v = text_of(c, "#chain").await?;
     ensure(v.contains("intact"), format!("integrity {v:?}"))
 }
@@ -571,7 +602,7 @@ async fn memory_and_integrity_render(p: &DemoPage<'_>) -> Result<(), String> {
 /// The event ids of the links inside `css` on the page at `path`.
 async fn linked_ids(p: &DemoPage<'_>, path: &str, css: &str) -> Result<Vec<String>, String> {
     let DemoPage { c, base, .. } = p;
-    c.goto(&format!("{base}{path}")).await.map_err(e)?;
+    open(c, &format!("{base}{path}")).await?;
     let mut ids = Vec::new();
     for a in c.find_all(Locator::Css(css)).await.map_err(e)? {
         ids.push(a.text().await.map_err(e)?);
@@ -618,7 +649,7 @@ async fn compare_form_after_a_rollback(p: &DemoPage<'_>) -> Result<(), String> {
         .ok_or("the rollback has no undo")?
         .to_owned();
     let checked = async {
-        c.goto(&format!("{base}/compactions")).await.map_err(e)?;
+        open(c, &format!("{base}/compactions")).await?;
         let newer = text_of(c, "select[name=b] option[selected]").await?;
         let older = text_of(c, "select[name=a] option[selected]").await?;
         ensure(
@@ -674,7 +705,7 @@ async fn rollback_and_undo_restore_bytes(p: &DemoPage<'_>) -> Result<(), String>
         std::fs::read(state).map_err(e)?,
         std::fs::read(handover).map_err(e)?,
     );
-    c.goto(&format!("{base}/rollback")).await.map_err(e)?;
+    open(c, &format!("{base}/rollback")).await?;
     // The newest state.json point's "roll back to before": undoes the last compaction (newer
     // points may touch only the packet or memory).
     let mut newest_state = None;
@@ -751,23 +782,17 @@ async fn transcript(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Resu
     let base = origin_of(&url);
     let c = browser(driver).await?;
     let r = async {
-        c.goto(&url).await.map_err(e)?;
+        open(&c, &url).await?;
         let rows = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
         ensure(
             rows.len() == 50,
             format!("{} rows on the first page", rows.len()),
         )?;
-        c.find(Locator::Css("a[rel=prev]"))
-            .await
-            .map_err(e)?
-            .click()
-            .await
-            .map_err(e)?;
+        let prev = c.find(Locator::Css("a[rel=prev]")).await.map_err(e)?;
+        click_to(&c, prev).await?;
         let older = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
         ensure(!older.is_empty(), "the older page is empty")?;
-        c.goto(&format!("{base}/timeline?kind=user_message"))
-            .await
-            .map_err(e)?;
+        open(&c, &format!("{base}/timeline?kind=user_message")).await?;
         let kinds = c.find_all(Locator::Css("#events .kind")).await.map_err(e)?;
         ensure(!kinds.is_empty(), "no user message")?;
         for k in kinds {
@@ -781,14 +806,14 @@ async fn transcript(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Resu
     .await;
     t.check("transcript: timeline pages and filters by kind", r);
     let r = async {
-        c.goto(&format!("{base}/now")).await.map_err(e)?;
+        open(&c, &format!("{base}/now")).await?;
         text_of(&c, "#gate .verdict").await?;
         text_of(&c, "pre.packet").await?;
-        c.goto(&format!("{base}/rollback")).await.map_err(e)?;
+        open(&c, &format!("{base}/rollback")).await?;
         text_of(&c, "#read-only").await?;
         let buttons = c.find_all(Locator::Css("button.danger")).await.map_err(e)?;
         ensure(buttons.is_empty(), "a read-only viewer shows write buttons")?;
-        c.goto(&format!("{base}/search?q=test")).await.map_err(e)?;
+        open(&c, &format!("{base}/search?q=test")).await?;
         wait_for(&c, ".hit mark", 10).await
     }
     .await;

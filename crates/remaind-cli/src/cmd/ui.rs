@@ -17,8 +17,10 @@ remaind ui\n  \
 remaind ui --port 8765 --open\n  \
 remaind ui --allow-writes                 # rollback and undo from the page, each confirmed\n  \
 remaind --dir ../other/.context ui\n\n\
-Safety: it binds 127.0.0.1 unless --bind says otherwise; every request needs the token (traded\n\
-for an HttpOnly cookie on the first visit) and this address in its Host header.")]
+Safety: it binds 127.0.0.1 unless --bind says otherwise; every request needs this address in its\n\
+Host header, and the token (traded on the first visit for an HttpOnly cookie and a key the page\n\
+keeps and sends as a header: the cookie alone, which the browser also sends to other local\n\
+ports, opens nothing). The page needs JavaScript.")]
 pub(crate) struct Args {
     /// The port to listen on (0: any free port).
     #[arg(long, value_name = "N", default_value_t = 0)]
