@@ -243,6 +243,13 @@ fn a_foreign_host_is_refused_even_with_the_token() {
     assert_eq!(code, 200);
 }
 
+/// The time before the first rollback point, as a form field carries it.
+fn first_point_encoded(ctx: &ContextDir) -> String {
+    remaind_resume::rollback_points(ctx).unwrap()[0]
+        .before
+        .replace(':', "%3A")
+}
+
 /// The confirmation form's CSRF token, read from the rollback page as the browser would.
 fn csrf(run: &Running) -> String {
     let host = run.addr.to_string();
@@ -262,10 +269,8 @@ fn a_post_from_a_foreign_origin_or_without_one_is_refused_and_changes_nothing() 
     let run = start(&ctx, true);
     let host = run.addr.to_string();
     let token = csrf(&run);
-    let first = remaind_resume::rollback_points(&ctx).unwrap()[0]
-        .before
-        .clone();
-    let body = format!("csrf={token}&to={}&confirm=yes", first.replace(':', "%3A"));
+    let first = first_point_encoded(&ctx);
+    let body = format!("csrf={token}&to={first}&confirm=yes");
     let cookie = run.auth();
     let form = "Content-Type: application/x-www-form-urlencoded";
     for origin in [
@@ -330,16 +335,14 @@ fn a_write_without_allow_writes_is_refused_and_changes_nothing() {
         !page.contains("name=\"csrf\""),
         "a read-only viewer offers no write form"
     );
-    let first = remaind_resume::rollback_points(&ctx).unwrap()[0]
-        .before
-        .clone();
+    let first = first_point_encoded(&ctx);
     for path in ["/rollback", "/rollback/confirm"] {
         let (code, text) = request(
             run.addr,
             &format!(
                 "POST {path} HTTP/1.1\r\nHost: {host}\r\n{cookie}\r\nOrigin: http://{host}\r\nContent-Type: application/x-www-form-urlencoded"
             ),
-            &format!("to={}&confirm=yes&csrf=x", first.replace(':', "%3A")),
+            &format!("to={first}&confirm=yes&csrf=x"),
         );
         assert_eq!(code, 403, "{path}: {text}");
         assert!(text.contains("--allow-writes"), "{text}");
@@ -525,14 +528,11 @@ fn a_form_post_carries_the_csrf_token_instead_of_the_key() {
     let run = start(&ctx, true);
     let host = run.addr.to_string();
     let token = csrf(&run);
-    let first = remaind_resume::rollback_points(&ctx).unwrap()[0]
-        .before
-        .clone();
+    let to = first_point_encoded(&ctx);
     let head = format!(
         "POST /rollback/confirm HTTP/1.1\r\nHost: {host}\r\n{}\r\nOrigin: http://{host}\r\nContent-Type: application/x-www-form-urlencoded",
         run.cookie
     );
-    let to = first.replace(':', "%3A");
     let (code, text) = request(run.addr, &head, &format!("csrf={token}&to={to}"));
     assert_eq!(code, 200, "{text}");
     assert!(text.contains("id=\"confirm\""), "{text}");
