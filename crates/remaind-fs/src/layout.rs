@@ -81,6 +81,9 @@ pub const TRANSCRIPT_CURSORS_PATH: &str = "db/transcript_cursors.json";
 /// Set by a compaction a runtime gives no later hook for (Gemini CLI's PreCompress): the next
 /// prompt hook injects the packet again, then removes it.
 pub const REINJECT_PATH: &str = "db/reinject";
+/// What each agent session was given (the packet's events and everything recalled since), one
+/// file per session, so recall never injects an event twice in a session.
+pub const RECALL_DIR: &str = "db/recall";
 /// `active/`: derived files, replaced only atomically with history.
 pub const ACTIVE_DIR: &str = "active";
 /// `active/history/`: every prior version of every derived file.

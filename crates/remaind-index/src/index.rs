@@ -21,6 +21,10 @@ use crate::query::{self, Needle, QueryBounds};
 use crate::schema::{self, SCHEMA_VERSION};
 use crate::snippet;
 
+mod related;
+
+pub use related::Related;
+
 /// The kinds that open a loop until a later event resolves or supersedes them.
 pub const LOOP_KINDS: [Kind; 2] = [Kind::Blocker, Kind::NextStep];
 /// Folder of the index, relative to `.context/`.
@@ -470,6 +474,15 @@ fn unit_weights(conn: &Connection, units: &[query::Unit]) -> rusqlite::Result<Ve
     if units.len() < 2 {
         return Ok(Vec::new());
     }
+    Ok(unit_counts(conn, units)?
+        .into_iter()
+        .map(|(_, w)| w)
+        .collect())
+}
+
+/// For each of `units`, how many events hold it (estimated past [`COUNT_CAP`]) and its
+/// weight ([`unit_weights`]).
+fn unit_counts(conn: &Connection, units: &[query::Unit]) -> rusqlite::Result<Vec<(f64, f64)>> {
     // Seqs are gapless: the last one is the number of events, without counting rows.
     let total: i64 =
         conn.query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| r.get(0))?;
@@ -489,7 +502,7 @@ fn unit_weights(conn: &Connection, units: &[query::Unit]) -> rusqlite::Result<Ve
             if let Some(last) = last.filter(|_| n >= COUNT_CAP as f64) {
                 n = (n * total / last.max(1) as f64).min(total);
             }
-            Ok((1.0 + (total - n + 0.5) / (n + 0.5)).ln())
+            Ok((n, (1.0 + (total - n + 0.5) / (n + 0.5)).ln()))
         })
         .collect()
 }

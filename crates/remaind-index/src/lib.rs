@@ -42,6 +42,6 @@ pub use error::{Error, Result};
 pub use fields::Field;
 pub use index::{
     CatchUp, DB_DIR, DB_PATH, Freshness, Hit, Index, IndexHandle, LOOP_KINDS, MATCH_END,
-    MATCH_START, SearchOptions, Searched, Syntax,
+    MATCH_START, Related, SearchOptions, Searched, Syntax,
 };
 pub use query::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds};

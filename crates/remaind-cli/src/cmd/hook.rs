@@ -320,7 +320,15 @@ fn keep_hook_error(ctx: &ContextDir, event: &str, e: &CliError, input: Option<&[
 fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, CliError> {
     let (runtime, event, payload) = (call.runtime, call.event, call.payload);
     if !event.records() {
-        // Accepted: the runtime documents it, and it carries nothing to record.
+        // Accepted: the runtime documents it, and it carries nothing to record. Claude Code's
+        // PreToolUse may bring a file's history before the agent reads or edits it.
+        if event == HookEvent::PreToolUse
+            && runtime == Runtime::ClaudeCode
+            && let Some(ctx) = find_context(global, payload)?
+        {
+            let workspace = start_dir(global, payload)?;
+            recall_file(&ctx, None, call, &workspace);
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let Some(ctx) = find_context(global, payload)? else {
@@ -343,7 +351,7 @@ fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, Cli
             Err(_) => {}
         }
         clear_reinject(&ctx);
-        return session_start(&ctx, runtime, "SessionStart");
+        return session_start(&ctx, call, "SessionStart");
     }
     let ledger = match Ledger::open(ctx.root()) {
         Ok(ledger) => ledger,
@@ -361,7 +369,15 @@ fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, Cli
     record_call(&ctx, &ledger, call, &workspace, None)?;
     if call.inject == Inject::AfterCompaction && take_reinject(&ctx) {
         // Gemini CLI compressed its history after PreCompress: the packet goes back in here.
-        return session_start(&ctx, runtime, "BeforeAgent");
+        return session_start(&ctx, call, "BeforeAgent");
+    }
+    match event {
+        HookEvent::UserPromptSubmit if !call.interrupted => recall_prompt(&ctx, &ledger, call),
+        // Gemini CLI adds context to a tool's result, not before it.
+        HookEvent::PostToolUse if runtime == Runtime::Gemini => {
+            recall_file(&ctx, Some(&ledger), call, &workspace);
+        }
+        _ => {}
     }
     if event == HookEvent::PreCompact {
         if ledger.head().map_err(CliError::from)?.0 == 0 {
@@ -378,7 +394,7 @@ fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, Cli
         };
         match call.inject {
             Inject::IntoCompaction => {
-                session_start(&ctx, runtime, "PreCompact")?;
+                session_start(&ctx, call, "PreCompact")?;
             }
             _ if runtime == Runtime::Gemini => set_reinject(&ctx),
             _ => {}
@@ -689,9 +705,10 @@ fn open_ledger(ctx: &ContextDir) -> Result<Ledger, CliError> {
 /// `additional_context`; the others: `hookSpecificOutput.additionalContext`).
 fn session_start(
     ctx: &ContextDir,
-    runtime: Runtime,
+    call: &Call<'_>,
     hook_event: &str,
 ) -> Result<ExitCode, CliError> {
+    let runtime = call.runtime;
     // A fresh project: nothing to resume, nothing to inject, nothing written.
     if let Some(context) = remaind_resume::session_context(ctx, runtime)? {
         let out = match runtime {
@@ -703,8 +720,113 @@ fn session_start(
             }
         };
         println!("{out}");
+        // What the packet cites is not recalled to this session again.
+        let session = session_of(call.payload);
+        if let Err(e) = remaind_recall::session_started(ctx.root(), &session, &context) {
+            keep_hook_error(ctx, "recall", &recall_error(e), None);
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The session a payload belongs to (Cursor names it `conversation_id`); one shared record
+/// for a runtime that names none.
+fn session_of(payload: &Map<String, Value>) -> String {
+    ["session_id", "conversation_id"]
+        .iter()
+        .find_map(|k| payload.get(*k).and_then(Value::as_str))
+        .filter(|s| !s.is_empty())
+        .unwrap_or("unnamed")
+        .to_owned()
+}
+
+fn recall_error(e: remaind_recall::Error) -> CliError {
+    CliError::runtime(format!("recall was skipped: {}", chain_text(&e)))
+}
+
+/// Prints `text` as context the runtime adds for `hook_event` (every runtime that recalls
+/// reads `hookSpecificOutput.additionalContext`).
+fn print_context(hook_event: &str, text: &str) {
+    let mut out = remaind_adapters::session_start_output(text);
+    out["hookSpecificOutput"]["hookEventName"] = json!(hook_event);
+    println!("{out}");
+}
+
+/// Per-prompt recall (Claude Code's and Codex's UserPromptSubmit, Gemini CLI's BeforeAgent):
+/// the past events that bear on the prompt, as context. Cursor's and OpenCode's prompt hooks
+/// take no context. Never the hook's failure: a problem is kept in `hook-errors.jsonl`.
+fn recall_prompt(ctx: &ContextDir, ledger: &Ledger, call: &Call<'_>) {
+    if matches!(call.runtime, Runtime::Cursor | Runtime::OpenCode) {
+        return;
+    }
+    let Some(prompt) = call.payload.get("prompt").and_then(Value::as_str) else {
+        return;
+    };
+    let session = session_of(call.payload);
+    match remaind_recall::for_prompt(ledger, &session, prompt) {
+        Ok(Some(recalled)) => print_context(
+            call.origin.unwrap_or(HookEvent::UserPromptSubmit.as_str()),
+            &recalled.text,
+        ),
+        Ok(None) => {}
+        Err(e) => keep_hook_error(ctx, "recall", &recall_error(e), None),
+    }
+}
+
+/// The tools that read or edit one file, and where their input names it: Claude Code's (at
+/// PreToolUse) and Gemini CLI's (at AfterTool).
+const FILE_TOOLS: &[(&str, &[&str])] = &[
+    ("Read", &["file_path"]),
+    ("Edit", &["file_path"]),
+    ("MultiEdit", &["file_path"]),
+    ("Write", &["file_path"]),
+    ("NotebookEdit", &["notebook_path"]),
+    ("read_file", &["absolute_path", "file_path", "path"]),
+    ("replace", &["file_path", "absolute_path", "path"]),
+    ("write_file", &["file_path", "absolute_path", "path"]),
+];
+
+/// File recall: when the agent reads or edits a file the ledger has history for, that
+/// history as context; silent otherwise. Never blocks or changes the tool call, and never
+/// the hook's failure. `ledger` is opened here when the hook has none.
+fn recall_file(
+    ctx: &ContextDir,
+    ledger: Option<&Ledger>,
+    call: &Call<'_>,
+    workspace: &camino::Utf8Path,
+) {
+    let tool = call.payload.get("tool_name").and_then(Value::as_str);
+    let Some((_, keys)) = FILE_TOOLS.iter().find(|(name, _)| Some(*name) == tool) else {
+        return;
+    };
+    let input = call.payload.get("tool_input");
+    let Some(path) = keys
+        .iter()
+        .find_map(|k| input.and_then(|i| i.get(*k)).and_then(Value::as_str))
+    else {
+        return;
+    };
+    let opened;
+    let ledger = match ledger {
+        Some(l) => l,
+        None => match Ledger::open(ctx.root()) {
+            Ok(l) => {
+                opened = l;
+                &opened
+            }
+            // The store is away or the ledger does not open: no history this time.
+            Err(_) => return,
+        },
+    };
+    let session = session_of(call.payload);
+    match remaind_recall::for_file(ledger, &session, path, workspace) {
+        Ok(Some(recalled)) => print_context(
+            call.origin.unwrap_or(HookEvent::PreToolUse.as_str()),
+            &recalled.text,
+        ),
+        Ok(None) => {}
+        Err(e) => keep_hook_error(ctx, "recall", &recall_error(e), None),
+    }
 }
 
 fn pre_compact_llm(

@@ -1,0 +1,100 @@
+//! Per-prompt recall: the events that bear on what the user just asked.
+
+use remaind_index::Index;
+use remaind_ledger::{Event, Filter, Kind, Ledger, Status};
+use serde_json::Value;
+
+use crate::session::{self, Held};
+use crate::{Recalled, Result, Settings, render};
+
+/// What a prompt may bring back: what people decided, ruled or asked, and what failed.
+const KINDS: [Kind; 7] = [
+    Kind::UserMessage,
+    Kind::Decision,
+    Kind::Constraint,
+    Kind::Remember,
+    Kind::Blocker,
+    Kind::Correction,
+    Kind::ToolResult,
+];
+
+/// Most events one prompt brings back.
+const MOST: usize = 5;
+
+/// Candidates read for a prompt (the best by share first).
+const CANDIDATES: usize = 40;
+
+const HEADING: &str = "REMAIND recall: past events that bear on this prompt and are not in \
+your context yet (the ledger is the authority; `remaind events --from eN --limit 1` or MCP \
+get_events shows one in full):";
+
+/// The few events that bear on `prompt` and that `session` does not hold yet, within the
+/// prompt budget; `None` when recall is off, or nothing bears on it enough
+/// ([`Settings::min_share`]). What it returns counts as held by the session from then on.
+pub fn for_prompt(ledger: &Ledger, session: &str, prompt: &str) -> Result<Option<Recalled>> {
+    let dir = ledger.context_dir();
+    let settings = Settings::load(dir)?;
+    if !settings.prompt || prompt.trim().is_empty() {
+        return Ok(None);
+    }
+    let held = session::held(dir, session)?;
+    let mut index = Index::open(dir, ledger)?;
+    let found = index.related(prompt, &KINDS, CANDIDATES)?;
+    let mut items = Vec::new();
+    for related in found {
+        if related.share < settings.min_share || items.len() == MOST {
+            break;
+        }
+        let hit = &related.hit;
+        if held.seqs.contains(&hit.seq) || !matches!(hit.status, Status::Current) {
+            continue;
+        }
+        let Some(ev) = index.range(hit.seq, 1, &Filter::default())?.pop() else {
+            continue;
+        };
+        let failed_or_said = ev.kind != Kind::ToolResult || render::failure(&ev).is_some();
+        // The same words asked again in another session tell the agent nothing.
+        let repeated = ev.kind == Kind::UserMessage
+            && ev.text.as_deref().is_some_and(|t| same_words(t, prompt));
+        if is_own(&ev, session, &held) || !failed_or_said || repeated {
+            continue;
+        }
+        items.push((ev, String::new()));
+    }
+    let Some(recalled) = render::fit(
+        HEADING,
+        &items,
+        settings.prompt_budget_tokens,
+        settings.tokenizer,
+    ) else {
+        return Ok(None);
+    };
+    session::add(dir, session, &recalled.events)?;
+    Ok(Some(recalled))
+}
+
+/// Whether the session saw `ev` happen: one of its own events since it (last) started, or,
+/// with no start seen, any event of it. An event with no session, appended after the start,
+/// is the agent's own `remaind log` too.
+pub(crate) fn is_own(ev: &Event, session: &str, held: &Held) -> bool {
+    let of = ev
+        .data
+        .as_ref()
+        .and_then(|d| d.get("origin"))
+        .and_then(|o| o.get("session"))
+        .and_then(Value::as_str);
+    match held.start {
+        Some(start) => ev.seq > start && of.is_none_or(|s| s == session),
+        None => of == Some(session),
+    }
+}
+
+/// Whether `a` and `b` are the same words, whatever the case and spacing.
+fn same_words(a: &str, b: &str) -> bool {
+    let words = |s: &str| {
+        s.split_whitespace()
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+    };
+    words(a) == words(b)
+}
