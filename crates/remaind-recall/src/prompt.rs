@@ -53,10 +53,7 @@ pub fn for_prompt(ledger: &Ledger, session: &str, prompt: &str) -> Result<Option
             continue;
         };
         let failed_or_said = ev.kind != Kind::ToolResult || render::failure(&ev).is_some();
-        // The same words asked again in another session tell the agent nothing.
-        let repeated = ev.kind == Kind::UserMessage
-            && ev.text.as_deref().is_some_and(|t| same_words(t, prompt));
-        if is_own(&ev, session, &held) || !failed_or_said || repeated {
+        if is_own(&ev, session, &held) || !failed_or_said {
             continue;
         }
         items.push((ev, String::new()));
@@ -87,14 +84,4 @@ pub(crate) fn is_own(ev: &Event, session: &str, held: &Held) -> bool {
         Some(start) => ev.seq > start && of.is_none_or(|s| s == session),
         None => of == Some(session),
     }
-}
-
-/// Whether `a` and `b` are the same words, whatever the case and spacing.
-fn same_words(a: &str, b: &str) -> bool {
-    let words = |s: &str| {
-        s.split_whitespace()
-            .map(str::to_lowercase)
-            .collect::<Vec<_>>()
-    };
-    words(a) == words(b)
 }

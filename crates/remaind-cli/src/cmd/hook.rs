@@ -366,18 +366,25 @@ fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, Cli
             "the shared store went away while the outbox was appended",
         );
     }
+    let reinject = call.inject == Inject::AfterCompaction && take_reinject(&ctx);
+    // Recalled before the prompt is recorded, so its own words do not count as known.
+    let recalled = (event == HookEvent::UserPromptSubmit && !call.interrupted && !reinject)
+        .then(|| recall_prompt(&ctx, &ledger, call))
+        .flatten();
     record_call(&ctx, &ledger, call, &workspace, None)?;
-    if call.inject == Inject::AfterCompaction && take_reinject(&ctx) {
+    if reinject {
         // Gemini CLI compressed its history after PreCompress: the packet goes back in here.
         return session_start(&ctx, call, "BeforeAgent");
     }
-    match event {
-        HookEvent::UserPromptSubmit if !call.interrupted => recall_prompt(&ctx, &ledger, call),
+    if let Some(text) = recalled {
+        print_context(
+            call.origin.unwrap_or(HookEvent::UserPromptSubmit.as_str()),
+            &text,
+        );
+    }
+    if event == HookEvent::PostToolUse && runtime == Runtime::Gemini {
         // Gemini CLI adds context to a tool's result, not before it.
-        HookEvent::PostToolUse if runtime == Runtime::Gemini => {
-            recall_file(&ctx, Some(&ledger), call, &workspace);
-        }
-        _ => {}
+        recall_file(&ctx, Some(&ledger), call, &workspace);
     }
     if event == HookEvent::PreCompact {
         if ledger.head().map_err(CliError::from)?.0 == 0 {
@@ -753,23 +760,21 @@ fn print_context(hook_event: &str, text: &str) {
 }
 
 /// Per-prompt recall (Claude Code's and Codex's UserPromptSubmit, Gemini CLI's BeforeAgent):
-/// the past events that bear on the prompt, as context. Cursor's and OpenCode's prompt hooks
-/// take no context. Never the hook's failure: a problem is kept in `hook-errors.jsonl`.
-fn recall_prompt(ctx: &ContextDir, ledger: &Ledger, call: &Call<'_>) {
+/// the text of the past events that bear on the prompt, to add as context. Cursor's and
+/// OpenCode's prompt hooks take no context. Never the hook's failure: a problem is kept in
+/// `hook-errors.jsonl`.
+fn recall_prompt(ctx: &ContextDir, ledger: &Ledger, call: &Call<'_>) -> Option<String> {
     if matches!(call.runtime, Runtime::Cursor | Runtime::OpenCode) {
-        return;
+        return None;
     }
-    let Some(prompt) = call.payload.get("prompt").and_then(Value::as_str) else {
-        return;
-    };
+    let prompt = call.payload.get("prompt").and_then(Value::as_str)?;
     let session = session_of(call.payload);
     match remaind_recall::for_prompt(ledger, &session, prompt) {
-        Ok(Some(recalled)) => print_context(
-            call.origin.unwrap_or(HookEvent::UserPromptSubmit.as_str()),
-            &recalled.text,
-        ),
-        Ok(None) => {}
-        Err(e) => keep_hook_error(ctx, "recall", &recall_error(e), None),
+        Ok(recalled) => recalled.map(|r| r.text),
+        Err(e) => {
+            keep_hook_error(ctx, "recall", &recall_error(e), None);
+            None
+        }
     }
 }
 

@@ -16,6 +16,7 @@ mod llm_cli;
 mod mcp_cli;
 mod memory_cli;
 mod prop_turns;
+mod recall_cli;
 mod redact_cli;
 mod reliability;
 mod rough_edges;

@@ -59,7 +59,28 @@ impl Index<'_> {
                 return Ok(Vec::new());
             }
             let found = ranked(conn, &distinctive.join(" OR "), &filters, POOL)?;
-            let mut rows = candidates_of(conn, found, None)?;
+            let rows = candidates_of(conn, found, None)?;
+            // The same words said before (a prompt asked again) are the text itself, not
+            // something that bears on it: they are no candidate, and the words they hold
+            // count as held by that many fewer events.
+            let (repeats, mut rows): (Vec<Candidate>, Vec<Candidate>) =
+                rows.into_iter().partition(|c| says_the_same(c, text));
+            let counts: Vec<(f64, f64)> = counts
+                .iter()
+                .enumerate()
+                .map(|(u, &(n, w))| {
+                    let held_by_repeats = repeats
+                        .iter()
+                        .filter(|c| holds_unit(c, &plan.units, u))
+                        .count() as f64;
+                    let n = n - held_by_repeats;
+                    if held_by_repeats > 0.0 {
+                        (n, (1.0 + (total as f64 - n + 0.5) / (n + 0.5)).ln())
+                    } else {
+                        (n, w)
+                    }
+                })
+                .collect();
             // Words no event holds cannot be matched: they weigh nothing.
             let weights: Vec<f64> = counts
                 .iter()
@@ -109,6 +130,29 @@ impl Index<'_> {
         })?;
         self.parse_lines(lines)
     }
+}
+
+/// Whether the candidate's text is `text`'s words, whatever the case and spacing.
+fn says_the_same(c: &Candidate, text: &str) -> bool {
+    let words = |s: &str| {
+        s.split_whitespace()
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+    };
+    fields::extract(&c.line, None).is_ok_and(|f| words(f.get(crate::Field::Text)) == words(text))
+}
+
+/// Whether the candidate holds unit `u` of `units` in any field.
+fn holds_unit(c: &Candidate, units: &[query::Unit], u: usize) -> bool {
+    let Ok(f) = fields::extract(&c.line, None) else {
+        return false;
+    };
+    let mut found = Vec::new();
+    crate::Field::ALL.iter().any(|&field| {
+        found.clear();
+        unit_positions(f.get(field), units, &mut found);
+        found.iter().any(|&(_, x)| x == u)
+    })
 }
 
 /// The share of the total of `weights` that the words of `units` a candidate holds (in any
