@@ -41,8 +41,12 @@ remaind hook --runtime codex stop < examples/codex/samples/stop.json\n  \
 echo '{\"prompt\": \"Ship it\", \"cwd\": \".\"}' | remaind hook user-prompt-submit\n\n\
 Events recorded: session-start (injects the packet), user-prompt-submit, post-tool-use, \
 post-tool-use-failure, permission-request, notification, subagent-start, subagent-stop, stop, \
-stop-failure, pre-compact (compacts), post-compact, session-end. Accepted and ignored: \
-pre-tool-use, setup, task-created, task-completed, teammate-idle, instructions-loaded, \
+stop-failure, pre-compact (compacts), post-compact, session-end. Recall: user-prompt-submit \
+adds the past decisions, rules, instructions and failures that bear on the prompt (Gemini \
+CLI's BeforeAgent too), and pre-tool-use on Read, Edit, MultiEdit, Write or NotebookEdit adds \
+the file's history (Gemini CLI's AfterTool on read_file, replace, write_file), each within a \
+small budget and never twice in a session; the `recall` section of \
+.context/schemas/thresholds.json turns them off. Accepted and ignored: setup, task-created, task-completed, teammate-idle, instructions-loaded, \
 config-change, cwd-changed, file-changed, worktree-create, worktree-remove, elicitation, \
 elicitation-result.\n\n\
 Cursor, Gemini CLI and OpenCode: `remaind hook RUNTIME EVENT` with the runtime's own event \

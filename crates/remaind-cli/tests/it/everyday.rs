@@ -363,6 +363,7 @@ fn claude_code_hook_recipe_runs_on_sample_payloads() {
         "SubagentStart",
         "PermissionRequest",
         "Notification",
+        "PreToolUse",
         "PostToolUse",
         "PostToolUseFailure",
         "SubagentStop",
