@@ -54,8 +54,14 @@ pub struct Recalled {
 /// Records that a session started (or resumed after a compaction) holding `injected`, the
 /// packet it was given: the events it cites (`[eN]`) are not recalled to this session, nor
 /// are the events appended from now on by the session itself (it saw them happen). Call it
-/// after a SessionStart hook printed the packet; it starts the session's record over.
+/// after a SessionStart hook printed the packet; it starts the session's record over (and
+/// does nothing when both recalls are off).
 pub fn session_started(context_dir: &Utf8Path, session: &str, injected: &str) -> Result<()> {
+    let settings = Settings::load(context_dir)?;
+    if !settings.prompt && !settings.files {
+        // Nothing will be recalled: nothing to keep.
+        return Ok(());
+    }
     let head = LogReader::open(context_dir)?.head()?.0;
     session::start(context_dir, session, head, injected)
 }

@@ -12,7 +12,9 @@
 //! tool call through each other runtime's hook (Codex, Cursor, Gemini CLI, OpenCode),
 //! `hook user-prompt-submit` and `hook stop` within 5× `true` and 16 MB; `hook session-start`
 //! and `resume` on a real imported session and on a 100,000-event ledger within 30× `true`
-//! and 25 MB.
+//! and 25 MB. Recall (issue: recall at the moment it matters): each hook it changes, on a
+//! 100,000-event ledger of decisions, failures and file changes among notes, within 2× the
+//! same hook with recall off in the same run; SessionStart within 1.1× (unchanged).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -20,7 +22,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use crate::bench::Measurement;
-use crate::bench_resume::{binary, build_ledger, check, remaind};
+use crate::bench_resume::{binary, build_ledger, check, log_batch, remaind};
 use crate::workspace_root;
 
 /// One timed run: wall milliseconds. Exit 0, or 4 (the resume gate interrupting, which a
@@ -273,6 +275,152 @@ fn report(subjects: &[Subject<'_>], t: &Timings, (ratio, rss): (f64, f64)) -> Ve
         .collect()
 }
 
+/// Words the recall ledger's events are made of.
+const VOCABULARY: [&str; 24] = [
+    "retry",
+    "backoff",
+    "uploader",
+    "scheduler",
+    "cache",
+    "eviction",
+    "timeout",
+    "socket",
+    "parser",
+    "migration",
+    "index",
+    "lock",
+    "queue",
+    "worker",
+    "token",
+    "budget",
+    "schema",
+    "replica",
+    "snapshot",
+    "cursor",
+    "batch",
+    "stream",
+    "buffer",
+    "signal",
+];
+
+/// One event of the recall ledger: mostly notes, with decisions, failed tool calls and file
+/// changes on a hundred modules spread among them.
+fn recall_event(i: usize) -> String {
+    let (m, a, b) = (i % 100, VOCABULARY[i % 24], VOCABULARY[(i / 24) % 24]);
+    match i % 50 {
+        0..=1 => format!(
+            r#"{{"kind":"decision","text":"module {m}: the {a} goes through the {b}, never around it (review {i})"}}"#
+        ),
+        2 => format!(
+            r#"{{"kind":"tool_result","text":"$ cargo test mod{m} (failed)","data":{{"failed":true,"error":"{a} {b} assertion failed in src/mod{m}.rs"}}}}"#
+        ),
+        3 => format!(
+            r#"{{"kind":"file_change","text":"/work/app/src/mod{m}.rs","data":{{"path":"/work/app/src/mod{m}.rs","change":"edited the {a} {b} (12 lines)"}}}}"#
+        ),
+        _ => format!(
+            r#"{{"kind":"note","text":"progress note {i}: looked at module {m}, the {a} and the {b}"}}"#
+        ),
+    }
+}
+
+/// Two copies of a 100,000-event ledger of [`recall_event`]s, the index built: recall on
+/// (the default) and off (`recall` settings false), for the same hooks to be timed on both.
+fn recall_ledgers(root: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let on = root.join("recall-on/.context");
+    check("init", remaind(&on, &["init"]), &[0])?;
+    let total = 100_000;
+    let mut done = 0;
+    while done < total {
+        let n = 10_000.min(total - done);
+        log_batch(&on, (done..done + n).map(recall_event))?;
+        done += n;
+    }
+    check(
+        "search",
+        remaind(&on, &["search", "warm the index"]),
+        &[0, 1],
+    )?;
+    let off = root.join("recall-off/.context");
+    std::fs::create_dir_all(off.parent().unwrap_or(root))
+        .map_err(|e| format!("{}: {e}", off.display()))?;
+    let copied = Command::new("cp")
+        .arg("-a")
+        .arg(&on)
+        .arg(&off)
+        .status()
+        .map_err(|e| format!("cp: {e}"))?;
+    if !copied.success() {
+        return Err(format!("cp -a {} {} failed", on.display(), off.display()));
+    }
+    let settings = off.join("schemas/thresholds.json");
+    let text =
+        std::fs::read_to_string(&settings).map_err(|e| format!("{}: {e}", settings.display()))?;
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", settings.display()))?;
+    doc["recall"] = serde_json::json!({"prompt": false, "files": false});
+    std::fs::write(&settings, doc.to_string())
+        .map_err(|e| format!("{}: {e}", settings.display()))?;
+    Ok((on, off))
+}
+
+/// The hooks recall changes, each on the recall-on and the recall-off ledger: rows of the
+/// hook with recall against the same hook without it, in the same run.
+fn recall_rows(
+    root: &Path,
+    files: &Path,
+    runs: usize,
+    warmup: usize,
+) -> Result<Vec<Measurement>, String> {
+    let (on, off) = recall_ledgers(root)?;
+    let hooks = [
+        (
+            "user-prompt-submit",
+            "recall-prompt",
+            r#""hook_event_name":"UserPromptSubmit","prompt":"Why does the uploader retry go around the backoff in module 42?""#,
+            2.0,
+        ),
+        (
+            "pre-tool-use",
+            "recall-read",
+            r#""hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/work/app/src/mod42.rs"}"#,
+            2.0,
+        ),
+        (
+            "session-start",
+            "recall-start",
+            r#""hook_event_name":"SessionStart","source":"resume""#,
+            1.1,
+        ),
+    ];
+    let mut subjects = Vec::new();
+    for (hook, name, fields, _) in hooks {
+        let file = payload(files, name, fields)?;
+        for (ctx, label) in [(&on, "on"), (&off, "off")] {
+            subjects.push(Subject {
+                name: format!("hook {hook}, recall {label}"),
+                make: Box::new(move || remaind(ctx, &["hook", hook])),
+                stdin: Some(file.clone()),
+            });
+        }
+    }
+    let t = measure(&subjects, runs, warmup)?;
+    Ok(hooks
+        .iter()
+        .enumerate()
+        .map(|(i, (hook, _, _, target))| {
+            let ((with, peak), (without, _)) = (t.subjects[2 * i], t.subjects[2 * i + 1]);
+            Measurement {
+                name: format!("hook {hook} with recall p50, peak {peak:.1} MB (100,000 events)"),
+                figure: with,
+                baseline_name: "the same hook with recall off, same run".to_owned(),
+                baseline: without,
+                unit: "ms".to_owned(),
+                note: format!("target: ratio <= {target}"),
+            }
+        })
+        .collect())
+}
+
 fn process(quick: bool) -> Result<Vec<Measurement>, String> {
     let (runs, warmup) = if quick { (11, 1) } else { (31, 3) };
     let tmp = scratch()?;
@@ -309,6 +457,7 @@ fn process(quick: bool) -> Result<Vec<Measurement>, String> {
         let timings = measure(&subjects, runs, warmup)?;
         out.extend(report(&subjects, &timings, (30.0, 25.0)));
     }
+    out.extend(recall_rows(root, &files, runs, warmup)?);
     Ok(out)
 }
 

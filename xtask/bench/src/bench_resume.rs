@@ -49,7 +49,7 @@ pub(crate) fn check(what: &str, mut cmd: Command, ok_codes: &[i32]) -> Result<()
     }
 }
 
-fn log_batch(dir: &Path, lines: impl Iterator<Item = String>) -> Result<(), String> {
+pub(crate) fn log_batch(dir: &Path, lines: impl Iterator<Item = String>) -> Result<(), String> {
     let mut child = remaind(dir, &["log", "--stdin"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
