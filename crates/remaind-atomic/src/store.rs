@@ -575,6 +575,24 @@ impl HistoryStore {
         }
     }
 
+    /// [`Error::Changed`] unless the guarded file holds what the guard says.
+    fn check_guard(&self, guard: Option<&(RelPath, Guard<'_>)>) -> Result<()> {
+        let Some((rel, g)) = guard else {
+            return Ok(());
+        };
+        let current = match self.parent_dir(rel, false)? {
+            Some(dir) => remaind_fs::read_file(&dir.join(rel.file_name()))?,
+            None => None,
+        };
+        if current.as_deref() == g.holds {
+            Ok(())
+        } else {
+            Err(Error::Changed {
+                path: self.root.join(rel.as_path()),
+            })
+        }
+    }
+
     /// The one mutation path: record the current version of each file as a point (all at one
     /// time), stage the new versions, then put them in place as one unit (through the journal
     /// when more than one file changes). Removing a file that does not exist records nothing.
@@ -602,17 +620,7 @@ impl HistoryStore {
         then: impl FnOnce() -> std::result::Result<T, E>,
     ) -> Result<std::result::Result<(Vec<HistoryPoint>, T), E>> {
         remaind_fs::clean_temps(&self.history)?;
-        if let Some((rel, g)) = guard {
-            let current = match self.parent_dir(rel, false)? {
-                Some(dir) => remaind_fs::read_file(&dir.join(rel.file_name()))?,
-                None => None,
-            };
-            if current.as_deref() != g.holds {
-                return Err(Error::Changed {
-                    path: self.root.join(rel.as_path()),
-                });
-            }
-        }
+        self.check_guard(guard)?;
         let mut last = self.points()?.pop();
         let mut time = None;
         let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
@@ -689,6 +697,23 @@ impl HistoryStore {
                     &self.history.join(journal::JOURNAL)
                 ));
             }
+            Ok(())
+        })();
+        // Again at the last moment, just before the renames: a person who saved while the
+        // snapshots, the new versions and the journal were written (fsyncs: milliseconds) is
+        // not overwritten. Nothing is in place yet, so nothing is put back (which would
+        // overwrite what they saved).
+        if let Err(e) = committed.and_then(|()| self.check_guard(guard)) {
+            if grouped && remaind_fs::remove_file(&self.history, journal::JOURNAL).is_err() {
+                // A journal left behind would be rolled forward: undo writes one that
+                // names only what is already there.
+                self.undo(lock, &staged);
+            } else {
+                self.discard(&staged);
+            }
+            return Err(e);
+        }
+        let committed = (|| {
             self.apply(&entries)?;
             if grouped {
                 remaind_fs::remove_file(&self.history, journal::JOURNAL)?;

@@ -197,6 +197,57 @@ fn item_6_an_edit_saved_while_a_memory_command_runs_is_recorded() {
     ok(&remaind(&ctx, &["verify"], None));
 }
 
+/// A person saves `MEMORY.md` at any instant of 40 `memory accept` runs (no failpoint: the
+/// save lands wherever the machine puts it): every save is in `MEMORY.md` afterwards, never
+/// overwritten by the render, and the ledger holds it.
+#[test]
+fn item_6_an_edit_saved_at_any_instant_of_a_memory_command_is_never_overwritten() {
+    let t = tmp();
+    let ctx = init(&t.0);
+    let path = ctx.join("memory/MEMORY.md");
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    for round in 0..40 {
+        let id = propose(
+            &ctx,
+            &format!("Rule {round}"),
+            &format!("Rule number {round}."),
+        );
+        let md = std::fs::read_to_string(&path).unwrap_or_default();
+        let line = format!("Saved by a person in round {round}.");
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let delay = std::time::Duration::from_micros(seed % 60_000);
+        let editor = {
+            let (path, edited) = (path.clone(), format!("{md}\n{line}\n"));
+            std::thread::spawn(move || {
+                std::thread::sleep(delay);
+                std::fs::write(path, edited).expect("save");
+            })
+        };
+        ok(&remaind(&ctx, &["memory", "accept", &id], None));
+        editor.join().expect("editor");
+        // The next command records a save that landed after this one finished.
+        ok(&remaind(&ctx, &["memory", "list"], None));
+        let now = std::fs::read_to_string(&path).expect("MEMORY.md");
+        assert!(
+            now.contains(&line),
+            "round {round} (save after {delay:?}) lost: {now}"
+        );
+    }
+    let events = ok(&remaind(
+        &ctx,
+        &["events", "--json", "--limit", "1000"],
+        None,
+    ));
+    for round in 0..40 {
+        assert!(
+            events.contains(&format!("Saved by a person in round {round}.")),
+            "round {round}"
+        );
+    }
+}
+
 /// `memory accept` stopped after its event is durable and before the files are rewritten
 /// (a panic there, as a kill): verify names the lag, the packet already shows the
 /// memory, and the next memory command brings the files in line.
