@@ -721,3 +721,79 @@ fn tidy_public_api_reader_sees_what_a_library_exports() {
     );
     assert_eq!(item_name("    pub fn inner()"), None);
 }
+
+/// The Codemap section of docs/ARCHITECTURE.md.
+fn codemap(architecture: &str) -> &str {
+    let start = architecture.find("## Codemap").unwrap_or(0);
+    let rest = &architecture[start..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+    &rest[..end]
+}
+
+#[test]
+fn tidy_every_crate_has_its_line_in_the_codemap() {
+    let architecture =
+        std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let map = codemap(&architecture);
+    let mut missing = Vec::new();
+    for dir in member_dirs() {
+        let rel = dir
+            .strip_prefix(root())
+            .expect("member under the root")
+            .to_string_lossy()
+            .into_owned();
+        if !map.contains(&format!("- `{rel}`")) {
+            missing.push(rel);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/ARCHITECTURE.md's Codemap has no `- `path`` line for {missing:?}; add one saying what the crate owns"
+    );
+}
+
+#[test]
+fn tidy_the_xtask_line_names_every_subcommand() {
+    let architecture =
+        std::fs::read_to_string(root().join("docs/ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let main = std::fs::read_to_string(root().join("xtask/src/main.rs")).expect("main.rs");
+    let line = codemap(&architecture)
+        .lines()
+        .find(|l| l.starts_with("- `xtask`:"))
+        .expect("the xtask line of the Codemap")
+        .to_owned();
+    let mut missing = Vec::new();
+    for arm in main.split("Some(\"").skip(1) {
+        let name = arm.split('"').next().unwrap_or_default();
+        if !name.is_empty() && !name.starts_with('-') && !line.contains(&format!(" {name}")) {
+            missing.push(name.to_owned());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the Codemap's xtask line does not name {missing:?}: {line}"
+    );
+}
+
+#[test]
+fn tidy_each_library_exposes_one_error_type() {
+    // ARCHITECTURE.md's Boundaries: one error type per library crate.
+    let dir = root().join("xtask/tests/public-api");
+    let mut problems = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("public-api snapshots") {
+        let path = entry.expect("entry").path();
+        let errors: Vec<String> = std::fs::read_to_string(&path)
+            .expect("snapshot")
+            .lines()
+            .filter(|item| !item.contains("::") && item.ends_with("Error"))
+            .map(str::to_owned)
+            .collect();
+        if errors.len() > 1 {
+            problems.push(format!("{}: {errors:?}", path.display()));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "more than one public error type: {problems:?}"
+    );
+}
