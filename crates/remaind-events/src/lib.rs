@@ -34,10 +34,12 @@
 
 mod chain;
 mod event;
+mod text;
 mod view;
 
 pub use chain::{build_event, line_digest};
 pub use event::{
     ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord, Tool,
 };
+pub use text::one_line;
 pub use view::{EventIter, LedgerView, MemoryLedger, ViewError};

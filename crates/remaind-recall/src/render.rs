@@ -4,6 +4,8 @@ use remaind_ledger::{Event, Kind};
 use remaind_tokens::TokenizerName;
 use serde_json::Value;
 
+pub(crate) use remaind_events::one_line;
+
 use crate::Recalled;
 
 /// Most characters of one event's text on its line.
@@ -90,20 +92,4 @@ pub(crate) fn failure(ev: &Event) -> Option<&str> {
             .and_then(Value::as_str)
             .unwrap_or("(no error message)"),
     )
-}
-
-/// `text` on one line, whitespace runs as one space, cut at `max` characters with `…`.
-pub(crate) fn one_line(text: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, word) in text.split_whitespace().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.chars().count() > max {
-            let cut: String = out.chars().take(max).collect();
-            return cut + "…";
-        }
-    }
-    out
 }

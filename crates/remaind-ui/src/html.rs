@@ -122,19 +122,7 @@ pub(crate) fn ev_links(ids: &[EventId]) -> String {
         .join(" ")
 }
 
-/// `s` on one line, cut to `max` characters.
-pub(crate) fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > max {
-        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    } else {
-        flat
-    }
-}
+pub(crate) use remaind_events::one_line;
 
 /// Text with `[eN]` citations turned into links (the rest escaped).
 pub(crate) fn cited_text(s: &str) -> String {

@@ -52,19 +52,6 @@ const FOLLOW_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 /// How often a follower of a plain folder looks at the log.
 const FOLLOW_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 
-fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > max {
-        let cut: String = flat.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    } else {
-        flat
-    }
-}
-
 fn readable(ev: &Event) -> String {
     let mut line = format!(
         "{:<6} {} {:<17} i{}",
@@ -81,7 +68,7 @@ fn readable(ev: &Event) -> String {
     }
     if let Some(t) = &ev.text {
         line.push_str("  ");
-        line.push_str(&one_line(t, 120));
+        line.push_str(&remaind_events::one_line(t, 120));
     }
     for (label, ids) in [
         ("refs", &ev.refs),
