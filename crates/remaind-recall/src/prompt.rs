@@ -38,6 +38,7 @@ pub fn for_prompt(ledger: &Ledger, session: &str, prompt: &str) -> Result<Option
         return Ok(None);
     }
     let held = session::held(dir, session)?;
+    let settled = settled_user_words(dir);
     let mut index = Index::open(dir, ledger)?;
     let found = index.related(prompt, &KINDS, CANDIDATES)?;
     let mut items = Vec::new();
@@ -46,7 +47,10 @@ pub fn for_prompt(ledger: &Ledger, session: &str, prompt: &str) -> Result<Option
             break;
         }
         let hit = &related.hit;
-        if held.seqs.contains(&hit.seq) || !matches!(hit.status, Status::Current) {
+        if held.seqs.contains(&hit.seq)
+            || !matches!(hit.status, Status::Current)
+            || settled.contains(&hit.seq)
+        {
             continue;
         }
         let Some(ev) = index.range(hit.seq, 1, &Filter::default())?.pop() else {
@@ -84,4 +88,25 @@ pub(crate) fn is_own(ev: &Event, session: &str, held: &Held) -> bool {
         Some(start) => ev.seq > start && of.is_none_or(|s| s == session),
         None => of == Some(session),
     }
+}
+
+/// The user messages the accepted state says are no longer in force (`user_settled`: a later
+/// message superseded or fulfilled them): recalled, they would read as current. Empty when
+/// there is no state or it cannot be read (the gate reports a damaged state; recall only
+/// reads).
+fn settled_user_words(context_dir: &camino::Utf8Path) -> std::collections::HashSet<u64> {
+    let path = remaind_fs::ContextDir::new(context_dir).state_path();
+    let Ok(Some(bytes)) = remaind_fs::read_file(&path) else {
+        return Default::default();
+    };
+    let Ok(state) = serde_json::from_slice::<Value>(&bytes) else {
+        return Default::default();
+    };
+    state
+        .get("user_settled")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get("event")?.as_str()?.strip_prefix('e')?.parse().ok())
+        .collect()
 }

@@ -313,3 +313,43 @@ fn recall_is_off_by_its_switch_within_a_small_budget_and_a_bad_setting_never_fai
         "every prompt is recorded"
     );
 }
+
+#[test]
+fn an_instruction_a_later_one_overrode_is_never_recalled() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = tmp.path().join("app");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let ctx = dir.join(".context");
+    ok(&remaind(&ctx, &["init"], None));
+    let say = |prompt: &str| {
+        hook(
+            &ctx,
+            &["user-prompt-submit"],
+            "s1",
+            &dir,
+            json!({"hook_event_name": "UserPromptSubmit", "prompt": prompt}),
+        )
+    };
+    say("Serve the admin dashboard on port 8080");
+    say("Scrap that: serve the admin dashboard on port 9090 instead");
+    ok(&remaind(&ctx, &["compact"], None));
+    let state = std::fs::read_to_string(ctx.join("active/state.json")).expect("state");
+    assert!(state.contains("user_settled"), "{state}");
+    let asked = hook(
+        &ctx,
+        &["user-prompt-submit"],
+        "s2",
+        &dir,
+        json!({"hook_event_name": "UserPromptSubmit",
+               "prompt": "which port does the admin dashboard listen on?"}),
+    )
+    .unwrap_or_default();
+    assert!(
+        !asked.contains("8080"),
+        "the overridden instruction came back: {asked}"
+    );
+    assert!(
+        asked.contains("9090"),
+        "the instruction in force is recalled: {asked}"
+    );
+}
