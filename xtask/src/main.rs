@@ -35,7 +35,7 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, search-eval, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
+                     index, search-eval, locomo, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
                      process, ui
 ";
 

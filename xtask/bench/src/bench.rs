@@ -42,9 +42,10 @@ type LayerBench = fn(bool) -> Vec<Measurement>;
 /// Runs every benchmark and writes the report.
 pub(crate) fn run_all(quick: bool, only: Option<&str>) -> Result<(), String> {
     // Each layer's benchmarks register here.
-    let layers: [(&str, LayerBench); 14] = [
+    let layers: [(&str, LayerBench); 15] = [
         ("index", crate::bench_index::run),
         ("search-eval", crate::eval_search::run_layer),
+        ("locomo", crate::eval_locomo::run),
         ("atomic", crate::bench_atomic::run),
         ("redact", crate::bench_redact::run),
         ("ledger", crate::bench_ledger::run),

@@ -121,12 +121,12 @@ fn strings(v: &serde_json::Value, out: &mut String) {
 
 /// The baseline: one FTS5 column (porter over unicode61) holding the event's text, tool name,
 /// input, output and artifact text; a query is any of its words, ordered by BM25.
-struct Baseline {
+pub(crate) struct Baseline {
     conn: Connection,
 }
 
 impl Baseline {
-    fn build(ledger: &Ledger, events: &[Event]) -> Result<Baseline, String> {
+    pub(crate) fn build(ledger: &Ledger, events: &[Event]) -> Result<Baseline, String> {
         let conn = Connection::open_in_memory().map_err(|e| e.to_string())?;
         conn.execute_batch(
             "CREATE VIRTUAL TABLE t USING fts5(body, tokenize = 'porter unicode61 remove_diacritics 2');",
@@ -155,7 +155,7 @@ impl Baseline {
         Ok(Baseline { conn })
     }
 
-    fn search(&self, query: &str) -> Result<Vec<u64>, String> {
+    pub(crate) fn search(&self, query: &str) -> Result<Vec<u64>, String> {
         let words: Vec<String> = query
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())

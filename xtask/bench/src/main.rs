@@ -25,6 +25,7 @@ mod bench_resume;
 mod bench_search;
 mod bench_ui;
 mod chaos;
+mod eval_locomo;
 mod eval_search;
 mod frozen_redact;
 mod rng;
@@ -40,7 +41,7 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, search-eval, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
+                     index, search-eval, locomo, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
                      process, ui, fleet. Expects a release build of
                      remaind in target/release (cargo xtask bench builds it first)
   chaos [--kills N] [--seed S]
