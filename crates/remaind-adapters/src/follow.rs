@@ -10,7 +10,7 @@
 //! and an interrupt an import recorded is not recorded again.
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufRead, Read, Seek, SeekFrom};
 
 use camino::Utf8Path;
 use remaind_fs::layout::TRANSCRIPT_CURSORS_PATH;
@@ -131,14 +131,16 @@ fn new_lines(transcript: &Utf8Path, from: Cursor) -> Result<NewLines> {
         from
     };
     let mut first = None;
-    if cursor.at > 0 {
+    // Only when there is something new to key: a Stop with nothing new in a 3 MB transcript
+    // read the whole file here on every hook. Read up to its newline, not a fixed 4 MiB.
+    if cursor.at > 0 && cursor.at < len {
         let mut head = Vec::new();
-        (&mut file)
-            .take(FIRST_LINE_BYTES)
-            .read_to_end(&mut head)
+        std::io::BufReader::new((&mut file).take(FIRST_LINE_BYTES))
+            .read_until(b'\n', &mut head)
             .map_err(err)?;
-        let end = head.iter().position(|b| *b == b'\n').unwrap_or(head.len());
-        head.truncate(end);
+        if head.last() == Some(&b'\n') {
+            head.pop();
+        }
         first = Some(head);
     }
     let mut skipped = Vec::new();
