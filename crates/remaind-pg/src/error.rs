@@ -46,6 +46,14 @@ pub enum Error {
         #[source]
         source: postgres::Error,
     },
+    /// The project's name cannot name a project (see [`crate::project_name_problem`]).
+    #[error("the project name {reason}")]
+    ProjectName {
+        /// The name as given.
+        name: String,
+        /// What is wrong with it and the fix.
+        reason: String,
+    },
     /// No project of this name exists in the store.
     #[error(
         "the store has no project {name:?}; create it with `remaind init --store URL --project {name}`"
@@ -70,6 +78,15 @@ pub enum Error {
         /// The server's error.
         #[source]
         source: postgres::Error,
+    },
+    /// The search statement ran past its time on the server and was cancelled there.
+    #[error(
+        "the search ran longer than {seconds} s on the server and was cancelled there; \
+         search for fewer or rarer words, or narrow it with --kind or --min-importance"
+    )]
+    SearchTimeout {
+        /// The statement timeout, in seconds.
+        seconds: u32,
     },
     /// Stored data is not what the store wrote (a chunk missing, a digest that does not match).
     #[error("the store's {what} is damaged: {reason}")]

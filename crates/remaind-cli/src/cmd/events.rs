@@ -180,7 +180,7 @@ fn from_store(
             let mut out = Vec::new();
             let mut after = from.saturating_sub(1);
             while out.len() < args.limit && after < head {
-                let page = store_events(&mut store, setting, after, STORE_PAGE)?;
+                let page = store_events(&mut store, setting, after, head, STORE_PAGE)?;
                 let Some(last) = page.last() else { break };
                 after = last.seq;
                 out.extend(page.into_iter().filter(|e| filter.matches(e)));
@@ -194,7 +194,7 @@ fn from_store(
             let mut out: Vec<Event> = Vec::new();
             while out.len() < args.limit && end > 0 {
                 let start = end.saturating_sub(STORE_PAGE as u64);
-                let page = store_events(&mut store, setting, start, (end - start) as usize)?;
+                let page = store_events(&mut store, setting, start, end, (end - start) as usize)?;
                 let mut matched: Vec<Event> =
                     page.into_iter().filter(|e| filter.matches(e)).collect();
                 matched.append(&mut out);
@@ -225,7 +225,7 @@ fn from_store(
         if now.seq <= after {
             continue;
         }
-        let page = store_events(&mut store, setting, after, STORE_PAGE)?;
+        let page = store_events(&mut store, setting, after, now.seq, STORE_PAGE)?;
         let Some(last) = page.last() else { continue };
         after = last.seq;
         let shown: Vec<Event> = page.into_iter().filter(|e| filter.matches(e)).collect();
@@ -233,15 +233,17 @@ fn from_store(
     }
 }
 
-/// Up to `limit` events after seq `after`, parsed from the store's lines.
+/// Up to `limit` events after seq `after` and at most `upto` (the head read: a row past it
+/// was not written by an append), parsed from the store's lines.
 fn store_events(
     store: &mut remaind_pg::Store,
     setting: &remaind_ledger::StoreSetting,
     after: u64,
+    upto: u64,
     limit: usize,
 ) -> Result<Vec<Event>, CliError> {
     let lines = store
-        .lines(after, limit)
+        .lines(after, upto, limit)
         .map_err(crate::global::store_failed(setting, "read events"))?;
     lines
         .into_iter()
