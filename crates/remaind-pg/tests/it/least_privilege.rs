@@ -27,15 +27,16 @@ fn database(prefix: &str) -> (String, String, String, String) {
     let owner = format!("{name}_owner");
     let agent = format!("{name}_agent");
     let mut admin = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
-    admin
-        .batch_execute(&format!(
-            "CREATE ROLE {owner} LOGIN;
-             CREATE ROLE {agent} LOGIN;
-             CREATE DATABASE {name} OWNER {owner};
-             REVOKE ALL ON DATABASE {name} FROM PUBLIC;
-             GRANT CONNECT ON DATABASE {name} TO {agent};"
-        ))
-        .expect("create the roles and the database");
+    // One statement at a time: CREATE DATABASE runs outside a transaction.
+    for sql in [
+        format!("CREATE ROLE {owner} LOGIN"),
+        format!("CREATE ROLE {agent} LOGIN"),
+        format!("CREATE DATABASE {name} OWNER {owner}"),
+        format!("REVOKE ALL ON DATABASE {name} FROM PUBLIC"),
+        format!("GRANT CONNECT ON DATABASE {name} TO {agent}"),
+    ] {
+        admin.batch_execute(&sql).expect(&sql);
+    }
     let (base, _) = url.rsplit_once('/').expect("a database in the URL");
     let host = base
         .rsplit_once('@')
@@ -51,11 +52,13 @@ fn database(prefix: &str) -> (String, String, String, String) {
 
 fn drop_database(name: &str) {
     let mut admin = postgres::Client::connect(&postgres_url(), postgres::NoTls).expect("connect");
-    admin
-        .batch_execute(&format!(
-            "DROP DATABASE {name} WITH (FORCE); DROP ROLE {name}_owner; DROP ROLE {name}_agent;"
-        ))
-        .expect("drop the database and its roles");
+    for sql in [
+        format!("DROP DATABASE {name} WITH (FORCE)"),
+        format!("DROP ROLE {name}_owner"),
+        format!("DROP ROLE {name}_agent"),
+    ] {
+        admin.batch_execute(&sql).expect(&sql);
+    }
 }
 
 /// Every direct write on every table, as `agent_url`'s role: each must be refused with
