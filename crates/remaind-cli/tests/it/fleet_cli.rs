@@ -311,6 +311,39 @@ fn diverged_chains_and_bad_store_arguments_are_refused_with_the_fix() {
     let out = remaind(&b, &["pull", "--from", &url, "--project", &project], None);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("differ from seq 1"), "{}", text(&out));
+    // The refusal names the project and a command that runs as it is printed.
+    assert!(
+        text(&out).contains(&format!("project {project:?}"))
+            && !text(&out).contains("project \"\""),
+        "{}",
+        text(&out)
+    );
+    let fix = text(&out)
+        .split('`')
+        .nth(1)
+        .expect("a command between backquotes")
+        .to_owned();
+    assert!(
+        fix.starts_with(&format!(
+            "remaind pull --from {url} --project {project} --dir /"
+        )),
+        "{fix}"
+    );
+    let suggested = fix.replacen("remaind", env!("CARGO_BIN_EXE_remaind"), 1);
+    let ran = std::process::Command::new("sh")
+        .args(["-c", &suggested])
+        .env_remove("REMAIND_DIR")
+        .env_remove("REMAIND_STORE")
+        .env_remove("REMAIND_PROJECT")
+        .output()
+        .expect("run the suggested command");
+    assert!(ran.status.success(), "{suggested}: {}", text(&ran));
+    let new_root = tb.0.with_file_name(format!(
+        "{}-from-store",
+        tb.0.file_name().and_then(|n| n.to_str()).expect("a name")
+    ));
+    assert!(new_root.join(".context/logs/events.jsonl").is_file());
+    std::fs::remove_dir_all(&new_root).expect("remove the pulled copy");
     assert_eq!(
         std::fs::read(b.join("logs/events.jsonl")).expect("log"),
         before
@@ -349,6 +382,24 @@ fn diverged_chains_and_bad_store_arguments_are_refused_with_the_fix() {
         "{}",
         text(&out)
     );
+    // A name that differs from another only by a trailing space or tab, or holds a control
+    // character, is a usage error at init, push and pull, naming the field and the fix.
+    for name in ["web-app ", "web-app\t", " web-app", "web\napp"] {
+        for args in [
+            vec!["init", "--store", url.as_str(), "--project", name],
+            vec!["push", "--to", url.as_str(), "--project", name],
+            vec!["pull", "--from", url.as_str(), "--project", name],
+        ] {
+            let out = remaind(&b, &args, None);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+            assert!(text(&out).contains("--project"), "{}", text(&out));
+            assert!(
+                text(&out).contains("use \"web-app\"") || text(&out).contains("use \"webapp\""),
+                "{}",
+                text(&out)
+            );
+        }
+    }
     let out = remaind(
         &b,
         &["pull", "--from", &url, "--project", "no-such-project"],
@@ -746,4 +797,74 @@ fn fleet_prompts_wait_in_the_outbox_while_the_store_is_unreachable_and_go_in_onc
     );
     assert!(prompts[2].starts_with("Third"), "{prompts:?}");
     assert!(prompts[3].starts_with("Fourth"), "{prompts:?}");
+}
+
+/// Run `sql` on the test cluster as its superuser (who, unlike an agent's role, may write the
+/// tables directly: the forger), with `psql`.
+fn forge_sql(url: &str, sql: &str) {
+    let out = std::process::Command::new("/usr/lib/postgresql/15/bin/psql")
+        .args(["-v", "ON_ERROR_STOP=1", "-q", url, "-c", sql])
+        .output()
+        .expect("run psql");
+    assert!(out.status.success(), "{sql}: {}", text(&out));
+}
+
+#[test]
+fn fleet_verify_names_a_row_edited_in_the_store_and_a_join_refuses_a_forged_store() {
+    let (t, url, _repo, ctx) = joined_replica("verify");
+    let project = std::fs::read_to_string(ctx.join("store.json")).expect("store.json");
+    let project: serde_json::Value = serde_json::from_str(&project).expect("json");
+    let project = project["project"].as_str().expect("project").to_owned();
+    for said in ["one", "two", "three"] {
+        ok(&remaind(
+            &ctx,
+            &["log", "--kind", "note", "--text", said],
+            None,
+        ));
+    }
+    ok(&remaind(&ctx, &["verify"], None));
+    // A row changed in the database after the folder copied it.
+    forge_sql(
+        &url,
+        &format!(
+            "UPDATE remaind_events SET line = convert_to(replace(convert_from(line, 'UTF8'), \
+             '\"two\"', '\"TWO\"'), 'UTF8') WHERE seq = 2 AND project = \
+             (SELECT id FROM remaind_projects WHERE name = '{project}')"
+        ),
+    );
+    let out = remaind(&ctx, &["verify"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("line 2")
+            && text(&out).contains("differs from line 2 of the shared store"),
+        "{}",
+        text(&out)
+    );
+    // A row forged past the head: a machine joining is refused, naming project and seq,
+    // and keeps no line of it.
+    forge_sql(
+        &url,
+        &format!(
+            "INSERT INTO remaind_events (project, seq, digest, line) SELECT id, 4, '{z}', \
+             convert_to('{{\"v\":1}}', 'UTF8') FROM remaind_projects WHERE name = '{project}'",
+            z = "0".repeat(64)
+        ),
+    );
+    let other = t.0.join("other/.context");
+    let out = remaind(
+        &other,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("project {project:?} is refused at seq 4")),
+        "{}",
+        text(&out)
+    );
+    let log = other.join("logs/events.jsonl");
+    assert!(
+        std::fs::read(&log).map_or(true, |l| l.is_empty()),
+        "nothing of the store was copied"
+    );
 }

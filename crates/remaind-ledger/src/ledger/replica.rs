@@ -9,8 +9,8 @@ use remaind_pg::{Append, Store};
 
 use super::{Ledger, Locked};
 use crate::error::{Error, Result};
-use crate::{lines, prepare};
 use crate::shared::{Upstream, store_error};
+use crate::{lines, prepare};
 
 /// Lines copied from the store per round trip while catching up.
 const PAGE: usize = 1000;
@@ -322,7 +322,11 @@ impl Ledger {
             return Err(self.missing_line(project, at + 1, head));
         }
         let ev = lines::parse_line(line).map_err(|reason| {
-            self.refused(project, seq, format!("the line is not a valid event: {reason}"))
+            self.refused(
+                project,
+                seq,
+                format!("the line is not a valid event: {reason}"),
+            )
         })?;
         if ev.seq != seq {
             return Err(self.refused(

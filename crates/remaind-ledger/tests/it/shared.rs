@@ -325,7 +325,10 @@ fn a_row_forged_past_the_head_is_refused_by_catch_up_join_and_pull_and_nothing_i
     let shown = e.to_string();
     assert!(matches!(e, Error::StoreRefused { seq: 3, .. }), "{e:?}");
     assert!(shown.contains(&format!("{project:?}")), "{shown}");
-    assert!(shown.contains("past the project's recorded head (seq 2)"), "{shown}");
+    assert!(
+        shown.contains("past the project's recorded head (seq 2)"),
+        "{shown}"
+    );
     assert!(shown.contains("DELETE FROM remaind_events"), "{shown}");
     // So does an append (it catches up first), and a machine joining (open = catch-up).
     assert!(matches!(
@@ -348,10 +351,7 @@ fn a_row_forged_past_the_head_is_refused_by_catch_up_join_and_pull_and_nothing_i
     assert_eq!(folder(&machines[0].1), a_before, "nothing half-taken");
     assert_eq!(folder(&machines[1].1), b_before, "nothing half-taken");
     assert_eq!(folder(&copy_dir), copy_before, "nothing half-taken");
-    for (_, bytes) in folder(&machines[0].1)
-        .into_iter()
-        .chain(folder(&copy_dir))
-    {
+    for (_, bytes) in folder(&machines[0].1).into_iter().chain(folder(&copy_dir)) {
         assert!(
             !bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()),
             "the forged token reached a disk"
@@ -360,7 +360,8 @@ fn a_row_forged_past_the_head_is_refused_by_catch_up_join_and_pull_and_nothing_i
 
     // Once the owner removes the row, every replica appends and catches up again.
     unforge(&project, 2, &digest);
-    a.append(event(Kind::Note, "three")).expect("append after the forgery is gone");
+    a.append(event(Kind::Note, "three"))
+        .expect("append after the forgery is gone");
     let b = Ledger::open(&machines[1].1).expect("b joins");
     assert_eq!(b.head().expect("head").0, 3);
     assert_eq!(log_bytes(&machines[0].1), log_bytes(&machines[1].1));
@@ -380,14 +381,22 @@ fn a_row_forged_at_the_head_is_refused_when_unredacted_or_off_the_chain() {
             let shown = e.to_string();
             assert!(shown.contains(&format!("{project:?}")), "{shown}");
             assert!(shown.contains(what), "{shown}");
-            assert!(!shown.contains(TOKEN), "the message repeats no secret: {shown}");
+            assert!(
+                !shown.contains(TOKEN),
+                "the message repeats no secret: {shown}"
+            );
             assert_eq!(folder(&machines[1].1), b_before, "nothing half-taken");
         }
         other => panic!("expected a refusal at seq 2 ({what}), got {other:?}"),
     };
 
     // The head moved onto a chained line holding a token: its redaction is checked.
-    forge(&project, 2, &forged_line(2, &digest, &format!("use {TOKEN}")), true);
+    forge(
+        &project,
+        2,
+        &forged_line(2, &digest, &format!("use {TOKEN}")),
+        true,
+    );
     refused("field `text` holds text the project's redaction rule `github_token` replaces");
     assert!(matches!(
         a.sync(Duration::ZERO),
@@ -396,7 +405,12 @@ fn a_row_forged_at_the_head_is_refused_when_unredacted_or_off_the_chain() {
     unforge(&project, 1, &digest);
 
     // A clean line that does not chain onto line 1.
-    forge(&project, 2, &forged_line(2, &"f".repeat(64), "deploy now"), true);
+    forge(
+        &project,
+        2,
+        &forged_line(2, &"f".repeat(64), "deploy now"),
+        true,
+    );
     refused("the chain is broken");
     unforge(&project, 1, &digest);
 
@@ -422,4 +436,30 @@ fn a_row_forged_at_the_head_is_refused_when_unredacted_or_off_the_chain() {
     b.append(event(Kind::Note, "three")).expect("b appends");
     a.sync(Duration::ZERO).expect("sync");
     assert_eq!(log_bytes(&machines[0].1), log_bytes(&machines[1].1));
+}
+
+#[test]
+fn verify_on_a_replica_names_a_row_edited_in_the_store_after_it_was_copied() {
+    let (project, machines) = replicas(1);
+    let a = Ledger::open(&machines[0].1).expect("open a");
+    for said in ["one", "two", "three"] {
+        a.append(event(Kind::Note, said)).expect("append");
+    }
+    assert!(a.verify().expect("verify").is_ok());
+    forger()
+        .execute(
+            "UPDATE remaind_events SET line = convert_to(replace(convert_from(line, 'UTF8'),
+                 '\"two\"', '\"TWO\"'), 'UTF8')
+              WHERE seq = 2 AND project = (SELECT id FROM remaind_projects WHERE name = $1)",
+            &[&project],
+        )
+        .expect("edit a row");
+    let report = a.verify().expect("verify");
+    assert!(!report.is_ok());
+    let first = report.first_problem().expect("a problem");
+    assert_eq!(first.line, Some(2), "{first}");
+    assert!(
+        first.reason.contains(&format!("project {project:?}")),
+        "{first}"
+    );
 }

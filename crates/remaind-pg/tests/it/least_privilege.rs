@@ -102,7 +102,11 @@ fn assert_no_direct_writes(agent_url: &str, project: i64) {
             let e = c
                 .batch_execute(&sql)
                 .expect_err(&format!("the agent's role may not run: {sql}"));
-            assert_eq!(e.code(), Some(&SqlState::INSUFFICIENT_PRIVILEGE), "{sql}: {e}");
+            assert_eq!(
+                e.code(),
+                Some(&SqlState::INSUFFICIENT_PRIVILEGE),
+                "{sql}: {e}"
+            );
         }
         c.query(&format!("SELECT count(*) FROM {table}"), &[])
             .unwrap_or_else(|e| panic!("the agent reads {table}: {e}"));
@@ -123,9 +127,13 @@ fn column(table: &str) -> &'static str {
 /// What an agent does, as `agent_url`'s role, on project `name`: create or join it, append
 /// under the lock and without, store and read artifacts and files, follow, search.
 fn agent_works(agent_url: &str, name: &str) -> i64 {
-    let (mut store, _) =
-        Store::create(agent_url, name, GENESIS, &[("redaction.json".into(), b"{}".to_vec())])
-            .expect("the agent creates or joins a project");
+    let (mut store, _) = Store::create(
+        agent_url,
+        name,
+        GENESIS,
+        &[("redaction.json".into(), b"{}".to_vec())],
+    )
+    .expect("the agent creates or joins a project");
     let head = store.head().expect("head");
     let head = store
         .append(head.seq, &refs(&chained(&head, 2, "retry flag on")))
@@ -162,7 +170,10 @@ fn agent_works(agent_url: &str, name: &str) -> i64 {
         usize::try_from(now.seq).expect("small")
     );
     assert_eq!(
-        store.wait(0, std::time::Duration::ZERO).expect("follow").seq,
+        store
+            .wait(0, std::time::Duration::ZERO)
+            .expect("follow")
+            .seq,
         now.seq
     );
     let hits = store
@@ -203,7 +214,11 @@ fn the_agent_role_appends_reads_and_searches_and_cannot_write_a_row_any_other_wa
     for r in rows {
         let name: String = r.get(0);
         assert!(r.get::<_, bool>(1), "{name} is SECURITY DEFINER");
-        assert_eq!(r.get::<_, String>(2), format!("{db}_owner"), "{name}'s owner");
+        assert_eq!(
+            r.get::<_, String>(2),
+            format!("{db}_owner"),
+            "{name}'s owner"
+        );
         let config: Option<String> = r.get(3);
         assert_eq!(
             config.as_deref(),

@@ -93,7 +93,10 @@ fn lines_come_back_byte_for_byte_in_order_with_their_head() {
         .map(|l| l.1)
         .collect();
     assert_eq!(back, lines);
-    assert_eq!(store.lines(1, u64::MAX, 1).expect("read")[0], (2, lines[1].clone()));
+    assert_eq!(
+        store.lines(1, u64::MAX, 1).expect("read")[0],
+        (2, lines[1].clone())
+    );
     assert_eq!(
         store.digest_at(2).expect("digest"),
         Some(sha256_hex(&lines[1]))
