@@ -116,6 +116,28 @@ fn login_hint(role: &str, source: &postgres::Error) -> String {
 }
 
 impl Error {
+    /// Whether the connection to the server was lost (the server restarted or went away, the
+    /// network failed): a new connection may succeed where this one cannot.
+    pub fn is_connection_lost(&self) -> bool {
+        let source = match self {
+            Error::Query { source, .. } | Error::Connect { source, .. } => source,
+            _ => return false,
+        };
+        if source.is_closed() {
+            return true;
+        }
+        match source.code() {
+            // Connection exceptions (08…) and operator interventions (57P01 shutdown,
+            // 57P02 crash shutdown, 57P03 cannot connect now).
+            Some(code) => {
+                let code = code.code();
+                code.starts_with("08") || code.starts_with("57P")
+            }
+            // No server error at all: the socket failed.
+            None => source.as_db_error().is_none(),
+        }
+    }
+
     /// This error with the role the store logs in as named in its hint.
     pub(crate) fn for_role(self, name: &str) -> Error {
         match self {

@@ -219,17 +219,71 @@ fn from_store(
     }
     let mut after = printed_to;
     loop {
-        let now = store
-            .wait(after, FOLLOW_WAIT)
-            .map_err(failed("wait for appends"))?;
+        let now = match store.wait(after, FOLLOW_WAIT) {
+            Ok(now) => now,
+            Err(e) if e.is_connection_lost() => {
+                store = reconnect(setting, &e)?;
+                continue;
+            }
+            Err(e) => return Err(failed("wait for appends")(e)),
+        };
         if now.seq <= after {
             continue;
         }
-        let page = store_events(&mut store, setting, after, now.seq, STORE_PAGE)?;
+        let page = match store.lines(after, now.seq, STORE_PAGE) {
+            Ok(page) => page,
+            Err(e) if e.is_connection_lost() => {
+                store = reconnect(setting, &e)?;
+                continue;
+            }
+            Err(e) => return Err(failed("read events")(e)),
+        };
+        let page = parse_events(setting, page)?;
         let Some(last) = page.last() else { continue };
         after = last.seq;
         let shown: Vec<Event> = page.into_iter().filter(|e| filter.matches(e)).collect();
         print(&shown, args.json)?;
+    }
+}
+
+/// The first wait before connecting again after the connection was lost; doubled on each
+/// failure up to [`RECONNECT_MAX`].
+const RECONNECT_FIRST: std::time::Duration = std::time::Duration::from_millis(250);
+const RECONNECT_MAX: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Connect to `setting`'s store again after `lost`, saying so on stderr, waiting longer after
+/// each failure (a server restarting refuses connections for a while); a follower's position
+/// is its last seq, so nothing is skipped or repeated across the reconnect. Gives up only on
+/// an error no new connection can fix (a privilege, a missing project).
+fn reconnect(
+    setting: &remaind_ledger::StoreSetting,
+    lost: &remaind_pg::Error,
+) -> Result<remaind_pg::Store, CliError> {
+    eprintln!(
+        "remaind: lost the connection to the store of project {:?} ({}); reconnecting",
+        setting.project,
+        std::error::Error::source(lost).map_or_else(|| lost.to_string(), ToString::to_string)
+    );
+    let mut wait = RECONNECT_FIRST;
+    loop {
+        std::thread::sleep(wait);
+        match remaind_pg::Store::connect(&setting.url, &setting.project) {
+            Ok(store) => {
+                eprintln!(
+                    "remaind: reconnected to the store of project {:?}; following on",
+                    setting.project
+                );
+                return Ok(store);
+            }
+            Err(e) if e.is_connection_lost() => {
+                wait = (wait * 2).min(RECONNECT_MAX);
+                eprintln!(
+                    "remaind: the store is still unreachable; trying again in {} ms",
+                    wait.as_millis()
+                );
+            }
+            Err(e) => return Err(crate::global::store_failed(setting, "reconnect")(e)),
+        }
     }
 }
 
@@ -245,6 +299,14 @@ fn store_events(
     let lines = store
         .lines(after, upto, limit)
         .map_err(crate::global::store_failed(setting, "read events"))?;
+    parse_events(setting, lines)
+}
+
+/// The store's lines as events.
+fn parse_events(
+    setting: &remaind_ledger::StoreSetting,
+    lines: Vec<(u64, Vec<u8>)>,
+) -> Result<Vec<Event>, CliError> {
     lines
         .into_iter()
         .map(|(seq, line)| {

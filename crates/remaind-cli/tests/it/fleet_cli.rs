@@ -868,3 +868,80 @@ fn fleet_verify_names_a_row_edited_in_the_store_and_a_join_refuses_a_forged_stor
         "nothing of the store was copied"
     );
 }
+
+#[test]
+fn fleet_a_follower_reconnects_when_the_server_restarts_and_prints_what_came_after() {
+    use std::io::{BufRead, Read};
+    let cluster = remaind_testkit::PrivateCluster::start();
+    let project = remaind_testkit::unique_project("restart");
+    let ta = tmp();
+    let a = ta.0.join(".context");
+    ok(&remaind(
+        &a,
+        &["init", "--store", &cluster.url, "--project", &project],
+        None,
+    ));
+    ok(&remaind(
+        &a,
+        &["log", "--kind", "note", "--text", "before the restart"],
+        None,
+    ));
+    let tb = tmp();
+    let nowhere = tb.0.join("dashboard");
+    std::fs::create_dir(&nowhere).expect("mkdir");
+    let mut follower = remaind_in(&nowhere)
+        .args(["--store", &cluster.url, "--project", &project])
+        .args(["events", "--follow", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the follower");
+    let stdout = follower.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let mut wait_for = |text: &str, seen: &mut Vec<String>| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !seen.iter().any(|l| l.contains(text)) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match rx.recv_timeout(left) {
+                Ok(line) => seen.push(line),
+                Err(_) => return false,
+            }
+        }
+        true
+    };
+    assert!(wait_for("before the restart", &mut seen), "{seen:?}");
+    cluster.restart();
+    ok(&remaind(
+        &a,
+        &["log", "--kind", "note", "--text", "after the restart"],
+        None,
+    ));
+    let printed = wait_for("after the restart", &mut seen);
+    let _ = follower.kill();
+    let _ = follower.wait();
+    let mut stderr = String::new();
+    follower
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    assert!(
+        printed,
+        "the event appended after the restart was printed: {seen:?}; {stderr}"
+    );
+    assert_eq!(seqs(&seen), [1, 2], "each event once, in order: {seen:?}");
+    assert!(stderr.contains("reconnecting"), "{stderr}");
+    assert!(stderr.contains("reconnected"), "{stderr}");
+}
