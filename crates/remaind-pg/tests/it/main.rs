@@ -526,3 +526,33 @@ fn the_server_search_finds_words_in_text_and_tool_fields_with_the_plain_syntax()
     assert_eq!(seqs(&mut store, "otter", &any), [5]);
     assert_eq!(store.index_for_search().expect("index"), 0);
 }
+
+#[test]
+fn a_100_kb_question_on_the_server_is_bounded_as_the_folder_index_bounds_one() {
+    let mut store = new_project("bigq");
+    let head = store.head().expect("head");
+    store
+        .append(0, &refs(&chained(&head, 20, "lorem ipsum dolor")))
+        .expect("append");
+    let question: String = (0..20_000).map(|i| format!("w{i} ")).collect();
+    let question = format!("lorem {question}");
+    assert!(question.len() > 100_000);
+    let started = Instant::now();
+    let (hits, bounds) = store
+        .search(&question, &remaind_pg::SearchFilter::default())
+        .expect("search");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(bounds.terms, remaind_pg::MAX_QUERY_TERMS);
+    // Past 64,000 characters the query is not even read.
+    assert!(
+        bounds.cut() && bounds.dropped_terms > 10_000 && bounds.cut_chars > 100_000,
+        "{bounds:?}"
+    );
+    assert_eq!(hits.len(), 20, "the first word is searched");
+    // The statement's time limit was local to its transaction.
+    assert!(store.head().is_ok());
+}
