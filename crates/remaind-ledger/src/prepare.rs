@@ -938,24 +938,6 @@ fn placeholder_header() -> &'static str {
     &HEADER
 }
 
-#[cfg(test)]
-mod tests {
-    use sha2::{Digest, Sha256};
-
-    /// [`super::Line::surely_valid`] restates the event schema for the lines `prepare` builds;
-    /// a changed schema needs it reviewed (debug builds also check every line it accepts
-    /// against the schema).
-    #[test]
-    fn surely_valid_is_written_for_this_event_schema() {
-        assert_eq!(
-            hex::encode(Sha256::digest(crate::schema::EVENT_SCHEMA)),
-            "54f761ae28f461f6152e4d0ecc8f86e37a9a685eaa90340b452939879c798f22",
-            "schemas/event.schema.json changed: review Line::surely_valid in prepare.rs, \
-             then update this hash"
-        );
-    }
-}
-
 /// The first field of a stored event that `redactor` would change, with the rule that would
 /// change it: `None` for a line the ledger could have written under these rules. Asked of
 /// every line a replica copies from a shared store, which must hold no more than the replica
@@ -997,4 +979,22 @@ pub(crate) fn unredacted_field(
     found
         .into_iter()
         .find_map(|(field, rule)| rule.map(|rule| (field, rule)))
+}
+
+#[cfg(test)]
+mod tests {
+    use sha2::{Digest, Sha256};
+
+    /// [`super::Line::surely_valid`] restates the event schema for the lines `prepare` builds;
+    /// a changed schema needs it reviewed (debug builds also check every line it accepts
+    /// against the schema).
+    #[test]
+    fn surely_valid_is_written_for_this_event_schema() {
+        assert_eq!(
+            hex::encode(Sha256::digest(crate::schema::EVENT_SCHEMA)),
+            "54f761ae28f461f6152e4d0ecc8f86e37a9a685eaa90340b452939879c798f22",
+            "schemas/event.schema.json changed: review Line::surely_valid in prepare.rs, \
+             then update this hash"
+        );
+    }
 }

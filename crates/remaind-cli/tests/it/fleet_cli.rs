@@ -909,7 +909,7 @@ fn fleet_a_follower_reconnects_when_the_server_restarts_and_prints_what_came_aft
         }
     });
     let mut seen = Vec::new();
-    let mut wait_for = |text: &str, seen: &mut Vec<String>| {
+    let wait_for = |text: &str, seen: &mut Vec<String>| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         while !seen.iter().any(|l| l.contains(text)) {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
