@@ -204,6 +204,12 @@ impl Error {
         )
     }
 
+    /// Whether the shared store's connection was lost (the server restarted or went away):
+    /// trying again later may succeed.
+    pub fn is_connection_lost(&self) -> bool {
+        matches!(self, Error::Store { source, .. } if source.is_connection_lost())
+    }
+
     /// The 1-based batch line number an invalid-input error refers to, if any.
     pub fn line(&self) -> Option<usize> {
         match self {

@@ -112,6 +112,8 @@ pub(crate) struct Shared {
     pub(crate) project: String,
     /// The store's URL, its password masked (named in messages).
     pub(crate) url: String,
+    /// The setting it was opened with (to connect again after a lost connection).
+    pub(crate) setting: StoreSetting,
 }
 
 impl Shared {
@@ -122,7 +124,15 @@ impl Shared {
             store: Mutex::new(store),
             project: setting.project.clone(),
             url: remaind_pg::mask_password(&setting.url),
+            setting: setting.clone(),
         })
+    }
+
+    /// Replace a connection that was lost with a new one.
+    pub(crate) fn reconnect(&self, store: &mut Store) -> Result<()> {
+        *store = Store::connect(&self.setting.url, &self.setting.project)
+            .map_err(|e| store_error("reconnect", &self.project, e))?;
+        Ok(())
     }
 }
 

@@ -339,8 +339,26 @@ fn print(events: &[Event], json: bool) -> Result<(), CliError> {
 /// the waits end.
 fn follow(ledger: &Ledger, mut after: u64, filter: &Filter, json: bool) -> Result<(), CliError> {
     let shared = ledger.store_project().is_some();
+    let mut backoff = RECONNECT_FIRST;
     loop {
-        let head = ledger.sync(FOLLOW_WAIT)?;
+        let head = match ledger.sync(FOLLOW_WAIT) {
+            Ok(head) => {
+                backoff = RECONNECT_FIRST;
+                head
+            }
+            // A replica whose store restarted: said, then tried again, waiting longer
+            // each time; the position is the folder's, so nothing is skipped or repeated.
+            Err(e) if e.is_connection_lost() => {
+                eprintln!(
+                    "remaind: {e}: the store is unreachable; reconnecting in {} ms",
+                    backoff.as_millis()
+                );
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(RECONNECT_MAX);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         if head <= after {
             if !shared {
                 std::thread::sleep(FOLLOW_POLL);

@@ -869,9 +869,62 @@ fn fleet_verify_names_a_row_edited_in_the_store_and_a_join_refuses_a_forged_stor
     );
 }
 
+/// A follower spawned from `cmd`, its stdout lines sent to the receiver as they come.
+fn spawn_follower(
+    cmd: &mut std::process::Command,
+) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead;
+    let mut child = cmd
+        .args(["events", "--follow", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the follower");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// Read from `rx` into `seen` until a line holds `text` (true) or 30 s pass (false).
+fn wait_for(rx: &std::sync::mpsc::Receiver<String>, text: &str, seen: &mut Vec<String>) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !seen.iter().any(|l| l.contains(text)) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => seen.push(line),
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// End `child` and return its stderr.
+fn stop(mut child: std::process::Child) -> String {
+    use std::io::Read;
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    stderr
+}
+
 #[test]
 fn fleet_a_follower_reconnects_when_the_server_restarts_and_prints_what_came_after() {
-    use std::io::{BufRead, Read};
     let cluster = remaind_testkit::PrivateCluster::start();
     let project = remaind_testkit::unique_project("restart");
     let ta = tmp();
@@ -889,59 +942,48 @@ fn fleet_a_follower_reconnects_when_the_server_restarts_and_prints_what_came_aft
     let tb = tmp();
     let nowhere = tb.0.join("dashboard");
     std::fs::create_dir(&nowhere).expect("mkdir");
-    let mut follower = remaind_in(&nowhere)
-        .args(["--store", &cluster.url, "--project", &project])
-        .args(["events", "--follow", "--json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn the follower");
-    let stdout = follower.stdout.take().expect("stdout");
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let mut seen = Vec::new();
-    let wait_for = |text: &str, seen: &mut Vec<String>| {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while !seen.iter().any(|l| l.contains(text)) {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match rx.recv_timeout(left) {
-                Ok(line) => seen.push(line),
-                Err(_) => return false,
-            }
-        }
-        true
-    };
-    assert!(wait_for("before the restart", &mut seen), "{seen:?}");
+    // A machine without a folder, and a replica folder of another machine.
+    let (folderless, rx1) =
+        spawn_follower(remaind_in(&nowhere).args(["--store", &cluster.url, "--project", &project]));
+    let tc = tmp();
+    let c = tc.0.join(".context");
+    ok(&remaind(
+        &c,
+        &["init", "--store", &cluster.url, "--project", &project],
+        None,
+    ));
+    let (replica, rx2) =
+        spawn_follower(remaind_in(&tc.0).args(["--dir", c.to_str().expect("utf-8")]));
+    let (mut seen1, mut seen2) = (Vec::new(), Vec::new());
+    assert!(
+        wait_for(&rx1, "before the restart", &mut seen1),
+        "{seen1:?}"
+    );
+    assert!(
+        wait_for(&rx2, "before the restart", &mut seen2),
+        "{seen2:?}"
+    );
     cluster.restart();
     ok(&remaind(
         &a,
         &["log", "--kind", "note", "--text", "after the restart"],
         None,
     ));
-    let printed = wait_for("after the restart", &mut seen);
-    let _ = follower.kill();
-    let _ = follower.wait();
-    let mut stderr = String::new();
-    follower
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut stderr)
-        .expect("read stderr");
+    let printed1 = wait_for(&rx1, "after the restart", &mut seen1);
+    let printed2 = wait_for(&rx2, "after the restart", &mut seen2);
+    let (err1, err2) = (stop(folderless), stop(replica));
     assert!(
-        printed,
-        "the event appended after the restart was printed: {seen:?}; {stderr}"
+        printed1,
+        "the folderless follower printed the later event: {seen1:?}; {err1}"
     );
-    assert_eq!(seqs(&seen), [1, 2], "each event once, in order: {seen:?}");
-    assert!(stderr.contains("reconnecting"), "{stderr}");
-    assert!(stderr.contains("reconnected"), "{stderr}");
+    assert!(
+        printed2,
+        "the replica's follower printed the later event: {seen2:?}; {err2}"
+    );
+    assert_eq!(seqs(&seen1), [1, 2], "each event once, in order: {seen1:?}");
+    assert_eq!(seqs(&seen2), [1, 2], "each event once, in order: {seen2:?}");
+    assert!(
+        err1.contains("reconnecting") && err1.contains("reconnected"),
+        "{err1}"
+    );
 }

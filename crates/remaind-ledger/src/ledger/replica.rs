@@ -36,9 +36,14 @@ impl Ledger {
         let (local, _) = self.head()?;
         {
             let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
-            store
-                .wait(local, wait)
-                .map_err(|e| store_error("wait for events", &shared.project, e))?;
+            if let Err(e) = store.wait(local, wait) {
+                // A lost connection (the server restarted) is replaced once; the caller
+                // retries when the new one fails too (Error::is_connection_lost).
+                if !e.is_connection_lost() {
+                    return Err(store_error("wait for events", &shared.project, e));
+                }
+                shared.reconnect(&mut store)?;
+            }
         }
         let (locked, head, prev) = self.lock_for_append()?;
         let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
