@@ -417,12 +417,3 @@ fn on_store(
     }
     print_hits(query, &shown, Some(bounds), None, json)
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_store_bounds_a_query_as_the_folder_index_does() {
-        assert_eq!(remaind_pg::MAX_QUERY_TERMS, remaind_index::MAX_QUERY_TERMS);
-        assert_eq!(remaind_pg::MAX_QUERY_CHARS, remaind_index::MAX_QUERY_CHARS);
-    }
-}
