@@ -57,6 +57,7 @@ impl Global {
         match (&self.store, &self.project) {
             (None, _) => Ok(None),
             (Some(url), Some(project)) if !project.is_empty() => {
+                check_project(project)?;
                 Ok(Some(remaind_ledger::StoreSetting {
                     url: url.clone(),
                     project: project.clone(),
@@ -122,6 +123,17 @@ pub(crate) fn store_failed(
             project,
             source,
         })
+    }
+}
+
+/// `--project` (or `REMAIND_PROJECT`) refused as a usage error (exit 2) when it cannot name
+/// a project: a trailing space or tab would name a second project beside the first.
+pub(crate) fn check_project(project: &str) -> Result<(), CliError> {
+    match remaind_pg::project_name_problem(project) {
+        None => Ok(()),
+        Some(reason) => Err(CliError::invalid(format!(
+            "--project (or REMAIND_PROJECT): the name {reason}"
+        ))),
     }
 }
 

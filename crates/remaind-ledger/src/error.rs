@@ -91,16 +91,35 @@ pub enum Error {
     /// does not (appended while it was not a replica, or copied from elsewhere).
     #[error(
         "{path} and the shared store of project {project:?} differ from seq {seq}; keep the \
-         store's history with `remaind pull --from URL --project {project} --dir NEW` into a \
-         new folder"
+         store's history in a new folder: `{}`",
+        pull_command(url, project, path)
     )]
     Diverged {
         /// The log.
         path: Utf8PathBuf,
         /// The store's project.
         project: String,
+        /// The store's URL (its password masked).
+        url: String,
         /// The first seq whose line differs (or that only one side has).
         seq: u64,
+    },
+    /// The shared store disagrees with itself: a row past the project's recorded head, a
+    /// line missing below it, a broken chain, a line that is not a valid event, or one the
+    /// project's redactor would change. Nothing was copied into the folder.
+    #[error(
+        "the shared store of project {project:?} is refused at seq {seq}: {reason}; nothing \
+         was copied into {path}"
+    )]
+    StoreRefused {
+        /// The log the lines would have gone to.
+        path: Utf8PathBuf,
+        /// The store's project.
+        project: String,
+        /// The seq at fault.
+        seq: u64,
+        /// What is wrong, and what to do about it.
+        reason: String,
     },
     /// A guarded append ([`crate::Ledger::append_system_unless`]) found a rival event
     /// appended after the one its caller built on (another process or machine got there
@@ -119,6 +138,42 @@ pub enum Error {
         /// The seq of the event the caller built on (0 for none).
         since: u64,
     },
+}
+
+/// A runnable `remaind pull` that keeps the store's history in a new folder beside the one
+/// at `log` (`…/logs/events.jsonl`).
+fn pull_command(url: &str, project: &str, log: &camino::Utf8Path) -> String {
+    let context = log.parent().and_then(camino::Utf8Path::parent);
+    let root = context.and_then(camino::Utf8Path::parent);
+    let base = root
+        .and_then(camino::Utf8Path::file_name)
+        .filter(|n| !n.is_empty())
+        .unwrap_or("project");
+    let dir = match root.and_then(camino::Utf8Path::parent) {
+        Some(parent) if !parent.as_str().is_empty() => {
+            parent.join(format!("{base}-from-store")).join(".context")
+        }
+        _ => camino::Utf8PathBuf::from(format!("../{base}-from-store/.context")),
+    };
+    let url = if url.is_empty() { "URL" } else { url };
+    format!(
+        "remaind pull --from {} --project {} --dir {}",
+        shell_word(url),
+        shell_word(project),
+        shell_word(dir.as_str())
+    )
+}
+
+/// `s` as one shell word: bare when it holds only safe characters, else single-quoted.
+fn shell_word(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b));
+    if safe {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 fn invalid_message(line: Option<usize>, field: &str, reason: &str) -> String {
@@ -141,10 +196,18 @@ impl Error {
             self,
             Error::InvalidInput { .. }
                 | Error::Store {
-                    source: remaind_pg::Error::Url { .. } | remaind_pg::Error::NoProject { .. },
+                    source: remaind_pg::Error::Url { .. }
+                        | remaind_pg::Error::NoProject { .. }
+                        | remaind_pg::Error::ProjectName { .. },
                     ..
                 }
         )
+    }
+
+    /// Whether the shared store's connection was lost (the server restarted or went away):
+    /// trying again later may succeed.
+    pub fn is_connection_lost(&self) -> bool {
+        matches!(self, Error::Store { source, .. } if source.is_connection_lost())
     }
 
     /// The 1-based batch line number an invalid-input error refers to, if any.

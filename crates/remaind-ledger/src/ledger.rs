@@ -747,7 +747,7 @@ impl Ledger {
         if remote.seq < head || (remote.seq == head && remote.digest != prev) {
             return Err(self.diverged(remote.seq.min(head) + u64::from(remote.seq == head)));
         }
-        let (head, prev) = self.catch_up_locked(&locked, head, prev, &mut up)?;
+        let (head, prev) = self.catch_up_locked(&locked, head, prev, &mut up, &shared.project)?;
         append(&locked, head, prev, Some(up))
     }
 
@@ -1247,6 +1247,7 @@ impl Ledger {
         if let Some(b) = &self.tampered {
             report.anchor_break(b.line, &b.reason);
         }
+        self.compare_with_store(&mut report)?;
         Ok(report)
     }
 }

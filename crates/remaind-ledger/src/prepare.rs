@@ -938,6 +938,49 @@ fn placeholder_header() -> &'static str {
     &HEADER
 }
 
+/// The first field of a stored event that `redactor` would change, with the rule that would
+/// change it: `None` for a line the ledger could have written under these rules. Asked of
+/// every line a replica copies from a shared store, which must hold no more than the replica
+/// would have written itself. Remaind's own bookkeeping values and schema keys are left out,
+/// as the append leaves them out.
+pub(crate) fn unredacted_field(
+    redactor: &Redactor,
+    line: &[u8],
+    ev: &remaind_events::Event,
+) -> Option<(String, String)> {
+    // One pass over the line decides for nearly every line.
+    if redactor.serialized_json_is_clean(line) {
+        return None;
+    }
+    let first = |applied: Vec<Applied>| applied.into_iter().next().map(|a| a.rule);
+    let in_str = |s: &str| first(redactor.redact_str(s).1);
+    let in_value = |v: &Value| {
+        let mut v = v.clone();
+        first(redactor.redact_json_keeping(&mut v, &is_schema_key))
+    };
+    let mut found: Vec<(String, Option<String>)> = vec![
+        ("actor".into(), ev.actor.as_deref().and_then(in_str)),
+        ("text".into(), ev.text.as_deref().and_then(in_str)),
+    ];
+    if let Some(data) = &ev.data {
+        let mut map = data.clone();
+        take_own_fields(ev.kind, &mut map);
+        found.push(("data".into(), in_value(&Value::Object(map))));
+    }
+    if let Some(tool) = &ev.tool {
+        found.push(("tool.name".into(), in_str(&tool.name)));
+        found.push(("tool.input".into(), in_value(&tool.input)));
+        found.push(("tool.output".into(), in_value(&tool.output)));
+    }
+    for (i, a) in ev.artifact.iter().enumerate() {
+        found.push((format!("artifact[{i}].head"), in_str(&a.head)));
+        found.push((format!("artifact[{i}].tail"), in_str(&a.tail)));
+    }
+    found
+        .into_iter()
+        .find_map(|(field, rule)| rule.map(|rule| (field, rule)))
+}
+
 #[cfg(test)]
 mod tests {
     use sha2::{Digest, Sha256};

@@ -5,7 +5,7 @@ use std::sync::{Mutex, OnceLock};
 
 use camino::Utf8Path;
 use remaind_fs::layout::{PROJECT_ENV, STORE_ENV, STORE_PATH};
-use remaind_pg::{Append, Store};
+use remaind_pg::{Append, Head, Store};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -110,6 +110,10 @@ impl StoreSetting {
 pub(crate) struct Shared {
     pub(crate) store: Mutex<Store>,
     pub(crate) project: String,
+    /// The store's URL, its password masked (named in messages).
+    pub(crate) url: String,
+    /// The setting it was opened with (to connect again after a lost connection).
+    pub(crate) setting: StoreSetting,
 }
 
 impl Shared {
@@ -119,7 +123,16 @@ impl Shared {
         Ok(Shared {
             store: Mutex::new(store),
             project: setting.project.clone(),
+            url: remaind_pg::mask_password(&setting.url),
+            setting: setting.clone(),
         })
+    }
+
+    /// Replace a connection that was lost with a new one.
+    pub(crate) fn reconnect(&self, store: &mut Store) -> Result<()> {
+        *store = Store::connect(&self.setting.url, &self.setting.project)
+            .map_err(|e| store_error("reconnect", &self.project, e))?;
+        Ok(())
     }
 }
 
@@ -134,13 +147,27 @@ pub(crate) fn store_error(action: &'static str, project: &str, source: remaind_p
 /// Where a replica reads the lines and artifacts it lacks: the store, or an append in
 /// progress (under the project's lock).
 pub(crate) trait Upstream {
-    fn lines(&mut self, after: u64, limit: usize) -> remaind_pg::Result<Vec<(u64, Vec<u8>)>>;
+    fn head_and_stray(&mut self) -> remaind_pg::Result<(Head, Option<u64>)>;
+    fn lines(
+        &mut self,
+        after: u64,
+        upto: u64,
+        limit: usize,
+    ) -> remaind_pg::Result<Vec<(u64, Vec<u8>)>>;
     fn artifact(&mut self, sha256: &str) -> remaind_pg::Result<Option<Vec<u8>>>;
 }
 
 impl Upstream for Store {
-    fn lines(&mut self, after: u64, limit: usize) -> remaind_pg::Result<Vec<(u64, Vec<u8>)>> {
-        Store::lines(self, after, limit)
+    fn head_and_stray(&mut self) -> remaind_pg::Result<(Head, Option<u64>)> {
+        Store::head_and_stray(self)
+    }
+    fn lines(
+        &mut self,
+        after: u64,
+        upto: u64,
+        limit: usize,
+    ) -> remaind_pg::Result<Vec<(u64, Vec<u8>)>> {
+        Store::lines(self, after, upto, limit)
     }
     fn artifact(&mut self, sha256: &str) -> remaind_pg::Result<Option<Vec<u8>>> {
         Store::artifact(self, sha256)
@@ -148,8 +175,16 @@ impl Upstream for Store {
 }
 
 impl Upstream for Append<'_> {
-    fn lines(&mut self, after: u64, limit: usize) -> remaind_pg::Result<Vec<(u64, Vec<u8>)>> {
-        Append::lines(self, after, limit)
+    fn head_and_stray(&mut self) -> remaind_pg::Result<(Head, Option<u64>)> {
+        Append::head_and_stray(self)
+    }
+    fn lines(
+        &mut self,
+        after: u64,
+        upto: u64,
+        limit: usize,
+    ) -> remaind_pg::Result<Vec<(u64, Vec<u8>)>> {
+        Append::lines(self, after, upto, limit)
     }
     fn artifact(&mut self, sha256: &str) -> remaind_pg::Result<Option<Vec<u8>>> {
         Append::artifact(self, sha256)

@@ -78,7 +78,7 @@ impl VerifyReport {
         self.problems.truncate(MAX_LISTED);
     }
 
-    fn push(&mut self, file: &str, line: Option<u64>, reason: String) {
+    pub(crate) fn push(&mut self, file: &str, line: Option<u64>, reason: String) {
         self.problem_count += 1;
         if self.problems.len() < MAX_LISTED {
             self.problems.push(Problem {

@@ -46,6 +46,14 @@ pub enum Error {
         #[source]
         source: postgres::Error,
     },
+    /// The project's name cannot name a project (see [`crate::project_name_problem`]).
+    #[error("the project name {reason}")]
+    ProjectName {
+        /// The name as given.
+        name: String,
+        /// What is wrong with it and the fix.
+        reason: String,
+    },
     /// No project of this name exists in the store.
     #[error(
         "the store has no project {name:?}; create it with `remaind init --store URL --project {name}`"
@@ -70,6 +78,15 @@ pub enum Error {
         /// The server's error.
         #[source]
         source: postgres::Error,
+    },
+    /// The search statement ran past its time on the server and was cancelled there.
+    #[error(
+        "the search ran longer than {seconds} s on the server and was cancelled there; \
+         search for fewer or rarer words, or narrow it with --kind or --min-importance"
+    )]
+    SearchTimeout {
+        /// The statement timeout, in seconds.
+        seconds: u32,
     },
     /// Stored data is not what the store wrote (a chunk missing, a digest that does not match).
     #[error("the store's {what} is damaged: {reason}")]
@@ -99,6 +116,28 @@ fn login_hint(role: &str, source: &postgres::Error) -> String {
 }
 
 impl Error {
+    /// Whether the connection to the server was lost (the server restarted or went away, the
+    /// network failed): a new connection may succeed where this one cannot.
+    pub fn is_connection_lost(&self) -> bool {
+        let source = match self {
+            Error::Query { source, .. } | Error::Connect { source, .. } => source,
+            _ => return false,
+        };
+        if source.is_closed() {
+            return true;
+        }
+        match source.code() {
+            // Connection exceptions (08…) and operator interventions (57P01 shutdown,
+            // 57P02 crash shutdown, 57P03 cannot connect now).
+            Some(code) => {
+                let code = code.code();
+                code.starts_with("08") || code.starts_with("57P")
+            }
+            // No server error at all: the socket failed.
+            None => source.as_db_error().is_none(),
+        }
+    }
+
     /// This error with the role the store logs in as named in its hint.
     pub(crate) fn for_role(self, name: &str) -> Error {
         match self {

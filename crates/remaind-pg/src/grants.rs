@@ -2,7 +2,8 @@
 
 /// Every grant an agent's role needs on a migrated schema to append, follow, compact, pull
 /// and search (and join a project with `init --store`), for the role [`AGENT_ROLE`]: one
-/// statement a line, run as the schema's owner. docs/fleet.md quotes it verbatim and its
+/// statement a line, run as the schema's owner. Reads, and the functions every write goes
+/// through (migration 4): no INSERT, UPDATE or DELETE on any table. docs/fleet.md quotes it verbatim and its
 /// test runs the doc's copy; a privilege error quotes the line that grants what was missing.
 pub const AGENT_GRANTS: &str = include_str!("grants.sql");
 
@@ -111,7 +112,11 @@ mod tests {
             "remaind_files",
             "remaind_search",
             "remaind_append",
-            "remaind_search_row",
+            "remaind_lock",
+            "remaind_create_project",
+            "remaind_put_artifact",
+            "remaind_put_file",
+            "remaind_index_search",
         ] {
             let lines = grants_for(table, "agents");
             assert_eq!(lines.len(), 1, "{table}");

@@ -74,6 +74,81 @@ fn terms(query: &str) -> Terms {
     out
 }
 
+/// Most distinct terms a query is searched by: the rest are dropped (the folder's index has
+/// the same bound, `remaind_index::MAX_QUERY_TERMS`). A repeated term counts once.
+pub const MAX_QUERY_TERMS: usize = 32;
+/// The most characters of distinct terms a query is searched by (as the folder's index,
+/// `remaind_index::MAX_QUERY_CHARS`); a first term longer than this is cut.
+pub const MAX_QUERY_CHARS: usize = 1000;
+/// Characters of a query read at all (repeats included): the rest is cut unread.
+const MAX_READ_CHARS: usize = 64 * MAX_QUERY_CHARS;
+/// How long the search statement may run on the server before it is cancelled.
+pub const SEARCH_TIMEOUT_SECS: u32 = 5;
+
+/// How a query was bounded before it was searched.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SearchBounds {
+    /// The terms searched.
+    pub terms: usize,
+    /// Distinct terms dropped past [`MAX_QUERY_TERMS`].
+    pub dropped_terms: usize,
+    /// Characters cut past [`MAX_QUERY_CHARS`] (and past what is read at all).
+    pub cut_chars: usize,
+}
+
+impl SearchBounds {
+    /// Whether part of the query was not searched.
+    pub fn cut(&self) -> bool {
+        self.dropped_terms > 0 || self.cut_chars > 0
+    }
+}
+
+/// `t` with repeated terms dropped and cut to [`MAX_QUERY_TERMS`] terms of
+/// [`MAX_QUERY_CHARS`] characters in all, as the folder's index bounds a query.
+fn bound(t: Terms, read_cut: usize) -> (Terms, SearchBounds) {
+    let mut all: Vec<(u8, String)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (kind, list) in [(0u8, t.any), (1, t.all), (2, t.phrases), (3, t.prefixes)] {
+        for w in list {
+            if seen.insert((kind, w.to_lowercase())) {
+                all.push((kind, w));
+            }
+        }
+    }
+    let mut out = Terms::default();
+    let mut bounds = SearchBounds {
+        cut_chars: read_cut,
+        ..SearchBounds::default()
+    };
+    let mut chars = 0;
+    for (kind, mut w) in all {
+        let n = w.chars().count();
+        if bounds.terms == 0 && n > MAX_QUERY_CHARS {
+            let end = w
+                .char_indices()
+                .nth(MAX_QUERY_CHARS)
+                .map_or(w.len(), |(i, _)| i);
+            w.truncate(end);
+            bounds.cut_chars += n - MAX_QUERY_CHARS;
+            chars = MAX_QUERY_CHARS;
+        } else if bounds.terms == MAX_QUERY_TERMS || chars + n > MAX_QUERY_CHARS {
+            bounds.dropped_terms += 1;
+            bounds.cut_chars += n;
+            continue;
+        } else {
+            chars += n;
+        }
+        bounds.terms += 1;
+        match kind {
+            0 => out.any.push(w),
+            1 => out.all.push(w),
+            2 => out.phrases.push(w),
+            _ => out.prefixes.push(w),
+        }
+    }
+    (out, bounds)
+}
+
 /// Lines indexed per statement while catching the search index up.
 const INDEX_BATCH: i64 = 20_000;
 
@@ -86,18 +161,13 @@ impl Store {
         loop {
             let n = self
                 .client
-                .execute(
-                    "INSERT INTO remaind_search (project, seq, kind, importance, body, doc)
-                     SELECT e.project, e.seq, r.kind, r.importance, r.body, r.doc
-                       FROM remaind_events e, LATERAL remaind_search_row(e.line) r
-                      WHERE e.project = $1
-                        AND e.seq > (SELECT coalesce(max(seq), 0) FROM remaind_search
-                                      WHERE project = $1)
-                      ORDER BY e.seq LIMIT $2
-                     ON CONFLICT DO NOTHING",
+                .query_one(
+                    "SELECT remaind_index_search($1, $2)",
                     &[&self.project, &INDEX_BATCH],
                 )
-                .map_err(query_as(&self.role, "index events for search"))?;
+                .map_err(query_as(&self.role, "index events for search"))?
+                .get::<_, i64>(0);
+            let n = u64::try_from(n).unwrap_or(0);
             total += n;
             if i64::try_from(n).unwrap_or(i64::MAX) < INDEX_BATCH {
                 return Ok(total);
@@ -108,13 +178,39 @@ impl Store {
     /// The events matching `query` (the syntax of `remaind search`: bare words any, `+word`,
     /// `"phrase"` and `prefix*` required; English stemming and stop words), best first,
     /// newest first on a tie. The index is caught up first.
-    pub fn search(&mut self, query_text: &str, filter: &SearchFilter) -> Result<Vec<SearchHit>> {
+    ///
+    /// The query is bounded as the folder's index bounds one ([`MAX_QUERY_TERMS`] distinct
+    /// terms of [`MAX_QUERY_CHARS`] characters; the bounds applied are returned), the search
+    /// statement may run [`SEARCH_TIMEOUT_SECS`] seconds on the server
+    /// ([`Error::SearchTimeout`](crate::Error::SearchTimeout) past them), and the server
+    /// checks every second that the client is still there (PostgreSQL 14 and later), so a
+    /// client that exits leaves no backend searching.
+    pub fn search(
+        &mut self,
+        query_text: &str,
+        filter: &SearchFilter,
+    ) -> Result<(Vec<SearchHit>, SearchBounds)> {
         self.index_for_search()?;
-        let t = terms(query_text);
+        let (read, read_cut) = match query_text.char_indices().nth(MAX_READ_CHARS) {
+            Some((end, _)) => (&query_text[..end], query_text[end..].chars().count()),
+            None => (query_text, 0),
+        };
+        let (t, bounds) = bound(terms(read), read_cut);
         let limit = i64::try_from(filter.limit).unwrap_or(i64::MAX);
         let min = i16::from(filter.min_importance);
-        let rows = self
+        let role = self.role.clone();
+        let mut tx = self
             .client
+            .transaction()
+            .map_err(query_as(&role, "search"))?;
+        tx.execute(
+            "SELECT set_config('statement_timeout', $1, true),
+                    CASE WHEN current_setting('server_version_num')::int >= 140000
+                         THEN set_config('client_connection_check_interval', '1000', true) END",
+            &[&format!("{}s", SEARCH_TIMEOUT_SECS)],
+        )
+        .map_err(query_as(&role, "search"))?;
+        let rows = tx
             .query(
                 "WITH parts AS (
                      SELECT
@@ -161,8 +257,17 @@ impl Store {
                     &limit,
                 ],
             )
-            .map_err(query_as(&self.role, "search"))?;
-        Ok(rows
+            .map_err(|e| {
+                if e.code() == Some(&postgres::error::SqlState::QUERY_CANCELED) {
+                    crate::Error::SearchTimeout {
+                        seconds: SEARCH_TIMEOUT_SECS,
+                    }
+                } else {
+                    query_as(&role, "search")(e)
+                }
+            })?;
+        tx.commit().map_err(query_as(&role, "search"))?;
+        let hits = rows
             .iter()
             .map(|r| SearchHit {
                 seq: to_seq(r.get(0)),
@@ -170,13 +275,29 @@ impl Store {
                 snippet: r.get(2),
                 line: r.get(3),
             })
-            .collect())
+            .collect();
+        Ok((hits, bounds))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_is_bounded_as_the_folder_index_bounds_one() {
+        let long = "lorem ".repeat(20_000);
+        let (t, b) = bound(terms(&long), 0);
+        assert_eq!(t.any, ["lorem"], "a repeated word is one term");
+        assert!(!b.cut());
+        let many: String = (0..100).map(|i| format!("w{i} ")).collect();
+        let (t, b) = bound(terms(&many), 0);
+        assert_eq!(t.any.len(), MAX_QUERY_TERMS);
+        assert_eq!(b.dropped_terms, 100 - MAX_QUERY_TERMS);
+        let (t, b) = bound(terms(&"x".repeat(5000)), 0);
+        assert_eq!(t.any[0].len(), MAX_QUERY_CHARS);
+        assert_eq!(b.cut_chars, 5000 - MAX_QUERY_CHARS);
+    }
 
     #[test]
     fn a_plain_query_splits_into_the_terms_of_its_syntax() {

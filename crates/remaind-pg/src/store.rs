@@ -14,6 +14,7 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (1, include_str!("schema.sql")),
     (2, include_str!("schema-2.sql")),
     (3, include_str!("schema-3.sql")),
+    (4, include_str!("schema-4.sql")),
 ];
 
 /// The advisory lock taken while migrating, so `remaind init` may run on many machines at once.
@@ -41,6 +42,8 @@ pub struct Store {
     /// The role the connection logs in as (named in a privilege error's hint).
     pub(crate) role: String,
     name: String,
+    /// The URL, its password masked.
+    url: String,
     listening: bool,
 }
 
@@ -162,6 +165,36 @@ fn migrate(client: &mut Client) -> Result<()> {
     tx.commit().map_err(query("migrate the schema"))
 }
 
+/// Why `name` cannot name a project, if it cannot: empty, longer than 200 bytes, starting
+/// or ending with whitespace, or holding a control character (a tab, a newline) anywhere —
+/// names that differ from another only there would be told apart by no one reading them.
+pub fn project_name_problem(name: &str) -> Option<String> {
+    let trimmed = name.trim_matches(|c: char| c.is_whitespace() || c.is_control());
+    let clean: String = trimmed.chars().filter(|c| !c.is_control()).collect();
+    let fix = if clean.is_empty() {
+        String::new()
+    } else {
+        format!("; use {clean:?}")
+    };
+    if name.is_empty() {
+        Some("is empty; name the project".into())
+    } else if name.len() > 200 {
+        Some(format!("is {} bytes; the limit is 200", name.len()))
+    } else if trimmed != name {
+        Some(format!(
+            "{name:?} starts or ends with whitespace or a control character, so it would name \
+             a different project than one without it{fix}"
+        ))
+    } else if name.chars().any(char::is_control) {
+        Some(format!(
+            "{name:?} holds a control character (a tab, a newline), which no one reading it \
+             can see{fix}"
+        ))
+    } else {
+        None
+    }
+}
+
 impl Store {
     /// Check that the store at `url` answers and holds this build's schema (migrating it
     /// when older), without touching any project: what `init --store` asks before it
@@ -185,6 +218,7 @@ impl Store {
             client,
             role,
             name: name.into(),
+            url: mask_password(url),
             listening: false,
         })
     }
@@ -198,6 +232,12 @@ impl Store {
         genesis: &str,
         files: &[(String, Vec<u8>)],
     ) -> Result<(Store, bool)> {
+        if let Some(reason) = project_name_problem(name) {
+            return Err(Error::ProjectName {
+                name: name.into(),
+                reason,
+            });
+        }
         let (mut client, role) = open_client(url)?;
         let named = |e: Error| e.for_role(&role);
         let mut tx = client
@@ -205,22 +245,14 @@ impl Store {
             .map_err(query("create the project"))
             .map_err(named)?;
         let row = tx
-            .query_opt(
-                "INSERT INTO remaind_projects (name, head_digest) VALUES ($1, $2)
-                 ON CONFLICT (name) DO NOTHING RETURNING id",
+            .query_one(
+                "SELECT p_id, p_created FROM remaind_create_project($1, $2)",
                 &[&name, &genesis],
             )
             .map_err(query("create the project"))
             .map_err(named)?;
-        let created = row.is_some();
-        let project: i64 = match row {
-            Some(row) => row.get(0),
-            None => tx
-                .query_one("SELECT id FROM remaind_projects WHERE name = $1", &[&name])
-                .map_err(query("look up the project"))
-                .map_err(named)?
-                .get(0),
-        };
+        let project: i64 = row.get(0);
+        let created: bool = row.get(1);
         if created {
             for (path, bytes) in files {
                 put_file(&mut tx, project, path, bytes).map_err(named)?;
@@ -234,6 +266,7 @@ impl Store {
             project,
             role,
             name: name.into(),
+            url: mask_password(url),
             listening: false,
         };
         Ok((store, created))
@@ -259,17 +292,30 @@ impl Store {
         &self.name
     }
 
+    /// The store's URL, its password masked (for messages).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
     /// The head of the project's chain.
     pub fn head(&mut self) -> Result<Head> {
         named(&self.role, head(&mut self.client, self.project, false))
     }
 
-    /// Up to `limit` stored lines after seq `after`, in order, each with its seq.
-    pub fn lines(&mut self, after: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
+    /// Up to `limit` stored lines after seq `after` and at most `upto` (the head a caller
+    /// read: a row past the recorded head was not written by an append), in order, each
+    /// with its seq.
+    pub fn lines(&mut self, after: u64, upto: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
         named(
             &self.role,
-            lines(&mut self.client, self.project, after, limit),
+            lines(&mut self.client, self.project, after, upto, limit),
         )
+    }
+
+    /// The head, and the first seq the store holds past it (a row written around the
+    /// append function), read in one snapshot.
+    pub fn head_and_stray(&mut self) -> Result<(Head, Option<u64>)> {
+        named(&self.role, head_and_stray(&mut self.client, self.project))
     }
 
     /// The SHA-256 of line `seq`, if the store has it.
@@ -415,9 +461,19 @@ impl Append<'_> {
         &self.head
     }
 
-    /// Stored lines after seq `after` (to catch a replica up before building on the head).
-    pub fn lines(&mut self, after: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
-        named(self.role, lines(&mut self.tx, self.project, after, limit))
+    /// Stored lines after seq `after` and at most `upto` (to catch a replica up before
+    /// building on the head).
+    pub fn lines(&mut self, after: u64, upto: u64, limit: usize) -> Result<Vec<(u64, Vec<u8>)>> {
+        named(
+            self.role,
+            lines(&mut self.tx, self.project, after, upto, limit),
+        )
+    }
+
+    /// The head under the lock, and the first seq stored past it, as
+    /// [`Store::head_and_stray`].
+    pub fn head_and_stray(&mut self) -> Result<(Head, Option<u64>)> {
+        named(self.role, head_and_stray(&mut self.tx, self.project))
     }
 
     /// An artifact, as [`Store::artifact`].
@@ -457,32 +513,66 @@ impl Append<'_> {
 }
 
 fn head(c: &mut impl GenericClient, project: i64, lock: bool) -> Result<Head> {
+    // The lock is taken by a function that runs as the schema's owner (migration 4): an
+    // agent's role has no UPDATE privilege, which `FOR UPDATE` needs.
     let sql = if lock {
-        "SELECT head_seq, head_digest FROM remaind_projects WHERE id = $1 FOR UPDATE"
+        "SELECT head_seq, head_digest FROM remaind_lock($1)"
     } else {
         "SELECT head_seq, head_digest FROM remaind_projects WHERE id = $1"
     };
     let row = c
-        .query_one(sql, &[&project])
+        .query_opt(sql, &[&project])
         .map_err(query("read the head"))?;
-    Ok(Head {
+    let head = row.and_then(|row| {
+        Some(Head {
+            seq: to_seq(row.get::<_, Option<i64>>(0)?),
+            digest: row.get::<_, Option<String>>(1)?,
+        })
+    });
+    head.ok_or_else(|| Error::Corrupt {
+        what: "project list".into(),
+        reason: format!("project id {project} is gone"),
+    })
+}
+
+/// The head, and the first seq stored past it if any, read in one statement (one snapshot:
+/// an append moves the head in the transaction that writes its rows, so only a row written
+/// around `remaind_append` is ever past the head).
+fn head_and_stray(c: &mut impl GenericClient, project: i64) -> Result<(Head, Option<u64>)> {
+    let row = c
+        .query_opt(
+            "SELECT p.head_seq, p.head_digest,
+                    (SELECT min(e.seq) FROM remaind_events e
+                      WHERE e.project = p.id AND e.seq > p.head_seq)
+               FROM remaind_projects p WHERE p.id = $1",
+            &[&project],
+        )
+        .map_err(query("read the head"))?
+        .ok_or_else(|| Error::Corrupt {
+            what: "project list".into(),
+            reason: format!("project id {project} is gone"),
+        })?;
+    let head = Head {
         seq: to_seq(row.get(0)),
         digest: row.get(1),
-    })
+    };
+    Ok((head, row.get::<_, Option<i64>>(2).map(to_seq)))
 }
 
 fn lines(
     c: &mut impl GenericClient,
     project: i64,
     after: u64,
+    upto: u64,
     limit: usize,
 ) -> Result<Vec<(u64, Vec<u8>)>> {
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     let rows = c
         .query(
             "SELECT seq, line FROM remaind_events WHERE project = $1 AND seq > $2
-             ORDER BY seq LIMIT $3",
-            &[&project, &to_sql(after), &limit],
+               AND seq <= $3
+             ORDER BY seq LIMIT $4",
+            &[&project, &to_sql(after), &to_sql(upto), &limit],
         )
         .map_err(query("read events"))?;
     Ok(rows.iter().map(|r| (to_seq(r.get(0)), r.get(1))).collect())
@@ -508,6 +598,14 @@ fn append(c: &mut impl GenericClient, project: i64, after: u64, lines: &[&[u8]])
                 expected: after,
             },
             Some("RM003") => Error::Chain { after, source: e },
+            Some("RM004") => Error::Corrupt {
+                what: "chain".into(),
+                reason: e
+                    .as_db_error()
+                    .map_or_else(|| e.to_string(), |d| d.message().to_owned())
+                    + "; a row was written around remaind_append: as the schema's owner delete \
+                       the rows past the head",
+            },
             _ => query("append events")(e),
         }),
     }
@@ -556,13 +654,10 @@ fn put_artifact(
     } else {
         bytes.chunks(CHUNK).collect()
     };
-    let chunks = i32::try_from(parts.len()).unwrap_or(i32::MAX);
-    let numbers: Vec<i32> = (0..chunks).collect();
+    // The server checks the bytes against the name (migration 4).
     c.execute(
-        "INSERT INTO remaind_artifacts (project, sha256, chunk, chunks, bytes)
-         SELECT $1, $2, n, $3, b FROM unnest($4::integer[], $5::bytea[]) AS t (n, b)
-         ON CONFLICT DO NOTHING",
-        &[&project, &sha256, &chunks, &numbers, &parts],
+        "SELECT remaind_put_artifact($1, $2, $3)",
+        &[&project, &sha256, &parts],
     )
     .map_err(query("store an artifact"))?;
     Ok(())
@@ -586,9 +681,8 @@ fn missing_artifacts(
 
 fn put_file(c: &mut impl GenericClient, project: i64, path: &str, bytes: &[u8]) -> Result<()> {
     c.execute(
-        "INSERT INTO remaind_files (project, path, sha256, bytes) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (project, path) DO UPDATE SET sha256 = excluded.sha256, bytes = excluded.bytes",
-        &[&project, &path, &sha256_hex(bytes), &bytes],
+        "SELECT remaind_put_file($1, $2, $3)",
+        &[&project, &path, &bytes],
     )
     .map_err(query("store a file"))?;
     Ok(())

@@ -18,7 +18,9 @@
 pub mod conversation;
 mod pg;
 
-pub use pg::{ON_STORE_ENV, TEST_PG_ENV, on_store, postgres_tls, postgres_url, unique_project};
+pub use pg::{
+    ON_STORE_ENV, PrivateCluster, TEST_PG_ENV, on_store, postgres_tls, postgres_url, unique_project,
+};
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -25,6 +25,55 @@ pub fn postgres_url() -> String {
     URL.get_or_init(|| start_cluster(false).0).clone()
 }
 
+/// A throwaway cluster of one test's own, which it may stop and restart (the shared one of
+/// [`postgres_url`] serves every test of the process at once).
+#[derive(Debug)]
+pub struct PrivateCluster {
+    /// Its superuser's URL.
+    pub url: String,
+    data: PathBuf,
+    log: PathBuf,
+}
+
+impl PrivateCluster {
+    /// Start a new cluster (torn down when the process ends).
+    pub fn start() -> PrivateCluster {
+        let (url, _, dir) = start_cluster(false);
+        PrivateCluster {
+            url,
+            data: dir.join("data"),
+            log: dir.join("server.log"),
+        }
+    }
+
+    /// Restart the server (a fast shutdown: every connection is ended), waiting until it
+    /// accepts connections again.
+    pub fn restart(&self) {
+        let st = pg(
+            "pg_ctl",
+            &[
+                "-D",
+                self.data.to_str().expect("a UTF-8 path"),
+                "-l",
+                self.log.to_str().expect("a UTF-8 path"),
+                "-m",
+                "fast",
+                "-w",
+                "restart",
+            ],
+        )
+        .current_dir("/")
+        .stdout(Stdio::null())
+        .status()
+        .expect("run pg_ctl");
+        assert!(
+            st.success(),
+            "the test PostgreSQL did not restart: {}",
+            std::fs::read_to_string(&self.log).unwrap_or_default()
+        );
+    }
+}
+
 /// A second throwaway cluster, started once per process, that speaks TLS with a certificate
 /// for `localhost` and `127.0.0.1` issued by a test CA made for it: its URL (no `sslmode`)
 /// and the CA's PEM file, for `sslmode=verify-full&sslrootcert=…`. Needs the `openssl`
@@ -32,7 +81,7 @@ pub fn postgres_url() -> String {
 pub fn postgres_tls() -> (String, PathBuf) {
     static TLS: OnceLock<(String, PathBuf)> = OnceLock::new();
     TLS.get_or_init(|| {
-        let (url, ca) = start_cluster(true);
+        let (url, ca, _) = start_cluster(true);
         (url, ca.expect("the test CA"))
     })
     .clone()
@@ -180,7 +229,7 @@ fn cluster_dir() -> PathBuf {
     dir.canonicalize().expect("the cluster folder")
 }
 
-fn start_cluster(tls: bool) -> (String, Option<PathBuf>) {
+fn start_cluster(tls: bool) -> (String, Option<PathBuf>, PathBuf) {
     let dir = cluster_dir();
     let data = dir.join("data");
     let log = dir.join("server.log");
@@ -255,7 +304,11 @@ fn start_cluster(tls: bool) -> (String, Option<PathBuf>) {
         std::fs::read_to_string(&log).unwrap_or_default()
     );
     watch(&dir, data_s);
-    (format!("postgres://postgres@127.0.0.1:{port}/postgres"), ca)
+    (
+        format!("postgres://postgres@127.0.0.1:{port}/postgres"),
+        ca,
+        dir,
+    )
 }
 
 /// Stop the cluster and remove its folder once this process is gone, from a detached shell

@@ -167,7 +167,7 @@ fn from_store(
             let mut out = Vec::new();
             let mut after = from.saturating_sub(1);
             while out.len() < args.limit && after < head {
-                let page = store_events(&mut store, setting, after, STORE_PAGE)?;
+                let page = store_events(&mut store, setting, after, head, STORE_PAGE)?;
                 let Some(last) = page.last() else { break };
                 after = last.seq;
                 out.extend(page.into_iter().filter(|e| filter.matches(e)));
@@ -181,7 +181,7 @@ fn from_store(
             let mut out: Vec<Event> = Vec::new();
             while out.len() < args.limit && end > 0 {
                 let start = end.saturating_sub(STORE_PAGE as u64);
-                let page = store_events(&mut store, setting, start, (end - start) as usize)?;
+                let page = store_events(&mut store, setting, start, end, (end - start) as usize)?;
                 let mut matched: Vec<Event> =
                     page.into_iter().filter(|e| filter.matches(e)).collect();
                 matched.append(&mut out);
@@ -206,13 +206,26 @@ fn from_store(
     }
     let mut after = printed_to;
     loop {
-        let now = store
-            .wait(after, FOLLOW_WAIT)
-            .map_err(failed("wait for appends"))?;
+        let now = match store.wait(after, FOLLOW_WAIT) {
+            Ok(now) => now,
+            Err(e) if e.is_connection_lost() => {
+                store = reconnect(setting, &e)?;
+                continue;
+            }
+            Err(e) => return Err(failed("wait for appends")(e)),
+        };
         if now.seq <= after {
             continue;
         }
-        let page = store_events(&mut store, setting, after, STORE_PAGE)?;
+        let page = match store.lines(after, now.seq, STORE_PAGE) {
+            Ok(page) => page,
+            Err(e) if e.is_connection_lost() => {
+                store = reconnect(setting, &e)?;
+                continue;
+            }
+            Err(e) => return Err(failed("read events")(e)),
+        };
+        let page = parse_events(setting, page)?;
         let Some(last) = page.last() else { continue };
         after = last.seq;
         let shown: Vec<Event> = page.into_iter().filter(|e| filter.matches(e)).collect();
@@ -220,16 +233,67 @@ fn from_store(
     }
 }
 
-/// Up to `limit` events after seq `after`, parsed from the store's lines.
+/// The first wait before connecting again after the connection was lost; doubled on each
+/// failure up to [`RECONNECT_MAX`].
+const RECONNECT_FIRST: std::time::Duration = std::time::Duration::from_millis(250);
+const RECONNECT_MAX: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Connect to `setting`'s store again after `lost`, saying so on stderr, waiting longer after
+/// each failure (a server restarting refuses connections for a while); a follower's position
+/// is its last seq, so nothing is skipped or repeated across the reconnect. Gives up only on
+/// an error no new connection can fix (a privilege, a missing project).
+fn reconnect(
+    setting: &remaind_ledger::StoreSetting,
+    lost: &remaind_pg::Error,
+) -> Result<remaind_pg::Store, CliError> {
+    eprintln!(
+        "remaind: lost the connection to the store of project {:?} ({}); reconnecting",
+        setting.project,
+        std::error::Error::source(lost).map_or_else(|| lost.to_string(), ToString::to_string)
+    );
+    let mut wait = RECONNECT_FIRST;
+    loop {
+        std::thread::sleep(wait);
+        match remaind_pg::Store::connect(&setting.url, &setting.project) {
+            Ok(store) => {
+                eprintln!(
+                    "remaind: reconnected to the store of project {:?}; following on",
+                    setting.project
+                );
+                return Ok(store);
+            }
+            Err(e) if e.is_connection_lost() => {
+                wait = (wait * 2).min(RECONNECT_MAX);
+                eprintln!(
+                    "remaind: the store is still unreachable; trying again in {} ms",
+                    wait.as_millis()
+                );
+            }
+            Err(e) => return Err(crate::global::store_failed(setting, "reconnect")(e)),
+        }
+    }
+}
+
+/// Up to `limit` events after seq `after` and at most `upto` (the head read: a row past it
+/// was not written by an append), parsed from the store's lines.
 fn store_events(
     store: &mut remaind_pg::Store,
     setting: &remaind_ledger::StoreSetting,
     after: u64,
+    upto: u64,
     limit: usize,
 ) -> Result<Vec<Event>, CliError> {
     let lines = store
-        .lines(after, limit)
+        .lines(after, upto, limit)
         .map_err(crate::global::store_failed(setting, "read events"))?;
+    parse_events(setting, lines)
+}
+
+/// The store's lines as events.
+fn parse_events(
+    setting: &remaind_ledger::StoreSetting,
+    lines: Vec<(u64, Vec<u8>)>,
+) -> Result<Vec<Event>, CliError> {
     lines
         .into_iter()
         .map(|(seq, line)| {
@@ -262,8 +326,26 @@ fn print(events: &[Event], json: bool) -> Result<(), CliError> {
 /// the waits end.
 fn follow(ledger: &Ledger, mut after: u64, filter: &Filter, json: bool) -> Result<(), CliError> {
     let shared = ledger.store_project().is_some();
+    let mut backoff = RECONNECT_FIRST;
     loop {
-        let head = ledger.sync(FOLLOW_WAIT)?;
+        let head = match ledger.sync(FOLLOW_WAIT) {
+            Ok(head) => {
+                backoff = RECONNECT_FIRST;
+                head
+            }
+            // A replica whose store restarted: said, then tried again, waiting longer
+            // each time; the position is the folder's, so nothing is skipped or repeated.
+            Err(e) if e.is_connection_lost() => {
+                eprintln!(
+                    "remaind: {e}: the store is unreachable; reconnecting in {} ms",
+                    backoff.as_millis()
+                );
+                std::thread::sleep(backoff);
+                backoff = (backoff * 2).min(RECONNECT_MAX);
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         if head <= after {
             if !shared {
                 std::thread::sleep(FOLLOW_POLL);

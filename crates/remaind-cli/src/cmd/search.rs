@@ -382,7 +382,14 @@ fn on_store(
         min_importance: opts.min_importance.unwrap_or(0),
         limit: opts.limit,
     };
-    let hits = store.search(query, &filter).map_err(failed("search"))?;
+    let (hits, bounds) = store.search(query, &filter).map_err(failed("search"))?;
+    // The store bounds a query by the folder index's rule (held equal by a test).
+    let bounds = QueryBounds {
+        terms: bounds.terms,
+        dropped_terms: bounds.dropped_terms,
+        cut_chars: bounds.cut_chars,
+        ..QueryBounds::default()
+    };
     let mut shown = Vec::with_capacity(hits.len());
     for hit in hits {
         let event: remaind_ledger::Event = serde_json::from_slice(&hit.line).map_err(|e| {
@@ -408,5 +415,5 @@ fn on_store(
             context: Vec::new(),
         });
     }
-    print_hits(query, &shown, None, None, json)
+    print_hits(query, &shown, Some(bounds), None, json)
 }

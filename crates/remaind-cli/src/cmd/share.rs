@@ -44,11 +44,13 @@ pub(crate) struct PullArgs {
 }
 
 fn project(global: &Global) -> Result<&str, CliError> {
-    global
+    let project = global
         .project
         .as_deref()
         .filter(|p| !p.is_empty())
-        .ok_or_else(|| CliError::invalid("--project NAME is required: the project in the store"))
+        .ok_or_else(|| CliError::invalid("--project NAME is required: the project in the store"))?;
+    crate::global::check_project(project)?;
+    Ok(project)
 }
 
 fn print(report: &ShareReport, json: bool, verb: &str, url: &str) -> Result<(), CliError> {

@@ -184,7 +184,9 @@ fn check(
     seen: std::sync::mpsc::Receiver<u64>,
 ) {
     let mut store = Store::connect(url, project).expect("connect");
-    let lines = store.lines(0, usize::MAX).expect("the store's lines");
+    let lines = store
+        .lines(0, u64::MAX, usize::MAX)
+        .expect("the store's lines");
     let head = store.head().expect("head");
     // Gapless, one chain.
     let mut prev = remaind_ledger::GENESIS_PREV.to_owned();

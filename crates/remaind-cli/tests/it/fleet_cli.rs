@@ -311,6 +311,39 @@ fn diverged_chains_and_bad_store_arguments_are_refused_with_the_fix() {
     let out = remaind(&b, &["pull", "--from", &url, "--project", &project], None);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("differ from seq 1"), "{}", text(&out));
+    // The refusal names the project and a command that runs as it is printed.
+    assert!(
+        text(&out).contains(&format!("project {project:?}"))
+            && !text(&out).contains("project \"\""),
+        "{}",
+        text(&out)
+    );
+    let fix = text(&out)
+        .split('`')
+        .nth(1)
+        .expect("a command between backquotes")
+        .to_owned();
+    assert!(
+        fix.starts_with(&format!(
+            "remaind pull --from {url} --project {project} --dir /"
+        )),
+        "{fix}"
+    );
+    let suggested = fix.replacen("remaind", env!("CARGO_BIN_EXE_remaind"), 1);
+    let ran = std::process::Command::new("sh")
+        .args(["-c", &suggested])
+        .env_remove("REMAIND_DIR")
+        .env_remove("REMAIND_STORE")
+        .env_remove("REMAIND_PROJECT")
+        .output()
+        .expect("run the suggested command");
+    assert!(ran.status.success(), "{suggested}: {}", text(&ran));
+    let new_root = tb.0.with_file_name(format!(
+        "{}-from-store",
+        tb.0.file_name().and_then(|n| n.to_str()).expect("a name")
+    ));
+    assert!(new_root.join(".context/logs/events.jsonl").is_file());
+    std::fs::remove_dir_all(&new_root).expect("remove the pulled copy");
     assert_eq!(
         std::fs::read(b.join("logs/events.jsonl")).expect("log"),
         before
@@ -349,6 +382,24 @@ fn diverged_chains_and_bad_store_arguments_are_refused_with_the_fix() {
         "{}",
         text(&out)
     );
+    // A name that differs from another only by a trailing space or tab, or holds a control
+    // character, is a usage error at init, push and pull, naming the field and the fix.
+    for name in ["web-app ", "web-app\t", " web-app", "web\napp"] {
+        for args in [
+            vec!["init", "--store", url.as_str(), "--project", name],
+            vec!["push", "--to", url.as_str(), "--project", name],
+            vec!["pull", "--from", url.as_str(), "--project", name],
+        ] {
+            let out = remaind(&b, &args, None);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+            assert!(text(&out).contains("--project"), "{}", text(&out));
+            assert!(
+                text(&out).contains("use \"web-app\"") || text(&out).contains("use \"webapp\""),
+                "{}",
+                text(&out)
+            );
+        }
+    }
     let out = remaind(
         &b,
         &["pull", "--from", &url, "--project", "no-such-project"],
@@ -746,4 +797,193 @@ fn fleet_prompts_wait_in_the_outbox_while_the_store_is_unreachable_and_go_in_onc
     );
     assert!(prompts[2].starts_with("Third"), "{prompts:?}");
     assert!(prompts[3].starts_with("Fourth"), "{prompts:?}");
+}
+
+/// Run `sql` on the test cluster as its superuser (who, unlike an agent's role, may write the
+/// tables directly: the forger), with `psql`.
+fn forge_sql(url: &str, sql: &str) {
+    let out = std::process::Command::new("/usr/lib/postgresql/15/bin/psql")
+        .args(["-v", "ON_ERROR_STOP=1", "-q", url, "-c", sql])
+        .output()
+        .expect("run psql");
+    assert!(out.status.success(), "{sql}: {}", text(&out));
+}
+
+#[test]
+fn fleet_verify_names_a_row_edited_in_the_store_and_a_join_refuses_a_forged_store() {
+    let (t, url, _repo, ctx) = joined_replica("verify");
+    let project = std::fs::read_to_string(ctx.join("store.json")).expect("store.json");
+    let project: serde_json::Value = serde_json::from_str(&project).expect("json");
+    let project = project["project"].as_str().expect("project").to_owned();
+    for said in ["one", "two", "three"] {
+        ok(&remaind(
+            &ctx,
+            &["log", "--kind", "note", "--text", said],
+            None,
+        ));
+    }
+    ok(&remaind(&ctx, &["verify"], None));
+    // A row changed in the database after the folder copied it.
+    forge_sql(
+        &url,
+        &format!(
+            "UPDATE remaind_events SET line = convert_to(replace(convert_from(line, 'UTF8'), \
+             '\"two\"', '\"TWO\"'), 'UTF8') WHERE seq = 2 AND project = \
+             (SELECT id FROM remaind_projects WHERE name = '{project}')"
+        ),
+    );
+    let out = remaind(&ctx, &["verify"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("line 2")
+            && text(&out).contains("differs from line 2 of the shared store"),
+        "{}",
+        text(&out)
+    );
+    // A row forged past the head: a machine joining is refused, naming project and seq,
+    // and keeps no line of it.
+    forge_sql(
+        &url,
+        &format!(
+            "INSERT INTO remaind_events (project, seq, digest, line) SELECT id, 4, '{z}', \
+             convert_to('{{\"v\":1}}', 'UTF8') FROM remaind_projects WHERE name = '{project}'",
+            z = "0".repeat(64)
+        ),
+    );
+    let other = t.0.join("other/.context");
+    let out = remaind(
+        &other,
+        &["init", "--store", &url, "--project", &project],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("project {project:?} is refused at seq 4")),
+        "{}",
+        text(&out)
+    );
+    let log = other.join("logs/events.jsonl");
+    assert!(
+        std::fs::read(&log).map_or(true, |l| l.is_empty()),
+        "nothing of the store was copied"
+    );
+}
+
+/// A follower spawned from `cmd`, its stdout lines sent to the receiver as they come.
+fn spawn_follower(
+    cmd: &mut std::process::Command,
+) -> (std::process::Child, std::sync::mpsc::Receiver<String>) {
+    use std::io::BufRead;
+    let mut child = cmd
+        .args(["events", "--follow", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the follower");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// Read from `rx` into `seen` until a line holds `text` (true) or 30 s pass (false).
+fn wait_for(rx: &std::sync::mpsc::Receiver<String>, text: &str, seen: &mut Vec<String>) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !seen.iter().any(|l| l.contains(text)) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => seen.push(line),
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+/// End `child` and return its stderr.
+fn stop(mut child: std::process::Child) -> String {
+    use std::io::Read;
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    stderr
+}
+
+#[test]
+fn fleet_a_follower_reconnects_when_the_server_restarts_and_prints_what_came_after() {
+    let cluster = remaind_testkit::PrivateCluster::start();
+    let project = remaind_testkit::unique_project("restart");
+    let ta = tmp();
+    let a = ta.0.join(".context");
+    ok(&remaind(
+        &a,
+        &["init", "--store", &cluster.url, "--project", &project],
+        None,
+    ));
+    ok(&remaind(
+        &a,
+        &["log", "--kind", "note", "--text", "before the restart"],
+        None,
+    ));
+    let tb = tmp();
+    let nowhere = tb.0.join("dashboard");
+    std::fs::create_dir(&nowhere).expect("mkdir");
+    // A machine without a folder, and a replica folder of another machine.
+    let (folderless, rx1) =
+        spawn_follower(remaind_in(&nowhere).args(["--store", &cluster.url, "--project", &project]));
+    let tc = tmp();
+    let c = tc.0.join(".context");
+    ok(&remaind(
+        &c,
+        &["init", "--store", &cluster.url, "--project", &project],
+        None,
+    ));
+    let (replica, rx2) =
+        spawn_follower(remaind_in(&tc.0).args(["--dir", c.to_str().expect("utf-8")]));
+    let (mut seen1, mut seen2) = (Vec::new(), Vec::new());
+    assert!(
+        wait_for(&rx1, "before the restart", &mut seen1),
+        "{seen1:?}"
+    );
+    assert!(
+        wait_for(&rx2, "before the restart", &mut seen2),
+        "{seen2:?}"
+    );
+    cluster.restart();
+    ok(&remaind(
+        &a,
+        &["log", "--kind", "note", "--text", "after the restart"],
+        None,
+    ));
+    let printed1 = wait_for(&rx1, "after the restart", &mut seen1);
+    let printed2 = wait_for(&rx2, "after the restart", &mut seen2);
+    let (err1, err2) = (stop(folderless), stop(replica));
+    assert!(
+        printed1,
+        "the folderless follower printed the later event: {seen1:?}; {err1}"
+    );
+    assert!(
+        printed2,
+        "the replica's follower printed the later event: {seen2:?}; {err2}"
+    );
+    assert_eq!(seqs(&seen1), [1, 2], "each event once, in order: {seen1:?}");
+    assert_eq!(seqs(&seen2), [1, 2], "each event once, in order: {seen2:?}");
+    assert!(
+        err1.contains("reconnecting") && err1.contains("reconnected"),
+        "{err1}"
+    );
 }

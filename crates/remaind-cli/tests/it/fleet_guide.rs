@@ -241,7 +241,7 @@ fn fleet_the_guide_runs_verbatim() {
     assert_eq!(denied.status.code(), Some(1), "{}", text(&denied));
     assert!(
         text(&denied).contains(
-            "GRANT SELECT, INSERT ON remaind_events, remaind_artifacts, remaind_search TO web_app_agents;"
+            "GRANT SELECT ON remaind_projects, remaind_events, remaind_artifacts, remaind_files, remaind_search TO web_app_agents;"
         ),
         "{}",
         text(&denied)

@@ -9,11 +9,15 @@ use remaind_pg::{Append, Store};
 
 use super::{Ledger, Locked};
 use crate::error::{Error, Result};
-use crate::lines;
 use crate::shared::{Upstream, store_error};
+use crate::{lines, prepare};
 
 /// Lines copied from the store per round trip while catching up.
 const PAGE: usize = 1000;
+
+/// Bytes of lines a catch-up holds in memory between checking them and writing them; past
+/// this it reads them again to write them, each compared with the hash noted when checked.
+const HOLD_BYTES: usize = 64 << 20;
 
 impl Ledger {
     /// The shared store's project this folder is a replica of, if any.
@@ -32,13 +36,20 @@ impl Ledger {
         let (local, _) = self.head()?;
         {
             let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
-            store
-                .wait(local, wait)
-                .map_err(|e| store_error("wait for events", &shared.project, e))?;
+            if let Err(e) = store.wait(local, wait) {
+                // A lost connection (the server restarted) is replaced once; the caller
+                // retries when the new one fails too (Error::is_connection_lost).
+                if !e.is_connection_lost() {
+                    return Err(store_error("wait for events", &shared.project, e));
+                }
+                shared.reconnect(&mut store)?;
+            }
         }
         let (locked, head, prev) = self.lock_for_append()?;
         let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
-        Ok(self.catch_up_locked(&locked, head, prev, &mut *store)?.0)
+        Ok(self
+            .catch_up_locked(&locked, head, prev, &mut *store, &shared.project)?
+            .0)
     }
 
     /// At open, under the lock: copy what the store has after the folder's head.
@@ -58,61 +69,299 @@ impl Ledger {
         if remote.seq < head || (remote.seq == head && remote.digest != prev) {
             return Err(self.diverged(remote.seq.min(head).max(1)));
         }
-        self.catch_up_locked(locked, head, prev, &mut *store)?;
+        self.catch_up_locked(locked, head, prev, &mut *store, &shared.project)?;
         Ok(())
     }
 
-    /// The folder and the store disagree at or before `seq`.
+    /// The folder and the store it is a replica of disagree at or before `seq`.
     pub(super) fn diverged(&self, seq: u64) -> Error {
-        Error::Diverged {
+        let (project, url) = self
+            .shared
+            .as_ref()
+            .map_or(("", ""), |s| (s.project.as_str(), s.url.as_str()));
+        self.diverged_from(project, url, seq)
+    }
+
+    /// The store of project `project` refused at `seq` for `reason`.
+    fn refused(&self, project: &str, seq: u64, reason: String) -> Error {
+        Error::StoreRefused {
             path: self.log_path.clone(),
-            project: self.store_project().unwrap_or_default().to_owned(),
+            project: project.to_owned(),
             seq,
+            reason,
         }
     }
 
-    /// Copy the lines `up` has after `head` into the folder, checking each (a valid event,
-    /// the next seq, chained onto the one before) and placing the artifacts it cites first.
+    /// Copy the lines `up` holds after `head` up to its recorded head into the folder, each
+    /// checked as this folder's own would be (a valid event, the next seq, chained onto the
+    /// one before, nothing the project's redactor would change), with the artifacts they
+    /// cite placed first. A store that disagrees with itself — a row past its recorded head,
+    /// a line missing below it, a line that fails a check, a last line that is not the
+    /// recorded head — is refused ([`Error::StoreRefused`]) before anything is written.
     /// Returns the new head and its hash.
     pub(super) fn catch_up_locked(
         &self,
         locked: &Locked<'_>,
-        mut head: u64,
-        mut prev: String,
+        head: u64,
+        prev: String,
         up: &mut dyn Upstream,
+        project: &str,
     ) -> Result<(u64, String)> {
-        let project = self.store_project().unwrap_or_default().to_owned();
-        loop {
+        let (remote, stray) = up
+            .head_and_stray()
+            .map_err(|e| store_error("read the head", project, e))?;
+        if let Some(seq) = stray {
+            return Err(self.refused(
+                project,
+                seq,
+                format!(
+                    "the store holds a row past the project's recorded head (seq {}), written \
+                     around remaind_append (an append writes its rows and moves the head in \
+                     one transaction); as the schema's owner remove it: `DELETE FROM \
+                     remaind_events WHERE project = (SELECT id FROM remaind_projects WHERE \
+                     name = '{}') AND seq > {}`",
+                    remote.seq,
+                    project.replace('\'', "''"),
+                    remote.seq
+                ),
+            ));
+        }
+        if remote.seq <= head {
+            return Ok((head, prev));
+        }
+        // First every line is read and checked; only then is anything written.
+        let mut held = Some((Vec::new(), Vec::new()));
+        let mut digests = Vec::new();
+        let mut cited: Vec<(String, String)> = Vec::new();
+        let (mut at, mut digest) = (head, prev.clone());
+        while at < remote.seq {
             let page = up
-                .lines(head, PAGE)
-                .map_err(|e| store_error("read events", &project, e))?;
+                .lines(at, remote.seq, PAGE)
+                .map_err(|e| store_error("read events", project, e))?;
             if page.is_empty() {
-                return Ok((head, prev));
+                return Err(self.missing_line(project, at + 1, remote.seq));
+            }
+            for (seq, line) in page {
+                let ev = self.check_store_line(project, at, &digest, seq, &line, remote.seq)?;
+                for a in ev.artifact {
+                    if !cited.iter().any(|(sha, _)| *sha == a.sha256) {
+                        cited.push((a.sha256, a.media_type));
+                    }
+                }
+                digest = line_digest(&line);
+                at = seq;
+                if let Some((out, ends)) = &mut held {
+                    out.extend_from_slice(&line);
+                    out.push(b'\n');
+                    ends.push(out.len());
+                    if out.len() > HOLD_BYTES {
+                        held = None;
+                    }
+                }
+                digests.push(short_hash(&digest));
+            }
+        }
+        if digest != remote.digest {
+            return Err(self.refused(
+                project,
+                remote.seq,
+                format!(
+                    "line {} hashes to {digest}, but the project's recorded head is {} (a \
+                     line below the head was changed)",
+                    remote.seq, remote.digest
+                ),
+            ));
+        }
+        for (sha256, media_type) in &cited {
+            self.fetch_artifact(up, project, sha256, media_type)?;
+        }
+        if let Some((out, ends)) = held {
+            drop(digests);
+            let len = self.write_synced(locked, &out, &ends)?;
+            self.write_anchor(locked, remote.seq, len, digest.clone());
+            return Ok((remote.seq, digest));
+        }
+        // Too much to hold: read again page by page, each line the one checked (its hash
+        // was noted), and write as it comes.
+        let mut checked = digests.into_iter();
+        let (mut at, mut prev) = (head, prev);
+        while at < remote.seq {
+            let page = up
+                .lines(at, remote.seq, PAGE)
+                .map_err(|e| store_error("read events", project, e))?;
+            if page.is_empty() {
+                return Err(self.missing_line(project, at + 1, remote.seq));
             }
             let mut out = Vec::new();
             let mut ends = Vec::new();
             for (seq, line) in page {
-                let ev = lines::parse_line(&line).map_err(|reason| {
-                    Error::corrupt(
-                        &self.log_path,
-                        format!("the shared store's line {seq} is not a valid event: {reason}"),
-                    )
-                })?;
-                if ev.seq != head + 1 || seq != ev.seq || ev.prev != prev {
-                    return Err(self.diverged(head.max(1)));
-                }
-                for a in &ev.artifact {
-                    self.fetch_artifact(up, &project, &a.sha256, &a.media_type)?;
+                let hash = line_digest(&line);
+                if seq != at + 1 || checked.next() != Some(short_hash(&hash)) {
+                    let again = self.check_store_line(project, at, &prev, seq, &line, remote.seq);
+                    return Err(again.err().unwrap_or_else(|| {
+                        self.refused(
+                            project,
+                            seq,
+                            "the line changed in the store while it was being copied".into(),
+                        )
+                    }));
                 }
                 out.extend_from_slice(&line);
                 out.push(b'\n');
                 ends.push(out.len());
-                prev = line_digest(&line);
-                head = seq;
+                prev = hash;
+                at = seq;
             }
             let len = self.write_synced(locked, &out, &ends)?;
-            self.write_anchor(locked, head, len, prev.clone());
+            self.write_anchor(locked, at, len, prev.clone());
         }
+        Ok((at, prev))
+    }
+
+    /// On a replica, for `verify`: compare every line of the folder with the store's line
+    /// of the same seq, byte for byte (a row edited in the database after it was copied is
+    /// named by its seq), and note rows past the store's recorded head and a folder ahead of
+    /// the store.
+    pub(super) fn compare_with_store(&self, report: &mut crate::VerifyReport) -> Result<()> {
+        let Some(shared) = &self.shared else {
+            return Ok(());
+        };
+        let project = shared.project.as_str();
+        let log = remaind_fs::layout::LOG_PATH;
+        let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
+        let (remote, stray) = store
+            .head_and_stray()
+            .map_err(|e| store_error("read the head", project, e))?;
+        let (local, _) = self.head()?;
+        let Some(mut mine) = self.raw_lines(0)? else {
+            return Ok(());
+        };
+        let upto = local.min(remote.seq);
+        let mut at = 0;
+        while at < upto {
+            let page = store
+                .lines(at, upto, PAGE)
+                .map_err(|e| store_error("read events", project, e))?;
+            if page.is_empty() {
+                report.push(
+                    log,
+                    Some(at + 1),
+                    format!(
+                        "the shared store of project {project:?} lacks line {}, below its \
+                         recorded head (seq {})",
+                        at + 1,
+                        remote.seq
+                    ),
+                );
+                break;
+            }
+            for (seq, theirs) in page {
+                // Local line n is seq n (the folder's own check above names any that is not).
+                while at + 1 < seq {
+                    mine.next_line()?;
+                    at += 1;
+                }
+                let same = mine.next_line()?.is_some_and(|(_, line)| line == theirs);
+                if !same {
+                    report.push(
+                        log,
+                        Some(seq),
+                        format!(
+                            "differs from line {seq} of the shared store of project {project:?} \
+                             (the row was changed in the database after this folder copied it, \
+                             or this line was changed here); the store's line hashes to {}",
+                            line_digest(&theirs)
+                        ),
+                    );
+                }
+                at = seq;
+            }
+        }
+        if let Some(seq) = stray {
+            report.push(
+                log,
+                Some(seq),
+                format!(
+                    "the shared store of project {project:?} holds a row at seq {seq} past its \
+                     recorded head (seq {}), written around remaind_append",
+                    remote.seq
+                ),
+            );
+        }
+        if local > remote.seq {
+            report.push(
+                log,
+                Some(remote.seq + 1),
+                format!(
+                    "the shared store of project {project:?} ends at seq {}; this folder holds \
+                     lines it lacks",
+                    remote.seq
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// The store lacks line `seq`, below its recorded head `head`.
+    fn missing_line(&self, project: &str, seq: u64, head: u64) -> Error {
+        self.refused(
+            project,
+            seq,
+            format!("the store lacks line {seq}, below the project's recorded head (seq {head})"),
+        )
+    }
+
+    /// Check line `seq` of the store (`line`) as this folder would check its own: a valid
+    /// event, the seq after `at`, chained onto `prev` (the hash of line `at`), nothing the
+    /// project's redactor would change.
+    fn check_store_line(
+        &self,
+        project: &str,
+        at: u64,
+        prev: &str,
+        seq: u64,
+        line: &[u8],
+        head: u64,
+    ) -> Result<remaind_events::Event> {
+        if seq != at + 1 {
+            return Err(self.missing_line(project, at + 1, head));
+        }
+        let ev = lines::parse_line(line).map_err(|reason| {
+            self.refused(
+                project,
+                seq,
+                format!("the line is not a valid event: {reason}"),
+            )
+        })?;
+        if ev.seq != seq {
+            return Err(self.refused(
+                project,
+                seq,
+                format!("the row at seq {seq} holds a line whose seq is {}", ev.seq),
+            ));
+        }
+        if ev.prev != prev {
+            return Err(self.refused(
+                project,
+                seq,
+                format!(
+                    "its prev is {}, but line {at} hashes to {prev} (the chain is broken)",
+                    ev.prev
+                ),
+            ));
+        }
+        if let Some((field, rule)) = prepare::unredacted_field(&self.redactor, line, &ev) {
+            return Err(self.refused(
+                project,
+                seq,
+                format!(
+                    "its field `{field}` holds text the project's redaction rule `{rule}` \
+                     replaces, which no replica's append writes (a line written around \
+                     redaction); no byte of it was written here"
+                ),
+            ));
+        }
+        Ok(ev)
     }
 
     /// Place artifact `sha256` in the folder from the store, unless it is there.
@@ -194,7 +443,7 @@ impl Ledger {
         if remote.seq < head || store_digest(store, &project, head)? != Some(prev.clone()) {
             return Err(self.first_difference(store, &project)?);
         }
-        let (now, _) = self.catch_up_locked(&locked, head, prev, store)?;
+        let (now, _) = self.catch_up_locked(&locked, head, prev, store, &project)?;
         Ok(now - head)
     }
 
@@ -296,16 +545,24 @@ impl Ledger {
                 hi = mid;
             }
         }
-        Ok(self.diverged_from(project, hi))
+        Ok(self.diverged_from(project, store.url(), hi))
     }
 
-    fn diverged_from(&self, project: &str, seq: u64) -> Error {
+    fn diverged_from(&self, project: &str, url: &str, seq: u64) -> Error {
         Error::Diverged {
             path: self.log_path.clone(),
             project: project.to_owned(),
+            url: url.to_owned(),
             seq,
         }
     }
+}
+
+/// The first 128 bits of a hex SHA-256, noted per line to recognise it when read again.
+fn short_hash(hex: &str) -> u128 {
+    hex.get(..32)
+        .and_then(|h| u128::from_str_radix(h, 16).ok())
+        .unwrap_or(0)
 }
 
 /// The store's hash of line `seq` (the genesis value for 0).

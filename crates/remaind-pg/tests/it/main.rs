@@ -2,6 +2,8 @@
 
 use std::time::{Duration, Instant};
 
+mod least_privilege;
+
 use remaind_hash::sha256_hex;
 use remaind_pg::{Error, Head, Store};
 use remaind_testkit::{postgres_url, unique_project};
@@ -50,7 +52,7 @@ fn assert_chain(store: &mut Store) -> u64 {
     let mut prev = GENESIS.to_owned();
     let mut seq = 0;
     loop {
-        let page = store.lines(seq, 1000).expect("read");
+        let page = store.lines(seq, u64::MAX, 1000).expect("read");
         if page.is_empty() {
             break;
         }
@@ -85,13 +87,16 @@ fn lines_come_back_byte_for_byte_in_order_with_their_head() {
     assert_eq!(new.seq, 3);
     assert_eq!(new.digest, sha256_hex(&lines[2]));
     let back: Vec<Vec<u8>> = store
-        .lines(0, 10)
+        .lines(0, u64::MAX, 10)
         .expect("read")
         .into_iter()
         .map(|l| l.1)
         .collect();
     assert_eq!(back, lines);
-    assert_eq!(store.lines(1, 1).expect("read")[0], (2, lines[1].clone()));
+    assert_eq!(
+        store.lines(1, u64::MAX, 1).expect("read")[0],
+        (2, lines[1].clone())
+    );
     assert_eq!(
         store.digest_at(2).expect("digest"),
         Some(sha256_hex(&lines[1]))
@@ -374,7 +379,7 @@ fn a_database_at_an_older_migration_is_brought_up_to_date_once() {
         .iter()
         .map(|r| r.get(0))
         .collect();
-    assert_eq!(versions, [1, 2, 3]);
+    assert_eq!(versions, [1, 2, 3, 4]);
     let keys: i64 = old
         .query_one(
             "SELECT count(*) FROM pg_constraint
@@ -474,6 +479,7 @@ fn the_server_search_finds_words_in_text_and_tool_fields_with_the_plain_syntax()
         store
             .search(q, f)
             .expect("search")
+            .0
             .iter()
             .map(|h| h.seq)
             .collect()
@@ -507,7 +513,7 @@ fn the_server_search_finds_words_in_text_and_tool_fields_with_the_plain_syntax()
     assert!(seqs(&mut store, "the of and", &any).is_empty());
     assert!(seqs(&mut store, r#"" ) ( : & | !"#, &any).is_empty());
     // Snippets mark the words found; the line comes back byte for byte.
-    let hit = &store.search("sandbox", &any).expect("search")[0];
+    let hit = &store.search("sandbox", &any).expect("search").0[0];
     assert!(hit.snippet.contains("«sandbox»"), "{}", hit.snippet);
     assert_eq!(hit.line, lines[0]);
     // Events appended later are indexed on the next search, once.
@@ -519,4 +525,34 @@ fn the_server_search_finds_words_in_text_and_tool_fields_with_the_plain_syntax()
     store.append(head.seq, &refs(&more)).expect("append");
     assert_eq!(seqs(&mut store, "otter", &any), [5]);
     assert_eq!(store.index_for_search().expect("index"), 0);
+}
+
+#[test]
+fn a_100_kb_question_on_the_server_is_bounded_as_the_folder_index_bounds_one() {
+    let mut store = new_project("bigq");
+    let head = store.head().expect("head");
+    store
+        .append(0, &refs(&chained(&head, 20, "lorem ipsum dolor")))
+        .expect("append");
+    let question: String = (0..20_000).map(|i| format!("w{i} ")).collect();
+    let question = format!("lorem {question}");
+    assert!(question.len() > 100_000);
+    let started = Instant::now();
+    let (hits, bounds) = store
+        .search(&question, &remaind_pg::SearchFilter::default())
+        .expect("search");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(bounds.terms, remaind_pg::MAX_QUERY_TERMS);
+    // Past 64,000 characters the query is not even read.
+    assert!(
+        bounds.cut() && bounds.dropped_terms > 10_000 && bounds.cut_chars > 100_000,
+        "{bounds:?}"
+    );
+    assert_eq!(hits.len(), 20, "the first word is searched");
+    // The statement's time limit was local to its transaction.
+    assert!(store.head().is_ok());
 }
