@@ -605,6 +605,29 @@ fn fleet_events_follow_a_project_from_a_folder_without_context() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawn the follower");
+    // The slice is printed before anything new is logged (else the last event at the
+    // follower's start would be a live one).
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let stdout = follower.stdout.take().expect("stdout");
+    let reader = {
+        let seen = std::sync::Arc::clone(&seen);
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                seen.lock().expect("lines").push(line);
+            }
+        })
+    };
+    let wait_for = |n: usize| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while seen.lock().expect("lines").len() < n && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    wait_for(1);
     for i in 0..3 {
         ok(&remaind(
             &a,
@@ -612,7 +635,11 @@ fn fleet_events_follow_a_project_from_a_folder_without_context() {
             None,
         ));
     }
-    let lines = read_until(&mut follower, |l| l.len() >= 4);
+    wait_for(4);
+    let _ = follower.kill();
+    let _ = follower.wait();
+    reader.join().expect("reader");
+    let lines = seen.lock().expect("lines").clone();
     assert_eq!(seqs(&lines), [4, 5, 6, 7], "{lines:?}");
     assert_eq!(
         std::fs::read_dir(&nowhere).expect("read").count(),
