@@ -101,16 +101,10 @@ pub fn for_file(
     items.extend(failures.into_iter().map(|ev| (ev, String::new())));
     items.sort_by_key(|(ev, _)| ev.seq);
     let heading = format!(
-        "REMAIND history of {} (past work the ledger holds that is not in your context yet; \
-`remaind events --from eN --limit 1` or MCP get_events shows one in full):",
+        "REMAIND history of {} (`remaind events --from eN --limit 1` shows one in full):",
         target.shown
     );
-    let Some(recalled) = render::fit(
-        &heading,
-        &items,
-        settings.file_budget_tokens,
-        settings.tokenizer,
-    ) else {
+    let Some(recalled) = render::fit(&heading, &items, settings.file_budget_tokens) else {
         return Ok(None);
     };
     session::add(dir, session, &recalled.events)?;

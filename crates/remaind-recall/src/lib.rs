@@ -47,8 +47,9 @@ pub struct Recalled {
     pub text: String,
     /// The events it cites, in the order shown.
     pub events: Vec<u64>,
-    /// Its size in the configured tokenizer's tokens (never more than the budget).
-    pub tokens: u64,
+    /// Its size in bytes: never more than the budget, and a bound on its tokens in any
+    /// vocabulary (a token is at least one byte).
+    pub bytes: u64,
 }
 
 /// Records that a session started (or resumed after a compaction) holding `injected`, the

@@ -24,9 +24,8 @@ const MOST: usize = 5;
 /// Candidates read for a prompt (the best by share first).
 const CANDIDATES: usize = 40;
 
-const HEADING: &str = "REMAIND recall: past events that bear on this prompt and are not in \
-your context yet (the ledger is the authority; `remaind events --from eN --limit 1` or MCP \
-get_events shows one in full):";
+const HEADING: &str = "REMAIND recall, past events bearing on this prompt (`remaind events \
+--from eN --limit 1` shows one in full):";
 
 /// The few events that bear on `prompt` and that `session` does not hold yet, within the
 /// prompt budget; `None` when recall is off, or nothing bears on it enough
@@ -62,12 +61,7 @@ pub fn for_prompt(ledger: &Ledger, session: &str, prompt: &str) -> Result<Option
         }
         items.push((ev, String::new()));
     }
-    let Some(recalled) = render::fit(
-        HEADING,
-        &items,
-        settings.prompt_budget_tokens,
-        settings.tokenizer,
-    ) else {
+    let Some(recalled) = render::fit(HEADING, &items, settings.prompt_budget_tokens) else {
         return Ok(None);
     };
     session::add(dir, session, &recalled.events)?;

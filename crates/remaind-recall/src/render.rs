@@ -1,7 +1,6 @@
 //! Recalled events as the lines an agent reads: one cited line each, within a token budget.
 
 use remaind_ledger::{Event, Kind};
-use remaind_tokens::TokenizerName;
 use serde_json::Value;
 
 pub(crate) use remaind_events::one_line;
@@ -9,33 +8,31 @@ pub(crate) use remaind_events::one_line;
 use crate::Recalled;
 
 /// Most characters of one event's text on its line.
-const LINE_CHARS: usize = 320;
+const LINE_CHARS: usize = 240;
 
 /// `heading` and one line per item (`(event, note)`, the note said after the kind), as many
 /// as fit in `budget` tokens in order; `None` when not even one fits.
-pub(crate) fn fit(
-    heading: &str,
-    items: &[(Event, String)],
-    budget: u64,
-    tokenizer: TokenizerName,
-) -> Option<Recalled> {
+///
+/// A token is at least one byte in every vocabulary Remaind counts with, so text of at most
+/// `budget` bytes is within `budget` tokens: the budget holds without loading a vocabulary
+/// (about 70 MB and 100 ms, more than the rest of a hook).
+pub(crate) fn fit(heading: &str, items: &[(Event, String)], budget: u64) -> Option<Recalled> {
+    let budget = usize::try_from(budget).unwrap_or(usize::MAX);
     let mut text = heading.to_owned();
     let mut events = Vec::new();
-    let mut tokens = tokenizer.count(&text);
     for (ev, note) in items {
         let line = line(ev, note);
-        let cost = tokenizer.count(&line);
-        if tokens + cost > budget {
+        if text.len() + line.len() > budget {
             continue;
         }
-        tokens += cost;
         text.push_str(&line);
         events.push(ev.seq);
     }
+    let bytes = text.len() as u64;
     (!events.is_empty()).then_some(Recalled {
         text,
         events,
-        tokens,
+        bytes,
     })
 }
 

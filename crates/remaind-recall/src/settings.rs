@@ -2,7 +2,6 @@
 //! how much of a prompt an event must bear on.
 
 use camino::Utf8Path;
-use remaind_tokens::TokenizerName;
 use serde_json::Value;
 
 use crate::{Error, Result};
@@ -18,13 +17,11 @@ pub struct Settings {
     pub files: bool,
     /// Most tokens one prompt's recall injects (default 1000).
     pub prompt_budget_tokens: u64,
-    /// Most tokens one file's history injects (default 400).
+    /// Most tokens one file's history injects (default 600).
     pub file_budget_tokens: u64,
     /// The least share of a prompt's weight an event must hold to be recalled, 0 to 1
     /// (default 0.4).
     pub min_share: f64,
-    /// The tokenizer budgets are counted with (the file's `tokenizer`, default `o200k_base`).
-    pub tokenizer: TokenizerName,
 }
 
 impl Default for Settings {
@@ -33,9 +30,8 @@ impl Default for Settings {
             prompt: true,
             files: true,
             prompt_budget_tokens: 1000,
-            file_budget_tokens: 400,
+            file_budget_tokens: 600,
             min_share: 0.4,
-            tokenizer: TokenizerName::O200kBase,
         }
     }
 }
@@ -56,9 +52,6 @@ impl Settings {
         let doc: Value =
             serde_json::from_slice(&bytes).map_err(|e| invalid(format!("not valid JSON: {e}")))?;
         let mut s = Settings::default();
-        if let Some(name) = doc.get("tokenizer").and_then(Value::as_str) {
-            s.tokenizer = name.parse().map_err(|e: String| invalid(e))?;
-        }
         let Some(recall) = doc.get("recall") else {
             return Ok(s);
         };
