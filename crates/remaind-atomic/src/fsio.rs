@@ -1,8 +1,7 @@
 //! The one file operation only history needs (a hard-link snapshot); every other primitive
 //! is `remaind-fs`'s.
 
-use std::fs::{self, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs;
 
 use std::io::Write;
 
@@ -26,11 +25,7 @@ pub(crate) fn injected<T>(arg: Option<String>, action: &'static str, path: &Utf8
 /// and `dir` after. `Ok(false)` when linking is not possible here (the caller copies).
 pub(crate) fn link_snapshot(src: &Utf8Path, dir: &Utf8Path, name: &str, len: u64) -> Result<bool> {
     use std::os::unix::fs::MetadataExt;
-    let Ok(file) = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(src)
-    else {
+    let Ok(file) = remaind_fs::open_file(src, remaind_fs::Access::Read) else {
         return Ok(false);
     };
     let meta = file.metadata().map_err(|e| Error::io("inspect", src, e))?;

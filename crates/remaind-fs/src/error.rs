@@ -73,3 +73,14 @@ impl Error {
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// For callers that keep `std::io` errors: the I/O error itself, or one saying what the
+/// path is instead of a regular file or folder (its kind `Other`).
+impl From<Error> for io::Error {
+    fn from(e: Error) -> io::Error {
+        match e {
+            Error::Io { source, .. } => source,
+            other => io::Error::other(other.to_string()),
+        }
+    }
+}

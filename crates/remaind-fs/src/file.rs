@@ -1,6 +1,10 @@
 //! File primitives that never follow a symlink: checked folders, no-follow and rooted opens
 //! that refuse special files without blocking, temp-file-fsync-rename replacement, folder
 //! fsync.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "this module is the one owner of opens with custom flags (clippy.toml)"
+)]
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -115,6 +119,11 @@ pub enum Access {
     ReadWrite,
     /// Read and append, creating the file (0600) if it is missing.
     AppendCreate,
+    /// Read and append; the file must exist.
+    Append,
+    /// Read and write at any offset, creating the file (0600) if it is missing (never
+    /// truncated).
+    ReadWriteCreate,
 }
 
 impl Access {
@@ -123,6 +132,8 @@ impl Access {
             Access::Read => OFlags::RDONLY,
             Access::ReadWrite => OFlags::RDWR,
             Access::AppendCreate => OFlags::RDWR | OFlags::APPEND | OFlags::CREATE,
+            Access::Append => OFlags::RDWR | OFlags::APPEND,
+            Access::ReadWriteCreate => OFlags::RDWR | OFlags::CREATE,
         }
     }
 }

@@ -14,9 +14,9 @@
 //! The change time has the file system's clock granularity (a few ms on Linux): a same-size
 //! edit within the same tick as Remaind's own last append is left to `verify`.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt};
 
 use camino::Utf8Path;
 
@@ -109,18 +109,10 @@ impl Anchor {
 
 /// Opens the anchor for writing (creating it 0600), never following a symlink or blocking.
 pub(crate) fn open_for_writing(path: &Utf8Path) -> io::Result<File> {
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
-    if !f.metadata()?.is_file() {
-        return Err(io::Error::other("is not a regular file"));
-    }
-    Ok(f)
+    Ok(remaind_fs::open_file(
+        path,
+        remaind_fs::Access::ReadWriteCreate,
+    )?)
 }
 
 /// Writes `anchor` over the record (one positional write).
@@ -130,18 +122,12 @@ pub(crate) fn write(file: &File, anchor: &Anchor) -> io::Result<()> {
 
 /// Reads the anchor; `None` when there is none or it is not readable as one (torn, foreign).
 pub(crate) fn read(path: &Utf8Path) -> io::Result<Option<Anchor>> {
-    let mut f = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
+    let mut f = match remaind_fs::open_file(path, remaind_fs::Access::Read).map_err(io::Error::from)
     {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
-    if !f.metadata()?.is_file() {
-        return Err(io::Error::other("is not a regular file"));
-    }
     let mut buf = Vec::with_capacity(RECORD_LEN);
     f.by_ref()
         .take(RECORD_LEN as u64 + 1)

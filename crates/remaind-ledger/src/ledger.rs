@@ -1,8 +1,8 @@
 //! The ledger handle: create, open (with torn-tail recovery), append, positional reads.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::sync::{Mutex, MutexGuard};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -168,15 +168,12 @@ fn is_permission(e: &io::Error) -> bool {
 /// Opens the log (for appending, or read-only) without following a symlink or blocking on a
 /// special file, and checks that it is a regular file.
 pub(crate) fn open_log(path: &Utf8Path, append: bool) -> io::Result<File> {
-    let f = OpenOptions::new()
-        .read(true)
-        .append(append)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
-    if !f.metadata()?.is_file() {
-        return Err(io::Error::other("is not a regular file"));
-    }
-    Ok(f)
+    let access = if append {
+        remaind_fs::Access::Append
+    } else {
+        remaind_fs::Access::Read
+    };
+    Ok(remaind_fs::open_file(path, access)?)
 }
 
 /// Reads a regular file under `.context/` (a key or a configuration file) as
