@@ -209,7 +209,7 @@ fn holds_word(text: &str, word: &str) -> bool {
     text.match_indices(word).any(|(at, _)| {
         let before = text[..at].chars().next_back();
         let after = text[at + word.len()..].chars().next();
-        !before.is_some_and(glued) && !after.is_some_and(|c| glued(c))
+        !before.is_some_and(&glued) && !after.is_some_and(&glued)
     })
 }
 
