@@ -24,7 +24,7 @@
 //!     head.digest
 //! );
 //! let head = store.append(head.seq, &[line.as_bytes()])?;
-//! assert_eq!(store.lines(head.seq - 1, 10)?[0].1, line.as_bytes());
+//! assert_eq!(store.lines(head.seq - 1, head.seq, 10)?[0].1, line.as_bytes());
 //! # Ok(())
 //! # }
 //! ```
