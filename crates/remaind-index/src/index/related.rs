@@ -28,19 +28,12 @@ const RARE_SHARE: f64 = 0.01;
 /// See [`RARE_SHARE`].
 const RARE_EVENTS: f64 = 10.0;
 
-/// A word held by more than this share of the events (or [`UNCOMMON_EVENTS`], whichever is
-/// more) brings no candidates: it still weighs in an event's share.
-const UNCOMMON_SHARE: f64 = 0.02;
-
-/// See [`UNCOMMON_SHARE`].
-const UNCOMMON_EVENTS: f64 = 30.0;
-
 impl Index<'_> {
     /// The events of `kinds` (every kind when empty) that bear on `text`, most bearing first,
-    /// at most `limit`: nothing unless the text has a distinctive word (held by at most 1% of
-    /// the events, or by 10), so an unrelated text costs one count per word; then the events
-    /// holding any of its words that is not common (held by at most 2%, or by 30), each given
-    /// the share of the text's weight it holds ([`Related::share`]). The caller decides which share is enough.
+    /// at most `limit`: candidates are the events holding one of the text's distinctive words
+    /// (held by at most 1% of the events, or by 10), each given the share of the text's
+    /// weight it holds ([`Related::share`]). Empty when the text has no distinctive word, so
+    /// an unrelated text costs one count per word. The caller decides which share is enough.
     pub fn related(&mut self, text: &str, kinds: &[Kind], limit: usize) -> Result<Vec<Related>> {
         let Ok(plan) = query::plain(text) else {
             // Nothing searchable (only stop words or punctuation).
@@ -55,22 +48,17 @@ impl Index<'_> {
                 conn.query_row("SELECT coalesce(max(seq), 0) FROM events", [], |r| r.get(0))?;
             let counts = super::unit_counts(conn, &plan.units)?;
             let rare = (total as f64 * RARE_SHARE).max(RARE_EVENTS);
-            if !counts.iter().any(|(n, _)| *n >= 1.0 && *n <= rare) {
-                return Ok(Vec::new());
-            }
-            // Candidates hold any word that is not common: an event may bear on the text
-            // through its less rare words too (a failed `rg "PATCH" …/teams` for a prompt
-            // about the PATCH route of teams), and common words would make the pool cost
-            // what scoring most of the ledger costs.
-            let uncommon = (total as f64 * UNCOMMON_SHARE).max(UNCOMMON_EVENTS);
-            let words: Vec<&str> = plan
+            let distinctive: Vec<&str> = plan
                 .units
                 .iter()
                 .zip(&counts)
-                .filter(|(_, (n, _))| *n >= 1.0 && *n <= uncommon)
+                .filter(|(_, (n, _))| *n >= 1.0 && *n <= rare)
                 .map(|(u, _)| u.fts.as_str())
                 .collect();
-            let found = ranked(conn, &words.join(" OR "), &filters, POOL)?;
+            if distinctive.is_empty() {
+                return Ok(Vec::new());
+            }
+            let found = ranked(conn, &distinctive.join(" OR "), &filters, POOL)?;
             let rows = candidates_of(conn, found, None)?;
             // The same words said before (a prompt asked again) are the text itself, not
             // something that bears on it: they are no candidate, and the words they hold
