@@ -122,7 +122,7 @@ fn first_session(ctx: &Path, dir: &Path) {
     cc(
         &["post-tool-use"],
         json!({"hook_event_name": "PostToolUse", "tool_name": "Edit",
-               "tool_input": {"file_path": file, "old_string": "todo!()", "new_string": "Connection::open(path)?"},
+               "tool_input": {"file_path": file, "old_string": "MemoryStore::new()", "new_string": "Connection::open(path)?"},
                "tool_response": {"filePath": file}}),
     );
     cc(
