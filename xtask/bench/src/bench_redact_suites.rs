@@ -84,8 +84,11 @@ fn venv(root: &Path) -> Result<PathBuf, String> {
         "--disable-pip-version-check",
         &format!("detect-secrets=={DETECT_SECRETS}"),
     ]);
-    run(&format!("pip install detect-secrets=={DETECT_SECRETS}"), pip)
-        .map_err(|e| format!("{e}; needs PyPI"))?;
+    run(
+        &format!("pip install detect-secrets=={DETECT_SECRETS}"),
+        pip,
+    )
+    .map_err(|e| format!("{e}; needs PyPI"))?;
     Ok(py)
 }
 
@@ -97,10 +100,16 @@ fn sdist(root: &Path, py: &Path) -> Result<PathBuf, String> {
         return Ok(file);
     }
     let mut pip = Command::new(py);
-    pip.args(["-m", "pip", "download", "--quiet", "--disable-pip-version-check"])
-        .arg(format!("detect-secrets=={DETECT_SECRETS}"))
-        .args(["--no-binary", ":all:", "--no-deps", "-d"])
-        .arg(&dir);
+    pip.args([
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--disable-pip-version-check",
+    ])
+    .arg(format!("detect-secrets=={DETECT_SECRETS}"))
+    .args(["--no-binary", ":all:", "--no-deps", "-d"])
+    .arg(&dir);
     run(
         &format!("pip download detect-secrets=={DETECT_SECRETS} --no-binary :all:"),
         pip,
