@@ -269,6 +269,15 @@ pub(crate) fn is_reference(v: &[u8]) -> bool {
     is_path(v) || is_file_name(v) || is_plain_url(v) || is_command_substitution(v)
 }
 
+/// A relative path of two or more `/` (`some/dir/keys/prod`, `config/ssl/server.pass`): each
+/// component a plausible name ([`is_path_component`]). A token holding `/` (base64) has
+/// components that read as random.
+pub(crate) fn is_relative_path(v: &[u8]) -> bool {
+    v.iter().filter(|&&b| b == b'/').count() >= 2
+        && v.split(|&b| b == b'/')
+            .all(|c| !c.is_empty() && is_path_component(c))
+}
+
 /// A path: it starts as one (`/`, `~/`, `~user/`, `./`, `../`, a drive letter) and every
 /// component is a plausible name ([`is_path_component`]). A random token that merely holds
 /// a `/` (base64: `wJalrXUtnFEMI/K7MDENG/bPxRfiCY`) does not start as a path, and one that
@@ -543,6 +552,60 @@ const MESSAGE_WORDS: &[&[u8]] = &[
     b"wachtwoord",
     b"kennwort",
 ];
+
+/// Words a quoted string under a password key holds when it says what the field is, not
+/// what the password is (`password: "required"`, `"password": "string"`, `pwd == "none"`).
+const FIELD_WORDS: &[&[u8]] = &[
+    b"true",
+    b"false",
+    b"null",
+    b"nil",
+    b"none",
+    b"undefined",
+    b"empty",
+    b"unset",
+    b"yes",
+    b"no",
+    b"on",
+    b"off",
+    b"str",
+    b"string",
+    b"text",
+    b"int",
+    b"number",
+    b"bool",
+    b"boolean",
+    b"required",
+    b"optional",
+    b"invalid",
+    b"hidden",
+    b"masked",
+    b"redacted",
+    b"default",
+    b"secret",
+    b"password",
+    b"passwd",
+    b"pwd",
+];
+
+/// Whether a string literal under a password key (quoted whole: `password = "bar"`,
+/// `char pwd[] = "root1"`, `password == 'abc'`) is a password. A literal in code or
+/// configuration is the password, however short or plain: what [`is_credential`] asks of a
+/// password, or three bytes or more with no white space that are no placeholder
+/// (`"changeme"`, `"${DB_PASSWORD}"`, `"<password>"`), no reference (`"/run/secrets/db"`)
+/// and not a word saying what the field is ([`FIELD_WORDS`]: `"required"`, `"string"`).
+/// Unquoted, a short or all-letters value is far more often a name (`password = pwd`,
+/// `password: str`), and [`is_credential`] alone judges it.
+pub(crate) fn is_quoted_password(v: &[u8]) -> bool {
+    if is_credential(v, ValueKind::Password) {
+        return true;
+    }
+    v.len() >= 3
+        && !v.iter().any(u8::is_ascii_whitespace)
+        && !is_placeholder(v)
+        && !is_reference(v)
+        && !FIELD_WORDS.iter().any(|w| w.eq_ignore_ascii_case(v))
+}
 
 /// Whether a quoted value under a password key, whole, is a passphrase
 /// (`"value with quotes and spaces"`, `"p@ss,w0rd!"`) rather than a message about one: 8 to

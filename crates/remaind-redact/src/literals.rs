@@ -305,6 +305,9 @@ const COMPARED_REACH: usize = 96;
 /// (`\t`, whose `t` is also taken for an identifier's byte); a superset of what the rule
 /// reads.
 fn compared(before: &[u8], after: &[u8]) -> bool {
+    if declared(after) {
+        return true;
+    }
     let identifier = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-' | b'$');
     let subscript_end = |c: u8| matches!(c, b'"' | b'\'' | b'\\' | b']');
     let op_byte_at = |t: &[u8]| -> usize {
@@ -341,6 +344,75 @@ fn compared(before: &[u8], after: &[u8]) -> bool {
         };
     }
     backward(before, identifier)
+}
+
+/// Whether what follows a key word can start one of the C-family shapes `secret_comparison`
+/// reads besides comparisons: after the identifier's bytes, a call (`secret("…")`,
+/// `secret.assign(…`), an array declarator and `=` (`password[32] = "…"`), `=` and `@`
+/// (`password = @"…"`), or a quote whose line goes on to a `;` (`private_key "…";`). Blanks
+/// may be `%20` or a JSON-escaped tab, `=` may be `%3D`; a superset of what the rule reads.
+fn declared(after: &[u8]) -> bool {
+    let name = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+    let blanks = |t: &[u8]| -> usize {
+        let mut i = 0;
+        while i < COMPARED_REACH {
+            i += match &t[i.min(t.len())..] {
+                [b' ' | b'\t', ..] => 1,
+                [b'\\', b't', ..] => 2,
+                [b'%', b'2', b'0', ..] => 3,
+                _ => return i,
+            };
+        }
+        i
+    };
+    let eq = |t: &[u8]| -> usize {
+        match t {
+            [b'=', ..] => 1,
+            [b'%', b'3', b'D' | b'd', ..] => 3,
+            _ => 0,
+        }
+    };
+    let quote = |t: &[u8]| {
+        matches!(t.first(), Some(b'"' | b'\'' | b'\\'))
+            || t.starts_with(b"%22")
+            || t.starts_with(b"%27")
+    };
+    let mut i = after
+        .iter()
+        .take(COMPARED_REACH)
+        .take_while(|c| name(c))
+        .count();
+    let rest = &after[i..];
+    match rest.first() {
+        Some(b'(') => return quote(&rest[1..]),
+        Some(b'[') => {
+            let digits = rest[1..]
+                .iter()
+                .take(4)
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if rest.get(1 + digits) == Some(&b']') {
+                let at = 2 + digits + blanks(&rest[2 + digits..]);
+                return eq(&rest[at..]) > 0;
+            }
+            return false;
+        }
+        _ => {}
+    }
+    i += blanks(rest);
+    let rest = &after[i..];
+    let op = eq(rest);
+    if op > 0 {
+        let at = op + blanks(&rest[op..]);
+        return rest.get(at) == Some(&b'@');
+    }
+    // The literal (at most 128 bytes), its quotes (escaped or encoded) and the `;`.
+    quote(rest)
+        && rest
+            .iter()
+            .take(4 + 128 + 4 + 1)
+            .take_while(|&&c| c != b'\n' && c != b'\r')
+            .any(|&c| c == b';')
 }
 
 /// [`compared`] before the key word: identifier bytes and blanks, preceded by an operator's

@@ -43,7 +43,7 @@ pub(crate) type RuleSet = u64;
 /// no rule at all, and compiling all of them costs a hook's process more than its work.
 pub(crate) struct LazyRule {
     pub(crate) rule: BuiltinRule,
-    /// The regex and the indices of its secret groups (`s`, `t`, `v`) in order.
+    /// The regex and the indices of its secret groups (`s`, `t`, `v`, `u`) in order.
     compiled: OnceLock<(Regex, Vec<usize>)>,
 }
 
@@ -64,7 +64,7 @@ impl LazyRule {
                     .group_info()
                     .pattern_names(regex_automata::PatternID::ZERO)
             };
-            let groups = ["s", "t", "v"]
+            let groups = ["s", "t", "v", "u"]
                 .iter()
                 .filter_map(|g| names().position(|n| n == Some(g)))
                 .collect();
@@ -77,7 +77,7 @@ impl LazyRule {
         &self.compiled().0
     }
 
-    /// The indices of its secret groups (`s`, `t`, `v`), in order.
+    /// The indices of its secret groups (`s`, `t`, `v`, `u`), in order.
     pub(crate) fn groups(&self) -> &[usize] {
         &self.compiled().1
     }

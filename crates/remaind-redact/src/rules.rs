@@ -12,7 +12,7 @@ use regex_automata::util::captures::Captures;
 
 use crate::judge::{
     ValueKind, is_credential, is_passphrase, is_password_argument, is_placeholder,
-    is_placeholder_token, looks_random,
+    is_placeholder_token, is_quoted_password, is_relative_path, looks_random,
 };
 
 /// A start-of-token boundary: `\b`, or right after an escape of JSON text (`\n`, `\t`,
@@ -173,12 +173,15 @@ impl Check {
                 None => is_credential(bytes, ValueKind::Token),
             },
             Check::Comparison => {
-                let kind = if groups.span("pw").is_some() || groups.span("pw2").is_some() {
-                    ValueKind::Password
+                // The literal is quoted whole: a password however short ([`is_quoted_password`]).
+                if ["pw", "pw2", "pw3"]
+                    .iter()
+                    .any(|g| groups.span(g).is_some())
+                {
+                    is_quoted_password(bytes)
                 } else {
-                    ValueKind::Token
-                };
-                is_credential(bytes, kind)
+                    is_credential(bytes, ValueKind::Token) && !is_relative_path(bytes)
+                }
             }
             Check::None
             | Check::HasDigit
@@ -244,8 +247,26 @@ pub(crate) fn assignment_secret(
         if stop > end && is_passphrase(&hay[start..stop]) {
             return Some((start, stop));
         }
+        if quoted_whole(hay, start, end) && is_quoted_password(&hay[start..end]) {
+            return Some((start, end));
+        }
     }
     None
+}
+
+/// Whether the value `hay[start..end]` is a string literal whole: a quote right before it and
+/// the same quote right after it (both escaped alike in JSON text: `\"bar\"`).
+fn quoted_whole(hay: &[u8], start: usize, end: usize) -> bool {
+    let Some(open) = start.checked_sub(1) else {
+        return false;
+    };
+    let quote = hay[open];
+    if !matches!(quote, b'"' | b'\'') {
+        return false;
+    }
+    let escaped = open >= 1 && hay[open - 1] == b'\\';
+    let close: &[u8] = if escaped { &[b'\\', quote] } else { &[quote] };
+    hay.get(end..).is_some_and(|rest| rest.starts_with(close))
 }
 
 /// Where an unquoted password value that [`VALUE`] stopped at a bracket ends: its run of bytes
@@ -588,18 +609,28 @@ pub(crate) const COMPARISON_REACH: usize = 4 + 128 + 4 + 24 + 9 + 24 + 40 + 4;
 /// `["token"]`, or a quoted variable, `"$TOKEN"`), an equality operator, a quoted string
 /// (`s`); or the string (`t`), the operator and the identifier. Quotes may be escaped (JSON text) or URL-encoded, as may
 /// blanks and the operator.
+///
+/// Also a string literal declared or built for such an identifier in the shapes of C-family
+/// code, which the assignment rule's separator does not take: a C array declarator
+/// (`char password[32] = "…"`, `password[] = "…"`), an Objective-C or C# `@"…"`
+/// (`password = @"…"`) (all `s`); a C++ constructor or `assign` on a bare key word
+/// (`std::string secret("…")`, `secret.assign("…", 17)`: `u`, the word at a word start and
+/// with no suffix, so that `getToken("id")` and `verify_password("x")` stay calls); and a
+/// configuration directive ending in `;` (`private_key "…";`, `ssl_password '…';`: `v`).
 fn comparison_pattern() -> String {
     let blanks = r"(?:[ \t]|%20){0,8}";
     let op = r"(?:[=!]|%21|%3[Dd])(?:=|%3[Dd]){1,2}";
+    let eq = r"(?:=|%3[Dd])";
     let quote = r#"(?:\\{0,3}["']|%2[27])"#;
     let literal = |group: &str| format!(r#"{quote}(?P<{group}>[^"'\\\r\n]{{1,128}}?){quote}"#);
-    let (s, t) = (literal("s"), literal("t"));
+    let (s, t, u, v) = (literal("s"), literal("t"), literal("u"), literal("v"));
     let words_after = SECRET_KEY_WORDS.replace("(?P<pw>", "(?P<pw2>");
+    let words_called = SECRET_KEY_WORDS.replace("(?P<pw>", "(?P<pw3>");
     // `KEY_SUFFIX` with bounded segments, so that the literal tables' test of a key word's
     // neighbours reads a bounded distance (`COMPARED_REACH` in `literals.rs`).
     let suffix = r"(?:[_.-][A-Za-z0-9]{1,24}|[A-Z][A-Za-z0-9]{0,24}){0,2}";
     format!(
-        r#"(?-u)(?:{SECRET_KEY_WORDS}{suffix}(?:{quote}(?:\]|%5[Dd])?)?{blanks}{op}{blanks}{s}|{t}{blanks}{op}{blanks}[A-Za-z0-9_$.]{{0,40}}?{words_after}{suffix}\b)"#
+        r#"(?-u)(?:{SECRET_KEY_WORDS}{suffix}(?:(?:(?:{quote}(?:\]|%5[Dd])?)?{blanks}{op}{blanks}|\[[0-9]{{0,4}}\]{blanks}{eq}{blanks}@?|{blanks}{eq}{blanks}@){s}|{blanks}{v};)|{t}{blanks}{op}{blanks}[A-Za-z0-9_$.]{{0,40}}?{words_after}{suffix}\b|\b{words_called}(?:\.assign)?\({u})"#
     )
 }
 

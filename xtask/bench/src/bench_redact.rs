@@ -5,7 +5,9 @@
 //!   planted secret, both as plain per-string redaction and the ledger's way (the JSON pre-pass
 //!   first, strings redacted only when it finds a rule literal);
 //! - recall per family on `fixtures/redact/corpus/secrets.jsonl` and false positives on
-//!   `fixtures/redact/corpus/agent-output.tsv` (the figures the corpus test asserts).
+//!   `fixtures/redact/corpus/agent-output.tsv` (the figures the corpus test asserts);
+//! - recall and false positives per family on detect-secrets' own cases, beside detect-secrets
+//!   run on the same strings in the same run (`bench_redact_suites`).
 
 use std::collections::BTreeMap;
 
@@ -54,6 +56,7 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
     let mut out = Vec::new();
     out.extend(throughput(quick));
     out.extend(report());
+    out.extend(crate::bench_redact_suites::report());
     out
 }
 

@@ -21,6 +21,7 @@ mod bench_mcp;
 mod bench_memory;
 mod bench_process;
 mod bench_redact;
+mod bench_redact_suites;
 mod bench_resume;
 mod bench_search;
 mod bench_ui;

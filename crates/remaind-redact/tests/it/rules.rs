@@ -736,3 +736,90 @@ fn the_documented_catalogue_is_the_built_in_rules() {
         "docs/redaction.md"
     );
 }
+
+/// detect-secrets' keyword family, C-family shapes: a literal declared or built for a
+/// key-named identifier is redacted as a compared one is; calls and names stay.
+#[test]
+fn string_literals_declared_or_built_for_a_secret_name() {
+    // (text, the literal that must go)
+    for (text, secret) in [
+        ("char db_password[32] = \"Pl4in-Kq9!\";", "Pl4in-Kq9!"),
+        (
+            "static char smtp_password[] = \"Pl4in-Kq9!\";",
+            "Pl4in-Kq9!",
+        ),
+        ("NSString *password = @\"Pl4in-Kq9!\";", "Pl4in-Kq9!"),
+        ("string apiKey = @\"Vb7nQ2xLm9RtK4wZ\";", "Vb7nQ2xLm9RtK4wZ"),
+        (
+            "std::string secret(\"Vb7nQ2xLm9RtK4wZ\");",
+            "Vb7nQ2xLm9RtK4wZ",
+        ),
+        (
+            "secret.assign(\"Vb7nQ2xLm9RtK4wZ\", 16);",
+            "Vb7nQ2xLm9RtK4wZ",
+        ),
+        ("ssl_password \"Pl4in-Kq9!\";", "Pl4in-Kq9!"),
+        ("auth_token 'Vb7nQ2xLm9RtK4wZ';", "Vb7nQ2xLm9RtK4wZ"),
+        (
+            "{\"cmd\": \"char db_password[] = \\\"Pl4in-Kq9!\\\";\"}",
+            "Pl4in-Kq9!",
+        ),
+    ] {
+        let (out, applied) = redactor().redact_str(text);
+        assert!(!out.contains(secret), "{text} -> {out}");
+        assert_eq!(applied.len(), 1, "{text}: {applied:?}");
+        assert_eq!(redact(&out), out, "not idempotent: {text}");
+    }
+    // Calls on a longer name, stand-ins, words, references and bare declarations stay.
+    for text in [
+        "let t = getToken(\"Vb7nQ2xLm9RtK4wZ\");",
+        "verify_password(\"Pl4in-Kq9!\")",
+        "hashed = password.encode(\"utf-8\")",
+        "char password[64] = \"\";",
+        "char password[64];",
+        "NSString *password = @\"<your password>\";",
+        "std::string secret(\"${APP_SECRET}\");",
+        "secret.assign(\"changeme\");",
+        "ssl_password \"/etc/ssl/pass.txt\";",
+        "the token \"expired\" came back; retry",
+        "private_key \"some/dir/aint/a/secret\";",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+}
+
+/// detect-secrets' keyword family, short literals: a string literal under a password key is
+/// the password however short or plain; unquoted, a short value is a name and stays.
+#[test]
+fn a_short_quoted_password_literal_is_redacted() {
+    for (text, secret) in [
+        ("db_password = \"qwe\"", "qwe"),
+        ("smtp_password := 'root1'", "root1"),
+        ("$db_pwd => \"abc12\",", "abc12"),
+        ("user.password = \"letmein\"", "letmein"),
+        ("if (admin_password === 'zxc') {", "zxc"),
+        ("if (\"zxc\" != db_password) {", "zxc"),
+        ("char pwd[] = \"asd\";", "asd"),
+        ("{\"cmd\": \"DB_PASSWORD=\\\"qwe\\\" ./run\"}", "qwe"),
+    ] {
+        let (out, applied) = redactor().redact_str(text);
+        assert!(!out.contains(secret), "{text} -> {out}");
+        assert_eq!(applied.len(), 1, "{text}: {applied:?}");
+    }
+    for text in [
+        "password = \"\"",
+        "password = \"ab\"",
+        "password: \"required\"",
+        "\"password\": \"string\",",
+        "password = \"none\"",
+        "password = \"changeme\"",
+        "password = \"${DB_PASSWORD}\"",
+        "password = pwd",
+        "password: str",
+        "db_password = qwe",
+        "api_key = \"qwe\"",
+        "pwd = \"/srv/app\"",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+}
