@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::run::{Tally, step, test_step, workspace_root};
+use crate::run::{Binary, Tally, remaind_binary, step, test_step, workspace_root};
 
 /// The pinned Python SDK (`pip install mcp==…`).
 pub(crate) const PYTHON_SDK: &str = "2.3.0";
@@ -29,15 +29,10 @@ fn installed(venv_python: &Path) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Build `remaind`, install the pinned SDK if needed, and run the client.
-pub(crate) fn run(tally: &mut Tally) -> Result<(), String> {
+/// `remaind` (built when asked), the pinned SDK installed if needed, and the client run.
+pub(crate) fn run(binary: Binary, tally: &mut Tally) -> Result<(), String> {
     let root = workspace_root();
-    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    build
-        .current_dir(&root)
-        .args(["build", "--locked", "-p", "remaind-cli"]);
-    step("build remaind for the MCP interop test", build)?;
-    let binary = root.join("target/debug/remaind");
+    let binary = remaind_binary(binary, "the MCP interop test")?;
 
     let venv = root.join("target/mcp-venv");
     let venv_python = venv.join("bin/python");

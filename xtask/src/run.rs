@@ -11,10 +11,45 @@ pub(crate) fn workspace_root() -> PathBuf {
     manifest.parent().map(PathBuf::from).unwrap_or(manifest)
 }
 
-fn cargo() -> Command {
+/// Where cargo puts its builds: `$CARGO_TARGET_DIR`, else target/.
+pub(crate) fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"))
+}
+
+pub(crate) fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(workspace_root());
+    // A clean CI run compiles each crate once: incremental state would only cost disk and time.
+    if std::env::var_os("CI").is_some() {
+        cmd.env("CARGO_INCREMENTAL", "0");
+    }
     cmd
+}
+
+/// Whether the binary a suite drives is built by the suite's own step, or was already built by
+/// `cargo xtask ci`'s test step (one build of the workspace: `cargo build -p remaind-cli` alone
+/// unifies features differently and compiles the product a second time).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Binary {
+    Build,
+    Built,
+}
+
+/// The debug `remaind` the interop and browser suites drive, built first when asked.
+pub(crate) fn remaind_binary(binary: Binary, purpose: &str) -> Result<PathBuf, String> {
+    if binary == Binary::Build {
+        let mut build = cargo();
+        build.args(["build", "--locked", "-p", "remaind-cli"]);
+        step(&format!("build remaind for {purpose}"), build)?;
+    }
+    let path = target_dir().join("debug/remaind");
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(format!("{} is missing after the build", path.display()))
+    }
 }
 
 pub(crate) fn step(name: &str, mut cmd: Command) -> Result<(), String> {
@@ -118,8 +153,8 @@ pub(crate) fn ci() -> Result<(), String> {
     })
     .and_then(|()| on_store(&mut tally))
     .and_then(|()| reliability(&mut tally))
-    .and_then(|()| crate::interop::run(&mut tally))
-    .and_then(|()| crate::ui_browser::run(&mut tally));
+    .and_then(|()| crate::interop::run(Binary::Built, &mut tally))
+    .and_then(|()| crate::ui_browser::run(Binary::Built, &mut tally));
     // The plain closing line CI reads, last, whatever happened above.
     println!(
         "ci: {} passed, {} failed, {} skipped",
@@ -211,13 +246,17 @@ fn reliability(tally: &mut Tally) -> Result<(), String> {
         ])
         .env("CI", "true");
     test_step("reliability tests with failpoints", faults, tally)?;
+    if std::env::var_os("CI").is_some() {
+        // Nothing later in the run uses the failpoint build; its disk goes to the next steps.
+        let _ = std::fs::remove_dir_all(workspace_root().join("target/chaos"));
+    }
     chaos(&[])
 }
 
 /// `cargo xtask mcp-interop`.
 pub(crate) fn mcp_interop() -> Result<(), String> {
     let mut tally = Tally::default();
-    let outcome = crate::interop::run(&mut tally);
+    let outcome = crate::interop::run(Binary::Build, &mut tally);
     println!(
         "mcp-interop: {} passed, {} failed",
         tally.passed, tally.failed
@@ -228,7 +267,7 @@ pub(crate) fn mcp_interop() -> Result<(), String> {
 /// `cargo xtask ui-browser`.
 pub(crate) fn ui_browser() -> Result<(), String> {
     let mut tally = Tally::default();
-    let outcome = crate::ui_browser::run(&mut tally);
+    let outcome = crate::ui_browser::run(Binary::Build, &mut tally);
     println!(
         "ui-browser: {} passed, {} failed",
         tally.passed, tally.failed

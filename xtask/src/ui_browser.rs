@@ -3,26 +3,13 @@
 //! with apt-get when missing (CI runs as root), as the MCP interop step installs its SDK; a
 //! browser that downloads itself cannot work here. Any failure fails the step: it never skips.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use crate::run::{Tally, step, test_step, workspace_root};
+use crate::run::{Binary, Tally, cargo, remaind_binary, step, test_step};
 
 const BROWSER: &str = "/usr/bin/chromium";
 const DRIVER: &str = "/usr/bin/chromedriver";
-
-/// Where cargo puts its builds: `$CARGO_TARGET_DIR`, else target/.
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target"))
-}
-
-fn cargo() -> Command {
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.current_dir(workspace_root());
-    cmd
-}
 
 /// Install the browser and its driver from Debian when either is missing.
 fn ensure_browser() -> Result<(), String> {
@@ -41,13 +28,10 @@ fn ensure_browser() -> Result<(), String> {
         .map_err(|e| format!("{e}; the browser suite needs Debian's chromium and chromium-driver"))
 }
 
-/// Build `remaind`, make sure the browser is there, and run the suite.
-pub(crate) fn run(tally: &mut Tally) -> Result<(), String> {
+/// The browser installed when missing, `remaind` built when asked, and the suite run.
+pub(crate) fn run(binary: Binary, tally: &mut Tally) -> Result<(), String> {
     ensure_browser()?;
-    let mut build = cargo();
-    build.args(["build", "--locked", "-p", "remaind-cli"]);
-    step("build remaind for the browser suite", build)?;
-    let binary = target_dir().join("debug/remaind");
+    let binary = remaind_binary(binary, "the browser suite")?;
     let mut suite = cargo();
     suite
         .args([
