@@ -129,6 +129,26 @@ pub(crate) fn ci() -> Result<(), String> {
     ]);
     step("clippy", clippy)?;
 
+    // The workspace build has every feature the CLI turns on; the ledger and resume alone are
+    // built as a team that wants only them would, without the shared store.
+    let mut plain = cargo();
+    plain.args([
+        "clippy",
+        "-p",
+        "remaind-ledger",
+        "-p",
+        "remaind-resume",
+        "--lib",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    step(
+        "clippy of the ledger and resume without the shared store",
+        plain,
+    )?;
+
     let mut doc = cargo();
     doc.args(["doc", "--workspace", "--no-deps", "--locked"])
         .env("RUSTDOCFLAGS", "-D warnings");
@@ -136,7 +156,10 @@ pub(crate) fn ci() -> Result<(), String> {
 
     let mut tally = Tally::default();
     let mut test = cargo();
-    test.args(["test", "--workspace", "--locked"])
+    // One build serves every step below: the failpoints are compiled in (inactive unless a
+    // test sets FAILPOINTS for the process it starts), so the fault-injection tests, the
+    // crash harness and the MCP and browser suites all drive this build of `remaind`.
+    test.args(["test", "--workspace", "--locked", "--features", FAILPOINTS])
         .env("INSTA_UPDATE", "no")
         .env("CI", "true");
     let outcome = test_step(
@@ -152,7 +175,7 @@ pub(crate) fn ci() -> Result<(), String> {
         }
     })
     .and_then(|()| on_store(&mut tally))
-    .and_then(|()| reliability(&mut tally))
+    .and_then(|()| reliability())
     .and_then(|()| crate::interop::run(Binary::Built, &mut tally))
     .and_then(|()| crate::ui_browser::run(Binary::Built, &mut tally));
     // The plain closing line CI reads, last, whatever happened above.
@@ -178,6 +201,8 @@ fn on_store(tally: &mut Tally) -> Result<(), String> {
         "test",
         "--workspace",
         "--locked",
+        "--features",
+        FAILPOINTS,
         "--test",
         "it",
         "--",
@@ -227,30 +252,15 @@ fn on_store(tally: &mut Tally) -> Result<(), String> {
     test_step("CLI suite on a shared PostgreSQL store", test, tally)
 }
 
-/// The reliability suite's CI part: the fault-injection tests (they need the failpoint
-/// build, kept in target/chaos) and a short crash-consistency run.
-fn reliability(tally: &mut Tally) -> Result<(), String> {
-    let mut faults = cargo();
-    faults
-        .args([
-            "test",
-            "-p",
-            "remaind-cli",
-            "--features",
-            "failpoints",
-            "--target-dir",
-            "target/chaos",
-            "--test",
-            "it",
-            "reliability",
-        ])
-        .env("CI", "true");
-    test_step("reliability tests with failpoints", faults, tally)?;
-    if std::env::var_os("CI").is_some() {
-        // Nothing later in the run uses the failpoint build; its disk goes to the next steps.
-        let _ = std::fs::remove_dir_all(workspace_root().join("target/chaos"));
-    }
-    chaos(&[])
+/// The feature that compiles in the named failpoints of the CLI, the ledger and the atomic
+/// store (the fault-injection tests of `remaind-cli`'s reliability suite need it).
+const FAILPOINTS: &str = "remaind-cli/failpoints";
+
+/// The crash-consistency run, on the test step's build (it has the failpoints). The
+/// fault-injection tests ran in the test step.
+fn reliability() -> Result<(), String> {
+    let binary = remaind_binary(Binary::Built, "the crash harness")?;
+    chaos(&["--remaind".to_owned(), binary.display().to_string()])
 }
 
 /// `cargo xtask mcp-interop`.

@@ -128,6 +128,10 @@ fn edge_problems(
     };
     let is_binary_layer = name == "remaind-cli";
     for (section, dep) in manifest_deps {
+        // A crate's tests may turn on its own features (remaind-ledger's `store`).
+        if dep == name && section == "dev-dependencies" {
+            continue;
+        }
         if let Some(&theirs) = layer_of.get(dep) {
             if theirs >= mine {
                 problems.push(format!(
@@ -154,6 +158,45 @@ fn edge_problems(
         }
     }
     problems
+}
+
+/// Packages in `cargo tree -p package -e normal` (its default features), one name per line.
+fn normal_tree(package: &str) -> Vec<String> {
+    let out = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(root())
+        .args(["tree", "--locked", "-e", "normal", "--prefix", "none"])
+        .args(["--format", "{p}", "-p", package])
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree -p {package}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn tidy_the_ledger_and_resume_build_without_the_database_client() {
+    // PostgreSQL (and the async runtime and TLS under it) is behind the `store` feature:
+    // a team that wants only the ledger does not compile it.
+    for package in ["remaind-ledger", "remaind-resume"] {
+        let tree = normal_tree(package);
+        assert!(
+            tree.iter().any(|p| p == package),
+            "{package} not in its own tree"
+        );
+        for heavy in ["remaind-pg", "postgres", "tokio", "rustls"] {
+            assert!(
+                !tree.iter().any(|p| p == heavy),
+                "{package} depends on {heavy} without its `store` feature"
+            );
+        }
+    }
 }
 
 #[test]

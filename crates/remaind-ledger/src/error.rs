@@ -76,7 +76,19 @@ pub enum Error {
     /// A file primitive failed (a symlink or special file in the way, an I/O error).
     #[error(transparent)]
     Fs(#[from] remaind_fs::Error),
+    /// The folder is the replica of a shared store and this build has no shared-store
+    /// support (remaind-ledger's cargo feature `store`).
+    #[error(
+        "the folder is the replica of shared store project {project:?}, and this build has no \
+         shared-store support: build with remaind-ledger's cargo feature `store` (the \
+         `remaind` CLI has it)"
+    )]
+    NoStoreSupport {
+        /// The store's project.
+        project: String,
+    },
     /// The shared store this folder is a replica of failed (see `docs/fleet.md`).
+    #[cfg(feature = "store")]
     #[error("cannot {action} through the shared store of project {project:?}")]
     Store {
         /// What was being done, e.g. "append".
@@ -192,22 +204,27 @@ impl Error {
     /// True when the caller's input was rejected (usage error, exit 2); false for runtime
     /// failures (I/O, corrupt store, exit 1).
     pub fn is_invalid_input(&self) -> bool {
-        matches!(
-            self,
-            Error::InvalidInput { .. }
-                | Error::Store {
-                    source: remaind_pg::Error::Url { .. }
-                        | remaind_pg::Error::NoProject { .. }
-                        | remaind_pg::Error::ProjectName { .. },
-                    ..
-                }
-        )
+        match self {
+            Error::InvalidInput { .. } => true,
+            #[cfg(feature = "store")]
+            Error::Store { source, .. } => matches!(
+                source,
+                remaind_pg::Error::Url { .. }
+                    | remaind_pg::Error::NoProject { .. }
+                    | remaind_pg::Error::ProjectName { .. }
+            ),
+            _ => false,
+        }
     }
 
     /// Whether the shared store's connection was lost (the server restarted or went away):
     /// trying again later may succeed.
     pub fn is_connection_lost(&self) -> bool {
-        matches!(self, Error::Store { source, .. } if source.is_connection_lost())
+        match self {
+            #[cfg(feature = "store")]
+            Error::Store { source, .. } => source.is_connection_lost(),
+            _ => false,
+        }
     }
 
     /// The 1-based batch line number an invalid-input error refers to, if any.

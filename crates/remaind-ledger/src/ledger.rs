@@ -27,10 +27,20 @@ use remaind_fs::layout::{
 };
 
 use crate::anchor;
-use crate::shared::{Shared, StoreSetting, store_error};
-use remaind_pg::Append;
+use crate::shared::StoreSetting;
 
+// A replica's catch-up and appends through the shared store (cargo feature `store`); without
+// it, `plain` has the same crate-private surface, in which no folder is ever a replica.
+#[cfg(not(feature = "store"))]
+mod plain;
+#[cfg(feature = "store")]
 mod replica;
+#[cfg(not(feature = "store"))]
+use plain::{Shared, Upload};
+#[cfg(feature = "store")]
+pub(crate) use replica::store_error;
+#[cfg(feature = "store")]
+use replica::{Shared, Upload};
 
 /// Whole lines are written in chunks of at most this many bytes (a longer line gets a
 /// `write` of its own); a line is never split across two writes.
@@ -676,11 +686,8 @@ impl Ledger {
                     since,
                 });
             }
-            if let (Some(up), Some(shared)) = (up.as_mut(), &self.shared) {
-                for (path, bytes) in files {
-                    up.put_file(path, bytes)
-                        .map_err(|e| store_error("store a derived file", &shared.project, e))?;
-                }
+            if let Some(up) = up.as_mut() {
+                self.put_files(up, files)?;
             }
             Ok(self
                 .write_locked(locked, head, prev, std::iter::once(item), 0, up)?
@@ -689,18 +696,6 @@ impl Ledger {
         ids.first()
             .copied()
             .ok_or_else(|| Error::corrupt(&self.log_path, "an append wrote no line"))
-    }
-
-    /// The bytes of file `path` (under `.context/`) in the shared store this folder is a
-    /// replica of: `None` on a plain folder or when the store has no such file.
-    pub fn shared_file(&self, path: &str) -> Result<Option<Vec<u8>>> {
-        let Some(shared) = &self.shared else {
-            return Ok(None);
-        };
-        let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
-        store
-            .file(path)
-            .map_err(|e| store_error("read a derived file", &shared.project, e))
     }
 
     fn append_one(&self, req: AppendRequest, system: bool) -> Result<EventId> {
@@ -730,22 +725,13 @@ impl Ledger {
     /// store's append in progress, which `append` commits before writing the folder.
     fn under_lock<T>(
         &self,
-        append: impl FnOnce(&Locked<'_>, u64, String, Option<Append<'_>>) -> Result<T>,
+        append: impl FnOnce(&Locked<'_>, u64, String, Option<Upload<'_>>) -> Result<T>,
     ) -> Result<T> {
         let (locked, head, prev) = self.lock_for_append()?;
-        let Some(shared) = &self.shared else {
-            return append(&locked, head, prev, None);
-        };
-        let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
-        let mut up = store
-            .begin()
-            .map_err(|e| store_error("append", &shared.project, e))?;
-        let remote = up.head().clone();
-        if remote.seq < head || (remote.seq == head && remote.digest != prev) {
-            return Err(self.diverged(remote.seq.min(head) + u64::from(remote.seq == head)));
+        match &self.shared {
+            None => append(&locked, head, prev, None),
+            Some(shared) => self.under_store_lock(shared, &locked, head, prev, append),
         }
-        let (head, prev) = self.catch_up_locked(&locked, head, prev, &mut up, &shared.project)?;
-        append(&locked, head, prev, Some(up))
     }
 
     /// The log locked for an append: a read-only handle and a log another process changed
@@ -786,7 +772,7 @@ impl Ledger {
         prev: String,
         items: I,
         bytes: usize,
-        up: Option<Append<'_>>,
+        up: Option<Upload<'_>>,
     ) -> Result<(Vec<EventId>, String)>
     where
         I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,

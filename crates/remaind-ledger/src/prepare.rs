@@ -943,6 +943,7 @@ fn placeholder_header() -> &'static str {
 /// every line a replica copies from a shared store, which must hold no more than the replica
 /// would have written itself. Remaind's own bookkeeping values and schema keys are left out,
 /// as the append leaves them out.
+#[cfg(feature = "store")]
 pub(crate) fn unredacted_field(
     redactor: &Redactor,
     line: &[u8],

@@ -45,6 +45,7 @@ mod layout;
 mod monitor;
 mod packet;
 mod rollback;
+#[cfg(feature = "store")]
 mod share;
 mod status;
 mod thresholds;
@@ -66,6 +67,7 @@ pub use packet::{
 };
 pub use remaind_tokens::TokenizerName;
 pub use rollback::{Point, Rollback, parse_time, rollback_points, rollback_to};
+#[cfg(feature = "store")]
 pub use share::{ShareReport, join, pull, push};
 pub use status::{LastCompaction, Status, status};
 pub use thresholds::{BandEdges, Thresholds};

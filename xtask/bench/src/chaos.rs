@@ -1,6 +1,7 @@
 //! `cargo xtask chaos`: the crash-consistency harness.
 //!
-//! Builds `remaind` with its failpoints (`--features failpoints`, into `target/chaos`), then
+//! Builds `remaind` with its failpoints (`--features failpoints`, into `target/chaos`; or
+//! takes such a build with `--remaind PATH`, as `cargo xtask ci` passes its test build), then
 //! loops: copy a seeded `.context/` to a fresh folder, run one random operation as a child
 //! process (a `log --stdin` batch, `compact`, `frame`, `rollback --to`, `memory accept`,
 //! `memory edit`, `import` of a real transcript, or opening a ledger with a torn tail) and
@@ -645,26 +646,16 @@ struct Summary {
     failures: Vec<String>,
 }
 
-/// `cargo xtask chaos [--kills N] [--seed S]`.
-pub(crate) fn run(kills: u64, seed: Option<u64>) -> Result<(), String> {
+/// `cargo xtask chaos [--kills N] [--seed S] [--remaind PATH]`.
+pub(crate) fn run(kills: u64, seed: Option<u64>, prebuilt: Option<String>) -> Result<(), String> {
     let root = workspace_root();
     let target = root.join("target/chaos");
-    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    build
-        .current_dir(&root)
-        .args(["build", "-p", "remaind-cli", "--features", "failpoints"])
-        .arg("--target-dir")
-        .arg(&target);
-    eprintln!("==> build remaind with failpoints into target/chaos");
-    let status = build
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err(format!(
-            "building remaind with failpoints failed ({status})"
-        ));
-    }
-    let bin = target.join("debug/remaind");
+    let bin = match prebuilt {
+        Some(path) => PathBuf::from(path),
+        None => build_with_failpoints(&root, &target)?,
+    };
+    std::fs::create_dir_all(&target)
+        .map_err(|e| format!("cannot create {}: {e}", target.display()))?;
 
     let seed = seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
@@ -1164,4 +1155,25 @@ impl Summary {
         }
         Ok(())
     }
+}
+
+/// `remaind` built with its failpoints into `target` (its own folder: the feature would
+/// otherwise rebuild the workspace's usual build).
+fn build_with_failpoints(root: &Path, target: &Path) -> Result<PathBuf, String> {
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build
+        .current_dir(root)
+        .args(["build", "-p", "remaind-cli", "--features", "failpoints"])
+        .arg("--target-dir")
+        .arg(target);
+    eprintln!("==> build remaind with failpoints into target/chaos");
+    let status = build
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "building remaind with failpoints failed ({status})"
+        ));
+    }
+    Ok(target.join("debug/remaind"))
 }

@@ -45,9 +45,11 @@ commands:
                      index, search-eval, locomo, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
                      process, ui, fleet. Expects a release build of
                      remaind in target/release (cargo xtask bench builds it first)
-  chaos [--kills N] [--seed S]
+  chaos [--kills N] [--seed S] [--remaind PATH]
                      crash-consistency harness: N kills (default 300) of a failpoint build
-                     of remaind; fails on a lost event or a torn derived file
+                     of remaind; fails on a lost event or a torn derived file. Builds one
+                     into target/chaos unless --remaind names one (built with the
+                     failpoints feature, as `cargo xtask ci`'s test step builds it)
   ui-browser [--remaind PATH]
                      headless Chromium (Debian's chromium + chromedriver) drives `remaind ui`
                      on the demo session and an imported transcript; screenshots under
@@ -57,9 +59,13 @@ commands:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("chaos") => match (number_arg(&args, "--kills"), number_arg(&args, "--seed")) {
-            (Ok(kills), Ok(seed)) => chaos::run(kills.unwrap_or(300), seed),
-            (Err(e), _) | (_, Err(e)) => Err(e),
+        Some("chaos") => match (
+            number_arg(&args, "--kills"),
+            number_arg(&args, "--seed"),
+            string_arg(&args, "--remaind"),
+        ) {
+            (Ok(kills), Ok(seed), Ok(bin)) => chaos::run(kills.unwrap_or(300), seed, bin),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Err(e),
         },
         Some("bench") => match string_arg(&args, "--only") {
             Ok(only) => bench::run_all(args.iter().any(|a| a == "--quick"), only.as_deref()),

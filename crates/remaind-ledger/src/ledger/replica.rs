@@ -2,15 +2,104 @@
 //! store before the folder (docs/fleet.md).
 
 use std::collections::BTreeSet;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use remaind_events::line_digest;
-use remaind_pg::{Append, Store};
+use remaind_pg::{Append, Head, Store};
 
 use super::{Ledger, Locked};
+use crate::StoreSetting;
 use crate::error::{Error, Result};
-use crate::shared::{Upstream, store_error};
 use crate::{lines, prepare};
+
+/// An append in progress in the shared store, committed before the folder is written.
+pub(crate) type Upload<'a> = Append<'a>;
+
+/// The open connection of a replica.
+pub(crate) struct Shared {
+    pub(crate) store: Mutex<Store>,
+    pub(crate) project: String,
+    /// The store's URL, its password masked (named in messages).
+    pub(crate) url: String,
+    /// The setting it was opened with (to connect again after a lost connection).
+    pub(crate) setting: StoreSetting,
+}
+
+impl Shared {
+    pub(crate) fn connect(setting: &StoreSetting) -> Result<Shared> {
+        let store = Store::connect(&setting.url, &setting.project)
+            .map_err(|e| store_error("connect", &setting.project, e))?;
+        Ok(Shared {
+            store: Mutex::new(store),
+            project: setting.project.clone(),
+            url: remaind_pg::mask_password(&setting.url),
+            setting: setting.clone(),
+        })
+    }
+
+    /// Replace a connection that was lost with a new one.
+    pub(crate) fn reconnect(&self, store: &mut Store) -> Result<()> {
+        *store = Store::connect(&self.setting.url, &self.setting.project)
+            .map_err(|e| store_error("reconnect", &self.project, e))?;
+        Ok(())
+    }
+}
+
+pub(crate) fn store_error(action: &'static str, project: &str, source: remaind_pg::Error) -> Error {
+    Error::Store {
+        action,
+        project: project.to_owned(),
+        source,
+    }
+}
+
+/// Where a replica reads the lines and artifacts it lacks: the store, or an append in
+/// progress (under the project's lock).
+pub(crate) trait Upstream {
+    fn head_and_stray(&mut self) -> remaind_pg::Result<(Head, Option<u64>)>;
+    fn lines(
+        &mut self,
+        after: u64,
+        upto: u64,
+        limit: usize,
+    ) -> remaind_pg::Result<Vec<(u64, Vec<u8>)>>;
+    fn artifact(&mut self, sha256: &str) -> remaind_pg::Result<Option<Vec<u8>>>;
+}
+
+impl Upstream for Store {
+    fn head_and_stray(&mut self) -> remaind_pg::Result<(Head, Option<u64>)> {
+        Store::head_and_stray(self)
+    }
+    fn lines(
+        &mut self,
+        after: u64,
+        upto: u64,
+        limit: usize,
+    ) -> remaind_pg::Result<Vec<(u64, Vec<u8>)>> {
+        Store::lines(self, after, upto, limit)
+    }
+    fn artifact(&mut self, sha256: &str) -> remaind_pg::Result<Option<Vec<u8>>> {
+        Store::artifact(self, sha256)
+    }
+}
+
+impl Upstream for Append<'_> {
+    fn head_and_stray(&mut self) -> remaind_pg::Result<(Head, Option<u64>)> {
+        Append::head_and_stray(self)
+    }
+    fn lines(
+        &mut self,
+        after: u64,
+        upto: u64,
+        limit: usize,
+    ) -> remaind_pg::Result<Vec<(u64, Vec<u8>)>> {
+        Append::lines(self, after, upto, limit)
+    }
+    fn artifact(&mut self, sha256: &str) -> remaind_pg::Result<Option<Vec<u8>>> {
+        Append::artifact(self, sha256)
+    }
+}
 
 /// Lines copied from the store per round trip while catching up.
 const PAGE: usize = 1000;
@@ -391,6 +480,51 @@ impl Ledger {
         self.artifacts
             .put(&bytes, media_type)
             .map_err(|e| Error::artifact("cannot store artifacts", e))?;
+        Ok(())
+    }
+
+    /// The bytes of file `path` (under `.context/`) in the shared store this folder is a
+    /// replica of: `None` on a plain folder or when the store has no such file.
+    pub fn shared_file(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        let Some(shared) = &self.shared else {
+            return Ok(None);
+        };
+        let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
+        store
+            .file(path)
+            .map_err(|e| store_error("read a derived file", &shared.project, e))
+    }
+
+    /// `Ledger::under_lock` on a replica: the store's project locked, the folder caught up
+    /// to the store's head, and the store's append in progress handed to `append`.
+    pub(super) fn under_store_lock<T>(
+        &self,
+        shared: &Shared,
+        locked: &Locked<'_>,
+        head: u64,
+        prev: String,
+        append: impl FnOnce(&Locked<'_>, u64, String, Option<Upload<'_>>) -> Result<T>,
+    ) -> Result<T> {
+        let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
+        let mut up = store
+            .begin()
+            .map_err(|e| store_error("append", &shared.project, e))?;
+        let remote = up.head().clone();
+        if remote.seq < head || (remote.seq == head && remote.digest != prev) {
+            return Err(self.diverged(remote.seq.min(head) + u64::from(remote.seq == head)));
+        }
+        let (head, prev) = self.catch_up_locked(locked, head, prev, &mut up, &shared.project)?;
+        append(locked, head, prev, Some(up))
+    }
+
+    /// Put derived files (paths under `.context/`) in the append in progress, to commit with
+    /// its event.
+    pub(super) fn put_files(&self, up: &mut Upload<'_>, files: &[(&str, &[u8])]) -> Result<()> {
+        let project = self.store_project().unwrap_or_default();
+        for (path, bytes) in files {
+            up.put_file(path, bytes)
+                .map_err(|e| store_error("store a derived file", project, e))?;
+        }
         Ok(())
     }
 
