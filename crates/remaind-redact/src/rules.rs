@@ -12,7 +12,7 @@ use regex_automata::util::captures::Captures;
 
 use crate::judge::{
     ValueKind, is_credential, is_passphrase, is_password_argument, is_placeholder,
-    is_placeholder_token, is_quoted_password, is_relative_path, looks_random,
+    is_placeholder_token, is_quoted_password, is_quoted_token, is_relative_path, looks_random,
 };
 
 /// A start-of-token boundary: `\b`, or right after an escape of JSON text (`\n`, `\t`,
@@ -180,7 +180,7 @@ impl Check {
                 {
                     is_quoted_password(bytes)
                 } else {
-                    is_credential(bytes, ValueKind::Token) && !is_relative_path(bytes)
+                    is_quoted_token(bytes) && !is_relative_path(bytes)
                 }
             }
             Check::None
@@ -241,6 +241,12 @@ pub(crate) fn assignment_secret(
     }
     if is_credential(&hay[start..end], kind) {
         return Some(through_closing_quote(hay, (start, end)));
+    }
+    // A string literal whole, stopped short of its closing quote by a bracket or a
+    // separator: a token in its own right ([`is_quoted_token`]).
+    let (_, stop) = through_closing_quote(hay, (start, end));
+    if stop > end && quoted_whole(hay, start, stop) && is_quoted_token(&hay[start..stop]) {
+        return Some((start, stop));
     }
     if password {
         let (_, stop) = through_closing_quote(hay, (start, end));
@@ -519,6 +525,17 @@ names! {
     SHOPIFY = "shopify_token";
     /// Linear API keys.
     LINEAR = "linear_api_key";
+    /// Mailchimp API keys (32 hex, `-us`, the data centre).
+    MAILCHIMP = "mailchimp_api_key";
+    /// Telegram bot tokens (the bot id, `:AA…`).
+    TELEGRAM = "telegram_bot_token";
+    /// Square OAuth secrets and access tokens (`sq0csp-`, `sq0atp-`).
+    SQUARE = "square_oauth_secret";
+    /// JFrog Artifactory API keys (`AKC…`) and, next to an Artifactory or JFrog word,
+    /// passwords (`AP…`).
+    ARTIFACTORY = "artifactory_token";
+    /// IBM SoftLayer API keys (64 hex under a SoftLayer name or in its API's URL).
+    SOFTLAYER = "softlayer_api_key";
     /// Discord bot tokens.
     DISCORD = "discord_bot_token";
     /// Azure storage account and shared access keys.
@@ -574,6 +591,11 @@ pub(crate) const NAMES: &[&str] = &[
     SENTRY,
     SHOPIFY,
     LINEAR,
+    MAILCHIMP,
+    TELEGRAM,
+    SQUARE,
+    ARTIFACTORY,
+    SOFTLAYER,
     DISCORD,
     AZURE_KEY,
     AZURE_SAS,
@@ -591,8 +613,9 @@ pub(crate) const NAMES: &[&str] = &[
     GENERIC,
 ];
 
-/// Key-name words that announce a secret value in an assignment (`pw`: a password).
-const SECRET_KEY_WORDS: &str = r"(?i:(?P<pw>passw(?:or)?d|passwd|_pass|pwd)|secret|token|credentials?|api[_.-]?key|apikey|[_-]key)";
+/// Key-name words that announce a secret value in an assignment (`pw`: a password);
+/// `secrete` is a common misspelling of `secret` in names.
+const SECRET_KEY_WORDS: &str = r"(?i:(?P<pw>passw(?:or)?d|passwd|_pass|pwd)|secrete?|token|credentials?|api[_.-]?key|apikey|[_-]key)";
 
 /// What may follow the secret word in a key name: up to two segments, separated or
 /// camel-cased (`_KEY_BASE`, `_access_key`, `Secret` in `tokenSecret`), never a plain
@@ -730,10 +753,16 @@ fn vendor_rules() -> Vec<RuleSpec> {
             Check::NotPlaceholder,
         ),
         (GOOGLE, token(r"AIza[0-9A-Za-z_-]{35}"), Check::NotPlaceholder),
-        // Glued to a word too (`MY_npm_…`): 36 letters and digits then a boundary.
+        // Glued to a word too (`MY_npm_…`): 36 letters and digits then a boundary. Or the
+        // value of an `.npmrc` registry credential (`//host/path/:_authToken=…`,
+        // `:_auth=…`, `:_password=…`), whatever its shape, but a variable (`${NPM_TOKEN}`).
         (
             NPM,
-            whole(r"(?-u)(?P<s>npm_[A-Za-z0-9]{36})\b".to_owned()),
+            (
+                r#"(?-u)(?P<s>npm_[A-Za-z0-9]{36})\b|//[A-Za-z0-9.-]{1,128}(?::[0-9]{1,5})?(?:/[^\s/]{1,64}){0,4}/:_(?:authToken|auth|password)=[ \t]*(?P<t>[^\s$'"`\\][^\s'"`\\]*)"#
+                    .to_owned(),
+                Secret::WholeWhenPrefixed(&["npm_"]),
+            ),
             Check::NotPlaceholder,
         ),
         (
@@ -790,6 +819,50 @@ fn vendor_rules() -> Vec<RuleSpec> {
         (
             LINEAR,
             token(r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
+            Check::NotPlaceholder,
+        ),
+        (
+            // 32 lower-case hex, `-us` and the data centre's number.
+            MAILCHIMP,
+            groups(format!(r"(?-u){B}(?P<s>[0-9a-f]{{32}}-us[0-9]{{1,2}})\b")),
+            Check::NotPlaceholder,
+        ),
+        (
+            // The bot's id (8 to 10 digits, after `bot` in a URL path), `:`, then 35 bytes
+            // starting `AA`.
+            TELEGRAM,
+            groups(format!(
+                r"(?-u){B}(?:bot)?(?P<s>[0-9]{{8,10}}:AA[0-9A-Za-z_-]{{33}})"
+            )),
+            Check::NotPlaceholder,
+        ),
+        (
+            SQUARE,
+            token(r"sq0(?:csp|atp)-[0-9A-Za-z_-]{22,}"),
+            Check::NotPlaceholder,
+        ),
+        (
+            // `AKC` + 10 or more anywhere a word starts (an API key); `AP`, a hex digit and 8
+            // or more (a password or an identity token) only within 40 bytes after
+            // `artif…` or `jfrog`, and after a separator. Both prefixes are exact: a
+            // placeholder body (`AKCxxxx…`) is taken too, as the prefix is the vendor's.
+            ARTIFACTORY,
+            (
+                format!(
+                    r#"(?-u)(?:{B}(?P<s>AKC[A-Za-z0-9]{{10,}})\b|(?i:artif|jfrog)(?s:.){{0,40}}?[\s=:"'](?P<t>AP[0-9A-F][A-Za-z0-9]{{8,}}|AKC[A-Za-z0-9]{{10,}})\b)"#
+                ),
+                Secret::WholeWhenPrefixed(&["AKC"]),
+            ),
+            Check::None,
+        ),
+        (
+            // 64 lower-case hex or alphanumerics after a SoftLayer key name and a separator
+            // (blanks too: `--softlayer-api-key KEY`), or in the path of its SOAP or REST API.
+            SOFTLAYER,
+            groups(
+                r#"(?-u)(?i:softlayer)(?:[A-Za-z0-9_-]{0,24}(?:\\*["']|%2[27])?(?:(?:[ \t]|%20)*(?::=|[:=]|%3[AaDd])(?:[ \t]|%20)*|(?:[ \t]|%20)+)(?:\\*["']|%2[27])?|\.com/(?:soap|rest)/v3(?:\.1)?/)(?P<s>[a-z0-9]{64})\b"#
+                    .to_owned(),
+            ),
             Check::NotPlaceholder,
         ),
     ]
@@ -1087,6 +1160,18 @@ mod tests {
             .filter_map(|row| row["text"].as_str().map(str::to_owned))
             .chain(secrets.iter().cloned())
             .collect();
+        // Families the corpus does not hold yet.
+        let secrets: Vec<String> = secrets
+            .into_iter()
+            .chain(
+                [
+                    "sq0csp-Kx8vQ2mL5pR9tW3yZ6bN1cF4hJ7dG0sA2eU5iO8kM3n",
+                    "AKCp8kQ2vL9mX4tR7wZ1yB5nC8hF3dG6sJ0aE2uK5oP9iM4qT7lN1xW",
+                ]
+                .map(str::to_owned),
+            )
+            .collect();
+        texts.extend(secrets[secrets.len() - 2..].iter().cloned());
         for secret in &secrets {
             for before in ["\\n", "\\u0041", "%20", "%0A", " ", "x", "\\", "%", "\\q"] {
                 texts.push(format!("{before}{secret} {before}{secret}"));
