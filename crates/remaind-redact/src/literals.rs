@@ -77,6 +77,7 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("mtg", Case::Then(discord_parts_follow), &[DISCORD]),
     ("mtk", Case::Then(discord_parts_follow), &[DISCORD]),
     ("sig=", Case::Any, &[AZURE_SAS]),
+    ("azure", Case::Any, &[AZURE_KEY]),
     ("kia", Case::Any, &[AWS_ACCESS_KEY_ID]),
     ("sia", Case::Any, &[AWS_ACCESS_KEY_ID]),
     ("bia", Case::Any, &[AWS_ACCESS_KEY_ID]),
@@ -164,7 +165,7 @@ pub(crate) const SEARCH_ORDER: &[&str] = &[
     "mtm",   "npm_",             "mta",    "bearer",  "ghp_",      "rizat",  "bia",   "hf_",         "sntry",   "-u%20",        "eyj",     "://",     "passw", "cca",  "token",  "ecret",
     "mtk",   "_pass",            "gloas-", "mte",     "glptt-",    "aiza",   "kia",   "lin_",        "mtq",     "-u ",          "mtg",     "a3t",     "shp",   "sia",  "-begin", "ghr_",
     "-us",   "iqojb3jpz2lux2vj", "gho_",   "dapi",    "redis-cli", "absk",   "ghs_",  "hooks.slack", "hvs.",    "fwogzxivyxdz", "k_live_", "b_pat_",  "sg.",   "xox",  "mti",    "ghu_",
-    "mtc",   "pypi-ag",          "key",    "glpat-",    "artif",     "akc",    ":aa",   "jfrog",       "softlayer", "sq0",         ":_auth",    ":_password",
+    "mtc",   "pypi-ag",          "key",    "glpat-",    "artif",     "akc",    ":aa",   "jfrog",       "softlayer", "azure",       ":_auth",    ":_password", "sq0",
 ];
 
 /// Rules a literal admits only where its neighbours allow, by a test on the text before the
@@ -235,7 +236,7 @@ pub(crate) fn starts(rule: &str, literal: &str) -> Starts {
         // `doo_v1_`.
         (DIGITALOCEAN, _) => At(&[3]),
         // `AccountKey=`, `SharedAccessKey=`.
-        (AZURE_KEY, _) => At(&[7, 12]),
+        (AZURE_KEY, "key") => At(&[7, 12]),
         // `bedrock-api-key-`.
         (AWS_BEDROCK, "key") => At(&[12]),
         // `//host:port/path/` before `:_auth`.

@@ -730,7 +730,7 @@ fn vendor_rules() -> Vec<RuleSpec> {
             // `xoxo-indieweb-1` in an image name have none.
             SLACK,
             token(
-                r"(?:xoxe\.)?xox[abeprs]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]+-[A-Za-z0-9-]{10,}",
+                r"(?:xoxe\.)?xox[abeoprs]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]+-[A-Za-z0-9-]{10,}",
             ),
             Check::NotPlaceholder,
         ),
@@ -767,7 +767,7 @@ fn vendor_rules() -> Vec<RuleSpec> {
         ),
         (
             PYPI,
-            token(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+            token(r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}"),
             Check::NotPlaceholder,
         ),
         (HUGGINGFACE, bounded(r"hf_[A-Za-z0-9]{30,}"), Check::BearerToken),
@@ -880,17 +880,15 @@ fn platform_rules() -> Vec<RuleSpec> {
             Check::DiscordToken,
         ),
         (
+            // `AccountKey=` or `SharedAccessKey=` (the value quoted too); or a storage account
+            // key's own shape (64 bytes in base64: 86 and `==`) on the line of a mention of
+            // Azure or on one of the two lines below it (a portal snippet, a SQL credential),
+            // not glued to other base64 (`sha512-…==` of a lock file).
             AZURE_KEY,
             (
-                r"(?-u)(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned(),
-                // After `AccountKey=` or `SharedAccessKey=`.
-                Secret::From(|whole| {
-                    if whole[..1].eq_ignore_ascii_case(b"a") {
-                        "AccountKey=".len()
-                    } else {
-                        "SharedAccessKey=".len()
-                    }
-                }),
+                r#"(?-u)(?i:AccountKey|SharedAccessKey)=(?:\\*["'])?(?P<s>[A-Za-z0-9+/]{20,}={0,2})|(?i:azure)[^\n]{0,200}(?:\n[^\n]{0,200}){0,2}?[^A-Za-z0-9+/=-](?P<t>[A-Za-z0-9+/]{86}==)(?:[^A-Za-z0-9+/=]|\z)"#
+                    .to_owned(),
+                Secret::Groups,
             ),
             Check::NotPlaceholder,
         ),

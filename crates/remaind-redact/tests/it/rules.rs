@@ -908,3 +908,36 @@ fn vendor_families_of_issue_43() {
         assert_eq!(redact(text), text);
     }
 }
+
+/// An Azure storage account key by its own shape near a mention of Azure, a quoted
+/// `AccountKey`, a TestPyPI token, a Slack `xoxo-` token with its numeric segments.
+#[test]
+fn azure_keys_near_a_mention_and_other_shapes() {
+    let key = format!("{}==", &R[..86].replace('Q', "+").replace('k', "/"));
+    for (text, secret) in [
+        (
+            format!("portal.azure.com: storage account, key 1:\n  {key}\n"),
+            key.clone(),
+        ),
+        (format!("AccountKey=\"{key}\""), key.clone()),
+        (
+            format!("pypi-AgENdGVzdC5weXBpLm9yZw{}", &R[..70]),
+            R[..70].to_owned(),
+        ),
+        (
+            format!("xoxo-2718281828-3141592653-{}", &R[..24]),
+            R[..24].to_owned(),
+        ),
+    ] {
+        let out = redact(&text);
+        assert!(!out.contains(&secret), "{text} -> {out}");
+    }
+    for text in [
+        // Three lines below the mention, or glued to a hash name, or with no mention.
+        format!("azure.com\none\ntwo\nthree {key}"),
+        format!("resolution: {{integrity: sha512-{key}}}\n'@azure/identity': '*'"),
+        key.clone(),
+    ] {
+        assert_eq!(redact(&text), text);
+    }
+}
