@@ -135,6 +135,8 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("passw", Case::Any, &[COMMAND_LINE, COMPARISON, GENERIC]),
     ("_pass", Case::Any, &[COMPARISON, GENERIC]),
     ("pwd", Case::Any, &[COMPARISON, GENERIC]),
+    // `db_pw`, `cloudant_pw`: `_pw` ending the word (`_pwd` is `pwd`'s).
+    ("_pw", Case::Then(key_word_ends), &[COMPARISON, GENERIC]),
     ("dential", Case::Any, &[COMPARISON, GENERIC]),
 ];
 
@@ -165,7 +167,7 @@ pub(crate) const SEARCH_ORDER: &[&str] = &[
     "mtm",   "npm_",             "mta",    "bearer",  "ghp_",      "rizat",  "bia",   "hf_",         "sntry",   "-u%20",        "eyj",     "://",     "passw", "cca",  "token",  "ecret",
     "mtk",   "_pass",            "gloas-", "mte",     "glptt-",    "aiza",   "kia",   "lin_",        "mtq",     "-u ",          "mtg",     "a3t",     "shp",   "sia",  "-begin", "ghr_",
     "-us",   "iqojb3jpz2lux2vj", "gho_",   "dapi",    "redis-cli", "absk",   "ghs_",  "hooks.slack", "hvs.",    "fwogzxivyxdz", "k_live_", "b_pat_",  "sg.",   "xox",  "mti",    "ghu_",
-    "mtc",   "pypi-ag",          "key",    "glpat-",    "artif",     "akc",    ":aa",   "jfrog",       "softlayer", "azure",       ":_auth",    ":_password", "sq0",
+    "mtc",   "pypi-ag",          "key",    "glpat-",    "artif",     "akc",    "azure", "jfrog",       "softlayer", "sq0",         ":_auth",    ":_password", "_pw",   ":aa",
 ];
 
 /// Rules a literal admits only where its neighbours allow, by a test on the text before the
@@ -201,6 +203,7 @@ pub(crate) const CONTEXT: &[(&str, &str, Gate)] = &[
     ("passw", COMPARISON, compared),
     ("_pass", COMPARISON, compared),
     ("pwd", COMPARISON, compared),
+    ("_pw", COMPARISON, compared),
     ("dential", COMPARISON, compared),
 ];
 

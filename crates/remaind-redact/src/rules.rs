@@ -615,7 +615,7 @@ pub(crate) const NAMES: &[&str] = &[
 
 /// Key-name words that announce a secret value in an assignment (`pw`: a password);
 /// `secrete` is a common misspelling of `secret` in names.
-const SECRET_KEY_WORDS: &str = r"(?i:(?P<pw>passw(?:or)?d|passwd|_pass|pwd)|secrete?|token|credentials?|api[_.-]?key|apikey|[_-]key)";
+const SECRET_KEY_WORDS: &str = r"(?i:(?P<pw>passw(?:or)?d|passwd|_pass|pwd|_pw)|secrete?|token|credentials?|api[_.-]?key|apikey|[_-]key)";
 
 /// What may follow the secret word in a key name: up to two segments, separated or
 /// camel-cased (`_KEY_BASE`, `_access_key`, `Secret` in `tokenSecret`), never a plain
@@ -1030,7 +1030,7 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
 /// The pattern is `{SECRET_KEY_WORDS}{KEY_SUFFIX}{SEP_STRICT}(?P<s>{VALUE}+)`. The key part is
 /// made of `[A-Za-z0-9_.-]`, none of which can start the separator, so in every way of
 /// matching it ends where that run of bytes ends; which key word it starts with decides
-/// `pw` (a password word starts with `passw`, `_pass` or `pwd`, no other word does). The
+/// `pw` (a password word starts with `passw`, `_pass`, `pwd` or `_pw`, no other word does). The
 /// regex takes the first way, in priority order, that matches: the separator is followed
 /// here taking at each step the alternative the regex tries first (an opening quote, every
 /// space, `=>` before `:=` before `:` or `=`, …, the longest run of value bytes). When that
@@ -1088,7 +1088,7 @@ pub(crate) fn assignment_value(b: &[u8], start: usize, end: usize) -> Option<(us
         return None;
     }
     let key = &b[start..];
-    let password = [&b"passw"[..], b"_pass", b"pwd"].iter().any(|w| {
+    let password = [&b"passw"[..], b"_pass", b"pwd", b"_pw"].iter().any(|w| {
         key.get(..w.len())
             .is_some_and(|k| k.eq_ignore_ascii_case(w))
     });

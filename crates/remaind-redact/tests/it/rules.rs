@@ -941,3 +941,18 @@ fn azure_keys_near_a_mention_and_other_shapes() {
         assert_eq!(redact(&text), text);
     }
 }
+
+/// `_pw` ends a password key name as `_pwd` does.
+#[test]
+fn pw_key_names_announce_a_password() {
+    for (text, secret) in [
+        ("db_pw = \"K8v!q2Lm\"", "K8v!q2Lm"),
+        ("CLOUDANT_PW=Zq7xW2mL9pR4", "Zq7xW2mL9pR4"),
+    ] {
+        let out = redact(text);
+        assert!(!out.contains(secret), "{text} -> {out}");
+    }
+    for text in ["the_pw = pwd", "db_pw = \"\""] {
+        assert_eq!(redact(text), text);
+    }
+}
