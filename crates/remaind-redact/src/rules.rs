@@ -27,9 +27,9 @@ const B: &str = r"(?:\b|\\[nrtbf]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2})";
 const SEP: &str = r#"(?:\\*["']|%2[27])?(?:[ \t]|%20)*(?:=>|[:=]|%3[AaDd]|[ \t]|%20)(?:[ \t]|%20)*(?:\\*["']|%2[27])?"#;
 
 /// Like [`SEP`] but without the bare-whitespace form: `Authorization` is a common word in prose,
-/// `Authorization:` or `authorization=` is a header or a field. Also takes Go's `:=`.
-const SEP_STRICT: &str =
-    r#"(?:\\*["']|%2[27])?(?:[ \t]|%20)*(?:=>|:=|[:=]|%3[AaDd])(?:[ \t]|%20)*(?:\\*["']|%2[27])?"#;
+/// `Authorization:` or `authorization=` is a header or a field. Also takes Go's `:=`, and a
+/// backquote around the value (a Go raw string, a Markdown code span).
+const SEP_STRICT: &str = r#"(?:\\*["'`]|%2[27])?(?:[ \t]|%20)*(?:=>|:=|[:=]|%3[AaDd])(?:[ \t]|%20)*(?:\\*["'`]|%2[27])?"#;
 
 /// The bytes a bare (unquoted) value may hold: anything up to whitespace, a quote, a
 /// backslash (an escape in JSON text), a list or parameter separator, or a bracket (which
@@ -242,10 +242,25 @@ pub(crate) fn assignment_secret(
     if is_credential(&hay[start..end], kind) {
         return Some(through_closing_quote(hay, (start, end)));
     }
-    // A string literal whole, stopped short of its closing quote by a bracket or a
-    // separator: a token in its own right ([`is_quoted_token`]).
-    let (_, stop) = through_closing_quote(hay, (start, end));
-    if stop > end && quoted_whole(hay, start, stop) && is_quoted_token(&hay[start..stop]) {
+    // A string literal whole (or a backquoted one: a Go raw string), stopped short of its
+    // closing quote by a bracket or a separator: a token in its own right
+    // ([`is_quoted_token`], which takes no white space, so no command substitution).
+    let backquoted = start.checked_sub(1).is_some_and(|i| hay[i] == b'`');
+    let stop = if backquoted {
+        let rest = &hay[end..hay.len().min(end + QUOTED_REACH)];
+        rest.iter()
+            .position(|&c| matches!(c, b'`' | b'\n' | b'\r'))
+            .filter(|&i| rest[i] == b'`')
+            .map_or(end, |i| end + i)
+    } else {
+        through_closing_quote(hay, (start, end)).1
+    };
+    let whole = if backquoted {
+        hay.get(stop) == Some(&b'`')
+    } else {
+        quoted_whole(hay, start, stop)
+    };
+    if stop > end && whole && is_quoted_token(&hay[start..stop]) {
         return Some((start, stop));
     }
     if password {
@@ -1046,7 +1061,7 @@ pub(crate) fn assignment_value(b: &[u8], start: usize, end: usize) -> Option<(us
         while b.get(j) == Some(&b'\\') {
             j += 1;
         }
-        if matches!(b.get(j), Some(b'"' | b'\'')) {
+        if matches!(b.get(j), Some(b'"' | b'\'' | b'`')) {
             j + 1
         } else if at(i, b"%22") || at(i, b"%27") {
             i + 3

@@ -956,3 +956,26 @@ fn pw_key_names_announce_a_password() {
         assert_eq!(redact(text), text);
     }
 }
+
+/// A backquoted value (a Go raw string, a Markdown code span) under a secret key is judged
+/// whole; a command substitution is not a value.
+#[test]
+fn backquoted_values_under_secret_keys() {
+    for (text, secret) in [
+        ("apiKey := `Zq7{xW2]mL9(pR4}tY8`", "Zq7{xW2]mL9(pR4}tY8"),
+        (
+            "client_secret: `K8vq2Lm9Xk4Rt8Wz1Yb5`",
+            "K8vq2Lm9Xk4Rt8Wz1Yb5",
+        ),
+    ] {
+        let out = redact(text);
+        assert!(!out.contains(secret), "{text} -> {out}");
+    }
+    for text in [
+        "TOKEN=`cat /run/secrets/token`",
+        "PASSWORD=`pwgen -s 16 1`",
+        "SECRET=`uuidgen`",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+}
