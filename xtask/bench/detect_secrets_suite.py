@@ -14,11 +14,17 @@ Where the cases come from, in this order:
      line in a filter's docstring that says what the filter drops
      (`detect_secrets/filters/heuristic.py`) is a negative case.
 
+A third argument, when given, is a JSONL file of further cases (the bench passes
+`$REMAIND_SECRET_SUITE`): one object a line with "family", "positive", "text", "secret" and
+optionally "filename" (the file name the case is scanned as; default `case.txt`) and "source",
+e.g. the cases of a scanner's own test suite extracted outside the repository. Those cases are
+the suite "tests", the documented examples the suite "docs".
+
 Each case is scanned by detect-secrets as a one-line file of the file type the documenting
 regex serves (the keyword plugin picks its regexes by file extension), with the default
 plugins and filters, as `detect-secrets scan` would. Prints one JSON object:
-{"version", "test_files", "source", "cases": [{"family", "positive", "text", "secret",
-"filename", "detect_secrets": bool}]}.
+{"version", "test_files", "source", "suite_source", "cases": [{"suite", "family", "positive",
+"text", "secret", "filename", "detect_secrets": bool}]}.
 """
 
 import ast
@@ -132,6 +138,28 @@ def documented_negatives(source_dir):
     return cases
 
 
+def suite_cases(path):
+    """The cases of a JSONL suite file (see the module doc)."""
+    cases = []
+    with open(path, encoding='utf-8') as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            missing = [k for k in ('family', 'positive', 'text') if k not in row]
+            if missing:
+                sys.exit(f'{path}:{number}: no {", ".join(missing)}')
+            cases.append({
+                'suite': 'tests',
+                'family': row['family'],
+                'positive': bool(row['positive']),
+                'text': row['text'],
+                'secret': row.get('secret') or ('' if row['positive'] else row['text']),
+                'filename': row.get('filename') or 'case.txt',
+            })
+    return cases
+
+
 def found_by_detect_secrets(case):
     with default_settings():
         found = [
@@ -157,12 +185,20 @@ def main():
     top = os.path.join(work, names[0].split('/')[0])
     cases = documented_positives(top) + documented_negatives(top)
     for case in cases:
+        case['suite'] = 'docs'
+    suite_source = ''
+    if len(sys.argv) > 3 and sys.argv[3]:
+        extra = suite_cases(sys.argv[3])
+        suite_source = f'{os.path.basename(sys.argv[3])}, {len(extra)} cases'
+        cases += extra
+    for case in cases:
         case['detect_secrets'] = found_by_detect_secrets(case)
     import importlib.metadata as metadata
     print(json.dumps({
         'version': metadata.version('detect-secrets'),
         'test_files': len(test_files),
         'source': 'documented examples (the sdist carries no tests)',
+        'suite_source': suite_source,
         'cases': cases,
     }))
 

@@ -35,8 +35,9 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, search-eval, locomo, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
-                     process, ui
+                     index, search-eval, locomo, atomic, redact, redact-suites, ledger, resume, compact, adapters, memory, mcp, integrity,
+                     process, ui (redact-suites: the detect-secrets part of redact alone;
+                     REMAIND_SECRET_SUITE=FILE.jsonl adds that file's cases to it)
 ";
 
 fn main() -> ExitCode {

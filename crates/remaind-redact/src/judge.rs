@@ -27,6 +27,7 @@ const PLACEHOLDER_PARTS: &[&[u8]] = &[
     b"yourpassword",
     b"redacted",
     b"dummy",
+    b"fake",
     b"replace_me",
     b"replaceme",
     b"insert_",
@@ -605,6 +606,27 @@ pub(crate) fn is_quoted_password(v: &[u8]) -> bool {
         && !is_placeholder(v)
         && !is_reference(v)
         && !FIELD_WORDS.iter().any(|w| w.eq_ignore_ascii_case(v))
+}
+
+/// Whether a string literal under a token's key name, quoted whole (`api_key = "…"`,
+/// `secret: '…'`, `apikey == "…"`), is a token. A literal is data, not code, so brackets and
+/// `$` in it are a token's symbols (`m{{h}o)p${e]nob(…`), not a call or a reference. No
+/// white space (a message, a passphrase), then what [`is_credential`] asks of a token, or 16
+/// to 256 bytes in two character classes or more, as varied as a random draw's (3.5 bits a byte or more), that
+/// are no placeholder, reference or member chain.
+pub(crate) fn is_quoted_token(v: &[u8]) -> bool {
+    if v.iter().any(u8::is_ascii_whitespace) {
+        return false;
+    }
+    if is_credential(v, ValueKind::Token) {
+        return true;
+    }
+    (16..=256).contains(&v.len())
+        && !is_placeholder(v)
+        && !is_reference(v)
+        && !is_member_chain(v)
+        && classes(v) >= 2
+        && entropy(v) >= 3.5
 }
 
 /// Whether a quoted value under a password key, whole, is a passphrase

@@ -47,6 +47,23 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("sntry", Case::Any, &[SENTRY]),
     ("shp", Case::Any, &[SHOPIFY]),
     ("lin_", Case::Any, &[LINEAR]),
+    (":aa", Case::Exact(":AA"), &[TELEGRAM]),
+    ("sq0", Case::Any, &[SQUARE]),
+    ("akc", Case::Exact("AKC"), &[ARTIFACTORY]),
+    (
+        "artif",
+        Case::Then(artifactory_token_follows),
+        &[ARTIFACTORY],
+    ),
+    (
+        "jfrog",
+        Case::Then(artifactory_token_follows),
+        &[ARTIFACTORY],
+    ),
+    ("softlayer", Case::Any, &[SOFTLAYER]),
+    // `//host/path/:_authToken=`, `:_auth=`, `:_password=` in an `.npmrc`.
+    (":_auth", Case::Any, &[NPM]),
+    (":_password", Case::Any, &[NPM]),
     // `MT` and the base64 of an id's second digit: every id starting with 1 (all since 2022,
     // and those of 2015–16); other ids' tokens have no literal of their own (see the rule).
     ("mta", Case::Then(discord_parts_follow), &[DISCORD]),
@@ -60,6 +77,7 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("mtg", Case::Then(discord_parts_follow), &[DISCORD]),
     ("mtk", Case::Then(discord_parts_follow), &[DISCORD]),
     ("sig=", Case::Any, &[AZURE_SAS]),
+    ("azure", Case::Any, &[AZURE_KEY]),
     ("kia", Case::Any, &[AWS_ACCESS_KEY_ID]),
     ("sia", Case::Any, &[AWS_ACCESS_KEY_ID]),
     ("bia", Case::Any, &[AWS_ACCESS_KEY_ID]),
@@ -74,7 +92,13 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("://", Case::Then(at_sign_follows), &[URL_CREDENTIALS]),
     ("-u ", Case::Any, &[COMMAND_LINE]),
     ("-u%20", Case::Any, &[COMMAND_LINE]),
-    ("-user", Case::Any, &[COMMAND_LINE]),
+    // `--user` (and `--proxy-user`), or `-us` and a Mailchimp key's data centre after its 32
+    // hex: one literal, as a searcher reports one of two literals starting at one byte.
+    (
+        "-us",
+        Case::Then(user_or_digit_follows),
+        &[COMMAND_LINE, MAILCHIMP],
+    ),
     ("mysql", Case::Any, &[COMMAND_LINE]),
     ("redis-cli", Case::Any, &[COMMAND_LINE]),
     ("sshpass", Case::Any, &[COMMAND_LINE]),
@@ -111,6 +135,8 @@ pub(crate) const LITERALS: &[(&str, Case, &[&str])] = &[
     ("passw", Case::Any, &[COMMAND_LINE, COMPARISON, GENERIC]),
     ("_pass", Case::Any, &[COMPARISON, GENERIC]),
     ("pwd", Case::Any, &[COMPARISON, GENERIC]),
+    // `db_pw`, `cloudant_pw`: `_pw` ending the word (`_pwd` is `pwd`'s).
+    ("_pw", Case::Then(key_word_ends), &[COMPARISON, GENERIC]),
     ("dential", Case::Any, &[COMPARISON, GENERIC]),
 ];
 
@@ -140,8 +166,8 @@ pub(crate) const SEARCH_ORDER: &[&str] = &[
     "mtu",   "_v1_",             "mty",    "dential", "gldt-",     "whsec_", "mysql", "hvb.",        "sshpass", "twilio",       "pwd",     "k_test_", "xapp-", "sig=", "sk-",    "glrt-",
     "mtm",   "npm_",             "mta",    "bearer",  "ghp_",      "rizat",  "bia",   "hf_",         "sntry",   "-u%20",        "eyj",     "://",     "passw", "cca",  "token",  "ecret",
     "mtk",   "_pass",            "gloas-", "mte",     "glptt-",    "aiza",   "kia",   "lin_",        "mtq",     "-u ",          "mtg",     "a3t",     "shp",   "sia",  "-begin", "ghr_",
-    "-user", "iqojb3jpz2lux2vj", "gho_",   "dapi",    "redis-cli", "absk",   "ghs_",  "hooks.slack", "hvs.",    "fwogzxivyxdz", "k_live_", "b_pat_",  "sg.",   "xox",  "mti",    "ghu_",
-    "mtc",   "pypi-ag",          "key",    "glpat-",
+    "-us",   "iqojb3jpz2lux2vj", "gho_",   "dapi",    "redis-cli", "absk",   "ghs_",  "hooks.slack", "hvs.",    "fwogzxivyxdz", "k_live_", "b_pat_",  "sg.",   "xox",  "mti",    "ghu_",
+    "mtc",   "pypi-ag",          "key",    "glpat-",    "artif",     "akc",    "azure", "jfrog",       "softlayer", "sq0",         ":_auth",    ":_password", "_pw",   ":aa",
 ];
 
 /// Rules a literal admits only where its neighbours allow, by a test on the text before the
@@ -161,6 +187,9 @@ pub(crate) const CONTEXT: &[(&str, &str, Gate)] = &[
     ("ecret", COMMAND_LINE, dash_s_before),
     // `--password`, `--passwd`.
     ("passw", COMMAND_LINE, two_dashes_before),
+    // `--user`; `-us1` after a Mailchimp key's hex.
+    ("-us", COMMAND_LINE, er_after),
+    ("-us", MAILCHIMP, digit_after),
     // `aws_secret…`, `secret_access_key`.
     ("ecret", AWS_SECRET_ACCESS_KEY, aws_or_access_key_around),
     // Every header name ends with the word: `X-Auth-Token:`, `private-token":`, `X-API-Key :`.
@@ -174,6 +203,7 @@ pub(crate) const CONTEXT: &[(&str, &str, Gate)] = &[
     ("passw", COMPARISON, compared),
     ("_pass", COMPARISON, compared),
     ("pwd", COMPARISON, compared),
+    ("_pw", COMPARISON, compared),
     ("dential", COMPARISON, compared),
 ];
 
@@ -209,9 +239,16 @@ pub(crate) fn starts(rule: &str, literal: &str) -> Starts {
         // `doo_v1_`.
         (DIGITALOCEAN, _) => At(&[3]),
         // `AccountKey=`, `SharedAccessKey=`.
-        (AZURE_KEY, _) => At(&[7, 12]),
+        (AZURE_KEY, "key") => At(&[7, 12]),
         // `bedrock-api-key-`.
         (AWS_BEDROCK, "key") => At(&[12]),
+        // `//host:port/path/` before `:_auth`.
+        (NPM, ":_auth" | ":_password") => Within(400),
+        // `-us` after 32 hex.
+        (MAILCHIMP, _) => At(&[32, 34, 35, 38]),
+        // An escape, `bot` and the bot id's 8 to 10 digits before `:AA`.
+        (TELEGRAM, _) => Within(6 + 3 + 10),
+        (ARTIFACTORY, "akc") => At(ESCAPE),
         (OPENAI | NPM | HUGGINGFACE | VAULT | DATABRICKS | DISCORD | BEARER, _) => At(ESCAPE),
         // `A3T` and `AKIA` (or the like) after an escape.
         (AWS_ACCESS_KEY_ID, "a3t") => At(ESCAPE),
@@ -497,9 +534,39 @@ fn key_word_ends(rest: &[u8]) -> bool {
 }
 
 /// [`key_word_ends`] after `secret`, which `aws_secret_access_key` also continues with
-/// `access` or `key` (`AWSSecretKey`, `secretaccesskey`). Not `secrets`, `secretly`.
+/// `access` or `key` (`AWSSecretKey`, `secretaccesskey`), and after `secrete`, the
+/// misspelling the key-word rules also take. Not `secrets`, `secretly`, `secreted`.
 fn secret_word_ends(rest: &[u8]) -> bool {
-    key_word_ends(rest) || matches!(rest.first(), Some(b'a' | b'k'))
+    key_word_ends(rest)
+        || matches!(rest.first(), Some(b'a' | b'k'))
+        || (rest.first().is_some_and(|c| c.eq_ignore_ascii_case(&b'e'))
+            && key_word_ends(&rest[1..]))
+}
+
+/// Whether `er` (`--user`) or a digit (`-us1`, a Mailchimp key's data centre) follows `-us`.
+fn user_or_digit_follows(rest: &[u8]) -> bool {
+    er_after(&[], rest) || digit_after(&[], rest)
+}
+
+fn er_after(_: &[u8], after: &[u8]) -> bool {
+    after.len() >= 2 && after[..2].eq_ignore_ascii_case(b"er")
+}
+
+fn digit_after(_: &[u8], after: &[u8]) -> bool {
+    after.first().is_some_and(u8::is_ascii_digit)
+}
+
+/// How far after `artif` or `jfrog` an Artifactory token may start in a JSON text: the rule
+/// reads 40 bytes of the string and a separator, which escapes make up to six times longer.
+const ARTIFACTORY_REACH: usize = 6 * 41 + 2;
+
+/// Whether an Artifactory token (`AP` and a capital hex digit, or `AKC`) starts within
+/// [`ARTIFACTORY_REACH`] bytes after `artif` or `jfrog`.
+fn artifactory_token_follows(rest: &[u8]) -> bool {
+    let rest = &rest[..rest.len().min(ARTIFACTORY_REACH + 3)];
+    rest.windows(3).any(|w| {
+        (w[0] == b'A' && w[1] == b'P' && matches!(w[2], b'0'..=b'9' | b'A'..=b'F')) || w == b"AKC"
+    })
 }
 
 /// Whether the rest of a Discord bot token's parts follows the first three bytes of its first

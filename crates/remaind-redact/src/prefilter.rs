@@ -540,13 +540,20 @@ mod tests {
                     match case {
                         // As in `api-key`.
                         Case::Key => cased.insert(0, b'-'),
-                        // As in `token=`, `secret=`, `://u:p@`, or the rest of a Discord
-                        // bot token.
-                        Case::Then(follows) => cased.extend_from_slice(if follows(b"=@") {
-                            b"=@"
-                        } else {
-                            b"5ODc2NTQzMjEwOTg3NjU0.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs"
-                        }),
+                        // As in `token=`, `secret=`, `://u:p@`, the rest of a Discord
+                        // bot token, a Mailchimp key's data centre, an Artifactory token.
+                        Case::Then(follows) => cased.extend_from_slice(
+                            [
+                                &b"=@"[..],
+                                b"5ODc2NTQzMjEwOTg3NjU0.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+                                b"7 ",
+                                b"er ",
+                                b"=AP7Hq2Lm9Xk",
+                            ]
+                            .into_iter()
+                            .find(|rest| follows(rest))
+                            .unwrap_or_default(),
+                        ),
                         Case::Any | Case::Exact(_) => {}
                     }
                     let at = at.min(text.len());

@@ -12,7 +12,7 @@ use regex_automata::util::captures::Captures;
 
 use crate::judge::{
     ValueKind, is_credential, is_passphrase, is_password_argument, is_placeholder,
-    is_placeholder_token, is_quoted_password, is_relative_path, looks_random,
+    is_placeholder_token, is_quoted_password, is_quoted_token, is_relative_path, looks_random,
 };
 
 /// A start-of-token boundary: `\b`, or right after an escape of JSON text (`\n`, `\t`,
@@ -27,9 +27,9 @@ const B: &str = r"(?:\b|\\[nrtbf]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2})";
 const SEP: &str = r#"(?:\\*["']|%2[27])?(?:[ \t]|%20)*(?:=>|[:=]|%3[AaDd]|[ \t]|%20)(?:[ \t]|%20)*(?:\\*["']|%2[27])?"#;
 
 /// Like [`SEP`] but without the bare-whitespace form: `Authorization` is a common word in prose,
-/// `Authorization:` or `authorization=` is a header or a field. Also takes Go's `:=`.
-const SEP_STRICT: &str =
-    r#"(?:\\*["']|%2[27])?(?:[ \t]|%20)*(?:=>|:=|[:=]|%3[AaDd])(?:[ \t]|%20)*(?:\\*["']|%2[27])?"#;
+/// `Authorization:` or `authorization=` is a header or a field. Also takes Go's `:=`, and a
+/// backquote around the value (a Go raw string, a Markdown code span).
+const SEP_STRICT: &str = r#"(?:\\*["'`]|%2[27])?(?:[ \t]|%20)*(?:=>|:=|[:=]|%3[AaDd])(?:[ \t]|%20)*(?:\\*["'`]|%2[27])?"#;
 
 /// The bytes a bare (unquoted) value may hold: anything up to whitespace, a quote, a
 /// backslash (an escape in JSON text), a list or parameter separator, or a bracket (which
@@ -180,7 +180,7 @@ impl Check {
                 {
                     is_quoted_password(bytes)
                 } else {
-                    is_credential(bytes, ValueKind::Token) && !is_relative_path(bytes)
+                    is_quoted_token(bytes) && !is_relative_path(bytes)
                 }
             }
             Check::None
@@ -241,6 +241,27 @@ pub(crate) fn assignment_secret(
     }
     if is_credential(&hay[start..end], kind) {
         return Some(through_closing_quote(hay, (start, end)));
+    }
+    // A string literal whole (or a backquoted one: a Go raw string), stopped short of its
+    // closing quote by a bracket or a separator: a token in its own right
+    // ([`is_quoted_token`], which takes no white space, so no command substitution).
+    let backquoted = start.checked_sub(1).is_some_and(|i| hay[i] == b'`');
+    let stop = if backquoted {
+        let rest = &hay[end..hay.len().min(end + QUOTED_REACH)];
+        rest.iter()
+            .position(|&c| matches!(c, b'`' | b'\n' | b'\r'))
+            .filter(|&i| rest[i] == b'`')
+            .map_or(end, |i| end + i)
+    } else {
+        through_closing_quote(hay, (start, end)).1
+    };
+    let whole = if backquoted {
+        hay.get(stop) == Some(&b'`')
+    } else {
+        quoted_whole(hay, start, stop)
+    };
+    if stop > end && whole && is_quoted_token(&hay[start..stop]) {
+        return Some((start, stop));
     }
     if password {
         let (_, stop) = through_closing_quote(hay, (start, end));
@@ -519,6 +540,17 @@ names! {
     SHOPIFY = "shopify_token";
     /// Linear API keys.
     LINEAR = "linear_api_key";
+    /// Mailchimp API keys (32 hex, `-us`, the data centre).
+    MAILCHIMP = "mailchimp_api_key";
+    /// Telegram bot tokens (the bot id, `:AA…`).
+    TELEGRAM = "telegram_bot_token";
+    /// Square OAuth secrets and access tokens (`sq0csp-`, `sq0atp-`).
+    SQUARE = "square_oauth_secret";
+    /// JFrog Artifactory API keys (`AKC…`) and, next to an Artifactory or JFrog word,
+    /// passwords (`AP…`).
+    ARTIFACTORY = "artifactory_token";
+    /// IBM SoftLayer API keys (64 hex under a SoftLayer name or in its API's URL).
+    SOFTLAYER = "softlayer_api_key";
     /// Discord bot tokens.
     DISCORD = "discord_bot_token";
     /// Azure storage account and shared access keys.
@@ -574,6 +606,11 @@ pub(crate) const NAMES: &[&str] = &[
     SENTRY,
     SHOPIFY,
     LINEAR,
+    MAILCHIMP,
+    TELEGRAM,
+    SQUARE,
+    ARTIFACTORY,
+    SOFTLAYER,
     DISCORD,
     AZURE_KEY,
     AZURE_SAS,
@@ -591,8 +628,9 @@ pub(crate) const NAMES: &[&str] = &[
     GENERIC,
 ];
 
-/// Key-name words that announce a secret value in an assignment (`pw`: a password).
-const SECRET_KEY_WORDS: &str = r"(?i:(?P<pw>passw(?:or)?d|passwd|_pass|pwd)|secret|token|credentials?|api[_.-]?key|apikey|[_-]key)";
+/// Key-name words that announce a secret value in an assignment (`pw`: a password);
+/// `secrete` is a common misspelling of `secret` in names.
+const SECRET_KEY_WORDS: &str = r"(?i:(?P<pw>passw(?:or)?d|passwd|_pass|pwd|_pw)|secrete?|token|credentials?|api[_.-]?key|apikey|[_-]key)";
 
 /// What may follow the secret word in a key name: up to two segments, separated or
 /// camel-cased (`_KEY_BASE`, `_access_key`, `Secret` in `tokenSecret`), never a plain
@@ -707,7 +745,7 @@ fn vendor_rules() -> Vec<RuleSpec> {
             // `xoxo-indieweb-1` in an image name have none.
             SLACK,
             token(
-                r"(?:xoxe\.)?xox[abeprs]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]+-[A-Za-z0-9-]{10,}",
+                r"(?:xoxe\.)?xox[abeoprs]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]+-[A-Za-z0-9-]{10,}",
             ),
             Check::NotPlaceholder,
         ),
@@ -730,15 +768,21 @@ fn vendor_rules() -> Vec<RuleSpec> {
             Check::NotPlaceholder,
         ),
         (GOOGLE, token(r"AIza[0-9A-Za-z_-]{35}"), Check::NotPlaceholder),
-        // Glued to a word too (`MY_npm_…`): 36 letters and digits then a boundary.
+        // Glued to a word too (`MY_npm_…`): 36 letters and digits then a boundary. Or the
+        // value of an `.npmrc` registry credential (`//host/path/:_authToken=…`,
+        // `:_auth=…`, `:_password=…`), whatever its shape, but a variable (`${NPM_TOKEN}`).
         (
             NPM,
-            whole(r"(?-u)(?P<s>npm_[A-Za-z0-9]{36})\b".to_owned()),
+            (
+                r#"(?-u)(?P<s>npm_[A-Za-z0-9]{36})\b|//[A-Za-z0-9.-]{1,128}(?::[0-9]{1,5})?(?:/[^\s/]{1,64}){0,4}/:_(?:authToken|auth|password)=[ \t]*(?P<t>[^\s$'"`\\][^\s'"`\\]*)"#
+                    .to_owned(),
+                Secret::WholeWhenPrefixed(&["npm_"]),
+            ),
             Check::NotPlaceholder,
         ),
         (
             PYPI,
-            token(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+            token(r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}"),
             Check::NotPlaceholder,
         ),
         (HUGGINGFACE, bounded(r"hf_[A-Za-z0-9]{30,}"), Check::BearerToken),
@@ -792,6 +836,50 @@ fn vendor_rules() -> Vec<RuleSpec> {
             token(r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
             Check::NotPlaceholder,
         ),
+        (
+            // 32 lower-case hex, `-us` and the data centre's number.
+            MAILCHIMP,
+            groups(format!(r"(?-u){B}(?P<s>[0-9a-f]{{32}}-us[0-9]{{1,2}})\b")),
+            Check::NotPlaceholder,
+        ),
+        (
+            // The bot's id (8 to 10 digits, after `bot` in a URL path), `:`, then 35 bytes
+            // starting `AA`.
+            TELEGRAM,
+            groups(format!(
+                r"(?-u){B}(?:bot)?(?P<s>[0-9]{{8,10}}:AA[0-9A-Za-z_-]{{33}})"
+            )),
+            Check::NotPlaceholder,
+        ),
+        (
+            SQUARE,
+            token(r"sq0(?:csp|atp)-[0-9A-Za-z_-]{22,}"),
+            Check::NotPlaceholder,
+        ),
+        (
+            // `AKC` + 10 or more anywhere a word starts (an API key); `AP`, a hex digit and 8
+            // or more (a password or an identity token) only within 40 bytes after
+            // `artif…` or `jfrog`, and after a separator. Both prefixes are exact: a
+            // placeholder body (`AKCxxxx…`) is taken too, as the prefix is the vendor's.
+            ARTIFACTORY,
+            (
+                format!(
+                    r#"(?-u)(?:{B}(?P<s>AKC[A-Za-z0-9]{{10,}})\b|(?i:artif|jfrog)(?s:.){{0,40}}?[\s=:"'](?P<t>AP[0-9A-F][A-Za-z0-9]{{8,}}|AKC[A-Za-z0-9]{{10,}})\b)"#
+                ),
+                Secret::WholeWhenPrefixed(&["AKC"]),
+            ),
+            Check::None,
+        ),
+        (
+            // 64 lower-case hex or alphanumerics after a SoftLayer key name and a separator
+            // (blanks too: `--softlayer-api-key KEY`), or in the path of its SOAP or REST API.
+            SOFTLAYER,
+            groups(
+                r#"(?-u)(?i:softlayer)(?:[A-Za-z0-9_-]{0,24}(?:\\*["']|%2[27])?(?:(?:[ \t]|%20)*(?::=|[:=]|%3[AaDd])(?:[ \t]|%20)*|(?:[ \t]|%20)+)(?:\\*["']|%2[27])?|\.com/(?:soap|rest)/v3(?:\.1)?/)(?P<s>[a-z0-9]{64})\b"#
+                    .to_owned(),
+            ),
+            Check::NotPlaceholder,
+        ),
     ]
 }
 
@@ -807,17 +895,15 @@ fn platform_rules() -> Vec<RuleSpec> {
             Check::DiscordToken,
         ),
         (
+            // `AccountKey=` or `SharedAccessKey=` (the value quoted too); or a storage account
+            // key's own shape (64 bytes in base64: 86 and `==`) on the line of a mention of
+            // Azure or on one of the two lines below it (a portal snippet, a SQL credential),
+            // not glued to other base64 (`sha512-…==` of a lock file).
             AZURE_KEY,
             (
-                r"(?-u)(?i:AccountKey|SharedAccessKey)=(?P<s>[A-Za-z0-9+/]{20,}={0,2})".to_owned(),
-                // After `AccountKey=` or `SharedAccessKey=`.
-                Secret::From(|whole| {
-                    if whole[..1].eq_ignore_ascii_case(b"a") {
-                        "AccountKey=".len()
-                    } else {
-                        "SharedAccessKey=".len()
-                    }
-                }),
+                r#"(?-u)(?i:AccountKey|SharedAccessKey)=(?:\\*["'])?(?P<s>[A-Za-z0-9+/]{20,}={0,2})|(?i:azure)[^\n]{0,200}(?:\n[^\n]{0,200}){0,2}?[^A-Za-z0-9+/=-](?P<t>[A-Za-z0-9+/]{86}==)(?:[^A-Za-z0-9+/=]|\z)"#
+                    .to_owned(),
+                Secret::Groups,
             ),
             Check::NotPlaceholder,
         ),
@@ -959,7 +1045,7 @@ pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
 /// The pattern is `{SECRET_KEY_WORDS}{KEY_SUFFIX}{SEP_STRICT}(?P<s>{VALUE}+)`. The key part is
 /// made of `[A-Za-z0-9_.-]`, none of which can start the separator, so in every way of
 /// matching it ends where that run of bytes ends; which key word it starts with decides
-/// `pw` (a password word starts with `passw`, `_pass` or `pwd`, no other word does). The
+/// `pw` (a password word starts with `passw`, `_pass`, `pwd` or `_pw`, no other word does). The
 /// regex takes the first way, in priority order, that matches: the separator is followed
 /// here taking at each step the alternative the regex tries first (an opening quote, every
 /// space, `=>` before `:=` before `:` or `=`, …, the longest run of value bytes). When that
@@ -975,7 +1061,7 @@ pub(crate) fn assignment_value(b: &[u8], start: usize, end: usize) -> Option<(us
         while b.get(j) == Some(&b'\\') {
             j += 1;
         }
-        if matches!(b.get(j), Some(b'"' | b'\'')) {
+        if matches!(b.get(j), Some(b'"' | b'\'' | b'`')) {
             j + 1
         } else if at(i, b"%22") || at(i, b"%27") {
             i + 3
@@ -1017,7 +1103,7 @@ pub(crate) fn assignment_value(b: &[u8], start: usize, end: usize) -> Option<(us
         return None;
     }
     let key = &b[start..];
-    let password = [&b"passw"[..], b"_pass", b"pwd"].iter().any(|w| {
+    let password = [&b"passw"[..], b"_pass", b"pwd", b"_pw"].iter().any(|w| {
         key.get(..w.len())
             .is_some_and(|k| k.eq_ignore_ascii_case(w))
     });
@@ -1087,6 +1173,18 @@ mod tests {
             .filter_map(|row| row["text"].as_str().map(str::to_owned))
             .chain(secrets.iter().cloned())
             .collect();
+        // Families the corpus does not hold yet.
+        let secrets: Vec<String> = secrets
+            .into_iter()
+            .chain(
+                [
+                    "sq0csp-Kx8vQ2mL5pR9tW3yZ6bN1cF4hJ7dG0sA2eU5iO8kM3n",
+                    "AKCp8kQ2vL9mX4tR7wZ1yB5nC8hF3dG6sJ0aE2uK5oP9iM4qT7lN1xW",
+                ]
+                .map(str::to_owned),
+            )
+            .collect();
+        texts.extend(secrets[secrets.len() - 2..].iter().cloned());
         for secret in &secrets {
             for before in ["\\n", "\\u0041", "%20", "%0A", " ", "x", "\\", "%", "\\q"] {
                 texts.push(format!("{before}{secret} {before}{secret}"));

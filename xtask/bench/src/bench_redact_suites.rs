@@ -1,5 +1,5 @@
 //! The redaction report on detect-secrets' own cases, side by side with detect-secrets in the
-//! same run (part of `cargo xtask bench --only redact`).
+//! same run (part of `cargo xtask bench --only redact`; `--only redact-suites` runs it alone).
 //!
 //! Nothing of detect-secrets is kept in the repository (licences): the bench installs the
 //! pinned version from PyPI into `target/detect-secrets-venv`, downloads the same version's
@@ -10,6 +10,17 @@
 //! fewer copies of its secret part than the text had; a negative is flagged when anything is
 //! redacted. gitleaks' and trufflehog's rule tests are in no package registry this bench may
 //! use, so they are not fetched.
+//!
+//! `REMAIND_SECRET_SUITE=/path/cases.jsonl` adds a suite of cases read from that file (kept
+//! outside the repository, e.g. the cases of detect-secrets' own plugin tests): one JSON object
+//! a line, `{"family", "positive", "text", "secret", "filename"?, "source"?}`, the secret being
+//! the part of a positive's text that must not survive and `filename` the name detect-secrets
+//! scans the text as (its keyword plugin picks its regexes by extension). The script scans
+//! those cases with detect-secrets in the same run, so both tools are measured on the same
+//! strings; their rows are `detect-secrets tests …`, the documented examples' rows
+//! `detect-secrets docs …`, and each suite has an `all families` row. Remaind sees no file
+//! name: a line that a suite expects found under one extension and not under another counts
+//! against Remaind one way or the other.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +39,8 @@ const KEY: &[u8] = b"bench key: not a secret, 32 byte";
 /// One case: its family, whether it must be found, its text, its secret part, and whether
 /// detect-secrets found it (positive) or flagged it (negative).
 struct Case {
+    /// `docs` (the package's documented examples) or `tests` (`$REMAIND_SECRET_SUITE`).
+    suite: String,
     family: String,
     positive: bool,
     text: String,
@@ -122,8 +135,8 @@ fn sdist(root: &Path, py: &Path) -> Result<PathBuf, String> {
     }
 }
 
-/// The cases and detect-secrets' verdicts, and the source line for the notes.
-fn cases() -> Result<(Vec<Case>, String), String> {
+/// The cases and detect-secrets' verdicts, and each suite's source line for the notes.
+fn cases() -> Result<(Vec<Case>, BTreeMap<String, String>), String> {
     let root = workspace_root();
     let py = venv(&root)?;
     let sdist = sdist(&root, &py)?;
@@ -135,19 +148,39 @@ fn cases() -> Result<(Vec<Case>, String), String> {
         .arg(root.join("xtask/bench/detect_secrets_suite.py"))
         .arg(&sdist)
         .arg(&work);
+    if let Some(suite) = std::env::var_os("REMAIND_SECRET_SUITE").filter(|s| !s.is_empty()) {
+        if !Path::new(&suite).is_file() {
+            return Err(format!(
+                "REMAIND_SECRET_SUITE={}: no such file",
+                Path::new(&suite).display()
+            ));
+        }
+        script.arg(suite);
+    }
     let out = run("xtask/bench/detect_secrets_suite.py", script)?;
     let doc: serde_json::Value = serde_json::from_slice(&out)
         .map_err(|e| format!("detect_secrets_suite.py printed no JSON object: {e}"))?;
-    let source = format!(
-        "detect-secrets {}, {}",
-        doc["version"].as_str().unwrap_or("?"),
-        doc["source"].as_str().unwrap_or("?")
+    let version = doc["version"].as_str().unwrap_or("?");
+    let mut sources = BTreeMap::new();
+    sources.insert(
+        "docs".to_owned(),
+        format!(
+            "detect-secrets {version}, {}",
+            doc["source"].as_str().unwrap_or("?")
+        ),
     );
+    if let Some(suite) = doc["suite_source"].as_str().filter(|s| !s.is_empty()) {
+        sources.insert(
+            "tests".to_owned(),
+            format!("detect-secrets {version} on $REMAIND_SECRET_SUITE ({suite})"),
+        );
+    }
     let cases: Vec<Case> = doc["cases"]
         .as_array()
         .ok_or("detect_secrets_suite.py: no `cases` array")?
         .iter()
         .map(|c| Case {
+            suite: c["suite"].as_str().unwrap_or("docs").to_owned(),
             family: c["family"].as_str().unwrap_or_default().to_owned(),
             positive: c["positive"].as_bool().unwrap_or_default(),
             text: c["text"].as_str().unwrap_or_default().to_owned(),
@@ -158,33 +191,47 @@ fn cases() -> Result<(Vec<Case>, String), String> {
     if cases.iter().filter(|c| c.positive).count() == 0 {
         return Err("detect_secrets_suite.py found no positive case".to_owned());
     }
-    Ok((cases, source))
+    Ok((cases, sources))
 }
+
+/// The family name of a suite's overall rows.
+const ALL: &str = "all families";
 
 /// Per family: (positives, found by Remaind, found by detect-secrets, negatives, flagged by
 /// Remaind, flagged by detect-secrets).
 type Tally = (usize, usize, usize, usize, usize, usize);
 
+/// The `redact-suites` layer: these rows alone, without the throughput and corpus figures of
+/// `redact`.
+pub(crate) fn run_layer(_quick: bool) -> Vec<Measurement> {
+    report()
+}
+
 pub(crate) fn report() -> Vec<Measurement> {
-    let (cases, source) = match cases() {
+    let (cases, sources) = match cases() {
         Ok(found) => found,
         Err(why) => return vec![Measurement::failed("redact: detect-secrets' cases", &why)],
     };
     let r = Redactor::new(KEY, &[]).unwrap_or_else(|e| panic!("redactor: {e}"));
-    let mut per_family: BTreeMap<String, Tally> = BTreeMap::new();
+    // (suite, family) -> tally; family "all families" sums the suite.
+    let mut per_family: BTreeMap<(String, String), Tally> = BTreeMap::new();
     for case in &cases {
         let (out, applied) = r.redact_str(&case.text);
-        let t = per_family.entry(case.family.clone()).or_default();
-        if case.positive {
-            let before = case.text.matches(case.secret.as_str()).count();
-            let after = out.matches(case.secret.as_str()).count();
-            t.0 += 1;
-            t.1 += usize::from(!case.secret.is_empty() && after < before);
-            t.2 += usize::from(case.detect_secrets);
-        } else {
-            t.3 += 1;
-            t.4 += usize::from(!applied.is_empty());
-            t.5 += usize::from(case.detect_secrets);
+        for family in [case.family.as_str(), ALL] {
+            let t = per_family
+                .entry((case.suite.clone(), family.to_owned()))
+                .or_default();
+            if case.positive {
+                let before = case.text.matches(case.secret.as_str()).count();
+                let after = out.matches(case.secret.as_str()).count();
+                t.0 += 1;
+                t.1 += usize::from(!case.secret.is_empty() && after < before);
+                t.2 += usize::from(case.detect_secrets);
+            } else {
+                t.3 += 1;
+                t.4 += usize::from(!applied.is_empty());
+                t.5 += usize::from(case.detect_secrets);
+            }
         }
     }
     let pct = |n: usize, d: usize| {
@@ -194,11 +241,17 @@ pub(crate) fn report() -> Vec<Measurement> {
             100.0 * n as f64 / d as f64
         }
     };
+    // Each suite's families, its `all families` row last.
+    let mut keys: Vec<&(String, String)> = per_family.keys().collect();
+    keys.sort_by_key(|(suite, family)| (suite.clone(), family == ALL, family.clone()));
     let mut rows = Vec::new();
-    for (family, (pos, found, ds_found, neg, flagged, ds_flagged)) in per_family {
+    for key in keys {
+        let (suite, family) = key;
+        let (pos, found, ds_found, neg, flagged, ds_flagged) = per_family[key];
+        let source = sources.get(suite).map_or("?", String::as_str);
         if pos > 0 {
             rows.push(Measurement {
-                name: format!("detect-secrets cases recall: {family}"),
+                name: format!("detect-secrets {suite} recall: {family}"),
                 figure: pct(found, pos),
                 baseline_name: "detect-secrets on the same cases".to_owned(),
                 baseline: pct(ds_found, pos),
@@ -210,7 +263,7 @@ pub(crate) fn report() -> Vec<Measurement> {
         }
         if neg > 0 {
             rows.push(Measurement {
-                name: format!("detect-secrets cases false pos.: {family}"),
+                name: format!("detect-secrets {suite} false pos.: {family}"),
                 figure: pct(flagged, neg),
                 baseline_name: "detect-secrets on the same cases".to_owned(),
                 baseline: pct(ds_flagged, neg),

@@ -42,9 +42,11 @@ commands:
   bench [--quick] [--only LAYER]
                      the benchmarks, each against a baseline measured in the same run;
                      table on stdout, JSON under target/bench/; --only runs one of
-                     index, search-eval, locomo, atomic, redact, ledger, resume, compact, adapters, memory, mcp, integrity,
+                     index, search-eval, locomo, atomic, redact, redact-suites, ledger, resume, compact, adapters, memory, mcp, integrity,
                      process, ui, fleet. Expects a release build of
-                     remaind in target/release (cargo xtask bench builds it first)
+                     remaind in target/release (cargo xtask bench builds it first).
+                     REMAIND_SECRET_SUITE=FILE.jsonl adds that file's cases to the
+                     redact (and redact-suites) report, scanned by detect-secrets too
   chaos [--kills N] [--seed S] [--remaind PATH]
                      crash-consistency harness: N kills (default 300) of a failpoint build
                      of remaind; fails on a lost event or a torn derived file. Builds one

@@ -35,6 +35,11 @@ fn builtin_rule_names_are_the_contract() {
             "sentry_token",
             "shopify_token",
             "linear_api_key",
+            "mailchimp_api_key",
+            "telegram_bot_token",
+            "square_oauth_secret",
+            "artifactory_token",
+            "softlayer_api_key",
             "discord_bot_token",
             "azure_storage_key",
             "azure_sas_signature",
@@ -819,6 +824,157 @@ fn a_short_quoted_password_literal_is_redacted() {
         "db_password = qwe",
         "api_key = \"qwe\"",
         "pwd = \"/srv/app\"",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+}
+
+/// The vendor families of issue 43, in the shapes their vendors document (fake values).
+#[test]
+fn vendor_families_of_issue_43() {
+    let hex64 = "9f2c4e6a8b0d1f3e5c7a9b1d3f5e7c9a2b4d6f8e0a1c3e5b7d9f2a4c6e8b0d1f";
+    for (text, secret, rule) in [
+        (
+            "MAILCHIMP_KEY: 7d1e9c3b5a8f2e4d6c0b1a3f5e7d9c2b-us14",
+            "7d1e9c3b5a8f2e4d6c0b1a3f5e7d9c2b-us14",
+            "mailchimp_api_key",
+        ),
+        (
+            "curl https://api.telegram.org/bot6123456789:AAGx7Vq2LmP9sK4tRw8zN3cB6hJ1dF5yE0u/getMe",
+            "6123456789:AAGx7Vq2LmP9sK4tRw8zN3cB6hJ1dF5yE0u",
+            "telegram_bot_token",
+        ),
+        (
+            "SQUARE_APP_SECRET=sq0csp-Kx8vQ2mL5pR9tW3yZ6bN1cF4hJ7dG0sA2eU5iO8kM3n",
+            "sq0csp-Kx8vQ2mL5pR9tW3yZ6bN1cF4hJ7dG0sA2eU5iO8kM3n",
+            "square_oauth_secret",
+        ),
+        (
+            "X-JFrog-Art-Api: AKCp8kQ2vL9mX4tR7wZ1yB5nC8hF3dG6sJ0aE2uK5oP9iM4qT7lN1xW",
+            "AKCp8kQ2vL9mX4tR7wZ1yB5nC8hF3dG6sJ0aE2uK5oP9iM4qT7lN1xW",
+            "artifactory_token",
+        ),
+        (
+            "jfrog config add --password AP7Hq2Lm9Xk4Rt8Wz1Yb5Nc",
+            "AP7Hq2Lm9Xk4Rt8Wz1Yb5Nc",
+            "artifactory_token",
+        ),
+        (
+            "artifactory:\n  password: \"APBv3Kq8Lm2Xz7Rt5Wy9\"",
+            "APBv3Kq8Lm2Xz7Rt5Wy9",
+            "artifactory_token",
+        ),
+        (
+            &format!("http://api.softlayer.com/soap/v3.1/{hex64}"),
+            hex64,
+            "softlayer_api_key",
+        ),
+        (
+            &format!("SOFTLAYER_API_KEY := \"{hex64}\""),
+            hex64,
+            "softlayer_api_key",
+        ),
+        (
+            "//npm.example.com/team/:_authToken=Qx7vLm2Xk9PzR4tYwB8n",
+            "Qx7vLm2Xk9PzR4tYwB8n",
+            "npm_token",
+        ),
+        (
+            "//registry.example.org:4873/:_auth=dXNlcjpTM2NyM3QhcGFzcw==",
+            "dXNlcjpTM2NyM3QhcGFzcw==",
+            "npm_token",
+        ),
+    ] {
+        let (out, applied) = redactor().redact_str(text);
+        assert!(!out.contains(secret), "{text} -> {out}");
+        assert!(
+            applied.iter().any(|a| a.rule == rule),
+            "{text}: {applied:?} lacks {rule}"
+        );
+    }
+    for text in [
+        // No Mailchimp key: capital hex, a short body, another suffix.
+        "7D1E9C3B5A8F2E4D6C0B1A3F5E7D9C2B-us14",
+        "7d1e9c3b5a8f2e4-us14",
+        "7d1e9c3b5a8f2e4d6c0b1a3f5e7d9c2b-eu14",
+        // No Telegram token: no bot id, or a body not starting `AA`.
+        "bot:AAGx7Vq2LmP9sK4tRw8zN3cB6hJ1dF5yE0u",
+        // `AKC` inside a word; `AP…` with no Artifactory or JFrog word near.
+        "theAKCp8kQ2vL9mX4tR7wZ1yB5nC8h",
+        "code AP7Hq2Lm9Xk4Rt8Wz1Yb5Nc",
+        // An `.npmrc` line holding a variable.
+        "//npm.example.com/:_authToken=${NPM_TOKEN}",
+    ] {
+        assert_eq!(redact(text), text);
+    }
+}
+
+/// An Azure storage account key by its own shape near a mention of Azure, a quoted
+/// `AccountKey`, a TestPyPI token, a Slack `xoxo-` token with its numeric segments.
+#[test]
+fn azure_keys_near_a_mention_and_other_shapes() {
+    let key = format!("{}==", &R[..86].replace('Q', "+").replace('k', "/"));
+    for (text, secret) in [
+        (
+            format!("portal.azure.com: storage account, key 1:\n  {key}\n"),
+            key.clone(),
+        ),
+        (format!("AccountKey=\"{key}\""), key.clone()),
+        (
+            format!("pypi-AgENdGVzdC5weXBpLm9yZw{}", &R[..70]),
+            R[..70].to_owned(),
+        ),
+        (
+            format!("xoxo-2718281828-3141592653-{}", &R[..24]),
+            R[..24].to_owned(),
+        ),
+    ] {
+        let out = redact(&text);
+        assert!(!out.contains(&secret), "{text} -> {out}");
+    }
+    for text in [
+        // Three lines below the mention, or glued to a hash name, or with no mention.
+        format!("azure.com\none\ntwo\nthree {key}"),
+        format!("resolution: {{integrity: sha512-{key}}}\n'@azure/identity': '*'"),
+        key.clone(),
+    ] {
+        assert_eq!(redact(&text), text);
+    }
+}
+
+/// `_pw` ends a password key name as `_pwd` does.
+#[test]
+fn pw_key_names_announce_a_password() {
+    for (text, secret) in [
+        ("db_pw = \"K8v!q2Lm\"", "K8v!q2Lm"),
+        ("CLOUDANT_PW=Zq7xW2mL9pR4", "Zq7xW2mL9pR4"),
+    ] {
+        let out = redact(text);
+        assert!(!out.contains(secret), "{text} -> {out}");
+    }
+    for text in ["the_pw = pwd", "db_pw = \"\""] {
+        assert_eq!(redact(text), text);
+    }
+}
+
+/// A backquoted value (a Go raw string, a Markdown code span) under a secret key is judged
+/// whole; a command substitution is not a value.
+#[test]
+fn backquoted_values_under_secret_keys() {
+    for (text, secret) in [
+        ("apiKey := `Zq7{xW2]mL9(pR4}tY8`", "Zq7{xW2]mL9(pR4}tY8"),
+        (
+            "client_secret: `K8vq2Lm9Xk4Rt8Wz1Yb5`",
+            "K8vq2Lm9Xk4Rt8Wz1Yb5",
+        ),
+    ] {
+        let out = redact(text);
+        assert!(!out.contains(secret), "{text} -> {out}");
+    }
+    for text in [
+        "TOKEN=`cat /run/secrets/token`",
+        "PASSWORD=`pwgen -s 16 1`",
+        "SECRET=`uuidgen`",
     ] {
         assert_eq!(redact(text), text);
     }

@@ -222,6 +222,37 @@ fn cloud_samples(r: &str) -> Vec<Sample> {
             .with(&["shpat_00000000000000000000000000000000", "shipping shpat_ tokens"]),
         simple("linear_api_key", format!("lin_api_{}", &r[..40]))
             .with(&["lin_api_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "lin_reg = fit(x)"]),
+        simple("mailchimp_api_key", format!("{}-us21", hex(r, 32)))
+            .with(&["the en-us2 locale", "MAILCHIMP_API_KEY=<your-key>-us6"]),
+        simple(
+            "telegram_bot_token",
+            format!("5012345678:AA{}", &r[..33]),
+        )
+        .with(&[
+            "at 12:30:AA the job ran",
+            "TELEGRAM_TOKEN=123456789:AAxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        ]),
+        simple("square_oauth_secret", format!("sq0csp-{}", &r[..43])).with(&[
+            "sq0csp-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "Square secrets start with sq0csp-",
+        ]),
+        simple("artifactory_token", format!("AKCp8{}", &r[..68])).with(&[
+            "the AKC kennel club",
+            "ARTIFACTORY_API_KEY=${ARTIFACTORY_API_KEY}",
+            "jfrog rt upload --url https://example.jfrog.io/artifactory",
+        ]),
+        Sample {
+            rule: "softlayer_api_key",
+            text: format!("--softlayer-api-key {}", hex(&r[3..], 64)),
+            url_param: format!("softlayer_api_key={}", hex(&r[3..], 64)),
+            env_line: format!("export SOFTLAYER_API_KEY={}", hex(&r[3..], 64)),
+            pieces: vec![hex(&r[3..], 64)],
+            negatives: Vec::new(),
+        }
+        .with(&[
+            "SOFTLAYER_API_KEY=<your-api-key>",
+            "GET https://api.softlayer.com/rest/v3/SoftLayer_Account.json",
+        ]),
         {
             // A user id starting with 1 (its base64 starts `MT`), then a timestamp and an HMAC.
             let token = format!("MTA5ODc2NTQzMjEwOTg3NjU0Mw.{}.{}", &r[..6], &r[6..44]);
