@@ -938,6 +938,25 @@ fn placeholder_header() -> &'static str {
     &HEADER
 }
 
+/// The rule that would change an artifact's bytes: `None` for one the ledger could have
+/// written under these rules. Asked of every artifact a replica copies from a shared store.
+/// An artifact holds a routed string (redacted as text) or a routed JSON value (redacted as
+/// JSON, schema keys kept); which one is not recorded, so a JSON artifact is refused only
+/// when both readings find a secret (a real one is found by both; neither redaction changes
+/// what it wrote).
+#[cfg(feature = "store")]
+pub(crate) fn unredacted_artifact(redactor: &Redactor, bytes: &[u8]) -> Option<String> {
+    let as_bytes = redactor.redact_bytes(bytes).1.into_iter().next()?.rule;
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(mut v @ (Value::Object(_) | Value::Array(_))) => redactor
+            .redact_json_keeping(&mut v, &is_schema_key)
+            .into_iter()
+            .next()
+            .map(|a| a.rule),
+        _ => Some(as_bytes),
+    }
+}
+
 /// The first field of a stored event that `redactor` would change, with the rule that would
 /// change it: `None` for a line the ledger could have written under these rules. Asked of
 /// every line a replica copies from a shared store, which must hold no more than the replica

@@ -221,7 +221,7 @@ impl Ledger {
         // First every line is read and checked; only then is anything written.
         let mut held = Some((Vec::new(), Vec::new()));
         let mut digests = Vec::new();
-        let mut cited: Vec<(String, String)> = Vec::new();
+        let mut cited: Vec<(String, String, u64)> = Vec::new();
         let (mut at, mut digest) = (head, prev.clone());
         while at < remote.seq {
             let page = up
@@ -233,8 +233,8 @@ impl Ledger {
             for (seq, line) in page {
                 let ev = self.check_store_line(project, at, &digest, seq, &line, remote.seq)?;
                 for a in ev.artifact {
-                    if !cited.iter().any(|(sha, _)| *sha == a.sha256) {
-                        cited.push((a.sha256, a.media_type));
+                    if !cited.iter().any(|(sha, _, _)| *sha == a.sha256) {
+                        cited.push((a.sha256, a.media_type, seq));
                     }
                 }
                 digest = line_digest(&line);
@@ -261,9 +261,7 @@ impl Ledger {
                 ),
             ));
         }
-        for (sha256, media_type) in &cited {
-            self.fetch_artifact(up, project, sha256, media_type)?;
-        }
+        self.fetch_artifacts(up, project, &cited)?;
         if let Some((out, ends)) = held {
             drop(digests);
             let len = self.write_synced(locked, &out, &ends)?;
@@ -454,20 +452,55 @@ impl Ledger {
     }
 
     /// Place artifact `sha256` in the folder from the store, unless it is there.
-    fn fetch_artifact(
+    /// Place the artifacts `cited` (sha256, media type, the seq of a line citing it) that the
+    /// folder lacks, after checking every one as the folder's own (its bytes hash to its name,
+    /// nothing the project's redactor would change): one that fails refuses the catch-up with
+    /// none placed. The bytes are held up to [`HOLD_BYTES`], past that read again to place.
+    fn fetch_artifacts(
+        &self,
+        up: &mut dyn Upstream,
+        project: &str,
+        cited: &[(String, String, u64)],
+    ) -> Result<()> {
+        let mut held = Vec::new();
+        let mut held_bytes = 0;
+        for (sha256, media_type, seq) in cited {
+            let present = self
+                .artifacts
+                .path_of(sha256)
+                .is_ok_and(|p| p.as_std_path().is_file());
+            if present {
+                continue;
+            }
+            let bytes = self.fetch_checked(up, project, sha256, *seq)?;
+            held_bytes += bytes.len();
+            held.push((
+                media_type,
+                (held_bytes <= HOLD_BYTES).then_some(bytes),
+                sha256,
+                *seq,
+            ));
+        }
+        for (media_type, bytes, sha256, seq) in held {
+            let bytes = match bytes {
+                Some(bytes) => bytes,
+                None => self.fetch_checked(up, project, sha256, seq)?,
+            };
+            self.artifacts
+                .put(&bytes, media_type)
+                .map_err(|e| Error::artifact("cannot store artifacts", e))?;
+        }
+        Ok(())
+    }
+
+    /// Artifact `sha256` from the store, checked as the folder's own.
+    fn fetch_checked(
         &self,
         up: &mut dyn Upstream,
         project: &str,
         sha256: &str,
-        media_type: &str,
-    ) -> Result<()> {
-        let present = self
-            .artifacts
-            .path_of(sha256)
-            .is_ok_and(|p| p.as_std_path().is_file());
-        if present {
-            return Ok(());
-        }
+        seq: u64,
+    ) -> Result<Vec<u8>> {
         let bytes = up
             .artifact(sha256)
             .map_err(|e| store_error("read an artifact", project, e))?
@@ -477,10 +510,25 @@ impl Ledger {
                     format!("the shared store has no artifact {sha256}, which a line cites"),
                 )
             })?;
-        self.artifacts
-            .put(&bytes, media_type)
-            .map_err(|e| Error::artifact("cannot store artifacts", e))?;
-        Ok(())
+        if remaind_hash::sha256_hex(&bytes) != sha256 {
+            return Err(self.refused(
+                project,
+                seq,
+                format!("artifact {sha256}, which line {seq} cites, holds bytes of another hash"),
+            ));
+        }
+        if let Some(rule) = prepare::unredacted_artifact(&self.redactor, &bytes) {
+            return Err(self.refused(
+                project,
+                seq,
+                format!(
+                    "artifact {sha256}, which line {seq} cites, holds text the project's \
+                     redaction rule `{rule}` replaces (it was written around Remaind's \
+                     redaction)"
+                ),
+            ));
+        }
+        Ok(bytes)
     }
 
     /// The bytes of file `path` (under `.context/`) in the shared store this folder is a

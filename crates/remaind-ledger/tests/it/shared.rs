@@ -1,5 +1,6 @@
 //! A folder as the replica of a shared store on PostgreSQL (a throwaway cluster).
 
+use std::os::unix::fs::DirBuilderExt;
 use std::time::Duration;
 
 use camino::Utf8PathBuf;
@@ -461,5 +462,86 @@ fn verify_on_a_replica_names_a_row_edited_in_the_store_after_it_was_copied() {
     assert!(
         first.reason.contains(&format!("project {project:?}")),
         "{first}"
+    );
+}
+
+/// A copy of `dir` that is a plain folder (no `store.json`), in a new temporary folder.
+fn plain_copy(dir: &Utf8PathBuf) -> (TempDir, Utf8PathBuf) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let copy = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("utf-8");
+    for (path, bytes) in folder(dir) {
+        let rel = path.strip_prefix(dir.as_str()).expect("under dir");
+        if rel.trim_start_matches('/') == remaind_fs::layout::STORE_PATH {
+            continue;
+        }
+        let to = copy.join(rel.trim_start_matches('/'));
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(to.parent().expect("parent"))
+            .expect("mkdir");
+        std::fs::write(&to, bytes).expect("write");
+    }
+    (tmp, copy)
+}
+
+#[test]
+fn an_artifact_written_around_redaction_is_refused_and_nothing_is_copied() {
+    let (project, machines) = replicas(2);
+    let a = Ledger::open(&machines[0].1).expect("open a");
+    a.append(event(Kind::Note, "one")).expect("append");
+    let b_before = folder(&machines[1].1);
+
+    // The line a writer around Remaind's redaction would send: made by the ledger itself in a
+    // plain copy (so its header, chain and excerpts are right), its text long enough to go to
+    // an artifact, then the artifact's middle swapped for a token of the same length.
+    let mark = "q".repeat(TOKEN.len());
+    let filler = "nothing secret here. ".repeat(1000);
+    let (_keep, scratch) = plain_copy(&machines[0].1);
+    let s = Ledger::open(&scratch).expect("open the plain copy");
+    s.append(event(Kind::Note, &format!("{filler}{mark}{filler}")))
+        .expect("append");
+    let log = String::from_utf8(log_bytes(&scratch)).expect("utf-8");
+    let line = log.lines().nth(1).expect("line 2").to_owned();
+    let ev: serde_json::Value = serde_json::from_str(&line).expect("json");
+    let artifact = &ev["artifact"][0];
+    let sha = artifact["sha256"].as_str().expect("sha256").to_owned();
+    let stored = std::fs::read(scratch.join(artifact["path"].as_str().expect("path")))
+        .expect("the artifact");
+    let forged = String::from_utf8(stored)
+        .expect("utf-8")
+        .replace(&mark, TOKEN)
+        .into_bytes();
+    let forged_sha = remaind_hash::sha256_hex(&forged);
+    let forged_line = line.replace(&sha, &forged_sha);
+
+    // Sent through the append protocol, as any role allowed to append could.
+    let mut store = Store::connect(&postgres_url(), &project).expect("connect");
+    store.put_artifact(&forged_sha, &forged).expect("put");
+    store.append(1, &[forged_line.as_bytes()]).expect("append");
+
+    match Ledger::open(&machines[1].1) {
+        Err(e @ Error::StoreRefused { seq: 2, .. }) => {
+            let shown = e.to_string();
+            assert!(shown.contains(&forged_sha), "{shown}");
+            assert!(shown.contains("github_token"), "{shown}");
+            assert!(
+                !shown.contains(TOKEN),
+                "the message repeats no secret: {shown}"
+            );
+        }
+        other => panic!("expected a refusal at seq 2, got {other:?}"),
+    }
+    assert_eq!(folder(&machines[1].1), b_before, "nothing half-taken");
+    assert!(matches!(
+        a.sync(Duration::ZERO),
+        Err(Error::StoreRefused { seq: 2, .. })
+    ));
+    let on_disk = folder(&machines[0].1);
+    assert!(
+        on_disk
+            .iter()
+            .all(|(_, bytes)| !bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes())),
+        "the token reached no file of the replica"
     );
 }
