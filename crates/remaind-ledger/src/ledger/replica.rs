@@ -19,7 +19,6 @@ pub(crate) type Upload<'a> = Append<'a>;
 /// The open connection of a replica.
 pub(crate) struct Shared {
     pub(crate) store: Mutex<Store>,
-    pub(crate) project: String,
     /// The store's URL, its password masked (named in messages).
     pub(crate) url: String,
     /// The setting it was opened with (to connect again after a lost connection).
@@ -32,7 +31,6 @@ impl Shared {
             .map_err(|e| store_error("connect", &setting.project, e))?;
         Ok(Shared {
             store: Mutex::new(store),
-            project: setting.project.clone(),
             url: remaind_pg::mask_password(&setting.url),
             setting: setting.clone(),
         })
@@ -41,8 +39,13 @@ impl Shared {
     /// Replace a connection that was lost with a new one.
     pub(crate) fn reconnect(&self, store: &mut Store) -> Result<()> {
         *store = Store::connect(&self.setting.url, &self.setting.project)
-            .map_err(|e| store_error("reconnect", &self.project, e))?;
+            .map_err(|e| store_error("reconnect", self.project(), e))?;
         Ok(())
+    }
+
+    /// The store's project.
+    pub(crate) fn project(&self) -> &str {
+        &self.setting.project
     }
 }
 
@@ -111,7 +114,7 @@ const HOLD_BYTES: usize = 64 << 20;
 impl Ledger {
     /// The shared store's project this folder is a replica of, if any.
     pub fn store_project(&self) -> Option<&str> {
-        self.shared.as_ref().map(|s| s.project.as_str())
+        self.shared.as_ref().map(|s| s.project())
     }
 
     /// On a replica: wait up to `wait` for the shared store's head to pass this folder's,
@@ -129,7 +132,7 @@ impl Ledger {
                 // A lost connection (the server restarted) is replaced once; the caller
                 // retries when the new one fails too (Error::is_connection_lost).
                 if !e.is_connection_lost() {
-                    return Err(store_error("wait for events", &shared.project, e));
+                    return Err(store_error("wait for events", shared.project(), e));
                 }
                 shared.reconnect(&mut store)?;
             }
@@ -137,7 +140,7 @@ impl Ledger {
         let (locked, head, prev) = self.lock_for_append()?;
         let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
         Ok(self
-            .catch_up_locked(&locked, head, prev, &mut *store, &shared.project)?
+            .catch_up_locked(&locked, head, prev, &mut *store, shared.project())?
             .0)
     }
 
@@ -154,11 +157,11 @@ impl Ledger {
         let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
         let remote = store
             .head()
-            .map_err(|e| store_error("read the head", &shared.project, e))?;
+            .map_err(|e| store_error("read the head", shared.project(), e))?;
         if remote.seq < head || (remote.seq == head && remote.digest != prev) {
             return Err(self.diverged(remote.seq.min(head).max(1)));
         }
-        self.catch_up_locked(locked, head, prev, &mut *store, &shared.project)?;
+        self.catch_up_locked(locked, head, prev, &mut *store, shared.project())?;
         Ok(())
     }
 
@@ -167,7 +170,7 @@ impl Ledger {
         let (project, url) = self
             .shared
             .as_ref()
-            .map_or(("", ""), |s| (s.project.as_str(), s.url.as_str()));
+            .map_or(("", ""), |s| (s.project(), s.url.as_str()));
         self.diverged_from(project, url, seq)
     }
 
@@ -313,7 +316,7 @@ impl Ledger {
         let Some(shared) = &self.shared else {
             return Ok(());
         };
-        let project = shared.project.as_str();
+        let project = shared.project();
         let log = remaind_fs::layout::LOG_PATH;
         let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
         let (remote, stray) = store
@@ -540,7 +543,7 @@ impl Ledger {
         let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
         store
             .file(path)
-            .map_err(|e| store_error("read a derived file", &shared.project, e))
+            .map_err(|e| store_error("read a derived file", shared.project(), e))
     }
 
     /// `Ledger::under_lock` on a replica: the store's project locked, the folder caught up
@@ -556,12 +559,12 @@ impl Ledger {
         let mut store = shared.store.lock().unwrap_or_else(|p| p.into_inner());
         let mut up = store
             .begin()
-            .map_err(|e| store_error("append", &shared.project, e))?;
+            .map_err(|e| store_error("append", shared.project(), e))?;
         let remote = up.head().clone();
         if remote.seq < head || (remote.seq == head && remote.digest != prev) {
             return Err(self.diverged(remote.seq.min(head) + u64::from(remote.seq == head)));
         }
-        let (head, prev) = self.catch_up_locked(locked, head, prev, &mut up, &shared.project)?;
+        let (head, prev) = self.catch_up_locked(locked, head, prev, &mut up, shared.project())?;
         append(locked, head, prev, Some(up))
     }
 
