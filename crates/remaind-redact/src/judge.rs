@@ -27,7 +27,6 @@ const PLACEHOLDER_PARTS: &[&[u8]] = &[
     b"yourpassword",
     b"redacted",
     b"dummy",
-    b"fake",
     b"replace_me",
     b"replaceme",
     b"insert_",
