@@ -52,6 +52,21 @@ pub(crate) fn remaind_binary(binary: Binary, purpose: &str) -> Result<PathBuf, S
     }
 }
 
+/// `remaind-bench` with its arguments to come: the test step's build when `Built` (the bench's
+/// command-line tests make `cargo test --workspace` build the binary with the workspace's
+/// features), else `cargo run`, which builds it with its own feature set first.
+pub(crate) fn bench_command(binary: Binary) -> Command {
+    let built = target_dir().join("debug/remaind-bench");
+    if binary == Binary::Built && built.is_file() {
+        let mut cmd = Command::new(built);
+        cmd.current_dir(workspace_root());
+        return cmd;
+    }
+    let mut cmd = cargo();
+    cmd.args(["run", "--quiet", "--locked", "-p", "remaind-bench", "--"]);
+    cmd
+}
+
 pub(crate) fn step(name: &str, mut cmd: Command) -> Result<(), String> {
     eprintln!("\n==> {name}");
     let started = Instant::now();
@@ -260,7 +275,9 @@ const FAILPOINTS: &str = "remaind-cli/failpoints";
 /// fault-injection tests ran in the test step.
 fn reliability() -> Result<(), String> {
     let binary = remaind_binary(Binary::Built, "the crash harness")?;
-    chaos(&["--remaind".to_owned(), binary.display().to_string()])
+    let mut inner = bench_command(Binary::Built);
+    inner.arg("chaos").arg("--remaind").arg(binary);
+    step("chaos", inner)
 }
 
 /// `cargo xtask mcp-interop`.
@@ -358,8 +375,7 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
 /// `cargo xtask chaos [--kills N] [--seed S]`. A dev build: the harness only spawns and
 /// checks child processes, and the dev build shares the test suite's compiled crates.
 pub(crate) fn chaos(args: &[String]) -> Result<(), String> {
-    let mut inner = cargo();
-    inner.args(["run", "--quiet", "-p", "remaind-bench", "--", "chaos"]);
-    inner.args(args);
+    let mut inner = bench_command(Binary::Build);
+    inner.arg("chaos").args(args);
     step("chaos", inner)
 }

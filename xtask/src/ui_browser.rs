@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::run::{Binary, Tally, cargo, remaind_binary, step, test_step};
+use crate::run::{Binary, Tally, bench_command, remaind_binary, step, test_step};
 
 const BROWSER: &str = "/usr/bin/chromium";
 const DRIVER: &str = "/usr/bin/chromedriver";
@@ -31,20 +31,11 @@ fn ensure_browser() -> Result<(), String> {
 /// The browser installed when missing, `remaind` built when asked, and the suite run.
 pub(crate) fn run(binary: Binary, tally: &mut Tally) -> Result<(), String> {
     ensure_browser()?;
-    let binary = remaind_binary(binary, "the browser suite")?;
-    let mut suite = cargo();
+    let remaind = remaind_binary(binary, "the browser suite")?;
+    let mut suite = bench_command(binary);
     suite
-        .args([
-            "run",
-            "--quiet",
-            "--locked",
-            "-p",
-            "remaind-bench",
-            "--",
-            "ui-browser",
-            "--remaind",
-        ])
-        .arg(&binary)
+        .args(["ui-browser", "--remaind"])
+        .arg(&remaind)
         .env_remove("REMAIND_DIR");
     let before = tally.passed;
     test_step(
