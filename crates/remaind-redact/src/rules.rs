@@ -105,6 +105,8 @@ pub(crate) enum Check {
     NotPlaceholder,
     /// A Discord bot token: its first part is a user id ([`is_discord_token`]).
     DiscordToken,
+    /// A JWT: its header is a JSON object ([`is_jwt`]).
+    Jwt,
     /// Standalone `Bearer <token>`: the token must look random ([`looks_random`]).
     BearerToken,
     /// An `Authorization` value: see [`authorization`].
@@ -187,6 +189,7 @@ impl Check {
             | Check::HasDigit
             | Check::NotPlaceholder
             | Check::DiscordToken
+            | Check::Jwt
             | Check::BearerToken
             | Check::Header => false,
         };
@@ -206,6 +209,7 @@ impl Check {
             Check::HasDigit => bytes.iter().any(u8::is_ascii_digit) && !is_placeholder_token(bytes),
             Check::NotPlaceholder => !is_placeholder_token(bytes),
             Check::DiscordToken => is_discord_token(bytes) && !is_placeholder_token(bytes),
+            Check::Jwt => is_jwt(bytes),
             Check::BearerToken => {
                 // `.` and `~` are legal in a token but end sentences far more often than tokens.
                 let len = trim_end(bytes, |b| matches!(b, b'.' | b'~'));
@@ -374,13 +378,8 @@ fn trim_end(v: &[u8], drop: impl Fn(u8) -> bool) -> usize {
     v.len() - v.iter().rev().take_while(|&&b| drop(b)).count()
 }
 
-/// Whether the first part of `token`, a match of the Discord rule, is base64url of a user id:
-/// 17 to 20 ASCII digits (a snowflake). Dotted names and other dotted tokens that happen to
-/// have the parts' lengths decode to anything else.
-fn is_discord_token(token: &[u8]) -> bool {
-    let Some(id) = token.split(|&b| b == b'.').next() else {
-        return false;
-    };
+/// The bytes a canonical, unpadded base64url text encodes; `None` for anything else.
+fn base64url_decode(text: &[u8]) -> Option<Vec<u8>> {
     let value = |c: u8| match c {
         b'A'..=b'Z' => Some(c - b'A'),
         b'a'..=b'z' => Some(c - b'a' + 26),
@@ -390,27 +389,41 @@ fn is_discord_token(token: &[u8]) -> bool {
         _ => None,
     };
     // A base64 text of n bytes without padding is never 1 more than a multiple of 4 long.
-    if id.len() % 4 == 1 {
-        return false;
+    if text.len() % 4 == 1 {
+        return None;
     }
-    let mut digits = 0;
+    let mut bytes = Vec::with_capacity(text.len() * 3 / 4);
     let (mut bits, mut held) = (0u32, 0);
-    for &c in id {
-        let Some(v) = value(c) else { return false };
-        bits = (bits << 6) | u32::from(v);
+    for &c in text {
+        bits = (bits << 6) | u32::from(value(c)?);
         held += 6;
         if held >= 8 {
             held -= 8;
-            let byte = (bits >> held) as u8;
+            bytes.push((bits >> held) as u8);
             bits &= (1 << held) - 1;
-            if !byte.is_ascii_digit() {
-                return false;
-            }
-            digits += 1;
         }
     }
     // The bits left over from the last character are zero in a canonical encoding.
-    bits == 0 && (17..=20).contains(&digits)
+    (bits == 0).then_some(bytes)
+}
+
+/// Whether the first part of `token`, a match of the Discord rule, is base64url of a user id:
+/// 17 to 20 ASCII digits (a snowflake). Dotted names and other dotted tokens that happen to
+/// have the parts' lengths decode to anything else.
+fn is_discord_token(token: &[u8]) -> bool {
+    let id = token.split(|&b| b == b'.').next().unwrap_or_default();
+    base64url_decode(id)
+        .is_some_and(|id| (17..=20).contains(&id.len()) && id.iter().all(u8::is_ascii_digit))
+}
+
+/// Whether `token`, a match of the JWT rule, starts with a header a JWT library would read: a
+/// whole JSON object. `eyJ` followed by base64-looking text is no token otherwise (a header cut
+/// short, or letters that only begin like one).
+fn is_jwt(token: &[u8]) -> bool {
+    let header = token.split(|&b| b == b'.').next().unwrap_or_default();
+    base64url_decode(header).is_some_and(|json| {
+        serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&json).is_ok()
+    })
 }
 
 /// A header value such as `X-API-Key: …` or `PRIVATE-TOKEN: …`: a token, or at least
@@ -949,7 +962,7 @@ fn platform_rules() -> Vec<RuleSpec> {
             token(
                 r"eyJ[A-Za-z0-9_-]{7,}\.(?:[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*|eyJ[A-Za-z0-9_-]{4,})",
             ),
-            Check::None,
+            Check::Jwt,
         ),
     ]
 }

@@ -979,3 +979,19 @@ fn backquoted_values_under_secret_keys() {
         assert_eq!(redact(text), text);
     }
 }
+
+#[test]
+fn a_jwt_is_known_by_a_header_that_is_a_json_object() {
+    // {"alg":"HS256","typ":"JWT"} . {"sub":"1234567890"} . signature
+    let token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+    let out = redact(&format!("token={token} ok"));
+    assert!(!out.contains("SflKxwRJ"), "{out}");
+    // The same header cut before its closing brace, and letters that only begin like a
+    // header, are no token a library would read.
+    for not_a_jwt in [
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV",
+        "eyJhbasdGciOiJIUaddasdasfsasdasdzI1NiIasdsInR5cCI6IkpXVCasdJasd9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSM",
+    ] {
+        assert_eq!(redact(not_a_jwt), not_a_jwt);
+    }
+}
