@@ -14,16 +14,17 @@ Where the cases come from, in this order:
      line in a filter's docstring that says what the filter drops
      (`detect_secrets/filters/heuristic.py`) is a negative case.
 
-A third argument, when given, is a JSONL file of further cases (the bench passes
-`$REMAIND_SECRET_SUITE`): one object a line with "family", "positive", "text", "secret" and
-optionally "filename" (the file name the case is scanned as; default `case.txt`) and "source",
-e.g. the cases of a scanner's own test suite extracted outside the repository. Those cases are
-the suite "tests", the documented examples the suite "docs".
+Further arguments, when given, are JSONL files of further cases (the bench passes the files
+`$REMAIND_SECRET_SUITE` lists): one object a line with "family", "positive", "text", "secret"
+and optionally "filename" (the file name the case is scanned as; default `case.txt`) and
+"source", e.g. the cases of a scanner's own test suite extracted outside the repository. Each
+file's cases are the suite named by its file stem (`gitleaks.jsonl` -> "gitleaks"), the
+documented examples the suite "docs".
 
 Each case is scanned by detect-secrets as a one-line file of the file type the documenting
 regex serves (the keyword plugin picks its regexes by file extension), with the default
 plugins and filters, as `detect-secrets scan` would. Prints one JSON object:
-{"version", "test_files", "source", "suite_source", "cases": [{"suite", "family", "positive",
+{"version", "test_files", "source", "suite_sources": {suite: line}, "cases": [{"suite", "family", "positive",
 "text", "secret", "filename", "detect_secrets": bool}]}.
 """
 
@@ -140,6 +141,7 @@ def documented_negatives(source_dir):
 
 def suite_cases(path):
     """The cases of a JSONL suite file (see the module doc)."""
+    name = os.path.splitext(os.path.basename(path))[0]
     cases = []
     with open(path, encoding='utf-8') as f:
         for number, line in enumerate(f, 1):
@@ -150,7 +152,7 @@ def suite_cases(path):
             if missing:
                 sys.exit(f'{path}:{number}: no {", ".join(missing)}')
             cases.append({
-                'suite': 'tests',
+                'suite': name,
                 'family': row['family'],
                 'positive': bool(row['positive']),
                 'text': row['text'],
@@ -186,10 +188,11 @@ def main():
     cases = documented_positives(top) + documented_negatives(top)
     for case in cases:
         case['suite'] = 'docs'
-    suite_source = ''
-    if len(sys.argv) > 3 and sys.argv[3]:
-        extra = suite_cases(sys.argv[3])
-        suite_source = f'{os.path.basename(sys.argv[3])}, {len(extra)} cases'
+    suite_sources = {}
+    for path in filter(None, sys.argv[3:]):
+        extra = suite_cases(path)
+        if extra:
+            suite_sources[extra[0]['suite']] = f'{os.path.basename(path)}, {len(extra)} cases'
         cases += extra
     for case in cases:
         case['detect_secrets'] = found_by_detect_secrets(case)
@@ -198,7 +201,7 @@ def main():
         'version': metadata.version('detect-secrets'),
         'test_files': len(test_files),
         'source': 'documented examples (the sdist carries no tests)',
-        'suite_source': suite_source,
+        'suite_sources': suite_sources,
         'cases': cases,
     }))
 

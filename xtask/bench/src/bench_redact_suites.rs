@@ -11,16 +11,21 @@
 //! redacted. gitleaks' and trufflehog's rule tests are in no package registry this bench may
 //! use, so they are not fetched.
 //!
-//! `REMAIND_SECRET_SUITE=/path/cases.jsonl` adds a suite of cases read from that file (kept
-//! outside the repository, e.g. the cases of detect-secrets' own plugin tests): one JSON object
-//! a line, `{"family", "positive", "text", "secret", "filename"?, "source"?}`, the secret being
-//! the part of a positive's text that must not survive and `filename` the name detect-secrets
-//! scans the text as (its keyword plugin picks its regexes by extension). The script scans
-//! those cases with detect-secrets in the same run, so both tools are measured on the same
-//! strings; their rows are `detect-secrets tests …`, the documented examples' rows
-//! `detect-secrets docs …`, and each suite has an `all families` row. Remaind sees no file
-//! name: a line that a suite expects found under one extension and not under another counts
-//! against Remaind one way or the other.
+//! `REMAIND_SECRET_SUITE=/path/a.jsonl:/path/b.jsonl` (a list, as `PATH` is) adds a suite per
+//! file, named by its stem (kept outside the repository, e.g. the cases of detect-secrets',
+//! gitleaks' and trufflehog's own rule tests): one JSON object a line, `{"family", "positive",
+//! "text", "secret", "filename"?, "source"?}`, the secret being the part of a positive's text
+//! that must not survive and `filename` the name detect-secrets scans the text as (its keyword
+//! plugin picks its regexes by extension). The script scans those cases with detect-secrets in
+//! the same run, so both tools are measured on the same strings; their rows are `<suite> …`
+//! (`detect-secrets docs …` for the documented examples), and each suite has an `all
+//! families` row. Remaind sees no file name: a line that a suite expects found under one
+//! extension and not under another counts against Remaind one way or the other.
+//!
+//! A scanner's test marks a string negative for the rule under test, not for every rule: its
+//! negatives include other families' real keys (gitleaks' Anthropic admin key among the API
+//! key rule's negatives). Each suite therefore has a second false-positive row over its *clean*
+//! negatives: those holding no positive case's secret of the same suite (any family).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,7 +44,8 @@ const KEY: &[u8] = b"bench key: not a secret, 32 byte";
 /// One case: its family, whether it must be found, its text, its secret part, and whether
 /// detect-secrets found it (positive) or flagged it (negative).
 struct Case {
-    /// `docs` (the package's documented examples) or `tests` (`$REMAIND_SECRET_SUITE`).
+    /// `docs` (the package's documented examples) or a suite file's stem
+    /// (`$REMAIND_SECRET_SUITE`).
     suite: String,
     family: String,
     positive: bool,
@@ -148,14 +154,16 @@ fn cases() -> Result<(Vec<Case>, BTreeMap<String, String>), String> {
         .arg(root.join("xtask/bench/detect_secrets_suite.py"))
         .arg(&sdist)
         .arg(&work);
-    if let Some(suite) = std::env::var_os("REMAIND_SECRET_SUITE").filter(|s| !s.is_empty()) {
-        if !Path::new(&suite).is_file() {
-            return Err(format!(
-                "REMAIND_SECRET_SUITE={}: no such file",
-                Path::new(&suite).display()
-            ));
+    if let Some(suites) = std::env::var_os("REMAIND_SECRET_SUITE") {
+        for suite in std::env::split_paths(&suites).filter(|p| !p.as_os_str().is_empty()) {
+            if !suite.is_file() {
+                return Err(format!(
+                    "REMAIND_SECRET_SUITE: {}: no such file",
+                    suite.display()
+                ));
+            }
+            script.arg(suite);
         }
-        script.arg(suite);
     }
     let out = run("xtask/bench/detect_secrets_suite.py", script)?;
     let doc: serde_json::Value = serde_json::from_slice(&out)
@@ -169,11 +177,16 @@ fn cases() -> Result<(Vec<Case>, BTreeMap<String, String>), String> {
             doc["source"].as_str().unwrap_or("?")
         ),
     );
-    if let Some(suite) = doc["suite_source"].as_str().filter(|s| !s.is_empty()) {
-        sources.insert(
-            "tests".to_owned(),
-            format!("detect-secrets {version} on $REMAIND_SECRET_SUITE ({suite})"),
-        );
+    if let Some(suites) = doc["suite_sources"].as_object() {
+        for (suite, line) in suites {
+            sources.insert(
+                suite.clone(),
+                format!(
+                    "detect-secrets {version} on $REMAIND_SECRET_SUITE ({})",
+                    line.as_str().unwrap_or("?")
+                ),
+            );
+        }
     }
     let cases: Vec<Case> = doc["cases"]
         .as_array()
@@ -197,9 +210,26 @@ fn cases() -> Result<(Vec<Case>, BTreeMap<String, String>), String> {
 /// The family name of a suite's overall rows.
 const ALL: &str = "all families";
 
-/// Per family: (positives, found by Remaind, found by detect-secrets, negatives, flagged by
-/// Remaind, flagged by detect-secrets).
-type Tally = (usize, usize, usize, usize, usize, usize);
+/// Per family, Remaind's and detect-secrets' counts.
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    positives: usize,
+    found: usize,
+    ds_found: usize,
+    negatives: usize,
+    flagged: usize,
+    ds_flagged: usize,
+    /// Negatives holding no positive's secret of the same suite, and those flagged.
+    clean: usize,
+    clean_flagged: usize,
+    ds_clean_flagged: usize,
+}
+
+/// Whether a negative holds a secret some positive case of its suite must not let through
+/// (another family's key that the scanner's test lists as negative for the rule under test).
+fn holds_a_suite_secret(negative: &Case, secrets: &[&str]) -> bool {
+    secrets.iter().any(|secret| negative.text.contains(secret))
+}
 
 /// The `redact-suites` layer: these rows alone, without the throughput and corpus figures of
 /// `redact`.
@@ -213,10 +243,20 @@ pub(crate) fn report() -> Vec<Measurement> {
         Err(why) => return vec![Measurement::failed("redact: detect-secrets' cases", &why)],
     };
     let r = Redactor::new(KEY, &[]).unwrap_or_else(|e| panic!("redactor: {e}"));
+    // Positives' secrets per suite; a short one (`XYZ`) says nothing of another string.
+    let mut secrets: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for case in cases.iter().filter(|c| c.positive && c.secret.len() >= 8) {
+        secrets.entry(&case.suite).or_default().push(&case.secret);
+    }
     // (suite, family) -> tally; family "all families" sums the suite.
     let mut per_family: BTreeMap<(String, String), Tally> = BTreeMap::new();
     for case in &cases {
         let (out, applied) = r.redact_str(&case.text);
+        let clean = !case.positive
+            && !holds_a_suite_secret(
+                case,
+                secrets.get(case.suite.as_str()).map_or(&[], Vec::as_slice),
+            );
         for family in [case.family.as_str(), ALL] {
             let t = per_family
                 .entry((case.suite.clone(), family.to_owned()))
@@ -224,55 +264,88 @@ pub(crate) fn report() -> Vec<Measurement> {
             if case.positive {
                 let before = case.text.matches(case.secret.as_str()).count();
                 let after = out.matches(case.secret.as_str()).count();
-                t.0 += 1;
-                t.1 += usize::from(!case.secret.is_empty() && after < before);
-                t.2 += usize::from(case.detect_secrets);
+                t.positives += 1;
+                t.found += usize::from(!case.secret.is_empty() && after < before);
+                t.ds_found += usize::from(case.detect_secrets);
             } else {
-                t.3 += 1;
-                t.4 += usize::from(!applied.is_empty());
-                t.5 += usize::from(case.detect_secrets);
+                t.negatives += 1;
+                t.flagged += usize::from(!applied.is_empty());
+                t.ds_flagged += usize::from(case.detect_secrets);
+                if clean {
+                    t.clean += 1;
+                    t.clean_flagged += usize::from(!applied.is_empty());
+                    t.ds_clean_flagged += usize::from(case.detect_secrets);
+                }
             }
         }
     }
-    let pct = |n: usize, d: usize| {
-        if d == 0 {
-            f64::NAN
-        } else {
-            100.0 * n as f64 / d as f64
-        }
-    };
     // Each suite's families, its `all families` row last.
     let mut keys: Vec<&(String, String)> = per_family.keys().collect();
     keys.sort_by_key(|(suite, family)| (suite.clone(), family == ALL, family.clone()));
     let mut rows = Vec::new();
     for key in keys {
         let (suite, family) = key;
-        let (pos, found, ds_found, neg, flagged, ds_flagged) = per_family[key];
+        let t = per_family[key];
         let source = sources.get(suite).map_or("?", String::as_str);
-        if pos > 0 {
-            rows.push(Measurement {
-                name: format!("detect-secrets {suite} recall: {family}"),
-                figure: pct(found, pos),
-                baseline_name: "detect-secrets on the same cases".to_owned(),
-                baseline: pct(ds_found, pos),
-                unit: "%".to_owned(),
-                note: format!(
-                    "target: ratio >= 1; Remaind {found}/{pos}, detect-secrets {ds_found}/{pos}; {source}"
-                ),
-            });
+        let suite = if suite == "docs" {
+            "detect-secrets docs"
+        } else {
+            suite.as_str()
+        };
+        if t.positives > 0 {
+            rows.push(compared(
+                format!("{suite} recall: {family}"),
+                (t.found, t.ds_found, t.positives),
+                "ratio >= 1",
+                source,
+            ));
         }
-        if neg > 0 {
-            rows.push(Measurement {
-                name: format!("detect-secrets {suite} false pos.: {family}"),
-                figure: pct(flagged, neg),
-                baseline_name: "detect-secrets on the same cases".to_owned(),
-                baseline: pct(ds_flagged, neg),
-                unit: "%".to_owned(),
-                note: format!(
-                    "target: figure <= baseline; Remaind {flagged}/{neg}, detect-secrets {ds_flagged}/{neg}; {source}"
+        if t.negatives > 0 {
+            rows.push(compared(
+                format!("{suite} false pos.: {family}"),
+                (t.flagged, t.ds_flagged, t.negatives),
+                "figure <= baseline",
+                source,
+            ));
+        }
+        if family == ALL && t.clean > 0 && t.clean < t.negatives {
+            rows.push(compared(
+                format!("{suite} false pos. on clean negatives: {family}"),
+                (t.clean_flagged, t.ds_clean_flagged, t.clean),
+                "figure <= baseline",
+                &format!(
+                    "{} of {} negatives hold no positive's secret of the suite; {source}",
+                    t.clean, t.negatives
                 ),
-            });
+            ));
         }
     }
     rows
+}
+
+fn pct(n: usize, d: usize) -> f64 {
+    if d == 0 {
+        f64::NAN
+    } else {
+        100.0 * n as f64 / d as f64
+    }
+}
+
+/// A row of Remaind's count against detect-secrets' on the same `total` cases.
+fn compared(
+    name: String,
+    (remaind, detect_secrets, total): (usize, usize, usize),
+    target: &str,
+    source: &str,
+) -> Measurement {
+    Measurement {
+        name,
+        figure: pct(remaind, total),
+        baseline_name: "detect-secrets on the same cases".to_owned(),
+        baseline: pct(detect_secrets, total),
+        unit: "%".to_owned(),
+        note: format!(
+            "target: {target}; Remaind {remaind}/{total}, detect-secrets {detect_secrets}/{total}; {source}"
+        ),
+    }
 }
