@@ -1,6 +1,6 @@
 //! The mapping core: signals in, ledger events out, with the plan book kept in step.
 
-use remaind_ledger::{EventId, Kind, NewEvent, Tool};
+use remaind_events::{EventId, Kind, NewEvent, Tool};
 use serde_json::{Map, Value};
 
 use crate::describe::{changed_files, describe_tool};
