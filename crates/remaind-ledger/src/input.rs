@@ -43,7 +43,7 @@ pub struct AppendRequest<'a> {
 /// Where the events of a request come from.
 pub(crate) enum Source<'a> {
     /// One event; its errors carry no line number.
-    One(Entry),
+    One(Box<Entry>),
     /// A batch; errors name the 1-based position.
     Many(Vec<Entry>),
     /// JSON Lines, one caller event per line; errors name the physical line.
@@ -90,10 +90,10 @@ impl<'a> AppendRequest<'a> {
     /// threshold, otherwise it is routed to `artifacts/`. When it is given, the event's own
     /// `tool.output` must be absent.
     pub fn with_output(event: NewEvent, output: Option<Vec<u8>>) -> Self {
-        AppendRequest::of(Source::One(Entry {
+        AppendRequest::of(Source::One(Box::new(Entry {
             event,
             output_bytes: output,
-        }))
+        })))
     }
 
     /// JSON Lines (one caller event per line, blank lines skipped) as one batch, parsed and
@@ -144,7 +144,7 @@ impl<'a> AppendRequest<'a> {
 
 impl From<NewEvent> for AppendRequest<'_> {
     fn from(event: NewEvent) -> Self {
-        AppendRequest::of(Source::One(event.into()))
+        AppendRequest::of(Source::One(Box::new(event.into())))
     }
 }
 

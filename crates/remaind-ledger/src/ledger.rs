@@ -616,7 +616,7 @@ impl Ledger {
                 // Prepared before the lock is taken: other writers do not wait for it.
                 let item = (
                     None,
-                    prepare::prepare(entry, system, false, &self.redactor, &self.limits),
+                    prepare::prepare(*entry, system, false, &self.redactor, &self.limits),
                 );
                 let ids = self.commit(std::iter::once(item), 0, unless)?;
                 if ids.is_empty() {
