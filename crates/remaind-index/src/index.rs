@@ -1445,7 +1445,7 @@ impl<'l> Index<'l> {
     }
 
     /// Up to `limit` events with seq `>= from` that pass `filter`, in order; the same events
-    /// as [`Ledger::range_filtered`].
+    /// as [`Ledger::range`].
     pub fn range(&mut self, from: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
         if limit == 0 {
             return Ok(Vec::new());
@@ -1463,7 +1463,7 @@ impl<'l> Index<'l> {
     }
 
     /// Up to `limit` events with seq `< seq` that pass `filter`, the closest ones, in
-    /// ascending order; the same events as [`Ledger::before_filtered`].
+    /// ascending order; the same events as [`Ledger::before`].
     pub fn before(&mut self, seq: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
         if limit == 0 || seq <= 1 {
             return Ok(Vec::new());

@@ -15,7 +15,7 @@ use crate::bench::{Measurement, median_time};
 use crate::rng::Rng;
 use crate::workspace_root;
 
-/// Lines per `append_json_lines` call while generating the big ledger.
+/// Lines per `AppendRequest::json_lines` append while generating the big ledger.
 const CHUNK: usize = 250_000;
 /// Events appended behind the index for the catch-up benchmark.
 const NEW_EVENTS: usize = 1_000;

@@ -1,7 +1,7 @@
 //! The `event_parser` fuzz target's inputs as a property test (no nightly needed): arbitrary
-//! bytes and near-valid JSON Lines into the parser and into `append_json_lines`. Laws: never
-//! a panic; a batch is all or nothing (accepted ⇒ every id landed in order; rejected ⇒ the
-//! log is byte for byte unchanged).
+//! bytes and near-valid JSON Lines into the parser and into `AppendRequest::json_lines`.
+//! Laws: never a panic; a batch is all or nothing (accepted ⇒ every id landed in order;
+//! rejected ⇒ the log is byte for byte unchanged).
 
 use proptest::prelude::*;
 use remaind_fs::layout::LOG_PATH;
