@@ -55,7 +55,7 @@ fuzz_target!(|data: &[u8]| {
 
     // The append path: all or nothing.
     let (before, _) = s.ledger.head().expect("head");
-    match s.ledger.append_json_lines(data) {
+    match s.ledger.append(remaind_ledger::AppendRequest::json_lines(data)) {
         Ok(ids) => {
             let (after, _) = s.ledger.head().expect("head");
             assert_eq!(

@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use remaind_ledger::{Kind, NewEvent};
+use remaind_events::{Kind, NewEvent};
 use remaind_validate::{MemoryLedger, Prior, State};
 
 fn ledger() -> &'static MemoryLedger {

@@ -263,7 +263,11 @@ fn note_skipped(ledger: &Ledger, transcript: &Utf8Path, (line, offset): (u64, u6
 fn recorded_keys(ledger: &Ledger, runtime: Runtime) -> Result<HashSet<String>> {
     let head = ledger.head()?.0;
     let mut keys = HashSet::new();
-    for ev in ledger.before(head + 1, RECORDED_LOOKBACK)? {
+    for ev in ledger.before(
+        head + 1,
+        RECORDED_LOOKBACK,
+        &remaind_ledger::Filter::default(),
+    )? {
         keys.extend(origin_key(&ev, runtime));
     }
     Ok(keys)

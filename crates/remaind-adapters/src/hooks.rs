@@ -5,7 +5,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use remaind_ledger::{EventId, Ledger};
+use remaind_events::EventId;
+
+use remaind_ledger::Ledger;
 use serde_json::{Map, Value, json};
 
 use crate::claude_code::{self, prompt_signal};
@@ -434,7 +436,7 @@ const INSTRUCTION_LOOKBACK: u64 = 8192;
 /// [`INSTRUCTION_LOOKBACK`] events).
 fn instruction_from_ledger(ledger: &Ledger) -> Result<Option<EventId>> {
     Ok(ledger
-        .last_of_kinds(&[remaind_ledger::Kind::UserMessage], INSTRUCTION_LOOKBACK)?
+        .last_of_kinds(&[remaind_events::Kind::UserMessage], INSTRUCTION_LOOKBACK)?
         .map(|ev| ev.id))
 }
 
@@ -443,7 +445,7 @@ fn instruction_from_ledger(ledger: &Ledger) -> Result<Option<EventId>> {
 fn plan_from_ledger(ledger: &Ledger) -> Result<PlanBook> {
     let mut before = ledger.head()?.0 + 1;
     while before > 1 {
-        let chunk = ledger.before(before, 512)?;
+        let chunk = ledger.before(before, 512, &remaind_ledger::Filter::default())?;
         let Some(first) = chunk.first() else { break };
         before = first.seq;
         for ev in chunk.iter().rev() {
@@ -471,10 +473,10 @@ fn delivered_from_queue(ledger: &Ledger, rec: &Record) -> Result<bool> {
     }
     let text = ledger.redactor().redact_str(text).0;
     let head = ledger.head()?.0;
-    let events = ledger.before(head + 1, QUEUE_LOOKBACK)?;
+    let events = ledger.before(head + 1, QUEUE_LOOKBACK, &remaind_ledger::Filter::default())?;
     let same = events.iter().rev().find(|ev| {
         let origin = ev.data.as_ref().and_then(|d| d.get("origin"));
-        ev.kind == remaind_ledger::Kind::UserMessage
+        ev.kind == remaind_events::Kind::UserMessage
             && ev.text.as_deref() == Some(text.as_ref())
             && origin
                 .and_then(|o| o.get("session"))

@@ -3,7 +3,8 @@
 use std::collections::HashSet;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use remaind_ledger::{Event, EventId, Kind, Ledger};
+use remaind_events::{Event, EventId, Kind};
+use remaind_ledger::Ledger;
 use remaind_redact::Redactor;
 
 use crate::error::{Error, Result};
@@ -566,7 +567,7 @@ impl<'r> Batch<'r> {
         let mapper = &mut self.mapper;
         let imported = &mut self.imported;
         let raced = &mut self.raced;
-        let ids = ledger.append_batch_built(|head| {
+        let ids = ledger.append(remaind_ledger::AppendRequest::built(|head| {
             if head != mapper.head() {
                 // Another writer appended since the last batch (under the lock now, so what
                 // it wrote is all there): an import of the same transcript may have written
@@ -574,7 +575,10 @@ impl<'r> Batch<'r> {
                 if let Some((runtime, keys)) = imported.as_mut() {
                     let since = mapper.head() + 1;
                     let newer = usize::try_from(head - mapper.head()).unwrap_or(usize::MAX);
-                    for ev in ledger.range(since, newer).unwrap_or_default() {
+                    for ev in ledger
+                        .range(since, newer, &remaind_ledger::Filter::default())
+                        .unwrap_or_default()
+                    {
                         keys.extend(origin_key(&ev, *runtime));
                     }
                     let before = records.len();
@@ -587,7 +591,7 @@ impl<'r> Batch<'r> {
                 mapper.map(rec);
             }
             mapper.take()
-        })?;
+        }))?;
         Ok(ids.len() as u64)
     }
 }

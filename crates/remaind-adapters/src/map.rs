@@ -1,6 +1,6 @@
 //! The mapping core: signals in, ledger events out, with the plan book kept in step.
 
-use remaind_ledger::{EventId, Kind, NewEvent, Tool};
+use remaind_events::{EventId, Kind, NewEvent, Tool};
 use serde_json::{Map, Value};
 
 use crate::describe::{changed_files, describe_tool};
@@ -17,7 +17,7 @@ const PROMPT_HEAD_BYTES: usize = 3000;
 const PROMPT_TAIL_BYTES: usize = 800;
 
 /// Turns [`Record`]s into [`NewEvent`]s, assigning each the id it will get when the batch
-/// is appended at `head` (see `Ledger::append_batch_built`), so events cite each other.
+/// is appended at `head` (see `remaind_ledger::AppendRequest::built`), so events cite each other.
 #[derive(Debug, Clone)]
 pub struct Mapper {
     head: u64,

@@ -1,7 +1,7 @@
 //! The agent's own plan (Claude Code's `TodoWrite` and task tools, Codex's `update_plan`) and
 //! the book that remembers which ledger event stands for each of its steps.
 
-use remaind_ledger::EventId;
+use remaind_events::EventId;
 use serde_json::{Map, Value, json};
 
 use crate::describe::input_object;

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use remaind_ledger::{Event, Kind};
+use remaind_events::{Event, Kind};
 use serde_json::Value;
 
 use crate::signal::{Record, Runtime, Signal};

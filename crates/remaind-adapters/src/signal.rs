@@ -139,7 +139,7 @@ impl Source {
 
 /// The import key of the transcript line `ev` came from, when it came from one of
 /// `runtime`'s (its `data.origin` names the runtime and a line id).
-pub(crate) fn origin_key(ev: &remaind_ledger::Event, runtime: Runtime) -> Option<String> {
+pub(crate) fn origin_key(ev: &remaind_events::Event, runtime: Runtime) -> Option<String> {
     let src = ev.data.as_ref()?.get("origin")?;
     let field = |k: &str| src.get(k).and_then(Value::as_str);
     if field("runtime") != Some(runtime.as_str()) {

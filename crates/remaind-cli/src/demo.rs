@@ -22,7 +22,8 @@ use std::io;
 use std::os::unix::fs::DirBuilderExt;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use remaind_ledger::{AppendRequest, Event, EventId, Kind, Ledger, NewEvent};
+use remaind_events::{Event, EventId, Kind, NewEvent};
+use remaind_ledger::{AppendRequest, Ledger};
 use remaind_validate::{Failure, State};
 use serde::Serialize;
 use serde_json::Value;
@@ -358,7 +359,8 @@ impl Demo<'_> {
                 "{} problem(s); first: {}",
                 report.problem_count,
                 report
-                    .first_problem()
+                    .problems
+                    .first()
                     .map(ToString::to_string)
                     .unwrap_or_default()
             )
@@ -398,18 +400,17 @@ impl Demo<'_> {
                     field: format!("assets/demo/{origin} line {}", n + 1),
                     message,
                 })?;
-            let id = ledger.append_request(req).map_err(Error::Ledger)?;
+            let id = ledger.append(req).map_err(Error::Ledger)?[0];
             if let Some(label) = label {
                 self.labels.insert(label, id);
             }
-            let event =
-                ledger
-                    .get_id(id)
-                    .map_err(Error::Ledger)?
-                    .ok_or_else(|| Error::InvalidInput {
-                        field: "demo".to_owned(),
-                        message: format!("{id} was appended but cannot be read back"),
-                    })?;
+            let event = ledger
+                .get(id.seq())
+                .map_err(Error::Ledger)?
+                .ok_or_else(|| Error::InvalidInput {
+                    field: "demo".to_owned(),
+                    message: format!("{id} was appended but cannot be read back"),
+                })?;
             let routed = !line.contains("\"@output\"") || !event.artifact.is_empty();
             let redacted =
                 !PLANTED_SECRETS.iter().any(|s| line.contains(s)) || !event.redactions.is_empty();
@@ -419,7 +420,7 @@ impl Demo<'_> {
         Ok(())
     }
 
-    fn parse_line(&self, line: &str) -> Result<(Option<String>, AppendRequest), String> {
+    fn parse_line(&self, line: &str) -> Result<(Option<String>, AppendRequest<'static>), String> {
         let mut value: Value = serde_json::from_str(line).map_err(|e| e.to_string())?;
         let obj = value
             .as_object_mut()
@@ -448,13 +449,7 @@ impl Demo<'_> {
             }
         }
         let event: NewEvent = serde_json::from_value(value).map_err(|e| e.to_string())?;
-        Ok((
-            label,
-            AppendRequest {
-                event,
-                output_bytes,
-            },
-        ))
+        Ok((label, AppendRequest::with_output(event, output_bytes)))
     }
 
     fn label(&self, name: &str) -> Result<EventId, Error> {

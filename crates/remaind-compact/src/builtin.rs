@@ -11,7 +11,7 @@
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use jiff::Timestamp;
-use remaind_ledger::{Event, EventId, Kind};
+use remaind_events::{Event, EventId, Kind};
 use remaind_validate::{Instruction, Item, Link, NextStep, State, Turn, TurnEnd};
 
 use crate::Candidate;
@@ -53,7 +53,7 @@ const FALLBACK_LATEST: &str = "No next step is logged: continue from the newest 
 /// render the handover, bound to the state by its first line.
 ///
 /// Events outside `(prior.through_seq, through_seq]` are ignored. `lookup` returns an older
-/// event by id (the ledger's `get_id`); it is called a bounded number of times, for the kinds
+/// event by id (the ledger's `get`); it is called a bounded number of times, for the kinds
 /// of next-step candidates and the texts shown in the handover's "Superseded" section.
 /// `log_digest` is the chain hash at `through_seq` and `now` becomes `generated_at`.
 ///

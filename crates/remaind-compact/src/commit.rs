@@ -5,8 +5,9 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use jiff::Timestamp;
 use remaind_atomic::HistoryStore;
+use remaind_events::{Event, EventId, Kind, NewEvent};
 use remaind_hash::sha256_hex;
-use remaind_ledger::{Event, EventId, Kind, Ledger, LogReader, NewEvent};
+use remaind_ledger::{Ledger, LogReader};
 use remaind_validate::{
     Binding, Check, EventIter, Failure, LedgerView, Prior, State, Verdict, ViewError,
 };
@@ -423,7 +424,7 @@ fn commit(
     let builtin = matches!(producer, Producer::Builtin);
     let (label, extra, proposed) = match producer {
         Producer::Builtin => {
-            let lookup = |id: EventId| ledger.get_id(id).ok().flatten();
+            let lookup = |id: EventId| ledger.get(id.seq()).ok().flatten();
             let cand = builtin::fold_and_render(
                 prior,
                 &tail,
@@ -499,8 +500,8 @@ fn commit(
             merge_data(&mut event, &extra);
             outcome.event_id = Some(
                 ledger
-                    .append_system(event)
-                    .map_err(|e| ledger_err(ledger, "cannot append the validation event", e))?,
+                    .append(remaind_ledger::AppendRequest::from(event).system())
+                    .map_err(|e| ledger_err(ledger, "cannot append the validation event", e))?[0],
             );
         }
     }
@@ -549,7 +550,7 @@ fn read_tail(
     }
     let limit = usize::try_from(through - after).unwrap_or(usize::MAX);
     let tail = ledger
-        .range(after + 1, limit)
+        .range(after + 1, limit, &remaind_ledger::Filter::default())
         .map_err(|e| ledger_err(ledger, "cannot read events", e))?;
     let log_digest = ledger
         .digest_at(through)
@@ -668,8 +669,13 @@ fn record_accepted(
         (&state_path, &state_bytes),
         (&handover_path, cand.handover.as_bytes()),
     ];
-    let id = match ledger.append_system_unless(event, &[Kind::Compaction], built_on, &shared) {
-        Ok(id) => id,
+    let request = remaind_ledger::AppendRequest::from(event).system().unless(
+        &[Kind::Compaction],
+        built_on,
+        &shared,
+    );
+    let id = match ledger.append(request) {
+        Ok(ids) => ids[0],
         // Another process or machine compacted the same prior first: its state stands, and
         // losing that race is not a failure (nothing of this candidate was written).
         Err(remaind_ledger::Error::Raced { seq, .. }) => {
@@ -715,7 +721,7 @@ fn edited_files(
     };
     // The pair in place is normally the newest compaction's; after a rollback, an older one.
     let recorded = ledger
-        .before_filtered(u64::MAX, 64, &compactions)
+        .before(u64::MAX, 64, &compactions)
         .map_err(|e| ledger_err(ledger, "cannot read the compaction events", e))?;
     let known = |key: &str, sha: &str| {
         recorded.iter().any(|ev| {

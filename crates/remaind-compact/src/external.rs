@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use camino::Utf8Path;
-use remaind_ledger::Event;
+use remaind_events::Event;
 use remaind_validate::State;
 use serde::{Deserialize, Serialize};
 

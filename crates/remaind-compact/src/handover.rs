@@ -17,7 +17,7 @@
 //! - <old text> [e3] (superseded by [e9])
 //! ```
 
-use remaind_ledger::{Event, EventId};
+use remaind_events::{Event, EventId};
 use remaind_validate::{Asked, Binding, Item, SECTION_TITLES, State, render_instruction};
 
 use crate::builtin::one_line;

@@ -9,7 +9,7 @@
 //! `like we said about X`) carries its referent's words beside it. Where the reading cannot
 //! tell, both messages stay in force, in order, and the later one wins.
 
-use remaind_ledger::{Event, EventId};
+use remaind_events::{Event, EventId};
 use remaind_validate::{Asked, Settled, Settlement, is_user_word};
 
 /// A message up to this many characters is carried verbatim.
@@ -596,7 +596,7 @@ mod tests {
             id: EventId(seq),
             ts: "2026-01-01T00:00:00Z".into(),
             prev: String::new(),
-            kind: remaind_ledger::Kind::UserMessage,
+            kind: remaind_events::Kind::UserMessage,
             importance: 1,
             actor: Some("user".into()),
             text: Some(text.into()),

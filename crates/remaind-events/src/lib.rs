@@ -1,7 +1,8 @@
 //! The vocabulary every Remaind layer shares: the event model and how it is read.
 //!
 //! This layer owns the event model (kinds and their importance rules, ids, the caller's
-//! [`NewEvent`] and the stored [`Event`] line), the hash chain ([`build_event`],
+//! [`NewEvent`] and the stored [`Event`] line), the current/superseded/resolved [`Status`]
+//! of events, the hash chain ([`build_event`],
 //! [`line_digest`]), and the read-side [`LedgerView`] trait with an in-memory
 //! implementation, [`MemoryLedger`]. It knows nothing about files, redaction, schemas,
 //! locks or validation: the on-disk ledger (`remaind-ledger`) implements [`LedgerView`], and
@@ -34,6 +35,7 @@
 
 mod chain;
 mod event;
+mod status;
 mod text;
 mod view;
 
@@ -41,5 +43,6 @@ pub use chain::{build_event, line_digest};
 pub use event::{
     ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord, Tool,
 };
+pub use status::{Status, Statuses};
 pub use text::one_line;
 pub use view::{EventIter, LedgerView, MemoryLedger, ViewError};

@@ -7,8 +7,9 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use remaind_events::{Event, EventId, Kind, Status};
 use remaind_hash::sha256_hex;
-use remaind_ledger::{Event, EventId, Filter, Kind, Ledger, RawLines, Status};
+use remaind_ledger::{Filter, Ledger, RawLines};
 use rusqlite::types::Value;
 use rusqlite::{
     Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
@@ -1444,7 +1445,7 @@ impl<'l> Index<'l> {
     }
 
     /// Up to `limit` events with seq `>= from` that pass `filter`, in order; the same events
-    /// as [`Ledger::range_filtered`].
+    /// as [`Ledger::range`].
     pub fn range(&mut self, from: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
         if limit == 0 {
             return Ok(Vec::new());
@@ -1462,7 +1463,7 @@ impl<'l> Index<'l> {
     }
 
     /// Up to `limit` events with seq `< seq` that pass `filter`, the closest ones, in
-    /// ascending order; the same events as [`Ledger::before_filtered`].
+    /// ascending order; the same events as [`Ledger::before`].
     pub fn before(&mut self, seq: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
         if limit == 0 || seq <= 1 {
             return Ok(Vec::new());
@@ -1741,7 +1742,7 @@ fn index_lines(
         count,
         last_seq: expected - 1,
         last_hash: match count {
-            0 if first_seq == 1 => remaind_ledger::GENESIS_PREV.to_owned(),
+            0 if first_seq == 1 => remaind_events::GENESIS_PREV.to_owned(),
             0 => String::new(),
             _ => sha256_hex(&last),
         },

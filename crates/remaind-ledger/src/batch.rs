@@ -51,18 +51,19 @@ fn numbered_lines(input: &[u8]) -> Vec<(usize, &[u8])> {
 /// whichever thread is free, so every thread finishes at about the same moment even when
 /// some requests (a large tool output) cost far more than others.
 pub(crate) fn prepare_all(
-    reqs: Vec<crate::input::AppendRequest>,
+    reqs: Vec<crate::input::Entry>,
+    system: bool,
     redactor: &Redactor,
     limits: &Limits,
 ) -> Vec<Item> {
-    let prep = |base: usize, chunk: Vec<crate::input::AppendRequest>| -> Vec<Item> {
+    let prep = |base: usize, chunk: Vec<crate::input::Entry>| -> Vec<Item> {
         chunk
             .into_iter()
             .enumerate()
             .map(|(i, r)| {
                 (
                     Some(base + i + 1),
-                    prepare::prepare(r, false, false, redactor, limits),
+                    prepare::prepare(r, system, false, redactor, limits),
                 )
             })
             .collect()
@@ -131,6 +132,7 @@ struct Block {
 /// (and, when one is malformed, it receives that line's error and writes nothing).
 pub(crate) fn append_json_lines<T>(
     input: &[u8],
+    system: bool,
     redactor: &Redactor,
     limits: &Limits,
     commit: impl FnOnce(&mut dyn Iterator<Item = Item>) -> Result<T>,
@@ -161,7 +163,7 @@ pub(crate) fn append_json_lines<T>(
                 let clean = redactor.json_text_is_clean(line);
                 let item = (
                     Some(n),
-                    prepare::prepare(ev.into(), false, clean, redactor, limits),
+                    prepare::prepare(ev.into(), system, clean, redactor, limits),
                 );
                 if item.1.is_err() {
                     prepare_lines = false;
@@ -333,7 +335,9 @@ mod tests {
     #[test]
     fn a_large_batch_is_chained_in_order_and_verifies() {
         let (_tmp, ledger) = ledger();
-        let ids = ledger.append_json_lines(&lines(3000, &[])).expect("batch");
+        let ids = ledger
+            .append(crate::AppendRequest::json_lines(&lines(3000, &[])))
+            .expect("batch");
         assert_eq!(ids.len(), 3000);
         assert!(
             ids.iter()
@@ -354,12 +358,18 @@ mod tests {
         let (_tmp, ledger) = ledger();
         let correction = r#"{"kind":"correction","text":"no target"}"#;
         let err = ledger
-            .append_json_lines(&lines(3000, &[(1700, correction), (2900, correction)]))
+            .append(crate::AppendRequest::json_lines(&lines(
+                3000,
+                &[(1700, correction), (2900, correction)],
+            )))
             .expect_err("rejected");
         assert_eq!(line_of(&err), Some(1700), "{err}");
         // A malformed line anywhere is reported before any line fails its checks.
         let err = ledger
-            .append_json_lines(&lines(3000, &[(700, correction), (2500, "{oops")]))
+            .append(crate::AppendRequest::json_lines(&lines(
+                3000,
+                &[(700, correction), (2500, "{oops")],
+            )))
             .expect_err("rejected");
         assert_eq!(line_of(&err), Some(2500), "{err}");
         assert_eq!(ledger.head().expect("head").0, 0);
@@ -399,7 +409,9 @@ mod tests {
             input.push(b'\n');
         }
         let artifacts = ledger.context_dir().join(remaind_fs::layout::ARTIFACTS_DIR);
-        let err = ledger.append_json_lines(&input).expect_err("rejected");
+        let err = ledger
+            .append(crate::AppendRequest::json_lines(&input))
+            .expect_err("rejected");
         assert_eq!(line_of(&err), Some(1900), "{err}");
         assert_eq!(
             files_under(artifacts.as_std_path()),
@@ -411,7 +423,9 @@ mod tests {
             r#"{"kind":"correction","text":"no target"}"#,
             r#"{"kind":"note","text":"fixed"}"#,
         );
-        let ids = ledger.append_json_lines(good.as_bytes()).expect("batch");
+        let ids = ledger
+            .append(crate::AppendRequest::json_lines(good.as_bytes()))
+            .expect("batch");
         assert_eq!(ids.len(), 2000);
         let stored = files_under(artifacts.as_std_path());
         assert_eq!(stored.len(), 2000usize.div_ceil(150), "{stored:?}");

@@ -10,13 +10,13 @@ use crate::error::{Error, Result};
 /// Unknown keys in that file belong to other layers and are ignored; a missing file or key
 /// means the default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Content longer than this (in bytes) is routed to `artifacts/`. Default 16384.
-    pub artifact_threshold_bytes: u64,
+    pub(crate) artifact_threshold_bytes: u64,
     /// A stored line (without its newline) may not be longer than this. Default 1048576.
-    pub max_line_bytes: u64,
+    pub(crate) max_line_bytes: u64,
     /// Length of the head and tail excerpts kept in an artifact record. Default 512.
-    pub excerpt_bytes: usize,
+    pub(crate) excerpt_bytes: usize,
 }
 
 impl Default for Limits {
@@ -31,7 +31,7 @@ impl Default for Limits {
 
 impl Limits {
     /// Read the limits from a `thresholds.json` file; a missing file gives the defaults.
-    pub fn load(path: &Utf8Path) -> Result<Limits> {
+    pub(crate) fn load(path: &Utf8Path) -> Result<Limits> {
         let text = match crate::ledger::read_regular(path) {
             Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| Error::Config {
                 path: path.to_owned(),
@@ -49,7 +49,7 @@ impl Limits {
     }
 
     /// Parse the limits from the text of a `thresholds.json` file.
-    pub fn from_json(text: &str) -> Result<Limits, String> {
+    pub(crate) fn from_json(text: &str) -> Result<Limits, String> {
         let value: Value =
             serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
         let obj = value.as_object().ok_or("must be a JSON object")?;

@@ -133,7 +133,7 @@ pub enum Error {
         /// What is wrong, and what to do about it.
         reason: String,
     },
-    /// A guarded append ([`crate::Ledger::append_system_unless`]) found a rival event
+    /// A guarded append ([`crate::AppendRequest::unless`]) found a rival event
     /// appended after the one its caller built on (another process or machine got there
     /// first); nothing was written.
     #[error(

@@ -7,26 +7,162 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use remaind_events::{EventId, Kind, NewEvent, Tool};
 
-/// One event to append, plus an optional binary payload.
-///
-/// `output_bytes` is a tool's raw output (e.g. `remaind log --output-file F`). It is always
-/// redacted with the byte scanner; it is stored inline as `tool.output` only when it is UTF-8
-/// text without NUL bytes and within the artifact threshold, otherwise it is routed to
-/// `artifacts/`. When it is given, the event's own `tool.output` must be absent.
+/// One event to append, plus an optional binary payload (a tool's raw output).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct AppendRequest {
+pub(crate) struct Entry {
     /// The event.
-    pub event: NewEvent,
+    pub(crate) event: NewEvent,
     /// A tool's raw output, possibly binary.
-    pub output_bytes: Option<Vec<u8>>,
+    pub(crate) output_bytes: Option<Vec<u8>>,
 }
 
-impl From<NewEvent> for AppendRequest {
+impl From<NewEvent> for Entry {
     fn from(event: NewEvent) -> Self {
-        AppendRequest {
+        Entry {
             event,
             output_bytes: None,
         }
+    }
+}
+
+/// What one [`Ledger::append`](crate::Ledger::append) writes: one event or a batch, all or
+/// nothing.
+///
+/// A [`NewEvent`] converts into a one-event request (its errors carry no line number); a
+/// `Vec<NewEvent>` or any iterator of them collects into a batch, whose errors name the
+/// 1-based position in the batch as `line`. [`AppendRequest::json_lines`] and
+/// [`AppendRequest::built`] make batches from JSON Lines input and from the head;
+/// [`AppendRequest::system`] and [`AppendRequest::unless`] are for Remaind's own layers.
+pub struct AppendRequest<'a> {
+    pub(crate) source: Source<'a>,
+    /// Bookkeeping kinds accepted (events written by Remaind itself).
+    pub(crate) system: bool,
+    pub(crate) unless: Option<Unless<'a>>,
+}
+
+/// Where the events of a request come from.
+pub(crate) enum Source<'a> {
+    /// One event; its errors carry no line number.
+    One(Box<Entry>),
+    /// A batch; errors name the 1-based position.
+    Many(Vec<Entry>),
+    /// JSON Lines, one caller event per line; errors name the physical line.
+    JsonLines(&'a [u8]),
+    /// Built from the head, under the lock.
+    Built(Box<dyn FnOnce(u64) -> Vec<NewEvent> + 'a>),
+}
+
+/// The condition of [`AppendRequest::unless`].
+pub(crate) struct Unless<'a> {
+    pub(crate) kinds: &'a [Kind],
+    pub(crate) since: u64,
+    pub(crate) files: &'a [(&'a str, &'a [u8])],
+}
+
+impl std::fmt::Debug for AppendRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let source = match &self.source {
+            Source::One(_) => "one event",
+            Source::Many(_) => "a batch",
+            Source::JsonLines(_) => "JSON Lines",
+            Source::Built(_) => "built from the head",
+        };
+        f.debug_struct("AppendRequest")
+            .field("source", &source)
+            .field("system", &self.system)
+            .field("unless", &self.unless.is_some())
+            .finish()
+    }
+}
+
+impl<'a> AppendRequest<'a> {
+    fn of(source: Source<'a>) -> Self {
+        AppendRequest {
+            source,
+            system: false,
+            unless: None,
+        }
+    }
+
+    /// One event with a tool's raw output, possibly binary (e.g. `remaind log --output-file
+    /// F`). The output is always redacted with the byte scanner; it is stored inline as
+    /// `tool.output` only when it is UTF-8 text without NUL bytes and within the artifact
+    /// threshold, otherwise it is routed to `artifacts/`. When it is given, the event's own
+    /// `tool.output` must be absent.
+    pub fn with_output(event: NewEvent, output: Option<Vec<u8>>) -> Self {
+        AppendRequest::of(Source::One(Box::new(Entry {
+            event,
+            output_bytes: output,
+        })))
+    }
+
+    /// JSON Lines (one caller event per line, blank lines skipped) as one batch, parsed and
+    /// prepared on every core while the lines are chained in order; errors name the physical
+    /// 1-based line.
+    pub fn json_lines(input: &'a [u8]) -> Self {
+        AppendRequest::of(Source::JsonLines(input))
+    }
+
+    /// A batch that depends on the head: `build` is called with the head under the ledger's
+    /// lock, so its events may cite each other by the ids they will get (`e{head + 1 + i}`)
+    /// and no other writer can append before they are written (an importer's batch, built
+    /// once, its payloads moved rather than kept for a retry). Other writers wait while the
+    /// batch is prepared and written.
+    pub fn built(build: impl FnOnce(u64) -> Vec<NewEvent> + 'a) -> Self {
+        AppendRequest::of(Source::Built(Box::new(build)))
+    }
+
+    /// Events written by Remaind itself: unlike a caller's, they may be of the bookkeeping
+    /// kinds (`compaction`, `validation`, `recovery`, `monitor`). Meant for Remaind's own
+    /// layers, not for agents.
+    pub fn system(mut self) -> Self {
+        self.system = true;
+        self
+    }
+
+    /// A change built on the last event of `kinds` (seq `since`, 0 for none), such as a
+    /// compaction built on the state the last one wrote: under the append lock (on a
+    /// replica, after catching up with the shared store) an event of those kinds after
+    /// `since` refuses the append with [`Error::Raced`], so of two writers that built on the
+    /// same event exactly one lands. On a replica, `files` (paths under `.context/`, e.g. the
+    /// derived pair the event records) commit to the shared store in the same transaction as
+    /// the events; a plain folder ignores them (its caller writes them).
+    pub fn unless(
+        mut self,
+        kinds: &'a [Kind],
+        since: u64,
+        files: &'a [(&'a str, &'a [u8])],
+    ) -> Self {
+        self.unless = Some(Unless {
+            kinds,
+            since,
+            files,
+        });
+        self
+    }
+}
+
+impl From<NewEvent> for AppendRequest<'_> {
+    fn from(event: NewEvent) -> Self {
+        AppendRequest::of(Source::One(Box::new(event.into())))
+    }
+}
+
+impl From<Vec<NewEvent>> for AppendRequest<'_> {
+    fn from(events: Vec<NewEvent>) -> Self {
+        events.into_iter().collect()
+    }
+}
+
+impl<const N: usize> From<[NewEvent; N]> for AppendRequest<'_> {
+    fn from(events: [NewEvent; N]) -> Self {
+        events.into_iter().collect()
+    }
+}
+
+impl FromIterator<NewEvent> for AppendRequest<'_> {
+    fn from_iter<I: IntoIterator<Item = NewEvent>>(events: I) -> Self {
+        AppendRequest::of(Source::Many(events.into_iter().map(Entry::from).collect()))
     }
 }
 

@@ -13,14 +13,14 @@ use serde_json::Value;
 use crate::batch;
 use crate::config::Limits;
 use crate::error::{Error, Result};
-use crate::input::{self, AppendRequest};
+use crate::input::{self, AppendRequest, Source, Unless};
 use crate::lines::{self, Snapshot};
 use crate::prepare::{self, Prepared, check_citations};
 use crate::reader::{self, RawLines};
 use crate::stage::Stager;
-use crate::status::{Status, Statuses};
+
 use crate::verify::{self, VerifyReport};
-use remaind_events::{Event, EventId, GENESIS_PREV, Kind, NewEvent, line_digest};
+use remaind_events::{Event, EventId, GENESIS_PREV, Kind, NewEvent, Status, Statuses, line_digest};
 use remaind_fs::layout::{
     ARTIFACTS_DIR, KEY_PATH, LOG_PATH, LOGS_DIR, QUARANTINE_DIR, REDACTION_PATH,
     REDACTION_TOML_PATH, SCHEMAS_DIR, THRESHOLDS_PATH,
@@ -63,6 +63,21 @@ impl Filter {
     }
 }
 
+/// How [`Ledger::open_with`] opens a folder. The default is [`Ledger::open`]'s.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The shared store the folder is a replica of: `None` (the default) for the one
+    /// [`StoreSetting::load`] finds (the process's [`StoreSetting::select`], else the folder's
+    /// `store.json`), if any; `Some(None)` for none (a plain folder, whatever
+    /// `store.json` says: a command that handles the store itself); `Some(Some(setting))` for
+    /// that store (a command given `--store`). The environment is the caller's to read (the
+    /// CLI's `--store`/`REMAIND_STORE`): this crate reads none.
+    pub store: Option<Option<StoreSetting>>,
+    /// For `verify`: a log that fails the anchor check still opens (and is left untouched:
+    /// no recovery), and [`Ledger::verify`] reports the break.
+    pub to_verify: bool,
+}
+
 /// The state of the end of the log, read under the lock.
 enum Tail {
     /// Head seq and the hash of the last line (or 0 and genesis).
@@ -88,7 +103,7 @@ pub struct Ledger {
     /// The head anchor, open for writing (`None` when read-only).
     anchor: Option<File>,
     /// Where the chain broke against the anchor at open (only kept by
-    /// [`Ledger::open_to_verify`]; [`Ledger::open`] refuses instead).
+    /// [`Options::to_verify`]; otherwise opening refuses instead).
     tampered: Option<anchor::Break>,
     reader: File,
     redactor: Redactor,
@@ -384,15 +399,26 @@ impl Ledger {
     /// does not grow with the ledger when the file is as Remaind left it: a changed, removed,
     /// reordered, truncated or forged line is [`Error::Tampered`] naming the line, and nothing
     /// is written. Without write access the ledger opens read-only: reads work, appends fail.
+    ///
+    /// The folder's `store.json`, if any, makes it the replica of a shared store; see
+    /// [`Ledger::open_with`] to choose otherwise.
     pub fn open(context_dir: &Utf8Path) -> Result<Ledger> {
-        let ledger = Ledger::open_inner(context_dir)?;
+        Ledger::open_with(context_dir, &Options::default())
+    }
+
+    /// [`Ledger::open`] with `options`: the shared store chosen by the caller rather than
+    /// the folder's `store.json` (a command given `--store`, or one that handles the store
+    /// itself and opens the folder plainly), and, for `verify`, a log that fails the anchor
+    /// check opened anyway.
+    pub fn open_with(context_dir: &Utf8Path, options: &Options) -> Result<Ledger> {
+        let ledger = Ledger::open_inner(context_dir, options.store.as_ref())?;
         match &ledger.tampered {
-            Some(b) => Err(Error::Tampered {
+            Some(b) if !options.to_verify => Err(Error::Tampered {
                 path: ledger.log_path.clone(),
                 line: b.line,
                 reason: b.reason.clone(),
             }),
-            None => Ok(ledger),
+            _ => Ok(ledger),
         }
     }
 
@@ -413,13 +439,7 @@ impl Ledger {
         load_redactor(context_dir, &read_key(context_dir)?).map(|(redactor, _)| redactor)
     }
 
-    /// [`Ledger::open`] for `verify`: a log that fails the anchor check still opens (and is
-    /// left untouched: no recovery), and [`Ledger::verify`] reports the break.
-    pub fn open_to_verify(context_dir: &Utf8Path) -> Result<Ledger> {
-        Ledger::open_inner(context_dir)
-    }
-
-    fn open_inner(context_dir: &Utf8Path) -> Result<Ledger> {
+    fn open_inner(context_dir: &Utf8Path, store: Option<&Option<StoreSetting>>) -> Result<Ledger> {
         let dir = context_dir.to_owned();
         let log_path = dir.join(LOG_PATH);
         for sub in [LOGS_DIR, QUARANTINE_DIR, SCHEMAS_DIR, ARTIFACTS_DIR] {
@@ -455,7 +475,11 @@ impl Ledger {
         };
         let reader =
             open_log(&log_path, false).map_err(|e| Error::io(&log_path, "cannot open", e))?;
-        let shared = StoreSetting::load(&dir)?
+        let setting = match store {
+            Some(chosen) => chosen.clone(),
+            None => StoreSetting::load(&dir)?,
+        };
+        let shared = setting
             .map(|setting| Shared::connect(&setting))
             .transpose()?;
         let head_path = dir.join(anchor::HEAD_PATH);
@@ -542,11 +566,6 @@ impl Ledger {
         &self.log_path
     }
 
-    /// The size limits in force.
-    pub fn limits(&self) -> Limits {
-        self.limits
-    }
-
     /// The project's redactor (built-in and user rules, the project key).
     pub fn redactor(&self) -> &Redactor {
         &self.redactor
@@ -578,144 +597,105 @@ impl Ledger {
 
     // ----- appending -------------------------------------------------------------------
 
-    /// Append one event given by a caller. Returns its id.
-    pub fn append(&self, event: NewEvent) -> Result<EventId> {
-        self.append_request(event.into())
-    }
-
-    /// Append one event with an optional binary tool output. Returns its id.
-    pub fn append_request(&self, req: AppendRequest) -> Result<EventId> {
-        self.append_one(req, false)
-    }
-
-    /// Append a batch, all or nothing: every event is checked before anything is written,
-    /// the lines are written under one lock and synced once. Errors name the 1-based
-    /// position in the batch as `line`.
-    pub fn append_batch<I, R>(&self, batch: I) -> Result<Vec<EventId>>
-    where
-        I: IntoIterator<Item = R>,
-        R: Into<AppendRequest>,
-    {
-        self.append_numbered(
-            batch
-                .into_iter()
-                .enumerate()
-                .map(|(i, r)| (i + 1, r.into())),
-        )
-    }
-
-    /// [`Ledger::append_batch`] for a batch that depends on the head: `build` is called with
-    /// the head under the ledger's lock, so its events may cite each other by the ids they
-    /// will get (`e{head + 1 + i}`) and no other writer can append before they are written
-    /// (an importer's batch, built once, its payloads moved rather than kept for a retry).
-    /// Other writers wait while the batch is prepared and written.
-    pub fn append_batch_built<R>(&self, build: impl FnOnce(u64) -> Vec<R>) -> Result<Vec<EventId>>
-    where
-        R: Into<AppendRequest>,
-    {
-        self.under_lock(|locked, head, prev, up| {
-            let reqs: Vec<AppendRequest> = build(head).into_iter().map(Into::into).collect();
-            let n = reqs.len();
-            let items = batch::prepare_all(reqs, &self.redactor, &self.limits);
-            if items.len() != n {
-                return Err(Error::invalid(
-                    "line",
-                    "a worker preparing the batch stopped; nothing was written",
-                ));
+    /// Append one event or a batch (see [`AppendRequest`]), all or nothing: every event is
+    /// checked before anything is written, the lines are written under one lock and synced
+    /// once. Returns the ids of the events, in order (one for a single event).
+    ///
+    /// A single event's errors carry no line number; a batch's name the 1-based position in
+    /// the batch (or, for JSON Lines, the physical line) as `line`. Caller events may not be
+    /// of the bookkeeping kinds unless the request is [`AppendRequest::system`].
+    pub fn append<'a>(&self, request: impl Into<AppendRequest<'a>>) -> Result<Vec<EventId>> {
+        let AppendRequest {
+            source,
+            system,
+            unless,
+        } = request.into();
+        let unless = unless.as_ref();
+        match source {
+            Source::One(entry) => {
+                // Prepared before the lock is taken: other writers do not wait for it.
+                let item = (
+                    None,
+                    prepare::prepare(*entry, system, false, &self.redactor, &self.limits),
+                );
+                let ids = self.commit(std::iter::once(item), 0, unless)?;
+                if ids.is_empty() {
+                    return Err(Error::corrupt(&self.log_path, "an append wrote no line"));
+                }
+                Ok(ids)
             }
-            Ok(self.write_locked(locked, head, prev, items, 0, up)?.0)
-        })
-    }
-
-    /// Parse JSON Lines (one caller event per line, blank lines skipped) and append them as
-    /// one batch; errors name the physical 1-based line.
-    pub fn append_json_lines(&self, input: &[u8]) -> Result<Vec<EventId>> {
-        // Parsed, then prepared on every core while the lines are chained in order.
-        // The lines take about as many bytes as the input: reserve them once.
-        batch::append_json_lines(input, &self.redactor, &self.limits, |items| {
-            self.commit(items, input.len())
-        })
-    }
-
-    fn append_numbered(
-        &self,
-        batch: impl Iterator<Item = (usize, AppendRequest)>,
-    ) -> Result<Vec<EventId>> {
-        let items = batch.map(|(n, req)| {
-            (
-                Some(n),
-                prepare::prepare(req, false, false, &self.redactor, &self.limits),
-            )
-        });
-        self.commit(items, 0)
-    }
-
-    /// Append an event written by Remaind itself. Unlike [`Ledger::append`] this accepts the
-    /// bookkeeping kinds (`compaction`, `validation`, `recovery`, `monitor`); it is meant for
-    /// Remaind's own layers, not for agents.
-    pub fn append_system(&self, event: NewEvent) -> Result<EventId> {
-        self.append_one(event.into(), true)
-    }
-
-    /// [`Ledger::append_system`] for a change built on the last event of `kinds` (seq `since`,
-    /// 0 for none), such as a compaction built on the state the last one wrote: under the
-    /// append lock (on a replica, after catching up with the shared store) an event of those
-    /// kinds after `since` refuses the append with [`Error::Raced`], so of two writers that
-    /// built on the same event exactly one lands. On a replica, `files` (paths under
-    /// `.context/`, e.g. the derived pair the event records) commit to the shared store in the
-    /// same transaction as the event; a plain folder ignores them (its caller writes them).
-    pub fn append_system_unless(
-        &self,
-        event: NewEvent,
-        kinds: &[Kind],
-        since: u64,
-        files: &[(&str, &[u8])],
-    ) -> Result<EventId> {
-        let item = (
-            None,
-            prepare::prepare(event.into(), true, false, &self.redactor, &self.limits),
-        );
-        let ids = self.under_lock(|locked, head, prev, mut up| {
-            // Only the events after `since` can be rivals.
-            let after = head.saturating_sub(since);
-            if let Some(rival) = self.last_of_kinds(kinds, after)?.filter(|e| e.seq > since) {
-                return Err(Error::Raced {
-                    path: self.log_path.clone(),
-                    kind: rival.kind.as_str().to_owned(),
-                    seq: rival.seq,
-                    since,
+            Source::Many(entries) => {
+                let items = entries.into_iter().enumerate().map(|(i, entry)| {
+                    (
+                        Some(i + 1),
+                        prepare::prepare(entry, system, false, &self.redactor, &self.limits),
+                    )
                 });
+                self.commit(items, 0, unless)
             }
-            if let Some(up) = up.as_mut() {
-                self.put_files(up, files)?;
+            // Parsed, then prepared on every core while the lines are chained in order.
+            // The lines take about as many bytes as the input: reserve them once.
+            Source::JsonLines(input) => {
+                batch::append_json_lines(input, system, &self.redactor, &self.limits, |items| {
+                    self.commit(items, input.len(), unless)
+                })
             }
-            Ok(self
-                .write_locked(locked, head, prev, std::iter::once(item), 0, up)?
-                .0)
-        })?;
-        ids.first()
-            .copied()
-            .ok_or_else(|| Error::corrupt(&self.log_path, "an append wrote no line"))
+            Source::Built(build) => self.under_lock(|locked, head, prev, up| {
+                let reqs: Vec<input::Entry> = build(head).into_iter().map(Into::into).collect();
+                let n = reqs.len();
+                let items = batch::prepare_all(reqs, system, &self.redactor, &self.limits);
+                if items.len() != n {
+                    return Err(Error::invalid(
+                        "line",
+                        "a worker preparing the batch stopped; nothing was written",
+                    ));
+                }
+                let up = self.check_unless(unless, head, up)?;
+                Ok(self.write_locked(locked, head, prev, items, 0, up)?.0)
+            }),
+        }
     }
 
-    fn append_one(&self, req: AppendRequest, system: bool) -> Result<EventId> {
-        let item = (
-            None,
-            prepare::prepare(req, system, false, &self.redactor, &self.limits),
-        );
-        let ids = self.commit(std::iter::once(item), 0)?;
-        ids.first()
-            .copied()
-            .ok_or_else(|| Error::corrupt(&self.log_path, "an append wrote no line"))
+    /// Under the lock: refuse the append with [`Error::Raced`] when an event of the
+    /// condition's kinds came after its `since`; on a replica, add its files to the upload.
+    fn check_unless<'u>(
+        &self,
+        unless: Option<&Unless<'_>>,
+        head: u64,
+        mut up: Option<Upload<'u>>,
+    ) -> Result<Option<Upload<'u>>> {
+        let Some(unless) = unless else {
+            return Ok(up);
+        };
+        let since = unless.since;
+        // Only the events after `since` can be rivals.
+        let after = head.saturating_sub(since);
+        if let Some(rival) = self
+            .last_of_kinds(unless.kinds, after)?
+            .filter(|e| e.seq > since)
+        {
+            return Err(Error::Raced {
+                path: self.log_path.clone(),
+                kind: rival.kind.as_str().to_owned(),
+                seq: rival.seq,
+                since,
+            });
+        }
+        if let Some(up) = up.as_mut() {
+            self.put_files(up, unless.files)?;
+        }
+        Ok(up)
     }
 
     /// Lock, recover a torn tail, then check, assign and write the items. `bytes` is the
     /// expected size of the lines, if known (0 otherwise).
-    fn commit<I>(&self, items: I, bytes: usize) -> Result<Vec<EventId>>
+    /// `unless`, if any, is checked first, under the lock.
+    fn commit<I>(&self, items: I, bytes: usize, unless: Option<&Unless<'_>>) -> Result<Vec<EventId>>
     where
         I: IntoIterator<Item = (Option<usize>, Result<Prepared>)>,
     {
         self.under_lock(|locked, head, prev, up| {
+            let up = self.check_unless(unless, head, up)?;
             Ok(self.write_locked(locked, head, prev, items, bytes, up)?.0)
         })
     }
@@ -1098,11 +1078,6 @@ impl Ledger {
         }
     }
 
-    /// The event with this id, if it exists.
-    pub fn get_id(&self, id: EventId) -> Result<Option<Event>> {
-        self.get(id.seq())
-    }
-
     /// SHA-256 of line `seq` (the chain hash at `seq`); [`GENESIS_PREV`] for 0; `None` past
     /// the head.
     pub fn digest_at(&self, seq: u64) -> Result<Option<String>> {
@@ -1115,13 +1090,9 @@ impl Ledger {
             .map(|(_, line)| line_digest(&line)))
     }
 
-    /// Up to `limit` events with seq `>= from`, in order.
-    pub fn range(&self, from: u64, limit: usize) -> Result<Vec<Event>> {
-        self.range_filtered(from, limit, &Filter::default())
-    }
-
-    /// Up to `limit` events with seq `>= from` that pass `filter`, in order.
-    pub fn range_filtered(&self, from: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
+    /// Up to `limit` events with seq `>= from` that pass `filter` (every event passes
+    /// [`Filter::default`]), in order.
+    pub fn range(&self, from: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
         let snap = self.snapshot()?;
         let mut out = Vec::new();
         if limit == 0 {
@@ -1143,13 +1114,9 @@ impl Ledger {
         Ok(out)
     }
 
-    /// Up to `limit` events with seq `< seq`, the closest ones, in ascending order.
-    pub fn before(&self, seq: u64, limit: usize) -> Result<Vec<Event>> {
-        self.before_filtered(seq, limit, &Filter::default())
-    }
-
-    /// Up to `limit` events with seq `< seq` that pass `filter`, the closest ones, ascending.
-    pub fn before_filtered(&self, seq: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
+    /// Up to `limit` events with seq `< seq` that pass `filter` (every event passes
+    /// [`Filter::default`]), the closest ones, in ascending order.
+    pub fn before(&self, seq: u64, limit: usize, filter: &Filter) -> Result<Vec<Event>> {
         let snap = self.snapshot()?;
         let mut out = Vec::new();
         if limit == 0 || seq <= 1 {
@@ -1174,7 +1141,7 @@ impl Ledger {
     }
 
     /// Every event, in order, for full scans.
-    pub fn iter(&self) -> Result<Events<'_>> {
+    pub fn iter(&self) -> Result<impl Iterator<Item = Result<Event>> + '_> {
         let snap = self.snapshot()?;
         Ok(Events {
             ledger: self,
@@ -1236,7 +1203,7 @@ impl Ledger {
 }
 
 /// Iterator over every event of the log (see [`Ledger::iter`]).
-pub struct Events<'a> {
+struct Events<'a> {
     ledger: &'a Ledger,
     lines: lines::ForwardLines<'a>,
 }

@@ -1,8 +1,8 @@
 //! The append-only event ledger: `logs/events.jsonl`, the source of truth.
 //!
-//! This layer owns the on-disk log (the event model itself is `remaind-events`'s, re-exported
-//! here): schema validation before write, id,
-//! sequence, time and hash-chain assignment, redaction and artifact routing of every line
+//! This layer owns the on-disk log (the event model itself, statuses included, is
+//! `remaind-events`'s: import it from there): schema validation before write, id, sequence,
+//! time and hash-chain assignment, redaction and artifact routing of every line
 //! before it touches disk (through `remaind-redact` and `remaind-artifacts`), the append lock,
 //! torn-tail recovery, positional reads and the current/superseded/resolved status of events.
 //! It never rewrites a written line and knows nothing about state, compaction or the CLI.
@@ -21,17 +21,26 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let tmp = tempfile::tempdir()?;
 //! # let dir = &camino::Utf8Path::from_path(tmp.path()).ok_or("non-UTF-8 temp dir")?.join(".context");
-//! use remaind_ledger::{Kind, Ledger, NewEvent};
+//! use remaind_events::{Kind, NewEvent};
+//! use remaind_ledger::Ledger;
 //!
 //! Ledger::create(dir)?;
 //! let ledger = Ledger::open(dir)?;
-//! let id = ledger.append(NewEvent {
+//! let ids = ledger.append(NewEvent {
 //!     kind: Some(Kind::Decision),
 //!     text: Some("Use SQLite for the index".into()),
 //!     ..NewEvent::default()
 //! })?;
-//! let event = ledger.get(id.seq())?.ok_or("the event was appended")?;
+//! let event = ledger.get(ids[0].seq())?.ok_or("the event was appended")?;
 //! assert_eq!(event.text.as_deref(), Some("Use SQLite for the index"));
+//!
+//! // A batch is written all or nothing, under one lock and one sync.
+//! let batch = ["First", "Second"].map(|text| NewEvent {
+//!     kind: Some(Kind::Note),
+//!     text: Some(text.into()),
+//!     ..NewEvent::default()
+//! });
+//! assert_eq!(ledger.append(batch)?.len(), 2);
 //!
 //! // Secrets never reach the file: the line holds a placeholder.
 //! ledger.append(NewEvent {
@@ -49,7 +58,7 @@ mod anchor;
 mod batch;
 mod config;
 mod error;
-pub mod failpoints;
+mod failpoints;
 mod input;
 mod ledger;
 mod lines;
@@ -58,25 +67,19 @@ mod reader;
 mod schema;
 mod shared;
 mod stage;
-mod status;
 mod strict;
 mod verify;
 mod view;
 
-pub use config::Limits;
 pub use error::{Error, Result};
+pub use failpoints::FAILPOINTS;
 pub use input::{
     AppendRequest, new_event_from_value, parse_json_lines, parse_kind, parse_new_event,
 };
-pub use ledger::{Events, Filter, Ledger};
+pub use ledger::{Filter, Ledger, Options};
 pub use reader::{LogReader, RawLines};
-pub use remaind_events::{
-    ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, LedgerView, NewEvent, RedactionRecord,
-    Tool, build_event, line_digest,
-};
 pub use schema::EVENT_SCHEMA;
 pub use shared::StoreSetting;
-pub use status::{Status, Statuses};
 /// Parse JSON as every caller's input is read: a repeated key in any object is refused.
 pub use strict::parse_json_strict;
 pub use verify::{Problem, VerifyReport};

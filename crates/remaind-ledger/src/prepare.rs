@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::config::Limits;
 use crate::error::{Error, Result};
-use crate::input::AppendRequest;
+use crate::input::Entry;
 use crate::schema;
 use remaind_events::{
     ArtifactRecord, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord, Tool,
@@ -577,13 +577,13 @@ fn line_body(line: &Line<'_>) -> Result<Vec<u8>> {
 /// that no string of the event needs redacting (the caller checked the JSON text it was
 /// parsed from with [`Redactor::json_text_is_clean`]), so its strings are not scanned again.
 pub(crate) fn prepare(
-    req: AppendRequest,
+    req: Entry,
     system: bool,
     clean: bool,
     redactor: &Redactor,
     limits: &Limits,
 ) -> Result<Prepared> {
-    let AppendRequest {
+    let Entry {
         event: ev,
         output_bytes,
     } = req;

@@ -23,7 +23,8 @@ use crate::lines::{self, ForwardLines, Snapshot};
 ///
 /// ```no_run
 /// # fn main() -> remaind_ledger::Result<()> {
-/// use remaind_ledger::{Kind, LogReader};
+/// use remaind_events::Kind;
+/// use remaind_ledger::LogReader;
 /// let log = LogReader::open(camino::Utf8Path::new(".context"))?;
 /// let (seq, _hash) = log.head()?;
 /// let last = log.last_matching(&[Kind::Compaction], 1_000, |_| true)?;

@@ -24,9 +24,10 @@ pub struct StoreSetting {
 static SELECTED: OnceLock<Option<StoreSetting>> = OnceLock::new();
 
 impl StoreSetting {
-    /// Choose the store of every ledger this process opens, over the folder's `store.json`: `Some` for a command given `--store`, `None` for one that
-    /// handles the store itself (`init --store`, `push`, `pull`) and opens folders plainly.
-    /// The first call wins; later ones are ignored.
+    /// Choose the store of every ledger this process opens without an explicit
+    /// [`Options::store`](crate::Options::store), over the folder's `store.json`: `Some` for a
+    /// command given `--store`, `None` for one that handles the store itself (`init --store`,
+    /// `push`, `pull`) and opens folders plainly. The first call wins; later ones are ignored.
     pub fn select(setting: Option<StoreSetting>) {
         let _ = SELECTED.set(setting);
     }

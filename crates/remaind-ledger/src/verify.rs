@@ -55,11 +55,6 @@ impl VerifyReport {
         self.problem_count == 0
     }
 
-    /// The first problem, if any.
-    pub fn first_problem(&self) -> Option<&Problem> {
-        self.problems.first()
-    }
-
     /// Adds the break the head-anchor check found at open (first, since it is about the
     /// ledger as a whole), unless the full check already named that line.
     pub(crate) fn anchor_break(&mut self, line: u64, reason: &str) {

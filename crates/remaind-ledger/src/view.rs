@@ -24,12 +24,12 @@ impl LedgerView for Ledger {
     }
 
     fn event(&self, id: EventId) -> Result<Option<Event>, ViewError> {
-        self.get_id(id).map_err(|e| view_err(self, e))
+        self.get(id.seq()).map_err(|e| view_err(self, e))
     }
 
     fn events_in(&self, after_seq: u64, through_seq: u64) -> EventIter<'_> {
         let limit = usize::try_from(through_seq.saturating_sub(after_seq)).unwrap_or(usize::MAX);
-        match self.range(after_seq + 1, limit) {
+        match self.range(after_seq + 1, limit, &crate::Filter::default()) {
             Ok(events) => Box::new(
                 events
                     .into_iter()

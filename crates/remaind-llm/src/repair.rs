@@ -7,7 +7,8 @@ use remaind_atomic::HistoryStore;
 use remaind_compact::{
     Candidate, CompactorInput, Options, Outcome, Proposal, Rejection, Source, candidate_from_value,
 };
-use remaind_ledger::{EventId, Ledger};
+use remaind_events::EventId;
+use remaind_ledger::Ledger;
 use remaind_validate::Failure;
 use serde_json::{Map, Value, json};
 

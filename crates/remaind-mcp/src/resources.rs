@@ -98,7 +98,7 @@ pub(crate) fn read(session: &Session, uri: &str) -> Result<ResourceContents, Err
         let (_, ledger) = session
             .ledger()
             .map_err(|e| ErrorData::internal_error(e.message, None))?;
-        let ev = ledger.get_id(id).map_err(|e| internal(&e))?;
+        let ev = ledger.get(id.seq()).map_err(|e| internal(&e))?;
         let Some(ev) = ev else {
             return Err(ErrorData::resource_not_found(
                 format!("{uri}: no event {id} in the ledger"),

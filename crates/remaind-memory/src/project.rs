@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use remaind_ledger::{EventId, Status as EventStatus};
+use remaind_events::{EventId, Status as EventStatus};
 use serde::Serialize;
 
 /// Where a proposal stands.

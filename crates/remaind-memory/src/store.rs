@@ -9,13 +9,14 @@ use std::collections::{BTreeMap, HashMap};
 
 use camino::Utf8Path;
 use remaind_atomic::{Guard, HistoryPoint, HistoryStore, RestoreSummary, Timestamp};
+use remaind_events::{Event, EventId, Kind, NewEvent, Status as EventStatus, Statuses};
 use remaind_fs::ContextDir;
 use remaind_fs::layout::{
     MEMORY_ARCHIVE_DIR, MEMORY_CONFIG_PATH, MEMORY_DIR, MEMORY_FILE_PATH, MEMORY_LOOPS_DIR,
     MEMORY_PENDING_PATH, MEMORY_PROPOSALS_DIR, MEMORY_RENDERED_PATH, MEMORY_TREE_PATH,
     MEMORY_USES_PATH, THRESHOLDS_PATH,
 };
-use remaind_ledger::{Event, EventId, Kind, Ledger, NewEvent, Status as EventStatus, Statuses};
+use remaind_ledger::Ledger;
 use serde_json::{Map, Value, json};
 
 use crate::cache;
@@ -303,15 +304,18 @@ impl<'l> Memory<'l> {
         self.mark_pending()?;
         let mut data = Map::new();
         data.insert("memory".to_owned(), memory);
-        let id = self.ledger.append_system(NewEvent {
-            kind: Some(Kind::Note),
-            text: Some(text.to_owned()),
-            actor: Some("remaind".to_owned()),
-            importance: Some(importance),
-            refs: cites.to_vec(),
-            data: Some(data),
-            ..NewEvent::default()
-        })?;
+        let id = self.ledger.append(
+            remaind_ledger::AppendRequest::from(NewEvent {
+                kind: Some(Kind::Note),
+                text: Some(text.to_owned()),
+                actor: Some("remaind".to_owned()),
+                importance: Some(importance),
+                refs: cites.to_vec(),
+                data: Some(data),
+                ..NewEvent::default()
+            })
+            .system(),
+        )?[0];
         self.unrendered.borrow_mut().push(id);
         Ok(id)
     }
@@ -510,7 +514,7 @@ impl<'l> Memory<'l> {
 
     fn check_cites(&self, cites: &[EventId]) -> Result<()> {
         for &c in cites {
-            if self.ledger.get_id(c)?.is_none() {
+            if self.ledger.get(c.seq())?.is_none() {
                 return Err(Error::invalid(
                     "cites",
                     format!("{c} is not in the ledger; cite an event `remaind search` shows"),
@@ -888,7 +892,10 @@ impl<'l> Memory<'l> {
         let mut uses = self.uses()?;
         let (head, _) = self.ledger.head()?;
         let from = head.saturating_sub(CITATION_WINDOW as u64) + 1;
-        for ev in self.ledger.range(from, CITATION_WINDOW)? {
+        for ev in self
+            .ledger
+            .range(from, CITATION_WINDOW, &remaind_ledger::Filter::default())?
+        {
             let Some(text) = ev.text.as_deref() else {
                 continue;
             };

@@ -1,8 +1,9 @@
 //! File recall: what the ledger holds about a file the agent is about to read or edit.
 
 use camino::{Utf8Path, Utf8PathBuf};
+use remaind_events::{Event, Kind};
 use remaind_index::Index;
-use remaind_ledger::{Event, Filter, Kind, Ledger};
+use remaind_ledger::{Filter, Ledger};
 use serde_json::Value;
 
 use crate::prompt::is_own;

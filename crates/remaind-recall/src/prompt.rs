@@ -1,7 +1,8 @@
 //! Per-prompt recall: the events that bear on what the user just asked.
 
+use remaind_events::{Event, Kind, Status};
 use remaind_index::Index;
-use remaind_ledger::{Event, Filter, Kind, Ledger, Status};
+use remaind_ledger::{Filter, Ledger};
 use serde_json::Value;
 
 use crate::session::{self, Held};

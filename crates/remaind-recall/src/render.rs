@@ -1,6 +1,6 @@
 //! Recalled events as the lines an agent reads: one cited line each, within a token budget.
 
-use remaind_ledger::{Event, Kind};
+use remaind_events::{Event, Kind};
 use serde_json::Value;
 
 pub(crate) use remaind_events::one_line;

@@ -14,7 +14,7 @@
 //!
 //! The confidence score is documented in `docs/resume-gate.md`.
 
-use remaind_ledger::EventId;
+use remaind_events::EventId;
 use serde::{Deserialize, Serialize};
 
 /// Below this score, resume confidence is low.

@@ -4,8 +4,9 @@
 
 use std::collections::BTreeSet;
 
+use remaind_events::{Event, EventId, Statuses};
 use remaind_fs::layout::ACTIVE_DIR;
-use remaind_ledger::{Event, EventId, Ledger, Statuses};
+use remaind_ledger::Ledger;
 use remaind_validate::State;
 
 use crate::Error;
@@ -76,7 +77,7 @@ pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, E
     let through = state.as_ref().map_or(0, |s| s.through_seq);
     let tail = if through < head {
         ledger
-            .range(through + 1, usize::MAX)
+            .range(through + 1, usize::MAX, &remaind_ledger::Filter::default())
             .map_err(Error::Ledger)?
     } else {
         Vec::new()
@@ -265,7 +266,7 @@ use remaind_hash::sha256_hex;
 /// `(through_seq, state_sha256, handover_sha256)` of a `compaction` event, the pair it
 /// recorded as accepted.
 pub(crate) fn accepted_pair(ev: &Event) -> Option<(u64, String, String)> {
-    if ev.kind != remaind_ledger::Kind::Compaction {
+    if ev.kind != remaind_events::Kind::Compaction {
         return None;
     }
     let data = ev.data.as_ref()?;

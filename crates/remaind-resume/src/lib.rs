@@ -15,7 +15,8 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let tmp = tempfile::tempdir()?;
 //! # let root = camino::Utf8Path::from_path(tmp.path()).ok_or("non-UTF-8 temp dir")?;
-//! use remaind_ledger::{Kind, Ledger, NewEvent};
+//! use remaind_events::{Kind, NewEvent};
+//! use remaind_ledger::Ledger;
 //! use remaind_resume::{Budget, ContextDir, init, resume};
 //!
 //! let ctx = ContextDir::new(root.join(".context"));

@@ -9,7 +9,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use remaind_ledger::{Event, Kind, LogReader, NewEvent};
+use remaind_events::{Event, Kind, NewEvent};
+
+use remaind_ledger::LogReader;
 use serde_json::Value;
 
 use crate::Error;
@@ -142,7 +144,7 @@ pub struct Reading {
     /// The band of the previous `monitor` event, if one was found (see [`monitor()`]).
     pub previous_band: Option<Band>,
     /// The `monitor` event appended for a band change, if any.
-    pub event: Option<remaind_ledger::EventId>,
+    pub event: Option<remaind_events::EventId>,
 }
 
 /// How far back the monitor looks for the previous `monitor` event (see [`monitor`]).
@@ -240,7 +242,11 @@ pub fn monitor(ctx: &ContextDir, used: Option<u64>, window: Option<u64>) -> Resu
             data: Some(data),
             ..NewEvent::default()
         };
-        event = Some(ledger.append_system(new).map_err(Error::Ledger)?);
+        event = Some(
+            ledger
+                .append(remaind_ledger::AppendRequest::from(new).system())
+                .map_err(Error::Ledger)?[0],
+        );
     }
     Ok(Reading {
         band,

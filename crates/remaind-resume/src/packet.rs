@@ -34,7 +34,8 @@
 use std::fmt::Write as _;
 
 use remaind_compact::UserWords;
-use remaind_ledger::{Event, EventId, Kind, Ledger, Status, Statuses};
+use remaind_events::{Event, EventId, Kind, Status, Statuses};
+use remaind_ledger::Ledger;
 use remaind_validate::{Asked, State, Turn, TurnEnd};
 use serde::{Deserialize, Serialize};
 
@@ -311,10 +312,12 @@ fn ledger_alone(ledger: &Ledger, inp: Inputs) -> Result<Inputs, Error> {
     let tail = if inp.head == 0 {
         Vec::new()
     } else {
-        ledger.range(1, usize::MAX).map_err(Error::Ledger)?
+        ledger
+            .range(1, usize::MAX, &remaind_ledger::Filter::default())
+            .map_err(Error::Ledger)?
     };
     Ok(Inputs {
-        statuses: remaind_ledger::Statuses::from_events(&tail),
+        statuses: remaind_events::Statuses::from_events(&tail),
         tail,
         state: None,
         state_bytes: None,
@@ -369,7 +372,9 @@ fn ended_turn(ledger: &Ledger, inp: &Inputs, turn: &Turn) -> Result<Option<Ended
             + 1;
         let floor = before.saturating_sub(END_LOOKBACK);
         while end.is_none() && before > floor.max(1) {
-            let chunk = ledger.before(before, 256).map_err(Error::Ledger)?;
+            let chunk = ledger
+                .before(before, 256, &remaind_ledger::Filter::default())
+                .map_err(Error::Ledger)?;
             let Some(first) = chunk.first() else { break };
             before = first.seq;
             end = chunk

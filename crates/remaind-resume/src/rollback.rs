@@ -143,11 +143,11 @@ fn check_recorded(
         .unwrap_or(0);
     let ledger = crate::conv::open_ledger(ctx)?;
     let filter = remaind_ledger::Filter {
-        kinds: vec![remaind_ledger::Kind::Compaction],
+        kinds: vec![remaind_events::Kind::Compaction],
         min_importance: None,
     };
     let events = ledger
-        .range_filtered(through + 1, usize::MAX, &filter)
+        .range(through + 1, usize::MAX, &filter)
         .map_err(Error::Ledger)?;
     let recorded = events.iter().filter_map(accepted_pair).any(|(t, s, h)| {
         t == through && s == state_sha && handover_sha.as_deref() == Some(h.as_str())

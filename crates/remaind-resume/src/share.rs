@@ -3,9 +3,10 @@
 //! through the ledger (byte for byte, chains checked); the project's other files travel here.
 
 use camino::{Utf8Path, Utf8PathBuf};
+use remaind_events::GENESIS_PREV;
 use remaind_fs::layout::{ACTIVE_DIR, KEY_PATH, MEMORY_DIR, SCHEMAS_DIR};
 use remaind_fs::{Entry, inspect};
-use remaind_ledger::{GENESIS_PREV, Ledger, StoreSetting};
+use remaind_ledger::{Ledger, StoreSetting};
 use remaind_pg::Store;
 
 use crate::error::Error;

@@ -1,7 +1,7 @@
 //! `remaind status`: the band, the last compaction, the head, the next step and the gate's
 //! verdict, read without writing anything.
 
-use remaind_ledger::{EventId, Kind};
+use remaind_events::{EventId, Kind};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
@@ -57,7 +57,7 @@ pub fn status(ctx: &ContextDir) -> Result<Status, Error> {
     let ledger = open_ledger(ctx)?;
     let from = full.through_seq.unwrap_or(0) + 1;
     let last_compaction = ledger
-        .range(from, usize::MAX)
+        .range(from, usize::MAX, &remaind_ledger::Filter::default())
         .map_err(Error::Ledger)?
         .into_iter()
         .rev()

@@ -1,6 +1,6 @@
 //! Item-by-item difference between two accepted states.
 
-use remaind_ledger::EventId;
+use remaind_events::EventId;
 use remaind_validate::{CURRENT_SECTIONS, State};
 
 /// What happened to an item between the older and the newer state.

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use remaind_ledger::{Event, EventId};
+use remaind_events::{Event, EventId};
 
 /// `s` escaped for HTML text and double-quoted attribute values.
 pub(crate) fn esc(s: &str) -> String {

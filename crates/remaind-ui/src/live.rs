@@ -78,7 +78,9 @@ pub(crate) async fn tail(
                         after
                     };
                     let events = match from.checked_add(1) {
-                        Some(next) => ledger.range(next, BATCH).ok()?,
+                        Some(next) => ledger
+                            .range(next, BATCH, &remaind_ledger::Filter::default())
+                            .ok()?,
                         None => Vec::new(),
                     };
                     Some((ledger, from, events))

@@ -8,8 +8,9 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use remaind_events::{Event, EventId, Kind, Status};
 use remaind_index::{Index, MATCH_END, MATCH_START, SearchOptions};
-use remaind_ledger::{Event, EventId, Filter, Kind, Ledger, Status};
+use remaind_ledger::{Filter, Ledger};
 use remaind_resume::Budget;
 use remaind_validate::State as DerivedState;
 
@@ -199,20 +200,14 @@ impl Reader<'_> {
     fn range(&mut self, from: u64, n: usize, f: &Filter) -> Result<Vec<Event>, String> {
         match &mut self.index {
             Some(i) => i.range(from, n, f).map_err(|e| chain(&e)),
-            None => self
-                .ledger
-                .range_filtered(from, n, f)
-                .map_err(|e| chain(&e)),
+            None => self.ledger.range(from, n, f).map_err(|e| chain(&e)),
         }
     }
 
     fn before(&mut self, seq: u64, n: usize, f: &Filter) -> Result<Vec<Event>, String> {
         match &mut self.index {
             Some(i) => i.before(seq, n, f).map_err(|e| chain(&e)),
-            None => self
-                .ledger
-                .before_filtered(seq, n, f)
-                .map_err(|e| chain(&e)),
+            None => self.ledger.before(seq, n, f).map_err(|e| chain(&e)),
         }
     }
 }
@@ -402,7 +397,7 @@ fn filter_form(filters: &Filters) -> String {
         esc(filters.until.as_deref().unwrap_or("")),
     );
     body.push_str("<datalist id=\"kinds\">");
-    for k in remaind_ledger::Kind::ALL {
+    for k in remaind_events::Kind::ALL {
         let _ = write!(body, "<option value=\"{}\">", k.as_str());
     }
     body.push_str("</datalist>");
@@ -688,7 +683,7 @@ fn open_loops(app: &App, ledger: &Ledger) -> Result<Vec<Event>, String> {
     };
     // Without an index, look at the newest loop events only: each status is a read forward.
     let candidates = ledger
-        .before_filtered(head + 1, 4 * SHOWN, &filter)
+        .before(head + 1, 4 * SHOWN, &filter)
         .map_err(|e| chain(&e))?;
     let mut open = Vec::new();
     for ev in candidates {
@@ -1196,7 +1191,11 @@ pub(crate) async fn integrity(State(app): State<Arc<App>>) -> Response {
 }
 
 fn integrity_page(app: &App) -> Result<Response, String> {
-    let ledger = Ledger::open_to_verify(app.ctx.root()).map_err(|e| chain(&e))?;
+    let to_verify = remaind_ledger::Options {
+        to_verify: true,
+        ..remaind_ledger::Options::default()
+    };
+    let ledger = Ledger::open_with(app.ctx.root(), &to_verify).map_err(|e| chain(&e))?;
     let report = ledger.verify().map_err(|e| chain(&e))?;
     drop(ledger);
     let mut body = String::new();

@@ -18,7 +18,8 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let tmp = tempfile::tempdir()?;
 //! # let dir = camino::Utf8Path::from_path(tmp.path()).ok_or("non-UTF-8 temp dir")?.join(".context");
-//! use remaind_ledger::{Kind, Ledger, NewEvent};
+//! use remaind_events::{Kind, NewEvent};
+//! use remaind_ledger::Ledger;
 //! use remaind_validate::{Check, validate};
 //! use serde_json::json;
 //!
@@ -28,7 +29,7 @@
 //!     ledger.append(NewEvent { kind: Some(kind), text: Some(text.into()), ..NewEvent::default() })
 //! };
 //! log(Kind::UserMessage, "Add retries to the uploader")?;
-//! let decision = log(Kind::Decision, "Use exponential backoff, max 5 tries")?;
+//! let decision = log(Kind::Decision, "Use exponential backoff, max 5 tries")?[0];
 //! let (head, digest) = ledger.head()?;
 //!
 //! // A summarizer's candidate that forgot the decision.

@@ -27,7 +27,8 @@ use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use remaind_compact::{Options, Source, compact, open_store};
-use remaind_ledger::{EventId, GENESIS_PREV, Kind, Ledger, NewEvent, build_event, line_digest};
+use remaind_events::{EventId, GENESIS_PREV, Kind, NewEvent, build_event, line_digest};
+use remaind_ledger::Ledger;
 
 use crate::bench::Measurement;
 
@@ -53,7 +54,7 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
     let store = open_store(&dir).expect("bench_compact: open the store");
     let read = crate::bench::median_time(ROUNDS, || {
         let events = ledger
-            .range(1, usize::MAX)
+            .range(1, usize::MAX, &remaind_ledger::Filter::default())
             .expect("bench_compact: read events");
         assert_eq!(events.len() as u64, full_n);
     });
@@ -125,7 +126,7 @@ fn session(root: &Utf8Path) -> Vec<Measurement> {
                     e
                 })
                 .collect();
-            ledger.append_batch(chatter).expect("bench_compact: append");
+            ledger.append(chatter).expect("bench_compact: append");
         }
     }
     let n = ledger.head().expect("bench_compact: head").0;
@@ -140,7 +141,9 @@ fn session(root: &Utf8Path) -> Vec<Measurement> {
     let before = tokens();
     let store = open_store(&ctx).expect("bench_compact: open the store");
     let read = crate::bench::median_time(ROUNDS, || {
-        let events = ledger.range(1, usize::MAX).expect("bench_compact: read");
+        let events = ledger
+            .range(1, usize::MAX, &remaind_ledger::Filter::default())
+            .expect("bench_compact: read");
         assert_eq!(events.len() as u64, n);
     });
     let time = crate::bench::median_time(ROUNDS, || {
@@ -195,7 +198,7 @@ fn incremental(dir: &Utf8Path, n: u64) -> Duration {
         let head = ledger.head().expect("bench_compact: head").0;
         generator.seq = head;
         let batch: Vec<NewEvent> = (0..NEW_EVENTS).map(|_| generator.next_new()).collect();
-        ledger.append_batch(batch).expect("bench_compact: append");
+        ledger.append(batch).expect("bench_compact: append");
         let start = Instant::now();
         let out = compact(&ledger, &store, Source::Builtin, Options::default())
             .expect("bench_compact: compact");

@@ -21,7 +21,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use remaind_ledger::{GENESIS_PREV, Kind, Ledger, NewEvent, StoreSetting};
+use remaind_events::{GENESIS_PREV, Kind, NewEvent};
+use remaind_ledger::{Ledger, StoreSetting};
 use remaind_pg::{Head, Store};
 
 use crate::bench::Measurement;
@@ -186,7 +187,11 @@ fn replica_batches(url: &str, n: usize, batch: usize) -> Result<Measurement, Str
         let started = Instant::now();
         for b in 0..n / batch {
             ledger
-                .append_batch((0..batch).map(|i| note(text(b * batch + i))))
+                .append(
+                    (0..batch)
+                        .map(|i| note(text(b * batch + i)))
+                        .collect::<Vec<_>>(),
+                )
                 .map_err(|e| e.to_string())?;
         }
         Ok(started.elapsed())

@@ -15,7 +15,7 @@ use crate::bench::{Measurement, median_time};
 use crate::rng::Rng;
 use crate::workspace_root;
 
-/// Lines per `append_json_lines` call while generating the big ledger.
+/// Lines per `AppendRequest::json_lines` append while generating the big ledger.
 const CHUNK: usize = 250_000;
 /// Events appended behind the index for the catch-up benchmark.
 const NEW_EVENTS: usize = 1_000;
@@ -647,7 +647,9 @@ pub(crate) fn generated_context(
     while left > 0 {
         let k = left.min(CHUNK);
         ledger
-            .append_json_lines(&json_lines(&vocab, &mut rng, k))
+            .append(remaind_ledger::AppendRequest::json_lines(&json_lines(
+                &vocab, &mut rng, k,
+            )))
             .map_err(|e| e.to_string())?;
         left -= k;
     }
@@ -777,7 +779,7 @@ fn run_inner(quick: bool) -> Result<Vec<Measurement>, String> {
     let lines = json_lines(&vocab, &mut rng, NEW_EVENTS);
     let start = Instant::now();
     ledger
-        .append_json_lines(&lines)
+        .append(remaind_ledger::AppendRequest::json_lines(&lines))
         .map_err(|e| e.to_string())?;
     let append = start.elapsed();
     let mut index = Index::open(&dir, &ledger).map_err(|e| e.to_string())?;

@@ -275,7 +275,7 @@ fn compare(
             )
             .map_err(|e| e.to_string())?;
             ledger
-                .append_json_lines(&lines)
+                .append(remaind_ledger::AppendRequest::json_lines(&lines))
                 .map_err(|e| e.to_string())?;
             let caught = ms(run(bin, dir, PROBE)?);
             extra[i].push(caught - fresh(bin, dir));

@@ -40,10 +40,7 @@ use crate::workspace_root;
 
 /// Every failpoint in the code, and so every one the harness must hit.
 const FAILPOINTS: [&str; 9] = {
-    let (a, l) = (
-        remaind_atomic::failpoints::ALL,
-        remaind_ledger::failpoints::ALL,
-    );
+    let (a, l) = (remaind_atomic::failpoints::ALL, remaind_ledger::FAILPOINTS);
     [a[0], a[1], a[2], a[3], a[4], a[5], l[0], l[1], l[2]]
 };
 
@@ -52,7 +49,10 @@ const ATOMIC: &[&str] = &remaind_atomic::failpoints::ALL;
 /// Gate reasons that mean a reader saw state.json and handover.md from different runs, or a
 /// pair the ledger did not record.
 const MISMATCH: &[&str] = &["handover_binding", "not_recorded"];
-const APPEND: &[&str] = &remaind_ledger::failpoints::APPEND;
+/// The ledger's recovery failpoint (the last of them).
+const RECOVERY_AFTER_QUARANTINE: &str = remaind_ledger::FAILPOINTS[2];
+
+const APPEND: &[&str] = &[remaind_ledger::FAILPOINTS[0], remaind_ledger::FAILPOINTS[1]];
 
 /// The derived files whose every version must be whole.
 const DERIVED: &[&str] = &[
@@ -154,7 +154,7 @@ impl Op {
             Op::MemoryPropose(_) | Op::MemoryList => Vec::new(),
             Op::Recover(_) => {
                 // Weighted: the recovery step is what this operation is for.
-                let recovery = remaind_ledger::failpoints::RECOVERY_AFTER_QUARANTINE;
+                let recovery = RECOVERY_AFTER_QUARANTINE;
                 let mut v = vec![recovery, recovery];
                 v.extend_from_slice(APPEND);
                 v
@@ -531,7 +531,6 @@ const AIMED_KILLS: u64 = 20;
 
 /// An operation that passes failpoint `fp`.
 fn op_passing(fp: &str, rng: &mut Rng, tag: &str) -> Op {
-    use remaind_ledger::failpoints::RECOVERY_AFTER_QUARANTINE;
     if fp == RECOVERY_AFTER_QUARANTINE {
         let mut torn = format!("{{\"v\":1,\"seq\":{},\"kind\":\"no", rng.below(1000)).into_bytes();
         torn.truncate(1 + rng.below(torn.len() as u64) as usize);
@@ -557,11 +556,7 @@ fn random_op(rng: &mut Rng, points: &[String], tag: &str) -> Op {
         9 => Op::MemoryAccept(title),
         10 => Op::MemoryEdit(title, format!("Edited by {tag}: {}", rng.next())),
         11 => Op::Import(*rng.pick(TRANSCRIPTS)),
-        _ => op_passing(
-            remaind_ledger::failpoints::RECOVERY_AFTER_QUARANTINE,
-            rng,
-            tag,
-        ),
+        _ => op_passing(RECOVERY_AFTER_QUARANTINE, rng, tag),
     }
 }
 

@@ -10,8 +10,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::process::Command;
 
+use remaind_events::Event;
 use remaind_index::{Index, SearchOptions};
-use remaind_ledger::{Event, Ledger};
+use remaind_ledger::Ledger;
 use serde_json::{Value, json};
 
 use crate::bench::Measurement;
@@ -140,7 +141,7 @@ fn one_conversation(doc: &Value, ours: &mut Tally, base: &mut Tally) -> Result<(
     Ledger::create(&dir).map_err(|e| e.to_string())?;
     let ledger = Ledger::open(&dir).map_err(|e| e.to_string())?;
     ledger
-        .append_json_lines(lines.as_bytes())
+        .append(remaind_ledger::AppendRequest::json_lines(lines.as_bytes()))
         .map_err(|e| e.to_string())?;
     let events: Vec<Event> = ledger
         .iter()

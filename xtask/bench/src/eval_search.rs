@@ -18,8 +18,9 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 
 use camino::Utf8PathBuf;
+use remaind_events::Event;
 use remaind_index::{Index, SearchOptions};
-use remaind_ledger::{Event, Ledger};
+use remaind_ledger::Ledger;
 use rusqlite::Connection;
 use serde::Deserialize;
 
@@ -222,7 +223,7 @@ fn conversation() -> Result<(tempfile::TempDir, Utf8PathBuf), String> {
         .join("shapes-session.jsonl");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     ledger
-        .append_json_lines(text.as_bytes())
+        .append(remaind_ledger::AppendRequest::json_lines(text.as_bytes()))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok((tmp, dir))
 }

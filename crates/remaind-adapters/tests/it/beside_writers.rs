@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 
 use remaind_adapters::{Runtime, import};
-use remaind_ledger::{Kind, Ledger, NewEvent};
+use remaind_events::{Kind, NewEvent};
+use remaind_ledger::Ledger;
 
 use crate::prop_import::{Step, ledger, render, tempdir};
 

@@ -4,8 +4,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use camino::Utf8Path;
+use remaind_events::Event;
 use remaind_index::Index;
-use remaind_ledger::{Event, Filter, Ledger};
+use remaind_ledger::{Filter, Ledger};
 
 use crate::cli_error::CliError;
 use crate::global::Global;
@@ -110,11 +111,11 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let events = match indexed {
         Some(events) => events,
         None => match (args.from, args.before) {
-            (Some(from), _) => ledger.range_filtered(from, args.limit, &filter)?,
-            (None, Some(before)) => ledger.before_filtered(before, args.limit, &filter)?,
+            (Some(from), _) => ledger.range(from, args.limit, &filter)?,
+            (None, Some(before)) => ledger.before(before, args.limit, &filter)?,
             (None, None) => {
                 let (head, _) = ledger.head()?;
-                ledger.before_filtered(head + 1, args.limit, &filter)?
+                ledger.before(head + 1, args.limit, &filter)?
             }
         },
     };
@@ -352,7 +353,7 @@ fn follow(ledger: &Ledger, mut after: u64, filter: &Filter, json: bool) -> Resul
             }
             continue;
         }
-        let page = ledger.range(after + 1, 1000)?;
+        let page = ledger.range(after + 1, 1000, &remaind_ledger::Filter::default())?;
         let Some(last) = page.last() else { continue };
         after = last.seq;
         let shown: Vec<Event> = page.into_iter().filter(|e| filter.matches(e)).collect();

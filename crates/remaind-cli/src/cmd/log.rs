@@ -4,7 +4,8 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
-use remaind_ledger::{AppendRequest, EventId, Ledger};
+use remaind_events::EventId;
+use remaind_ledger::{AppendRequest, Ledger};
 use serde_json::{Map, Value};
 
 use crate::cli_error::CliError;
@@ -214,7 +215,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         let ctx = global.context()?;
         let ledger = Ledger::open(ctx.root())?;
         // One batch: all lines are checked before any is written; errors name the line.
-        let ids = ledger.append_json_lines(&input)?;
+        let ids = ledger.append(AppendRequest::json_lines(&input))?;
         print_ids(&ids, args.json)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -226,10 +227,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let event = remaind_ledger::new_event_from_value(value)?;
     let ctx = global.context()?;
     let ledger = Ledger::open(ctx.root())?;
-    let id = ledger.append_request(AppendRequest {
-        event,
-        output_bytes,
-    })?;
-    print_ids(&[id], args.json)?;
+    let ids = ledger.append(AppendRequest::with_output(event, output_bytes))?;
+    print_ids(&ids, args.json)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,8 +3,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use remaind_events::{EventId, Kind, NewEvent};
 use remaind_index::{Index, LOOP_KINDS};
-use remaind_ledger::{EventId, Kind, Ledger, NewEvent};
+use remaind_ledger::Ledger;
 use remaind_memory::Memory;
 use serde_json::json;
 
@@ -94,12 +95,12 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
                 ));
             }
             let open = ledger
-                .get_id(loop_id)?
+                .get(loop_id.seq())?
                 .filter(|e| LOOP_KINDS.contains(&e.kind))
                 .is_some_and(|_| {
                     matches!(
                         ledger.status(loop_id),
-                        Ok(Some(remaind_ledger::Status::Current))
+                        Ok(Some(remaind_events::Status::Current))
                     )
                 });
             if !open {
@@ -112,7 +113,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
                 text: Some(text),
                 resolves: vec![loop_id],
                 ..NewEvent::default()
-            })?;
+            })?[0];
             Memory::open(&ctx, &ledger)?.sync()?;
             if json {
                 writeln!(

@@ -124,7 +124,7 @@ fn print_proposal(out: &mut impl Write, p: &Proposal, json: bool) -> std::io::Re
     if json {
         return writeln!(out, "{}", serde_json::to_string(p).unwrap_or_default());
     }
-    let ids = |v: &[remaind_ledger::EventId]| -> String {
+    let ids = |v: &[remaind_events::EventId]| -> String {
         v.iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()

@@ -185,7 +185,7 @@ pub(crate) fn drain(
 fn already_appended(ledger: &Ledger) -> Result<std::collections::HashSet<String>, CliError> {
     let (head, _) = ledger.head().map_err(CliError::from)?;
     let recent = ledger
-        .before(head + 1, RECENT_EVENTS)
+        .before(head + 1, RECENT_EVENTS, &remaind_ledger::Filter::default())
         .map_err(CliError::from)?;
     Ok(recent
         .iter()

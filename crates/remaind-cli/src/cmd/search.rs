@@ -3,8 +3,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use remaind_events::{Kind, Status};
 use remaind_index::{Index, MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, SearchOptions, Syntax};
-use remaind_ledger::{Kind, Ledger, Status};
+use remaind_ledger::Ledger;
 
 use crate::cli_error::CliError;
 
@@ -136,8 +137,12 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         let context = if n == 0 {
             Vec::new()
         } else {
-            let before = ledger.before(h.seq, n).map_err(CliError::from)?;
-            let after = ledger.range(h.seq + 1, n).map_err(CliError::from)?;
+            let before = ledger
+                .before(h.seq, n, &remaind_ledger::Filter::default())
+                .map_err(CliError::from)?;
+            let after = ledger
+                .range(h.seq + 1, n, &remaind_ledger::Filter::default())
+                .map_err(CliError::from)?;
             before
                 .iter()
                 .chain(&after)
@@ -187,7 +192,7 @@ struct Neighbour {
 }
 
 impl Neighbour {
-    fn of(e: &remaind_ledger::Event, hit: u64) -> Neighbour {
+    fn of(e: &remaind_events::Event, hit: u64) -> Neighbour {
         let whole = match (&e.text, &e.tool) {
             (Some(t), _) if !t.trim().is_empty() => t.clone(),
             (_, Some(tool)) => format!("({})", tool.name),
@@ -392,7 +397,7 @@ fn on_store(
     };
     let mut shown = Vec::with_capacity(hits.len());
     for hit in hits {
-        let event: remaind_ledger::Event = serde_json::from_slice(&hit.line).map_err(|e| {
+        let event: remaind_events::Event = serde_json::from_slice(&hit.line).map_err(|e| {
             CliError::runtime(format!(
                 "the shared store's line {} is not an event: {e}",
                 hit.seq

@@ -24,7 +24,11 @@ pub(crate) struct Args {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let ledger = Ledger::open_to_verify(ctx.root())?;
+    let to_verify = remaind_ledger::Options {
+        to_verify: true,
+        ..remaind_ledger::Options::default()
+    };
+    let ledger = Ledger::open_with(ctx.root(), &to_verify)?;
     let report = ledger.verify()?;
     drop(ledger);
     // The derived files are checked against a ledger that holds; a broken one is reported first.
@@ -97,7 +101,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             println!("memory files: {lag}");
         }
     }
-    match (report.first_problem(), derived.first()) {
+    match (report.problems.first(), derived.first()) {
         (Some(first), _) => Err(CliError::runtime(format!(
             "verify failed: {first} ({} problem(s) in all)",
             report.problem_count + derived.len() as u64

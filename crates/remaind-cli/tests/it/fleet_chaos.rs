@@ -189,7 +189,7 @@ fn check(
         .expect("the store's lines");
     let head = store.head().expect("head");
     // Gapless, one chain.
-    let mut prev = remaind_ledger::GENESIS_PREV.to_owned();
+    let mut prev = remaind_events::GENESIS_PREV.to_owned();
     for (i, (seq, line)) in lines.iter().enumerate() {
         assert_eq!(*seq, i as u64 + 1, "a gap before seq {seq}");
         let text = std::str::from_utf8(line).expect("utf-8");

@@ -3,7 +3,8 @@
 use std::process::{Command, Output};
 
 use camino::Utf8PathBuf;
-use remaind_ledger::{Kind, Ledger, NewEvent};
+use remaind_events::{Kind, NewEvent};
+use remaind_ledger::Ledger;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_remaind");
@@ -25,7 +26,7 @@ fn project() -> (tempfile::TempDir, Utf8PathBuf) {
         ..NewEvent::default()
     };
     let ids = ledger
-        .append_batch(vec![
+        .append(vec![
             ev(Kind::Note, "the lighthouse keeper logs the weather"),
             ev(Kind::Decision, "keep the lighthouse lamp on all night"),
             ev(Kind::Note, "night lamp lighthouse keep scattered words"),
@@ -244,7 +245,7 @@ fn filtered_events_are_the_same_with_and_without_the_index() {
             }
         })
         .collect();
-    ledger.append_batch(batch).expect("append");
+    ledger.append(batch).expect("append");
     let queries: Vec<Vec<&str>> = vec![
         vec!["events", "--kind", "blocker", "--json"],
         vec![

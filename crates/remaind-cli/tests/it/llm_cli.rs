@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use camino::Utf8Path;
-use remaind_ledger::{Event, Kind, Ledger};
+use remaind_events::{Event, Kind};
+use remaind_ledger::Ledger;
 use serde_json::{Value, json};
 
 use crate::common::{Tmp, remaind, remaind_env, text, tmp};
@@ -57,7 +58,9 @@ fn open(ctx: &Path) -> Ledger {
 }
 
 fn events(ctx: &Path) -> Vec<Event> {
-    open(ctx).range(1, 1000).expect("read events")
+    open(ctx)
+        .range(1, 1000, &remaind_ledger::Filter::default())
+        .expect("read events")
 }
 
 /// A recorded answer with the chain hash a real model copies from its input.

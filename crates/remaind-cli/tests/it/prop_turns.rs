@@ -7,7 +7,8 @@
 use camino::{Utf8Path, Utf8PathBuf};
 use proptest::prelude::*;
 use remaind_adapters::{HookEvent, Runtime, hook_records, read_transcript, record};
-use remaind_ledger::{Kind, Ledger};
+use remaind_events::Kind;
+use remaind_ledger::Ledger;
 use remaind_resume::{Budget, ContextDir, ReasonCode};
 use serde_json::{Value, json};
 

@@ -1,6 +1,6 @@
 //! The built-in compactor on hand-made ledgers.
 
-use remaind_ledger::{Kind, NewEvent};
+use remaind_events::{Kind, NewEvent};
 use remaind_validate::{Handover, Link};
 use serde_json::json;
 
@@ -112,7 +112,7 @@ fn latest_active_next_step_wins_and_others_are_open_loops() {
 #[test]
 fn next_step_with_a_tool_carries_it() {
     let mut step = ev(Kind::NextStep, "Deploy to staging");
-    step.tool = Some(remaind_ledger::Tool {
+    step.tool = Some(remaind_events::Tool {
         name: "deploy".to_owned(),
         input: serde_json::Value::Null,
         output: serde_json::Value::Null,

@@ -8,7 +8,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use proptest::prelude::*;
 use remaind_atomic::HistoryStore;
 use remaind_compact::{Error, Options, Source, compact, open_store};
-use remaind_ledger::{Kind, Ledger, NewEvent};
+use remaind_events::{Kind, NewEvent};
+use remaind_ledger::Ledger;
 use remaind_validate::{Check, MemoryLedger};
 
 use crate::common::ev;
@@ -36,7 +37,7 @@ fn ctx(events: Vec<NewEvent>) -> Ctx {
     }
     let ledger = Ledger::open(&dir).expect("open");
     if !events.is_empty() {
-        ledger.append_batch(events).expect("append");
+        ledger.append(events).expect("append");
     }
     let store = open_store(&dir).expect("store");
     Ctx {
@@ -105,7 +106,7 @@ fn accepted_compaction_writes_both_files_and_a_compaction_event() {
         Some(cand.handover.as_bytes())
     );
     let id = out.event_id.expect("event");
-    let event = c.ledger.get_id(id).expect("read").expect("exists");
+    let event = c.ledger.get(id.seq()).expect("read").expect("exists");
     assert_eq!(event.kind, Kind::Compaction);
     let data = event.data.expect("data");
     assert_eq!(data["through_seq"], 4);
@@ -173,7 +174,7 @@ fn rejected_candidate_leaves_files_and_records_a_validation_event() {
     assert_eq!(snapshot(&c.dir), before);
     let event = c
         .ledger
-        .get_id(out.event_id.expect("event"))
+        .get(out.event_id.expect("event").seq())
         .expect("read")
         .expect("exists");
     assert_eq!(event.kind, Kind::Validation);
@@ -334,7 +335,7 @@ proptest! {
         if !rest.is_empty() {
             // The ids in `rest` were generated for a ledger without the compaction event;
             // they cite only earlier events, so they stay valid one position later.
-            c.ledger.append_batch(rest).expect("append");
+            c.ledger.append(rest).expect("append");
         }
         let dry = Options { dry_run: true, ..Options::default() };
         let cand = compact(&c.ledger, &c.store, Source::Builtin, dry).expect("dry").candidate.expect("c");
@@ -386,7 +387,7 @@ fn a_constraint_that_held_across_a_compaction_is_flushed_to_memory_once() {
         .expect("proposal");
     assert_eq!(p.title, "Only eu-west-1 may hold customer data.");
     assert_eq!(p.status, remaind_memory::Status::Proposed);
-    assert_eq!(p.cites, vec![remaind_ledger::EventId(2)]);
+    assert_eq!(p.cites, vec![remaind_events::EventId(2)]);
     assert!(
         c.dir
             .join(format!("memory/proposals/{}.md", p.id))

@@ -2,7 +2,7 @@
 
 use jiff::Timestamp;
 use remaind_compact::{Candidate, compact_builtin};
-use remaind_ledger::{EventId, NewEvent};
+use remaind_events::{EventId, NewEvent};
 use remaind_validate::{LedgerView, MemoryLedger, Prior, State, Verdict, validate_typed};
 
 pub(crate) const TS: &str = "2026-11-21T21:00:00.000000Z";

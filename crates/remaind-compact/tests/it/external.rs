@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use camino::Utf8PathBuf;
 use remaind_compact::{CompactorInput, from_command, from_dir};
-use remaind_ledger::Kind;
+use remaind_events::Kind;
 use remaind_validate::LedgerView;
 
 use crate::common::{accepted, ev, ledger, verdict};

@@ -3,7 +3,7 @@
 //! check they target.
 
 use proptest::prelude::*;
-use remaind_ledger::{EventId, Kind, NewEvent};
+use remaind_events::{EventId, Kind, NewEvent};
 use remaind_validate::{Check, Instruction, Item, LedgerView, MemoryLedger};
 use serde_json::json;
 

@@ -9,8 +9,9 @@ use remaind_compact::{
     CompactorInput, Options, Proposal, Source, compact, compact_builtin, compact_with, open_store,
     take_shared_pair,
 };
+use remaind_events::{GENESIS_PREV, Kind};
 use remaind_hash::sha256_hex;
-use remaind_ledger::{GENESIS_PREV, Kind, Ledger, StoreSetting};
+use remaind_ledger::{Ledger, StoreSetting};
 use remaind_pg::Store;
 use remaind_testkit::{event, postgres_url, scratch_context, unique_project};
 use tempfile::TempDir;
@@ -67,7 +68,7 @@ fn of_two_machines_compacting_the_same_prior_exactly_one_lands_and_the_other_bui
     let slow = |input: &CompactorInput| {
         let won = compact(&a.ledger, &a.store, Source::Builtin, Options::default()).expect("a");
         assert!(won.written && won.verdict.accepted);
-        let lookup = |id| b.ledger.get_id(id).ok().flatten();
+        let lookup = |id: remaind_events::EventId| b.ledger.get(id.seq()).ok().flatten();
         Ok(compact_builtin(
             input.prior_state.as_ref(),
             &input.events,
@@ -90,7 +91,7 @@ fn of_two_machines_compacting_the_same_prior_exactly_one_lands_and_the_other_bui
     assert!(lost.verdict.accepted && !lost.written, "{lost:?}");
     let winner = lost.lost_to.expect("the winning compaction is named");
     assert_eq!(
-        a.ledger.get_id(winner).expect("read").map(|e| e.kind),
+        a.ledger.get(winner.seq()).expect("read").map(|e| e.kind),
         Some(Kind::Compaction)
     );
     assert!(!b.dir.join("active/state.json").exists(), "b wrote nothing");
@@ -149,11 +150,10 @@ fn a_plain_folder_takes_nothing_and_refuses_a_compaction_built_on_a_superseded_o
     assert!(!take_shared_pair(&ledger, &store).expect("take"));
     compact(&ledger, &store, Source::Builtin, Options::default()).expect("compact");
     // A writer that built on the state before that compaction (seq 0: none) loses.
-    let refused = ledger.append_system_unless(
-        event(Kind::Note, "built on nothing"),
-        &[Kind::Compaction],
-        0,
-        &[],
+    let refused = ledger.append(
+        remaind_ledger::AppendRequest::from(event(Kind::Note, "built on nothing"))
+            .system()
+            .unless(&[Kind::Compaction], 0, &[]),
     );
     assert!(
         matches!(

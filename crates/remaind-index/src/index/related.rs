@@ -1,7 +1,7 @@
 //! What the index knows that bears on a text someone just wrote (a prompt), and what it holds
 //! about one file: the reads behind per-prompt and file recall.
 
-use remaind_ledger::{Event, Kind};
+use remaind_events::{Event, Kind};
 
 use super::{
     Candidate, Filters, Hit, Index, POOL, candidates_of, lines_query, ranked, sql_limit,

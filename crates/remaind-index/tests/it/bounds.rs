@@ -2,8 +2,8 @@
 //! at most `MAX_QUERY_TERMS` distinct terms of the first `MAX_QUERY_CHARS` characters are
 //! searched, the result saying what was cut. (Work is counted in terms, not timed.)
 
+use remaind_events::{Kind, NewEvent};
 use remaind_index::{Error, Index, MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchOptions, Syntax};
-use remaind_ledger::{Kind, NewEvent};
 
 use crate::common::{self, event, filler};
 
@@ -34,7 +34,7 @@ fn lorem_ledger() -> (
             )
         })
         .collect();
-    ledger.append_batch(batch).unwrap();
+    ledger.append(batch).unwrap();
     (tmp, dir, ledger)
 }
 

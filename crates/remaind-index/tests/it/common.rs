@@ -1,7 +1,8 @@
 //! Shared helpers.
 
 use camino::{Utf8Path, Utf8PathBuf};
-use remaind_ledger::{EventId, Kind, Ledger, NewEvent};
+use remaind_events::{EventId, Kind, NewEvent};
+use remaind_ledger::Ledger;
 use tempfile::TempDir;
 
 /// A fixed project key.
@@ -34,7 +35,7 @@ pub(crate) use remaind_testkit::event;
 
 /// Append one event, returning its id.
 pub(crate) fn log(ledger: &Ledger, kind: Kind, text: &str) -> EventId {
-    ledger.append(event(kind, text)).expect("append")
+    ledger.append(event(kind, text)).expect("append")[0]
 }
 
 /// `n` filler notes made of common words that none of the tests search for.
@@ -53,7 +54,7 @@ pub(crate) fn filler(ledger: &Ledger, n: usize) {
             event(if i % 3 == 0 { Kind::Trace } else { Kind::Note }, &text)
         })
         .collect();
-    ledger.append_batch(batch).expect("append filler");
+    ledger.append(batch).expect("append filler");
 }
 
 /// The index file of a context folder.

@@ -2,8 +2,8 @@
 //! n are the hits of a search for k. A caller can trust a short list.
 
 use proptest::prelude::*;
+use remaind_events::{Kind, NewEvent};
 use remaind_index::{Index, SearchOptions};
-use remaind_ledger::{Kind, NewEvent};
 
 use crate::common::{self, event};
 
@@ -144,7 +144,7 @@ proptest! {
                 event(KINDS[*kind], &text)
             })
             .collect();
-        ledger.append_batch(batch).expect("append");
+        ledger.append(batch).expect("append");
         let mut index = Index::open(&dir, &ledger).expect("open");
         for (words, question, quoted, required) in &qs {
             let q = query_of(words, *question, *quoted, *required);

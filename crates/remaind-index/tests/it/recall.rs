@@ -4,8 +4,8 @@
 //! and an index caught up event by event answers exactly as one rebuilt from scratch.
 
 use proptest::prelude::*;
+use remaind_events::{EventId, Kind, NewEvent, Status, Tool};
 use remaind_index::{Field, Index, SearchOptions};
-use remaind_ledger::{EventId, Kind, NewEvent, Status, Tool};
 use serde_json::json;
 
 use crate::common::{self, event, filler};
@@ -53,7 +53,7 @@ fn every_part_of_a_tool_event_is_searchable_and_named() {
             json!({"file_path": "src/active_session_registry.rs", "old_string": "fn old()", "new_string": "struct Sandbox { strict: bool }"}),
             json!({"ok": true}),
         ))
-        .unwrap();
+        .unwrap()[0];
     let push = ledger
         .append(tool_event(
             "$ git push",
@@ -61,7 +61,7 @@ fn every_part_of_a_tool_event_is_searchable_and_named() {
             json!({"command": "git push origin main"}),
             json!({"stdout": "", "stderr": "error: failed to push some refs; hint: Updates were rejected"}),
         ))
-        .unwrap();
+        .unwrap()[0];
     let big = format!(
         "{} deepinsidemarker {}",
         "x ".repeat(20_000),
@@ -74,7 +74,7 @@ fn every_part_of_a_tool_event_is_searchable_and_named() {
             json!({"command": "cargo test"}),
             json!(big),
         ))
-        .unwrap();
+        .unwrap()[0];
     let mut index = Index::open(&dir, &ledger).unwrap();
     let first = |index: &mut Index<'_>, q: &str| index.search(q, &all(5)).unwrap().remove(0);
     let h = first(&mut index, "Sandbox");
@@ -98,24 +98,24 @@ fn ranking_prefers_decisions_exact_forms_and_newer_events() {
     filler(&ledger, 30);
     let trace = ledger
         .append(event(Kind::Trace, "retry the uploader on timeout"))
-        .unwrap();
+        .unwrap()[0];
     let decision = ledger
         .append(event(Kind::Decision, "retry the uploader on timeout"))
-        .unwrap();
+        .unwrap()[0];
     let mut index = Index::open(&dir, &ledger).unwrap();
     assert_eq!(ids(&mut index, "retry uploader"), vec![decision, trace]);
     let stemmed = ledger
         .append(event(Kind::Note, "the uploader retries"))
-        .unwrap();
+        .unwrap()[0];
     let exact = ledger
         .append(event(Kind::Note, "the uploader retry"))
-        .unwrap();
+        .unwrap()[0];
     let found = ids(&mut index, "uploader retry");
     let pos = |id| found.iter().position(|&x| x == id).unwrap();
     assert!(pos(exact) < pos(stemmed), "{found:?}");
     // Equal events: the newer first.
-    let older = ledger.append(event(Kind::Note, "zephyr gust")).unwrap();
-    let newer = ledger.append(event(Kind::Note, "zephyr gust")).unwrap();
+    let older = ledger.append(event(Kind::Note, "zephyr gust")).unwrap()[0];
+    let newer = ledger.append(event(Kind::Note, "zephyr gust")).unwrap()[0];
     assert_eq!(ids(&mut index, "zephyr"), vec![newer, older]);
 }
 
@@ -170,7 +170,7 @@ proptest! {
         filler(&ledger, 10);
         let mut planted_ids = Vec::new();
         for (which, word) in &picks {
-            planted_ids.push(ledger.append(planted(*which, word)).unwrap());
+            planted_ids.push(ledger.append(planted(*which, word)).unwrap()[0]);
         }
         let mut index = Index::open(&dir, &ledger).unwrap();
         for ((_, word), id) in picks.iter().zip(&planted_ids) {
@@ -225,7 +225,9 @@ fn golden_session() -> (
         "/../../fixtures/search-eval/golden-session.jsonl"
     );
     let lines = std::fs::read(path).unwrap();
-    ledger.append_json_lines(&lines).unwrap();
+    ledger
+        .append(remaind_ledger::AppendRequest::json_lines(&lines))
+        .unwrap();
     (tmp, dir, ledger)
 }
 
@@ -283,7 +285,7 @@ fn a_question_about_what_the_user_said_finds_user_messages_first() {
     }
     let asked = ledger
         .append(event(Kind::UserMessage, "is the sandbox safe?"))
-        .unwrap();
+        .unwrap()[0];
     let mut index = Index::open(&dir, &ledger).unwrap();
     let found = ids(
         &mut index,

@@ -4,8 +4,9 @@
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 
+use remaind_events::{EventId, Kind};
 use remaind_index::{CatchUp, Error, Freshness, Index, SearchOptions};
-use remaind_ledger::{EventId, Filter, Kind, Ledger};
+use remaind_ledger::{Filter, Ledger};
 
 use crate::common::{self, db_path, filler, log};
 
@@ -49,7 +50,9 @@ fn assert_right(dir: &camino::Utf8Path, ledger: &Ledger) {
     for word in ["alpha", "golf", "osprey"] {
         assert_eq!(found(&mut index, word), expected(ledger, word), "{word}");
     }
-    let all = ledger.range(1, usize::MAX).unwrap();
+    let all = ledger
+        .range(1, usize::MAX, &remaind_ledger::Filter::default())
+        .unwrap();
     assert_eq!(index.range(1, usize::MAX, &Filter::default()).unwrap(), all);
     let f = index.freshness().unwrap();
     assert!(
@@ -186,7 +189,9 @@ fn appends_behind_the_index_are_seen() {
     assert!(found(&mut index, "osprey").contains(&new));
     assert_eq!(
         index.range(2002, 5, &Filter::default()).unwrap(),
-        other.range(2002, 5).unwrap()
+        other
+            .range(2002, 5, &remaind_ledger::Filter::default())
+            .unwrap()
     );
     filler(&other, 500);
     assert_eq!(index.catch_up().unwrap(), CatchUp::Indexed(500));

@@ -2,8 +2,8 @@
 //! leaks an SQLite syntax error for plain input.
 
 use proptest::prelude::*;
+use remaind_events::{Kind, NewEvent, Tool};
 use remaind_index::{Error, Index, SearchOptions, Syntax};
-use remaind_ledger::{Kind, NewEvent, Tool};
 
 use crate::common::{self, event, filler, log};
 
@@ -86,7 +86,7 @@ fn searches_tool_names_and_artifact_excerpts() {
             }),
             ..NewEvent::default()
         })
-        .unwrap();
+        .unwrap()[0];
     let big = format!("zebraheadline {} tailmarkerword", "x ".repeat(20_000));
     let result = ledger
         .append(NewEvent {
@@ -99,7 +99,7 @@ fn searches_tool_names_and_artifact_excerpts() {
             }),
             ..NewEvent::default()
         })
-        .unwrap();
+        .unwrap()[0];
     assert!(
         !ledger
             .get(result.seq())
@@ -139,7 +139,7 @@ fn filters_kind_importance_and_limit() {
             importance: Some(3),
             ..event(Kind::Constraint, "pelican report three")
         })
-        .unwrap();
+        .unwrap()[0];
     let t = log(&ledger, Kind::Trace, "pelican report four");
     let mut index = Index::open(&dir, &ledger).unwrap();
     let ids = |o: &SearchOptions, index: &mut Index<'_>| {

@@ -1,7 +1,7 @@
 //! Nothing secret reaches the index: it is built from redacted ledger lines only.
 
+use remaind_events::{Kind, NewEvent, Tool};
 use remaind_index::{Index, SearchOptions};
-use remaind_ledger::{Kind, NewEvent, Tool};
 
 use crate::common::{self, filler};
 

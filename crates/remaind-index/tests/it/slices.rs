@@ -2,8 +2,9 @@
 //! further appends (incremental catch-up).
 
 use proptest::prelude::*;
+use remaind_events::{EventId, Kind, NewEvent};
 use remaind_index::Index;
-use remaind_ledger::{EventId, Filter, Kind, NewEvent};
+use remaind_ledger::Filter;
 
 use crate::common;
 
@@ -61,7 +62,7 @@ fn append(ledger: &remaind_ledger::Ledger, specs: &[Spec]) {
             e
         })
         .collect();
-    ledger.append_batch(batch).unwrap();
+    ledger.append(batch).unwrap();
 }
 
 /// A slice request: from/before seq, limit, kinds, min importance.
@@ -88,7 +89,7 @@ fn check(
         };
         prop_assert_eq!(
             index.range(*seq, *limit, &filter).unwrap(),
-            ledger.range_filtered(*seq, *limit, &filter).unwrap(),
+            ledger.range(*seq, *limit, &filter).unwrap(),
             "range({}, {}, {:?})",
             seq,
             limit,
@@ -96,7 +97,7 @@ fn check(
         );
         prop_assert_eq!(
             index.before(*seq, *limit, &filter).unwrap(),
-            ledger.before_filtered(*seq, *limit, &filter).unwrap(),
+            ledger.before(*seq, *limit, &filter).unwrap(),
             "before({}, {}, {:?})",
             seq,
             limit,

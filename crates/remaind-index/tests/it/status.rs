@@ -1,8 +1,8 @@
 //! Status and the `current_only` filter are right after supersessions and resolutions, on a
 //! rebuild and on an incremental catch-up alike.
 
+use remaind_events::{EventId, Kind, NewEvent, Status};
 use remaind_index::{CatchUp, Index, SearchOptions};
-use remaind_ledger::{EventId, Kind, NewEvent, Status};
 
 use crate::common::{self, event, filler, log};
 
@@ -34,7 +34,7 @@ fn supersessions_and_resolutions_rebuild_and_incremental() {
             supersedes: vec![old],
             ..event(Kind::Correction, "storage engine is sqlite after all")
         })
-        .unwrap();
+        .unwrap()[0];
     let mut index = Index::open(&dir, &ledger).unwrap();
     assert!(matches!(index.catch_up().unwrap(), CatchUp::Rebuilt(_)));
     assert_eq!(
@@ -57,7 +57,7 @@ fn supersessions_and_resolutions_rebuild_and_incremental() {
             resolves: vec![step],
             ..event(Kind::Result, "benchmark done")
         })
-        .unwrap();
+        .unwrap()[0];
     assert_eq!(index.catch_up().unwrap(), CatchUp::Indexed(1));
     assert_eq!(
         index.status(step).unwrap(),
@@ -69,19 +69,19 @@ fn supersessions_and_resolutions_rebuild_and_incremental() {
             resolves: vec![fix],
             ..event(Kind::Result, "closing")
         })
-        .unwrap();
+        .unwrap()[0];
     let again2 = ledger
         .append(NewEvent {
             resolves: vec![fix],
             ..event(Kind::Result, "closing twice")
         })
-        .unwrap();
+        .unwrap()[0];
     let replace = ledger
         .append(NewEvent {
             supersedes: vec![step, fix],
             ..event(Kind::Correction, "replaced plan")
         })
-        .unwrap();
+        .unwrap()[0];
     assert_eq!(
         index.status(step).unwrap(),
         Some(Status::Superseded { by: replace })

@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use remaind_ledger::{Kind, Ledger};
+use remaind_events::Kind;
+
+use remaind_ledger::Ledger;
 
 use crate::common::{self, event};
 
@@ -27,14 +29,14 @@ fn eight_threads_append_sixteen_thousand_events() {
                         let batch: Vec<_> = (0..3)
                             .map(|k| event(Kind::Trace, &format!("t{t} b{i}.{k}")))
                             .collect();
-                        let got = ledger.append_batch(batch).expect("batch");
+                        let got = ledger.append(batch).expect("batch");
                         assert!(got.windows(2).all(|w| w[1].seq() == w[0].seq() + 1));
                         ids.extend(got);
                     } else {
                         ids.push(
                             ledger
                                 .append(event(Kind::Note, &format!("thread {t} event {i}")))
-                                .expect("append"),
+                                .expect("append")[0],
                         );
                     }
                 }

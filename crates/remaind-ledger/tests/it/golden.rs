@@ -1,12 +1,14 @@
 //! Golden tests of the event schema: one snapshot per fixture under `fixtures/events/`.
 //!
-//! `valid/*.json` are appended (bookkeeping kinds through `append_system`) and the stored event
+//! `valid/*.json` are appended (bookkeeping kinds through `AppendRequest::system`) and the stored event
 //! is snapshotted with `ts` and `prev` masked; `invalid/*.json` must be rejected (through
-//! `append_system` when the file name starts with `system-`), leave every file under
+//! `AppendRequest::system` when the file name starts with `system-`), leave every file under
 //! `.context/` byte-identical, and the error text is snapshotted.
 //! Each case starts from the same five events, so `e1`..`e5` exist.
 
-use remaind_ledger::{Kind, Ledger, parse_new_event};
+use remaind_events::Kind;
+
+use remaind_ledger::{Ledger, parse_new_event};
 use serde_json::Value;
 
 use crate::common::{self, event};
@@ -40,11 +42,11 @@ fn golden_event_schema() {
                 let ev = parse_new_event(&text).expect("valid fixture parses");
                 let system = ev.kind.is_some_and(Kind::is_bookkeeping);
                 let id = if system {
-                    ledger.append_system(ev)
+                    ledger.append(remaind_ledger::AppendRequest::from(ev).system())
                 } else {
                     ledger.append(ev)
                 }
-                .expect("valid fixture is accepted");
+                .expect("valid fixture is accepted")[0];
                 let stored = ledger.get(id.seq()).expect("read").expect("stored event");
                 assert_eq!(stored.seq, 6);
                 let log = String::from_utf8(common::log_bytes(&dir)).expect("utf-8 log");
@@ -61,7 +63,7 @@ fn golden_event_schema() {
                 let err = parse_new_event(&text)
                     .and_then(|ev| {
                         if name.starts_with("system-") {
-                            ledger.append_system(ev)
+                            ledger.append(remaind_ledger::AppendRequest::from(ev).system())
                         } else {
                             ledger.append(ev)
                         }

@@ -1,7 +1,9 @@
 //! Bad input: rejected with a message naming the field (and the line in a batch), nothing
 //! written.
 
-use remaind_ledger::{AppendRequest, Kind, NewEvent, Tool};
+use remaind_events::{Kind, NewEvent, Tool};
+
+use remaind_ledger::AppendRequest;
 
 use crate::common::{self, event};
 
@@ -11,7 +13,9 @@ fn batch_rejection_names_the_line_and_writes_nothing() {
     ledger.append(event(Kind::Note, "first")).expect("append");
     let before = common::files(&dir);
     let input = b"{\"kind\":\"note\",\"text\":\"a\"}\n\n{\"kind\":\"decision\",\"text\":\"b\"}\n{\"kind\":\"decision\",\"text\":\"c\",\"importance\":1}\n";
-    let err = ledger.append_json_lines(input).expect_err("rejected");
+    let err = ledger
+        .append(remaind_ledger::AppendRequest::json_lines(input))
+        .expect_err("rejected");
     assert!(err.is_invalid_input());
     assert_eq!(err.line(), Some(4));
     let msg = err.to_string();
@@ -20,20 +24,30 @@ fn batch_rejection_names_the_line_and_writes_nothing() {
 
     // Citations inside a batch: a line may cite an earlier line of the same batch only.
     let ok = b"{\"kind\":\"next_step\",\"text\":\"x\"}\n{\"kind\":\"result\",\"text\":\"y\",\"resolves\":[\"e2\"]}\n";
-    assert_eq!(ledger.append_json_lines(ok).expect("accepted").len(), 2);
+    assert_eq!(
+        ledger
+            .append(remaind_ledger::AppendRequest::json_lines(ok))
+            .expect("accepted")
+            .len(),
+        2
+    );
     let before = common::files(&dir);
     let bad = b"{\"kind\":\"note\",\"text\":\"x\",\"refs\":[\"e6\"]}\n{\"kind\":\"note\",\"text\":\"y\"}\n";
-    let err = ledger.append_json_lines(bad).expect_err("cites itself");
+    let err = ledger
+        .append(remaind_ledger::AppendRequest::json_lines(bad))
+        .expect_err("cites itself");
     assert_eq!(err.line(), Some(1));
     assert!(err.to_string().contains("`refs`"), "{err}");
     let bad = b"{\"kind\":\"note\",\"text\":\"x\"}\n{\"kind\":\"note\",\"text\":\"y\",\"refs\":[\"e4\"]}\n{\"kind\":\"note\",\"text\":\"y\",\"refs\":[\"e7\"]}\n";
     let err = ledger
-        .append_json_lines(bad)
+        .append(remaind_ledger::AppendRequest::json_lines(bad))
         .expect_err("cites a later line");
     assert_eq!(err.line(), Some(3));
     assert_eq!(common::files(&dir), before);
     let err = ledger
-        .append_json_lines(b"{\"kind\":\"note\"}\n{not json\n")
+        .append(remaind_ledger::AppendRequest::json_lines(
+            b"{\"kind\":\"note\"}\n{not json\n",
+        ))
         .expect_err("malformed");
     assert_eq!(err.line(), Some(2));
     assert!(err.to_string().contains("malformed JSON"), "{err}");
@@ -59,9 +73,9 @@ fn oversize_line_is_rejected_after_routing() {
         data.insert(format!("k{i}"), serde_json::Value::from(i));
     }
     let mut ev = event(Kind::Note, "refs");
-    ev.refs = vec![remaind_ledger::EventId(1)];
+    ev.refs = vec![remaind_events::EventId(1)];
     ev.data = Some(data);
-    let id = ledger2.append(ev).expect("data routed to an artifact");
+    let id = ledger2.append(ev).expect("data routed to an artifact")[0];
     let stored = ledger2.get(id.seq()).expect("read").expect("event");
     assert_eq!(stored.artifact[0].field, "data");
     assert_eq!(stored.artifact[0].media_type, "application/json");
@@ -91,8 +105,8 @@ fn binary_output_goes_to_an_artifact() {
     let (_tmp, dir, ledger) = common::ledger();
     let mut bytes = vec![0u8, 159, 146, 150, 1, 2, 3];
     bytes.extend_from_slice(b" AKIAQ7VLM2XK9PZR4TYW ");
-    let req = AppendRequest {
-        event: NewEvent {
+    let req = AppendRequest::with_output(
+        NewEvent {
             kind: Some(Kind::ToolResult),
             tool: Some(Tool {
                 name: "cat".into(),
@@ -101,9 +115,9 @@ fn binary_output_goes_to_an_artifact() {
             }),
             ..NewEvent::default()
         },
-        output_bytes: Some(bytes),
-    };
-    let id = ledger.append_request(req).expect("append");
+        Some(bytes),
+    );
+    let id = ledger.append(req).expect("append")[0];
     let ev = ledger.get(id.seq()).expect("read").expect("event");
     assert_eq!(ev.artifact.len(), 1);
     let a = &ev.artifact[0];
@@ -119,8 +133,8 @@ fn binary_output_goes_to_an_artifact() {
     assert!(ev.redactions.iter().any(|r| r.rule == "aws_access_key_id"));
 
     // Small UTF-8 output stays inline.
-    let req = AppendRequest {
-        event: NewEvent {
+    let req = AppendRequest::with_output(
+        NewEvent {
             kind: Some(Kind::ToolResult),
             tool: Some(Tool {
                 name: "echo".into(),
@@ -129,9 +143,9 @@ fn binary_output_goes_to_an_artifact() {
             }),
             ..NewEvent::default()
         },
-        output_bytes: Some(b"hello\n".to_vec()),
-    };
-    let id = ledger.append_request(req).expect("append");
+        Some(b"hello\n".to_vec()),
+    );
+    let id = ledger.append(req).expect("append")[0];
     let ev = ledger.get(id.seq()).expect("read").expect("event");
     assert!(ev.artifact.is_empty());
     assert_eq!(ev.tool.map(|t| t.output), Some("hello\n".into()));
@@ -139,10 +153,10 @@ fn binary_output_goes_to_an_artifact() {
     // Output bytes without a tool name are rejected.
     let before = common::files(&dir);
     let err = ledger
-        .append_request(AppendRequest {
-            event: event(Kind::ToolResult, "x"),
-            output_bytes: Some(vec![1]),
-        })
+        .append(AppendRequest::with_output(
+            event(Kind::ToolResult, "x"),
+            Some(vec![1]),
+        ))
         .expect_err("no tool");
     assert!(err.to_string().contains("tool.name"), "{err}");
     assert_eq!(common::files(&dir), before);
@@ -186,7 +200,7 @@ fn a_batch_stores_all_its_artifacts() {
             ..NewEvent::default()
         })
         .collect();
-    let ids = ledger.append_batch(batch).expect("batch");
+    let ids = ledger.append(batch).expect("batch");
     assert_eq!(ids.len(), 10);
     let report = ledger.verify().expect("verify");
     assert!(report.is_ok(), "{:?}", report.problems);

@@ -1,6 +1,8 @@
 //! The hash chain and `verify`: tampering is found and named.
 
-use remaind_ledger::{GENESIS_PREV, Kind, Ledger};
+use remaind_events::{GENESIS_PREV, Kind};
+
+use remaind_ledger::Ledger;
 
 use crate::common::{self, event};
 
@@ -12,7 +14,7 @@ fn sample() -> (tempfile::TempDir, camino::Utf8PathBuf) {
             .expect("append");
     }
     let mut big = event(Kind::ToolResult, "big output");
-    big.tool = Some(remaind_ledger::Tool {
+    big.tool = Some(remaind_events::Tool {
         name: "bash".into(),
         input: serde_json::Value::Null,
         output: "line of output\n".repeat(2000).into(),
@@ -66,7 +68,7 @@ fn verify_finds_a_flipped_byte() {
     ls[3][pos] = b'N';
     write_lines(&dir, &ls);
     let report = tampered_open(&dir).verify().expect("verify");
-    let first = report.first_problem().expect("a problem");
+    let first = report.problems.first().expect("a problem");
     assert_eq!(first.line, Some(5), "{first}");
     assert!(first.reason.contains("prev"), "{first}");
 }
@@ -78,7 +80,7 @@ fn verify_finds_a_deleted_line() {
     ls.remove(6);
     write_lines(&dir, &ls);
     let report = tampered_open(&dir).verify().expect("verify");
-    let first = report.first_problem().expect("a problem");
+    let first = report.problems.first().expect("a problem");
     assert_eq!(first.line, Some(7), "{first}");
     assert!(first.reason.contains("seq is 8"), "{first}");
 }
@@ -90,7 +92,7 @@ fn verify_finds_reordered_lines() {
     ls.swap(2, 3);
     write_lines(&dir, &ls);
     let report = tampered_open(&dir).verify().expect("verify");
-    let first = report.first_problem().expect("a problem");
+    let first = report.problems.first().expect("a problem");
     assert_eq!(first.line, Some(3), "{first}");
     assert!(report.problem_count >= 2);
 }
@@ -109,7 +111,7 @@ fn verify_finds_a_broken_line_and_a_tampered_artifact() {
     ls[1] = b"{\"v\":1,\"seq\":2 oops}\n".to_vec();
     write_lines(&dir, &ls);
     let report = tampered_open(&dir).verify().expect("verify");
-    let first = report.first_problem().expect("a problem");
+    let first = report.problems.first().expect("a problem");
     assert_eq!(first.line, Some(2), "{first}");
     assert!(first.reason.contains("JSON"), "{first}");
     assert!(
@@ -124,7 +126,7 @@ fn verify_finds_a_broken_line_and_a_tampered_artifact() {
 
 /// A changed log is refused by [`Ledger::open`] and by the read-only
 /// [`remaind_ledger::LogReader`] (naming a line) and opened for inspection by
-/// [`Ledger::open_to_verify`].
+/// [`Ledger::open_with`] and [`remaind_ledger::Options::to_verify`].
 fn tampered_open(dir: &camino::Utf8Path) -> Ledger {
     match Ledger::open(dir) {
         Err(remaind_ledger::Error::Tampered { line, .. }) => assert!(line >= 1),
@@ -134,7 +136,11 @@ fn tampered_open(dir: &camino::Utf8Path) -> Ledger {
         Err(remaind_ledger::Error::Tampered { line, .. }) => assert!(line >= 1),
         other => panic!("a reader should refuse a changed log: {other:?}"),
     }
-    Ledger::open_to_verify(dir).expect("open to verify")
+    let to_verify = remaind_ledger::Options {
+        to_verify: true,
+        ..remaind_ledger::Options::default()
+    };
+    Ledger::open_with(dir, &to_verify).expect("open to verify")
 }
 
 /// A batch built at the head is refused, before it is built, when another process changed
@@ -152,10 +158,10 @@ fn a_batch_built_at_the_head_refuses_a_log_changed_under_it() {
     let before = common::log_bytes(&dir);
     let mut built = false;
     let err = ledger
-        .append_batch_built(|_| {
+        .append(remaind_ledger::AppendRequest::built(|_| {
             built = true;
             vec![event(Kind::Note, "after the change")]
-        })
+        }))
         .expect_err("refused");
     assert!(
         matches!(err, remaind_ledger::Error::Tampered { .. }),

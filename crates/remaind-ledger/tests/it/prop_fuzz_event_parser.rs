@@ -1,7 +1,7 @@
 //! The `event_parser` fuzz target's inputs as a property test (no nightly needed): arbitrary
-//! bytes and near-valid JSON Lines into the parser and into `append_json_lines`. Laws: never
-//! a panic; a batch is all or nothing (accepted ⇒ every id landed in order; rejected ⇒ the
-//! log is byte for byte unchanged).
+//! bytes and near-valid JSON Lines into the parser and into `AppendRequest::json_lines`.
+//! Laws: never a panic; a batch is all or nothing (accepted ⇒ every id landed in order;
+//! rejected ⇒ the log is byte for byte unchanged).
 
 use proptest::prelude::*;
 use remaind_fs::layout::LOG_PATH;
@@ -85,7 +85,7 @@ proptest! {
         for input in [first, second] {
             let before = std::fs::read(dir.join(LOG_PATH)).expect("read log");
             let (head, _) = ledger.head().expect("head");
-            match ledger.append_json_lines(&input) {
+            match ledger.append(remaind_ledger::AppendRequest::json_lines(&input)) {
                 Ok(ids) => {
                     let seqs: Vec<u64> = ids.iter().map(|id| id.seq()).collect();
                     let want: Vec<u64> = (head + 1..=head + ids.len() as u64).collect();
@@ -98,7 +98,7 @@ proptest! {
             }
         }
         let report = ledger.verify().expect("verify");
-        prop_assert!(report.is_ok(), "{:?}", report.first_problem());
+        prop_assert!(report.is_ok(), "{:?}", report.problems.first());
         // The same bytes reopen cleanly.
         drop(ledger);
         let reopened = Ledger::open(&dir).expect("reopen");
@@ -112,7 +112,7 @@ proptest! {
         if let Ok(ledger) = Ledger::open(&dir) {
             let _ = ledger.verify();
             let _ = ledger.statuses();
-            let _ = ledger.range(1, 10);
+            let _ = ledger.range(1, 10, &remaind_ledger::Filter::default());
         }
     }
 }

@@ -4,7 +4,8 @@
 //! every line. A rule may redact the user text around them (it should), never them.
 
 use proptest::prelude::*;
-use remaind_ledger::{Kind, Ledger, NewEvent};
+use remaind_events::{Kind, NewEvent};
+use remaind_ledger::Ledger;
 use serde_json::{Map, Value, json};
 
 use crate::common;
@@ -70,8 +71,8 @@ proptest! {
         )
         .expect("rules");
         let ledger = Ledger::open(&dir).expect("open");
-        let first = ledger.append(common::event(Kind::UserMessage, "Ship it")).expect("append");
-        let second = ledger.append(common::event(Kind::Decision, "Use the fail crate")).expect("append");
+        let first = ledger.append(common::event(Kind::UserMessage, "Ship it")).expect("append")[0];
+        let second = ledger.append(common::event(Kind::Decision, "Use the fail crate")).expect("append")[0];
         let compaction = data(json!({
             "through_seq": 2,
             "state_sha256": state,
@@ -79,13 +80,13 @@ proptest! {
             "compactor": "builtin",
         }));
         let c = ledger
-            .append_system(NewEvent {
+            .append(remaind_ledger::AppendRequest::from(NewEvent {
                 kind: Some(Kind::Compaction),
                 text: Some("accepted".into()),
                 data: compaction,
                 ..NewEvent::default()
-            })
-            .expect("compaction");
+            }).system())
+            .expect("compaction")[0];
         let id = format!("{slug}--{uuid}");
         let cites = format!("e{cited}");
         let marker = format!("<!-- {id} e{} cites {cites} -->", c.seq() + 1);
@@ -99,14 +100,14 @@ proptest! {
             "marker_lines": [4],
         }}));
         let m = ledger
-            .append_system(NewEvent {
+            .append(remaind_ledger::AppendRequest::from(NewEvent {
                 kind: Some(Kind::Note),
                 text: Some(format!("# Memory\n\n## Port\n\n{marker}\n")),
                 actor: Some("remaind".into()),
                 data: memory,
                 ..NewEvent::default()
-            })
-            .expect("memory note");
+            }).system())
+            .expect("memory note")[0];
         prop_assert_eq!((first.seq(), second.seq(), c.seq(), m.seq()), (1, 2, 3, 4));
         let stored = ledger.get(c.seq()).expect("read").expect("event");
         prop_assert_eq!(stored.id, c);
@@ -149,7 +150,7 @@ fn own_field_names_in_an_agent_event_are_redacted_like_any_text() {
             data: data(json!({"state_sha256": hex, "memory": {"id": id}})),
             ..NewEvent::default()
         })
-        .expect("append");
+        .expect("append")[0];
     let line = std::fs::read_to_string(dir.join("logs/events.jsonl")).expect("log");
     assert!(!line.contains(hex), "{line}");
     assert!(!line.contains("3f2b8c1e-9a4d"), "{line}");

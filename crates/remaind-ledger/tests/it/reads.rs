@@ -1,6 +1,8 @@
 //! Positional reads agree with a full scan.
 
-use remaind_ledger::{Event, Filter, Kind, Ledger, LogReader, Status, Statuses};
+use remaind_events::{Event, Kind, Status, Statuses};
+
+use remaind_ledger::{Filter, Ledger, LogReader};
 
 use crate::common::{self, event};
 
@@ -34,7 +36,7 @@ fn build() -> (tempfile::TempDir, Ledger, Vec<Event>) {
         };
         batch.push(event(kind, &format!("{i}:{}", "z".repeat(len))));
     }
-    ledger.append_batch(batch).expect("batch");
+    ledger.append(batch).expect("batch");
     let all: Vec<Event> = ledger
         .iter()
         .expect("iter")
@@ -73,7 +75,9 @@ fn positional_reads_agree_with_a_full_scan() {
             .cloned()
             .collect();
         assert_eq!(
-            ledger.range(from, limit).expect("range"),
+            ledger
+                .range(from, limit, &remaind_ledger::Filter::default())
+                .expect("range"),
             expect,
             "range {from} {limit}"
         );
@@ -92,7 +96,9 @@ fn positional_reads_agree_with_a_full_scan() {
             .map(|e| (*e).clone())
             .collect();
         assert_eq!(
-            ledger.before(before, limit).expect("before"),
+            ledger
+                .before(before, limit, &remaind_ledger::Filter::default())
+                .expect("before"),
             expect,
             "before {before} {limit}"
         );
@@ -114,7 +120,7 @@ fn positional_reads_agree_with_a_full_scan() {
     for f in &filters {
         let matching: Vec<Event> = all.iter().filter(|e| f.matches(e)).cloned().collect();
         assert_eq!(
-            ledger.range_filtered(20, 7, f).expect("range"),
+            ledger.range(20, 7, f).expect("range"),
             matching
                 .iter()
                 .filter(|e| e.seq >= 20)
@@ -124,7 +130,7 @@ fn positional_reads_agree_with_a_full_scan() {
         );
         let below: Vec<Event> = matching.iter().filter(|e| e.seq < 200).cloned().collect();
         assert_eq!(
-            ledger.before_filtered(200, 9, f).expect("before"),
+            ledger.before(200, 9, f).expect("before"),
             below[below.len().saturating_sub(9)..].to_vec()
         );
     }
@@ -178,13 +184,13 @@ fn status_and_statuses_agree() {
         .expect("scan");
     let built = Statuses::from_events(&events);
     for (seq, status) in expect {
-        let id = remaind_ledger::EventId(seq);
+        let id = remaind_events::EventId(seq);
         assert_eq!(ledger.status(id).expect("status"), Some(status), "e{seq}");
         assert_eq!(all.get(id), status);
         assert_eq!(built.get(id), status);
     }
     assert_eq!(
-        ledger.status(remaind_ledger::EventId(7)).expect("status"),
+        ledger.status(remaind_events::EventId(7)).expect("status"),
         None
     );
     assert_eq!(all.superseded().len(), 2);
@@ -204,7 +210,12 @@ fn a_batch_of_many_chunks_is_written_whole_and_in_order() {
         .map(|i| format!("line {i}: {}", "x".repeat(i % 7 * 300)))
         .collect();
     let ids = ledger
-        .append_batch(texts.iter().map(|t| common::event(Kind::Note, t)))
+        .append(
+            texts
+                .iter()
+                .map(|t| common::event(Kind::Note, t))
+                .collect::<Vec<_>>(),
+        )
         .expect("batch");
     assert_eq!(ids.len(), texts.len());
     assert!(common::log_bytes(&dir).len() > 2 << 20);
@@ -215,7 +226,7 @@ fn a_batch_of_many_chunks_is_written_whole_and_in_order() {
     ledger.verify().expect("the chain verifies");
     let after = ledger
         .append(common::event(Kind::Note, "after"))
-        .expect("append");
+        .expect("append")[0];
     assert_eq!(after.seq(), 2 + texts.len() as u64);
 }
 
@@ -230,7 +241,7 @@ fn last_of_kinds_agrees_with_a_full_scan() {
         .expect("append");
     let second = ledger
         .append(event(Kind::UserMessage, "the second instruction"))
-        .expect("append");
+        .expect("append")[0];
     for i in 0..40 {
         ledger
             .append(event(

@@ -1,7 +1,9 @@
 //! Torn-tail recovery: a log cut anywhere in its last line reopens with a clean prefix, the
 //! cut bytes in quarantine and a `recovery` event.
 
-use remaind_ledger::{Kind, Ledger};
+use remaind_events::Kind;
+
+use remaind_ledger::Ledger;
 
 use crate::common::{self, event};
 
@@ -131,6 +133,6 @@ fn torn_first_line_recovers_to_genesis() {
     let ledger = Ledger::open(&dir).expect("open");
     let ev = ledger.get(1).expect("get").expect("event");
     assert_eq!(ev.kind, Kind::Recovery);
-    assert_eq!(ev.prev, remaind_ledger::GENESIS_PREV);
+    assert_eq!(ev.prev, remaind_events::GENESIS_PREV);
     assert_eq!(quarantine(&dir)[0].1, b"{\"v\":1,\"se");
 }

@@ -4,7 +4,8 @@
 //! no 8-byte window of the key's random part appears in any file under `.context/`.
 
 use proptest::prelude::*;
-use remaind_ledger::{AppendRequest, Kind, NewEvent, Tool};
+use remaind_events::{Kind, NewEvent, Tool};
+use remaind_ledger::AppendRequest;
 use serde_json::Value;
 
 use crate::common;
@@ -149,7 +150,7 @@ proptest! {
             }
             _ => unreachable!("place is below 7"),
         }
-        let id = ledger.append_request(AppendRequest { event: ev, output_bytes }).expect("append");
+        let id = ledger.append(AppendRequest::with_output(ev, output_bytes)).expect("append")[0];
         let stored = ledger.get(id.seq()).expect("read").expect("event");
         prop_assert!(!stored.redactions.is_empty(), "rule {rule} place {place}: nothing redacted");
         if (3..5).contains(&place) {
@@ -184,7 +185,7 @@ fn gitleaks_rule_files_apply_and_bad_ones_are_named() {
             Kind::Note,
             "keys acme_0123456789abcdefghij and corp_abcdefghij0123456789",
         ))
-        .expect("append");
+        .expect("append")[0];
     let stored = ledger.get(id.seq()).expect("read").expect("event");
     let rules: Vec<&str> = stored.redactions.iter().map(|r| r.rule.as_str()).collect();
     assert_eq!(rules, ["acme_key", "corp_key"]);

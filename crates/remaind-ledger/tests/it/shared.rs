@@ -4,7 +4,8 @@ use std::os::unix::fs::DirBuilderExt;
 use std::time::Duration;
 
 use camino::Utf8PathBuf;
-use remaind_ledger::{AppendRequest, Error, GENESIS_PREV, Kind, Ledger, StoreSetting};
+use remaind_events::{GENESIS_PREV, Kind};
+use remaind_ledger::{AppendRequest, Error, Ledger, StoreSetting};
 use remaind_pg::Store;
 use remaind_testkit::{postgres_url, unique_project};
 use tempfile::TempDir;
@@ -45,7 +46,11 @@ fn two_machines_append_to_one_gapless_chain_and_hold_the_same_bytes() {
                         .expect("append");
                 }
                 ledger
-                    .append_batch((0..5).map(|i| event(Kind::Note, &format!("{name} batch {i}"))))
+                    .append(
+                        (0..5)
+                            .map(|i| event(Kind::Note, &format!("{name} batch {i}")))
+                            .collect::<Vec<_>>(),
+                    )
                     .expect("batch");
             });
         }
@@ -73,13 +78,13 @@ fn a_replica_opened_later_catches_up_with_the_artifacts_its_lines_cite() {
     let (_project, machines) = replicas(2);
     let a = Ledger::open(&machines[0].1).expect("open a");
     let big = "x".repeat(64 * 1024);
-    let mut req = AppendRequest::from(event(Kind::ToolResult, "a large output"));
-    req.event.tool = Some(remaind_ledger::Tool {
+    let mut ev = event(Kind::ToolResult, "a large output");
+    ev.tool = Some(remaind_events::Tool {
         name: "Bash".into(),
         input: serde_json::json!({"command": "yes"}),
         output: serde_json::Value::String(big.clone()),
     });
-    a.append_request(req).expect("append with an artifact");
+    a.append(ev).expect("append with an artifact");
     let b = Ledger::open(&machines[1].1).expect("open b");
     assert_eq!(log_bytes(&machines[0].1), log_bytes(&machines[1].1));
     let ev = b.get(1).expect("get").expect("the event");
@@ -155,16 +160,20 @@ fn a_folder_with_events_the_store_lacks_is_refused_naming_the_seq() {
 fn push_and_pull_copy_events_and_artifacts_byte_for_byte_and_only_what_is_new() {
     let (_tmp, src, ledger) = crate::common::ledger();
     ledger
-        .append_batch((0..30).map(|i| event(Kind::Note, &format!("event {i}"))))
+        .append(
+            (0..30)
+                .map(|i| event(Kind::Note, &format!("event {i}")))
+                .collect::<Vec<_>>(),
+        )
         .expect("batch");
-    let mut req = AppendRequest::from(event(Kind::ToolResult, "output"));
-    req.event.tool = Some(remaind_ledger::Tool {
+    let mut ev = event(Kind::ToolResult, "output");
+    ev.tool = Some(remaind_events::Tool {
         name: "Read".into(),
         input: serde_json::Value::Null,
         output: serde_json::Value::Null,
     });
-    req.output_bytes = Some([0u8, 159, 146, 150, 1, 2, 3].repeat(5000));
-    ledger.append_request(req).expect("binary artifact");
+    let req = AppendRequest::with_output(ev, Some([0u8, 159, 146, 150, 1, 2, 3].repeat(5000)));
+    ledger.append(req).expect("binary artifact");
     let project = unique_project("push");
     let (mut store, _) =
         Store::create(&postgres_url(), &project, GENESIS_PREV, &[]).expect("create");
@@ -235,7 +244,7 @@ fn last_line(dir: &Utf8PathBuf) -> (u64, String) {
     let seq = serde_json::from_str::<serde_json::Value>(last).expect("json")["seq"]
         .as_u64()
         .expect("seq");
-    (seq, remaind_ledger::line_digest(last.as_bytes()))
+    (seq, remaind_events::line_digest(last.as_bytes()))
 }
 
 /// A line shaped as the ledger writes it: user instruction `text`, at `seq` after `prev`.
@@ -251,7 +260,7 @@ fn forged_line(seq: u64, prev: &str, text: &str) -> String {
 fn forge(project: &str, seq: u64, line: &str, move_head: bool) {
     let mut c = forger();
     let seq = i64::try_from(seq).expect("small");
-    let digest = remaind_ledger::line_digest(line.as_bytes());
+    let digest = remaind_events::line_digest(line.as_bytes());
     c.execute(
         "INSERT INTO remaind_events (project, seq, digest, line)
          SELECT id, $2, $3, $4 FROM remaind_projects WHERE name = $1",
@@ -457,7 +466,7 @@ fn verify_on_a_replica_names_a_row_edited_in_the_store_after_it_was_copied() {
         .expect("edit a row");
     let report = a.verify().expect("verify");
     assert!(!report.is_ok());
-    let first = report.first_problem().expect("a problem");
+    let first = report.problems.first().expect("a problem");
     assert_eq!(first.line, Some(2), "{first}");
     assert!(
         first.reason.contains(&format!("project {project:?}")),

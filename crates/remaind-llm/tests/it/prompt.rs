@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use remaind_compact::{CompactorInput, candidate_from_value};
-use remaind_ledger::NewEvent;
+use remaind_events::NewEvent;
 use remaind_llm::prompt;
 use remaind_validate::{LedgerView, MemoryLedger, validate_typed};
 use serde_json::Value;

@@ -20,7 +20,7 @@ fn wire<T: Serialize>(v: &T) -> String {
     }
 }
 
-fn ids<'a>(ids: impl IntoIterator<Item = &'a remaind_ledger::EventId>) -> Vec<String> {
+fn ids<'a>(ids: impl IntoIterator<Item = &'a remaind_events::EventId>) -> Vec<String> {
     ids.into_iter().map(ToString::to_string).collect()
 }
 

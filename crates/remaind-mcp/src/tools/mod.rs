@@ -8,7 +8,7 @@ pub(crate) mod memory;
 pub(crate) mod read;
 pub(crate) mod record;
 
-use remaind_ledger::{EventId, Status};
+use remaind_events::{EventId, Status};
 
 use crate::error::ToolError;
 

@@ -1,8 +1,9 @@
 //! The three reading steps: `search` (compact hits with ids), `timeline` (the lead-up and
 //! aftermath of one event) and `get_events` (full events by id or by position).
 
+use remaind_events::{Event, Kind};
 use remaind_index::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, SearchOptions, Syntax};
-use remaind_ledger::{Event, Filter, Kind};
+use remaind_ledger::Filter;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -231,8 +232,13 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
         let context = if args.context == 0 {
             Vec::new()
         } else {
-            let mut around = ledger.before(h.seq, args.context)?;
-            around.extend(ledger.range(h.seq + 1, args.context)?);
+            let mut around =
+                ledger.before(h.seq, args.context, &remaind_ledger::Filter::default())?;
+            around.extend(ledger.range(
+                h.seq + 1,
+                args.context,
+                &remaind_ledger::Filter::default(),
+            )?);
             around.iter().map(EventRow::of).collect()
         };
         page.push({
@@ -409,16 +415,20 @@ fn timeline(session: &Session, args: TimelineArgs) -> Result<Timeline, ToolError
             ));
         }
     };
-    let Some(center) = ledger.get_id(anchor)? else {
+    let Some(center) = ledger.get(anchor.seq())? else {
         let (head, _) = ledger.head()?;
         return Err(ToolError::invalid(
             "anchor",
             format!("{anchor} does not exist; the ledger ends at e{head}"),
         ));
     };
-    let mut events = ledger.before(center.seq, args.before)?;
+    let mut events = ledger.before(center.seq, args.before, &remaind_ledger::Filter::default())?;
     events.push(center);
-    events.extend(ledger.range(anchor.seq() + 1, args.after)?);
+    events.extend(ledger.range(
+        anchor.seq() + 1,
+        args.after,
+        &remaind_ledger::Filter::default(),
+    )?);
     Ok(Timeline {
         anchor: anchor.to_string(),
         events: events.iter().map(EventRow::of).collect(),
@@ -512,7 +522,7 @@ fn get_events(session: &Session, args: GetEventsArgs) -> Result<GetEvents, ToolE
     let mut missing = Vec::new();
     if !ids.is_empty() {
         for id in ids {
-            match ledger.get_id(id)? {
+            match ledger.get(id.seq())? {
                 Some(ev) => events.push(ev),
                 None => missing.push(id.to_string()),
             }
@@ -536,8 +546,8 @@ fn get_events(session: &Session, args: GetEventsArgs) -> Result<GetEvents, ToolE
             })?
         } else {
             match (args.from, before) {
-                (Some(from), _) => ledger.range(from, limit)?,
-                (None, Some(b)) => ledger.before(b, limit)?,
+                (Some(from), _) => ledger.range(from, limit, &remaind_ledger::Filter::default())?,
+                (None, Some(b)) => ledger.before(b, limit, &remaind_ledger::Filter::default())?,
                 (None, None) => Vec::new(),
             }
         };

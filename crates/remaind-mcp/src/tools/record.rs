@@ -1,7 +1,9 @@
 //! `record`: one typed event from the model, through the same parsing, validation, redaction
 //! and artifact routing as `remaind log --json-event`.
 
-use remaind_ledger::{AppendRequest, Kind};
+use remaind_events::Kind;
+
+use remaind_ledger::AppendRequest;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -168,7 +170,7 @@ fn record(session: &Session, args: RecordArgs) -> Result<Recorded, ToolError> {
     // Parse and check the input before opening (and possibly recovering) the ledger.
     let event = remaind_ledger::new_event_from_value(args.into_json_event())?;
     let (_, ledger) = session.ledger()?;
-    let id = ledger.append_request(AppendRequest::from(event))?;
+    let id = ledger.append(AppendRequest::from(event))?[0];
     let ev = ledger.get(id.seq())?.ok_or_else(|| ToolError {
         message: format!("{id} was appended but cannot be read back"),
         invalid_input: false,

@@ -159,7 +159,9 @@ async fn reads_see_events_other_processes_appended_after_the_last_call() {
     // Another writer (a hook, `remaind log`) appends behind the server's back.
     let other = Ledger::open(&dir).expect("open");
     let id = other
-        .append_json_lines(b"{\"kind\":\"decision\",\"text\":\"Feed the otter at noon\"}\n")
+        .append(remaind_ledger::AppendRequest::json_lines(
+            b"{\"kind\":\"decision\",\"text\":\"Feed the otter at noon\"}\n",
+        ))
         .expect("append")[0];
     let hits = c.call("search", json!({"query": "otter"})).await;
     assert_eq!(
@@ -255,7 +257,9 @@ async fn a_search_of_hundreds_of_words_is_bounded_and_says_it_was_cut() {
     let (_tmp, dir) = context();
     let other = Ledger::open(&dir).expect("open");
     other
-        .append_json_lines(b"{\"kind\":\"decision\",\"text\":\"Feed the otter at noon\"}\n")
+        .append(remaind_ledger::AppendRequest::json_lines(
+            b"{\"kind\":\"decision\",\"text\":\"Feed the otter at noon\"}\n",
+        ))
         .expect("append");
     let mut c = Client::connect(&dir).await;
     // A word repeated 300 times is one word: nothing is cut.
@@ -291,12 +295,12 @@ async fn search_brings_neighbours_and_says_when_quotes_fell_back_to_words() {
     let (_tmp, dir) = context();
     let other = Ledger::open(&dir).expect("open");
     other
-        .append_json_lines(
+        .append(remaind_ledger::AppendRequest::json_lines(
             b"{\"kind\":\"note\",\"text\":\"We wrote a pact at camp\"}\n\
               {\"kind\":\"user_message\",\"text\":\"Should we sign the friendship pact again?\"}\n\
               {\"kind\":\"assistant_message\",\"text\":\"Yes, after dinner.\"}\n\
               {\"kind\":\"note\",\"text\":\"I'm reading Charlottes Web to my niece\"}\n",
-        )
+        ))
         .expect("append");
     let mut c = Client::connect(&dir).await;
     let hits = c

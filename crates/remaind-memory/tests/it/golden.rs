@@ -106,8 +106,8 @@ fn a_node_cited_by_a_recent_event_warms() {
     let cold = m.tree(None).expect("tree");
     assert!(cold.nodes.iter().all(|n| n.temperature == 0.0));
     ledger
-        .append(remaind_ledger::NewEvent {
-            kind: Some(remaind_ledger::Kind::Decision),
+        .append(remaind_events::NewEvent {
+            kind: Some(remaind_events::Kind::Decision),
             text: Some(format!("Split the change, per memory node {}.", style.id)),
             ..Default::default()
         })

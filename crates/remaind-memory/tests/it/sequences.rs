@@ -125,8 +125,8 @@ fn a_remember_event_proposes_itself_and_can_be_accepted() {
     let p = Project::new();
     let ledger = p.ledger();
     ledger
-        .append(remaind_ledger::NewEvent {
-            kind: Some(remaind_ledger::Kind::Remember),
+        .append(remaind_events::NewEvent {
+            kind: Some(remaind_events::Kind::Remember),
             text: Some("Never push to main without a review.\nThe team agreed in March.".into()),
             ..Default::default()
         })
@@ -191,18 +191,18 @@ fn a_memory_whose_cited_fact_is_superseded_is_shown_as_no_longer_current() {
     let p = Project::new();
     let ledger = p.ledger();
     let port = ledger
-        .append(remaind_ledger::NewEvent {
-            kind: Some(remaind_ledger::Kind::Constraint),
+        .append(remaind_events::NewEvent {
+            kind: Some(remaind_events::Kind::Constraint),
             text: Some("The API listens on 8080.".into()),
             ..Default::default()
         })
-        .expect("constraint");
+        .expect("constraint")[0];
     let m = Memory::open(&p.ctx, &ledger).expect("open");
     let x = m
         .propose_citing("API port", "The API listens on 8080.", &[port])
         .expect("propose");
     m.accept(&x.id).expect("accept");
-    let unknown: remaind_ledger::EventId = "e99".parse().expect("id");
+    let unknown: remaind_events::EventId = "e99".parse().expect("id");
     assert!(
         m.propose_citing("Bad", "x", &[unknown])
             .expect_err("no such event")
@@ -214,13 +214,13 @@ fn a_memory_whose_cited_fact_is_superseded_is_shown_as_no_longer_current() {
         .expect("some");
     assert!(shown.contains("## API port\n"), "{shown}");
     let correction = ledger
-        .append(remaind_ledger::NewEvent {
-            kind: Some(remaind_ledger::Kind::Correction),
+        .append(remaind_events::NewEvent {
+            kind: Some(remaind_events::Kind::Correction),
             text: Some("The API moved to 9090.".into()),
             supersedes: vec![port],
             ..Default::default()
         })
-        .expect("correction");
+        .expect("correction")[0];
     // The packet marks it at once, before any memory command rewrites the file.
     let mut status = |id| ledger.status(id).ok().flatten();
     let shown = remaind_memory::memory_for_packet(&p.ctx, &ledger, &mut status)
@@ -291,13 +291,13 @@ fn a_suggestion_proposes_or_refreshes_but_never_reopens_a_decided_memory() {
             serde_json::json!({"action": "suggest", "title": "Key technical concepts (session abc)"}),
         );
         ledger
-            .append(remaind_ledger::NewEvent {
-                kind: Some(remaind_ledger::Kind::Note),
+            .append(remaind_events::NewEvent {
+                kind: Some(remaind_events::Kind::Note),
                 text: Some(text.into()),
                 data: Some(data),
                 ..Default::default()
             })
-            .expect("suggest")
+            .expect("suggest")[0]
     };
     suggest("- Phoenix LiveView");
     let m = Memory::open(&p.ctx, &ledger).expect("open");
@@ -319,18 +319,18 @@ fn a_suggestion_proposes_or_refreshes_but_never_reopens_a_decided_memory() {
 fn open_loops_are_files_and_resolving_one_archives_it() {
     let p = Project::new();
     let ledger = p.ledger();
-    let append = |kind, text: &str, resolves: Vec<remaind_ledger::EventId>, supersedes| {
+    let append = |kind, text: &str, resolves: Vec<remaind_events::EventId>, supersedes| {
         ledger
-            .append(remaind_ledger::NewEvent {
+            .append(remaind_events::NewEvent {
                 kind: Some(kind),
                 text: Some(text.into()),
                 resolves,
                 supersedes,
                 ..Default::default()
             })
-            .expect("append")
+            .expect("append")[0]
     };
-    use remaind_ledger::Kind;
+    use remaind_events::Kind;
     let blocker = append(
         Kind::Blocker,
         "Waiting for OPS-142: staging credentials",

@@ -34,11 +34,11 @@ fn lowest_importance_and_oldest_events_drop_first() {
     let r = remaind_resume::build_packet(&ctx, Budget::Tokens(full.tokens - 60)).unwrap();
     assert!(r.tokens <= full.tokens - 60);
     // e3 (importance 0, older) goes before e5 (importance 0) and before anything of importance 1+.
-    assert_eq!(r.dropped.events, [remaind_ledger::EventId(3)]);
+    assert_eq!(r.dropped.events, [remaind_events::EventId(3)]);
     let r = remaind_resume::build_packet(&ctx, Budget::Tokens(full.tokens - 200)).unwrap();
-    assert!(r.dropped.events.contains(&remaind_ledger::EventId(3)));
-    assert!(r.dropped.events.contains(&remaind_ledger::EventId(5)));
-    assert!(!r.dropped.events.contains(&remaind_ledger::EventId(2)));
+    assert!(r.dropped.events.contains(&remaind_events::EventId(3)));
+    assert!(r.dropped.events.contains(&remaind_events::EventId(5)));
+    assert!(!r.dropped.events.contains(&remaind_events::EventId(2)));
     assert!(r.packet.contains("left out for the budget"));
 }
 

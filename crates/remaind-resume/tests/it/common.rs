@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use camino::Utf8PathBuf;
 use remaind_atomic::HistoryStore;
-use remaind_ledger::{Kind, Ledger, NewEvent};
+use remaind_events::{Kind, NewEvent};
+use remaind_ledger::Ledger;
 use remaind_resume::ContextDir;
 use remaind_resume::FrameRequest;
 use remaind_validate::Binding;
@@ -26,14 +27,16 @@ pub(crate) fn fresh() -> (tempfile::TempDir, ContextDir) {
     (tmp, ctx)
 }
 
-/// Appends events given as JSON objects; Remaind's own kinds go through `append_system`.
+/// Appends events given as JSON objects; Remaind's own kinds go through `AppendRequest::system`.
 pub(crate) fn append(ctx: &ContextDir, events: &[serde_json::Value]) {
     let ledger = Ledger::open(ctx.root()).expect("open ledger");
     for ev in events {
         let new: NewEvent = serde_json::from_value(ev.clone()).expect("fixture event");
         let system = new.kind.is_some_and(Kind::is_bookkeeping);
         if system {
-            ledger.append_system(new).expect("append system event");
+            ledger
+                .append(remaind_ledger::AppendRequest::from(new).system())
+                .expect("append system event");
         } else {
             ledger.append(new).expect("append event");
         }
@@ -149,12 +152,15 @@ pub(crate) fn build(ctx: &ContextDir, fx: &Fixture) {
                 remaind_hash::sha256_hex(&handover).into(),
             );
             ledger
-                .append_system(remaind_ledger::NewEvent {
-                    kind: Some(remaind_ledger::Kind::Compaction),
-                    text: Some("fixture compaction".to_owned()),
-                    data: Some(data),
-                    ..remaind_ledger::NewEvent::default()
-                })
+                .append(
+                    remaind_ledger::AppendRequest::from(remaind_events::NewEvent {
+                        kind: Some(remaind_events::Kind::Compaction),
+                        text: Some("fixture compaction".to_owned()),
+                        data: Some(data),
+                        ..remaind_events::NewEvent::default()
+                    })
+                    .system(),
+                )
                 .expect("record the fixture's compaction");
         }
     }

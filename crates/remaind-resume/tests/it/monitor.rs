@@ -1,6 +1,8 @@
 //! The monitor: band edges, band changes recorded once, counting without `--used`.
 
-use remaind_ledger::{Kind, Ledger};
+use remaind_events::Kind;
+
+use remaind_ledger::Ledger;
 use remaind_resume::{Action, Band, TokenSource, monitor};
 use serde_json::json;
 

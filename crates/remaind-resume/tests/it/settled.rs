@@ -2,7 +2,9 @@
 //! the packet lists it as history, never as pending, and agrees with `loops list`'s source
 //! (the ledger's statuses).
 
-use remaind_ledger::{Ledger, Status};
+use remaind_events::Status;
+
+use remaind_ledger::Ledger;
 use remaind_resume::{Budget, build_packet};
 use serde_json::json;
 
@@ -64,7 +66,7 @@ fn steps_and_loops_settled_after_the_compaction_are_not_pending() {
     let ledger = Ledger::open(ctx.root()).expect("open");
     for id in [2, 3] {
         assert!(matches!(
-            ledger.status(remaind_ledger::EventId(id)),
+            ledger.status(remaind_events::EventId(id)),
             Ok(Some(Status::Resolved { .. }))
         ));
     }

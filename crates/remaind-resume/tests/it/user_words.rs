@@ -4,7 +4,8 @@
 //! is shown as in force, a reference back brings its referent, and who owns what stays whole.
 
 use proptest::prelude::*;
-use remaind_ledger::{EventId, Ledger};
+use remaind_events::EventId;
+use remaind_ledger::Ledger;
 use remaind_resume::{Budget, ContextDir, build_packet};
 use remaind_testkit::conversation::Conversation;
 use remaind_validate::State;
@@ -14,7 +15,7 @@ use crate::common::{compact_builtin, fresh};
 fn append(ctx: &ContextDir, conv: &Conversation) {
     let ledger = Ledger::open(ctx.root()).expect("open ledger");
     ledger
-        .append_batch(conv.events.clone())
+        .append(conv.events.clone())
         .expect("append the conversation");
 }
 

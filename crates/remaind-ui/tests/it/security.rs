@@ -3,7 +3,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
 use camino::Utf8PathBuf;
-use remaind_ledger::{Kind, Ledger, NewEvent};
+use remaind_events::{Kind, NewEvent};
+use remaind_ledger::Ledger;
 use remaind_resume::ContextDir;
 use remaind_ui::{Options, Viewer};
 

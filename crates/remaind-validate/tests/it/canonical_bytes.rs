@@ -1,7 +1,7 @@
 //! The stored layout of state.json: one field of the state and one item or link per line,
 //! parsing back to the same state.
 
-use remaind_ledger::EventId;
+use remaind_events::EventId;
 use remaind_validate::{Instruction, Item, Link, NextStep, State};
 
 fn state() -> State {

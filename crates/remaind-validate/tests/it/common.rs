@@ -1,6 +1,6 @@
 //! Shared helpers: a deterministic in-memory ledger from compact fixture lines.
 
-use remaind_ledger::NewEvent;
+use remaind_events::NewEvent;
 use remaind_validate::{LedgerView, MemoryLedger};
 use serde_json::Value;
 

@@ -1,6 +1,6 @@
 //! The handover parser: binding line, sections, citations, fences, structural problems.
 
-use remaind_ledger::EventId;
+use remaind_events::EventId;
 use remaind_validate::titles;
 use remaind_validate::{
     Binding, Handover, SECTION_TITLES, citations, parse_binding, render_citations,

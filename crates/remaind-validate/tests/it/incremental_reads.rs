@@ -3,7 +3,7 @@
 
 use std::cell::Cell;
 
-use remaind_ledger::{Event, EventId, Kind, NewEvent};
+use remaind_events::{Event, EventId, Kind, NewEvent};
 use remaind_validate::{
     Asked, Binding, EventIter, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior,
     State, ViewError, render_citations, render_instruction, validate_typed,

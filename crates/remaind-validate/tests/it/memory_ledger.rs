@@ -1,6 +1,6 @@
 //! The in-memory ledger view: assignment, refusals, digests, stored-line round trip.
 
-use remaind_ledger::{EventId, GENESIS_PREV, Kind, NewEvent};
+use remaind_events::{EventId, GENESIS_PREV, Kind, NewEvent};
 use remaind_validate::{LedgerView, MemoryLedger, ViewError};
 
 fn new(kind: Kind) -> NewEvent {

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
-use remaind_ledger::{Event, EventId, Kind, NewEvent};
+use remaind_events::{Event, EventId, Kind, NewEvent};
 use remaind_validate::titles;
 use remaind_validate::{
     Asked, Binding, Check, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior,

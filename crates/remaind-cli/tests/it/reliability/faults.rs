@@ -11,7 +11,10 @@ use crate::common::remaind_env;
 
 use remaind_atomic::failpoints::{self as atomic, ALL as ATOMIC};
 use remaind_fs::failpoints::REPLACE;
-use remaind_ledger::failpoints::APPEND;
+use remaind_ledger::FAILPOINTS;
+
+/// The ledger's failpoints in an append (the first two of them).
+const APPEND: [&str; 2] = [FAILPOINTS[0], FAILPOINTS[1]];
 
 /// Runs `args` with `spec` injected. `None` when the run got through without reaching the
 /// fault (exit 0); otherwise asserts it failed cleanly: exit 1, no panic, a message naming a

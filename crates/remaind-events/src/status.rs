@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use remaind_events::{Event, EventId};
+use crate::{Event, EventId};
 
 /// Whether an event is still current.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
