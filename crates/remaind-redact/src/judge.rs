@@ -140,7 +140,16 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     if PLACEHOLDER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(v)) {
         return true;
     }
-    v.len() >= 6 && distinct(v) <= 2
+    is_made_up(v) || (v.len() >= 6 && distinct(v) <= 2)
+}
+
+/// A value that says it is made up (`somefakekey`, `a-fake-tooshort-key`). The word counts
+/// only in a value of lower-case letters and separators: inside a random token the same four
+/// letters are chance (the property test drew `fAkeaA00…`).
+fn is_made_up(v: &[u8]) -> bool {
+    v.iter()
+        .all(|b| b.is_ascii_lowercase() || matches!(b, b'-' | b'_'))
+        && memchr::memmem::find(v, b"fake").is_some()
 }
 
 /// Whether `rest`, what follows `${`, makes a reference: `{` (`${{ … }}`), or a variable's

@@ -995,3 +995,15 @@ fn a_jwt_is_known_by_a_header_that_is_a_json_object() {
         assert_eq!(redact(not_a_jwt), not_a_jwt);
     }
 }
+
+#[test]
+fn a_value_that_says_it_is_made_up_is_no_secret_but_the_word_inside_a_token_is_chance() {
+    for made_up in [
+        "password = \"somefakekey\"",
+        "cloudant_password = \"a-fake-tooshort-key\"",
+    ] {
+        assert_eq!(redact(made_up), made_up);
+    }
+    let out = redact("password = \"fAkeaA00aaa0a0aAaaA00A0aa0AAaA00AaA0\"");
+    assert!(!out.contains("fAkeaA00"), "{out}");
+}
