@@ -840,3 +840,73 @@ fn tidy_each_library_exposes_one_error_type() {
         "more than one public error type: {problems:?}"
     );
 }
+
+/// The body of `[name]` in a TOML text, up to the next table header.
+fn toml_table(text: &str, name: &str) -> String {
+    let header = format!("[{name}]");
+    text.lines()
+        .skip_while(|l| l.trim() != header)
+        .skip(1)
+        .take_while(|l| !l.trim_start().starts_with('['))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// `cargo clippy -D warnings` on a one-file crate linted as the workspace is (its clippy.toml
+/// and its clippy lint table), in a folder of its own; the output when it fails.
+fn clippy_on_planted(dir: &Path, lib: &str) -> Result<(), String> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir.join("src")).expect("planted crate folder");
+    std::fs::copy(root().join("clippy.toml"), dir.join("clippy.toml")).expect("clippy.toml");
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).expect("Cargo.toml");
+    let lints = toml_table(&manifest, "workspace.lints.clippy");
+    assert!(lints.contains("too_many_lines"), "{lints}");
+    let planted = format!(
+        "[package]\nname = \"planted\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [workspace]\n\n[lints.clippy]\n{lints}"
+    );
+    std::fs::write(dir.join("Cargo.toml"), planted).expect("planted manifest");
+    std::fs::write(dir.join("src/lib.rs"), lib).expect("planted lib.rs");
+    let out = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["clippy", "--quiet", "--", "-D", "warnings"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .output()
+        .expect("cargo clippy runs");
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// The rules clippy keeps for the workspace fire: a function past the length limit and an
+/// open with raw flags outside remaind-fs fail the lint, and the same crate without them
+/// passes (the workspace itself passes in CI's clippy step).
+#[test]
+fn clippy_fails_a_planted_long_function_and_a_raw_open() {
+    let dir = std::env::temp_dir().join(format!("remaind-planted-{}", std::process::id()));
+    let long_body: String = (0..121)
+        .map(|i| format!("    let _x{i} = {i};\n"))
+        .collect();
+    let raw_open = "/// A raw open.\n\
+        pub fn raw(p: &std::path::Path) -> std::io::Result<std::fs::File> {\n    \
+            use std::os::unix::fs::OpenOptionsExt;\n    \
+            std::fs::OpenOptions::new().read(true).custom_flags(0).open(p)\n}\n";
+    let planted =
+        format!("//! Planted.\n\n/// Too long.\npub fn long() {{\n{long_body}}}\n\n{raw_open}");
+    let err = clippy_on_planted(&dir, &planted).expect_err("the planted violations fail clippy");
+    assert!(
+        err.contains("this function has too many lines (121/120)"),
+        "{err}"
+    );
+    assert!(err.contains("open through remaind_fs::open_file"), "{err}");
+
+    let short_body: String = (0..120)
+        .map(|i| format!("    let _x{i} = {i};\n"))
+        .collect();
+    let clean = format!("//! Planted.\n\n/// Long enough.\npub fn long() {{\n{short_body}}}\n");
+    let outcome = clippy_on_planted(&dir, &clean);
+    let _ = std::fs::remove_dir_all(&dir);
+    outcome.expect("the same crate without the violations passes");
+}

@@ -380,17 +380,7 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
     // Scored on the candidates rather than OR'ed in as NEAR groups: those counted the
     // same words again, so events holding them twice (a command and its echo) led.
     let content = words_of(terms.iter().copied());
-    let pairs = content
-        .windows(2)
-        .take(MAX_PAIRS)
-        .map(|p| {
-            (
-                words::stem(&p[0].to_lowercase()),
-                words::stem(&p[1].to_lowercase()),
-            )
-        })
-        .filter(|(a, b)| a != b)
-        .collect();
+    let pairs = stem_pairs(&content);
     let bonus: Vec<String> = phrase.iter().cloned().collect();
     let combine = |(required, optional): (Vec<String>, Vec<String>)| {
         let mut any = optional;
@@ -416,32 +406,7 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
             all.join(" AND ")
         })
     };
-    let mut needles = Vec::new();
-    let mut exact_words = Vec::new();
-    for t in &terms {
-        let (text, prefix) = match t {
-            Term::Word(w) | Term::Required(w) | Term::Phrase(w) => (w, false),
-            Term::Prefix(p) => (p, true),
-        };
-        for (_, tok) in words::tokens(text) {
-            let lower = tok.to_lowercase();
-            if !words::is_stop_word(&lower) || matches!(t, Term::Phrase(_)) {
-                exact_words.push(lower.clone());
-            }
-            needles.push(Needle {
-                word: lower,
-                prefix,
-            });
-        }
-        for part in parts(text) {
-            needles.push(Needle { word: part, prefix });
-        }
-        if let Some(j) = words::joined(text.trim_matches(|c: char| !c.is_alphanumeric())) {
-            needles.push(Needle { word: j, prefix });
-        }
-    }
-    needles.dedup();
-    exact_words.dedup();
+    let (needles, exact_words) = needles_of(&terms);
     let question = match (all.first(), all.last()) {
         (Some(Term::Word(first)), _) if QUESTION_WORDS.contains(&first.to_lowercase().as_str()) => {
             true
@@ -474,6 +439,53 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
             })
             .collect(),
     })
+}
+
+/// What the re-ranker looks for in a hit (each word, its parts, the joined form; prefix
+/// terms as prefixes), and the query's own words lower-cased, stop words only in a phrase.
+fn needles_of(terms: &[&Term]) -> (Vec<Needle>, Vec<String>) {
+    let mut needles = Vec::new();
+    let mut exact_words = Vec::new();
+    for t in terms {
+        let (text, prefix) = match t {
+            Term::Word(w) | Term::Required(w) | Term::Phrase(w) => (w, false),
+            Term::Prefix(p) => (p, true),
+        };
+        for (_, tok) in words::tokens(text) {
+            let lower = tok.to_lowercase();
+            if !words::is_stop_word(&lower) || matches!(t, Term::Phrase(_)) {
+                exact_words.push(lower.clone());
+            }
+            needles.push(Needle {
+                word: lower,
+                prefix,
+            });
+        }
+        for part in parts(text) {
+            needles.push(Needle { word: part, prefix });
+        }
+        if let Some(j) = words::joined(text.trim_matches(|c: char| !c.is_alphanumeric())) {
+            needles.push(Needle { word: j, prefix });
+        }
+    }
+    needles.dedup();
+    exact_words.dedup();
+    (needles, exact_words)
+}
+
+/// Neighbouring content words, stemmed, that the ranking rewards for standing together.
+fn stem_pairs(content: &[&str]) -> Vec<(String, String)> {
+    content
+        .windows(2)
+        .take(MAX_PAIRS)
+        .map(|p| {
+            (
+                words::stem(&p[0].to_lowercase()),
+                words::stem(&p[1].to_lowercase()),
+            )
+        })
+        .filter(|(a, b)| a != b)
+        .collect()
 }
 
 /// `query` with its quotes taken out: its quoted phrases become ordinary words, ranked like

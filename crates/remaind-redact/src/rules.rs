@@ -725,7 +725,8 @@ fn pem_pattern() -> String {
     format!(r"(?-u){pem_begin}(?:{pem_body}?{pem_end}|{pem_body})")
 }
 
-/// Private keys and vendor tokens, recognised by their own prefixes.
+/// Private keys and the tokens of model vendors, code hosts, chat, payments and package
+/// registries, recognised by their own prefixes.
 fn vendor_rules() -> Vec<RuleSpec> {
     vec![
         (PRIVATE_KEY, whole(pem_pattern()), Check::None),
@@ -798,6 +799,13 @@ fn vendor_rules() -> Vec<RuleSpec> {
             token(r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}"),
             Check::NotPlaceholder,
         ),
+    ]
+}
+
+/// Tokens of hosted services after the code hosts, chat, payments and package registries,
+/// recognised by their own prefixes.
+fn service_rules() -> Vec<RuleSpec> {
+    vec![
         (HUGGINGFACE, bounded(r"hf_[A-Za-z0-9]{30,}"), Check::BearerToken),
         (
             SENDGRID,
@@ -1040,6 +1048,7 @@ fn context_rules() -> Vec<RuleSpec> {
 pub(crate) fn builtin_rules() -> Vec<BuiltinRule> {
     vendor_rules()
         .into_iter()
+        .chain(service_rules())
         .chain(platform_rules())
         .chain(context_rules())
         .map(|(name, (pattern, secret), check)| BuiltinRule {

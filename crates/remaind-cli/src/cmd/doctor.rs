@@ -89,6 +89,19 @@ fn last_runs(ledger: &Ledger) -> BTreeMap<String, (String, String)> {
     out
 }
 
+/// The last lines of the folder's hook error log (none when it is missing or unreadable).
+fn recent_hook_errors(root: &Utf8Path) -> Vec<String> {
+    remaind_fs::read_file(&root.join(remaind_fs::layout::HOOK_ERRORS_PATH))
+        .ok()
+        .flatten()
+        .map(|b| {
+            let text = String::from_utf8_lossy(&b).into_owned();
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            lines[lines.len().saturating_sub(ERROR_LINES)..].to_vec()
+        })
+        .unwrap_or_default()
+}
+
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let project = global.cwd()?;
     let mut problems: Vec<Value> = Vec::new();
@@ -135,18 +148,9 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             "last_hook": last.map(|(ts, hook)| json!({"ts": ts, "hook": hook})),
         }));
     }
-    let errors: Vec<String> = context
+    let errors = context
         .as_ref()
-        .and_then(|c| {
-            remaind_fs::read_file(&c.root().join(remaind_fs::layout::HOOK_ERRORS_PATH))
-                .ok()
-                .flatten()
-        })
-        .map(|b| {
-            let text = String::from_utf8_lossy(&b).into_owned();
-            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
-            lines[lines.len().saturating_sub(ERROR_LINES)..].to_vec()
-        })
+        .map(|c| recent_hook_errors(c.root()))
         .unwrap_or_default();
     if !errors.is_empty() {
         problems.push(json!({"problem": format!("{} recent line(s) in .context/{}", errors.len(), remaind_fs::layout::HOOK_ERRORS_PATH),

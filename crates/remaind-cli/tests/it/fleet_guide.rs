@@ -85,9 +85,8 @@ fn mkdir(p: PathBuf) -> PathBuf {
     p
 }
 
-#[test]
-fn fleet_the_guide_runs_verbatim() {
-    let (addr, _) = cluster();
+/// docs/fleet.md's marked blocks, all of them and in the guide's order.
+fn marked_blocks() -> Vec<(String, String)> {
     let blocks = guide_blocks();
     let names: Vec<&str> = blocks.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
@@ -102,6 +101,29 @@ fn fleet_the_guide_runs_verbatim() {
         ],
         "docs/fleet.md's marked blocks"
     );
+    blocks
+}
+
+/// The agent's role asks to join the project and is refused, told `grant`, with no folder.
+fn refused_join(agent: &Path, addr: &str, grant: &str) {
+    let agent_url = format!("postgres://web_app_agents@{addr}/remaind");
+    let out = run(
+        agent,
+        addr,
+        &format!("remaind init --store {agent_url} --project web-app"),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains(grant), "{}", text(&out));
+    assert!(
+        !agent.join(".context").exists(),
+        "a refused init writes no folder"
+    );
+}
+
+#[test]
+fn fleet_the_guide_runs_verbatim() {
+    let (addr, _) = cluster();
+    let blocks = marked_blocks();
     let block = |name: &str| {
         blocks
             .iter()
@@ -128,21 +150,10 @@ fn fleet_the_guide_runs_verbatim() {
 
     // A role that does not own the database cannot create the schema: told the GRANT to
     // run, exit 1, no folder.
-    let agent_url = format!("postgres://web_app_agents@{addr}/remaind");
-    let early = run(
+    refused_join(
         &agent,
         &addr,
-        &format!("remaind init --store {agent_url} --project web-app"),
-    );
-    assert_eq!(early.status.code(), Some(1), "{}", text(&early));
-    assert!(
-        text(&early).contains("GRANT CREATE ON SCHEMA public TO web_app_agents;"),
-        "{}",
-        text(&early)
-    );
-    assert!(
-        !agent.join(".context").exists(),
-        "a refused init writes no folder"
+        "GRANT CREATE ON SCHEMA public TO web_app_agents;",
     );
 
     // 2. The owner creates the schema and the project.
@@ -150,20 +161,10 @@ fn fleet_the_guide_runs_verbatim() {
     assert!(owner.join(".context/store.json").is_file());
 
     // Before the grants, an agent's role is told the first one it lacks.
-    let ungranted = run(
+    refused_join(
         &agent,
         &addr,
-        &format!("remaind init --store {agent_url} --project web-app"),
-    );
-    assert_eq!(ungranted.status.code(), Some(1), "{}", text(&ungranted));
-    assert!(
-        text(&ungranted).contains("GRANT SELECT ON remaind_migrations TO web_app_agents;"),
-        "{}",
-        text(&ungranted)
-    );
-    assert!(
-        !agent.join(".context").exists(),
-        "a refused init writes no folder"
+        "GRANT SELECT ON remaind_migrations TO web_app_agents;",
     );
 
     // 3. The grants; 4. an agent joins, logs, compacts and pulls as the least-privilege role.

@@ -81,6 +81,7 @@ pub(crate) fn pem(kind: &str, random: &str) -> String {
 pub(crate) fn samples(r: &str) -> Vec<Sample> {
     assert!(r.len() >= 100 && r.bytes().all(|b| b.is_ascii_alphanumeric()));
     let mut all = keys_samples(r);
+    all.extend(service_samples(r));
     all.extend(cloud_samples(r));
     all.extend(header_samples(r));
     all.extend(assignment_samples(r));
@@ -191,11 +192,9 @@ fn keys_samples(r: &str) -> Vec<Sample> {
     ]
 }
 
-/// Cloud credentials: Twilio, Azure and AWS keys.
-fn cloud_samples(r: &str) -> Vec<Sample> {
-    let aws_secret = format!("{}/{}+{}", &r[..20], &r[20..30], &r[30..39]);
-    let azure_key = format!("{}==", &r[..86]);
-    let sas = format!("{}%2B{}%3D", &r[..20], &r[20..43]);
+/// Hosted services' tokens: Twilio, Vault, DigitalOcean, Databricks, Sentry, Shopify,
+/// Linear, Mailchimp, Telegram and Square.
+fn service_samples(r: &str) -> Vec<Sample> {
     let twilio = format!("SK{}", hex(r, 32));
     vec![
         Sample {
@@ -206,29 +205,35 @@ fn cloud_samples(r: &str) -> Vec<Sample> {
             pieces: vec![twilio[2..].to_owned(), hex(&r[7..], 32)],
             negatives: Vec::new(),
         }
-        .with(&["TWILIO_AUTH_TOKEN=your_auth_token", "twilio: SKxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]),
-        simple("vault_token", format!("hvs.{}", &r[..90]))
-            .with(&["VAULT_TOKEN=hvs.xxxxxxxxxxxxxxxxxxxxxxxx", "vault login hvs.<token>"]),
-        simple("digitalocean_token", format!("dop_v1_{}", hex(r, 64))).with(&[
-            "dop_v1_0000000000000000000000000000000000000000000000000000000000000000",
+        .with(&[
+            "TWILIO_AUTH_TOKEN=your_auth_token",
+            "twilio: SKxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
         ]),
-        simple("databricks_token", format!("dapi{}", hex(r, 32)))
-            .with(&["dapi00000000000000000000000000000000", "the dapi_version field"]),
+        simple("vault_token", format!("hvs.{}", &r[..90])).with(&[
+            "VAULT_TOKEN=hvs.xxxxxxxxxxxxxxxxxxxxxxxx",
+            "vault login hvs.<token>",
+        ]),
+        simple("digitalocean_token", format!("dop_v1_{}", hex(r, 64)))
+            .with(&["dop_v1_0000000000000000000000000000000000000000000000000000000000000000"]),
+        simple("databricks_token", format!("dapi{}", hex(r, 32))).with(&[
+            "dapi00000000000000000000000000000000",
+            "the dapi_version field",
+        ]),
         simple("sentry_token", format!("sntrys_{}", &r[..60])).with(&[
             "SENTRY_DSN=https://abc@o0.ingest.sentry.io/0",
             "sntrys_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
         ]),
-        simple("shopify_token", format!("shpat_{}", hex(r, 32)))
-            .with(&["shpat_00000000000000000000000000000000", "shipping shpat_ tokens"]),
-        simple("linear_api_key", format!("lin_api_{}", &r[..40]))
-            .with(&["lin_api_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "lin_reg = fit(x)"]),
+        simple("shopify_token", format!("shpat_{}", hex(r, 32))).with(&[
+            "shpat_00000000000000000000000000000000",
+            "shipping shpat_ tokens",
+        ]),
+        simple("linear_api_key", format!("lin_api_{}", &r[..40])).with(&[
+            "lin_api_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "lin_reg = fit(x)",
+        ]),
         simple("mailchimp_api_key", format!("{}-us21", hex(r, 32)))
             .with(&["the en-us2 locale", "MAILCHIMP_API_KEY=<your-key>-us6"]),
-        simple(
-            "telegram_bot_token",
-            format!("5012345678:AA{}", &r[..33]),
-        )
-        .with(&[
+        simple("telegram_bot_token", format!("5012345678:AA{}", &r[..33])).with(&[
             "at 12:30:AA the job ran",
             "TELEGRAM_TOKEN=123456789:AAxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
         ]),
@@ -236,6 +241,15 @@ fn cloud_samples(r: &str) -> Vec<Sample> {
             "sq0csp-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
             "Square secrets start with sq0csp-",
         ]),
+    ]
+}
+
+/// Platform and cloud credentials: Artifactory, SoftLayer, Discord, Azure and AWS keys.
+fn cloud_samples(r: &str) -> Vec<Sample> {
+    let aws_secret = format!("{}/{}+{}", &r[..20], &r[20..30], &r[30..39]);
+    let azure_key = format!("{}==", &r[..86]);
+    let sas = format!("{}%2B{}%3D", &r[..20], &r[20..43]);
+    vec![
         simple("artifactory_token", format!("AKCp8{}", &r[..68])).with(&[
             "the AKC kennel club",
             "ARTIFACTORY_API_KEY=${ARTIFACTORY_API_KEY}",
