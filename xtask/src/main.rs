@@ -4,6 +4,10 @@
 //! `remaind-bench` package (xtask/bench).
 
 #![expect(
+    clippy::disallowed_methods,
+    reason = "tooling, not a library: it reads its own environment (CARGO, PATH, the bench's settings)"
+)]
+#![expect(
     clippy::print_stdout,
     clippy::print_stderr,
     reason = "a build tool prints its steps"

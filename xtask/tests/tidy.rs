@@ -2,6 +2,11 @@
 //! manifests pin nothing themselves, no dependency edge breaks the layer order written in
 //! docs/ARCHITECTURE.md, and xtask itself stays dependency-free.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tooling, not a library: it reads its own environment (CARGO, PATH, the bench's settings)"
+)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -880,11 +885,11 @@ fn clippy_on_planted(dir: &Path, lib: &str) -> Result<(), String> {
     }
 }
 
-/// The rules clippy keeps for the workspace fire: a function past the length limit and an
-/// open with raw flags outside remaind-fs fail the lint, and the same crate without them
+/// The rules clippy keeps for the workspace fire: a function past the length limit, an open
+/// with raw flags outside remaind-fs and an environment read in a library fail the lint, and the same crate without them
 /// passes (the workspace itself passes in CI's clippy step).
 #[test]
-fn clippy_fails_a_planted_long_function_and_a_raw_open() {
+fn clippy_fails_planted_violations_and_passes_without_them() {
     let dir = std::env::temp_dir().join(format!("remaind-planted-{}", std::process::id()));
     let long_body: String = (0..121)
         .map(|i| format!("    let _x{i} = {i};\n"))
@@ -893,14 +898,18 @@ fn clippy_fails_a_planted_long_function_and_a_raw_open() {
         pub fn raw(p: &std::path::Path) -> std::io::Result<std::fs::File> {\n    \
             use std::os::unix::fs::OpenOptionsExt;\n    \
             std::fs::OpenOptions::new().read(true).custom_flags(0).open(p)\n}\n";
-    let planted =
-        format!("//! Planted.\n\n/// Too long.\npub fn long() {{\n{long_body}}}\n\n{raw_open}");
+    let env_read = "/// An environment read below the CLI.\n\
+        pub fn home() -> Option<String> {\n    std::env::var(\"HOME\").ok()\n}\n";
+    let planted = format!(
+        "//! Planted.\n\n/// Too long.\npub fn long() {{\n{long_body}}}\n\n{raw_open}\n{env_read}"
+    );
     let err = clippy_on_planted(&dir, &planted).expect_err("the planted violations fail clippy");
     assert!(
         err.contains("this function has too many lines (121/120)"),
         "{err}"
     );
     assert!(err.contains("open through remaind_fs::open_file"), "{err}");
+    assert!(err.contains("read the environment in the CLI"), "{err}");
 
     let short_body: String = (0..120)
         .map(|i| format!("    let _x{i} = {i};\n"))

@@ -12,6 +12,7 @@ pub(crate) struct Style {
 
 impl Style {
     /// Decides from the environment and stdout.
+    #[expect(clippy::disallowed_methods, reason = "the CLI reads the environment")]
     pub(crate) fn stdout() -> Self {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");

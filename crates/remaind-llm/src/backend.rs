@@ -70,6 +70,10 @@ pub(crate) fn ask(
 
 /// The executable of a CLI preset: PROGRAM itself when it holds a `/`, else the first match
 /// on PATH.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a CLI backend is found on PATH as a shell would find it"
+)]
 fn locate(cli: &CliPreset, name: &str, product: &str) -> Result<PathBuf, CallError> {
     let program = Path::new(&cli.program);
     let found = if cli.program.contains('/') {

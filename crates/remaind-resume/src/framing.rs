@@ -74,6 +74,10 @@ pub fn parse_frame_setting(s: &str) -> Result<(String, String), Error> {
     }
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the framing describes the agent's environment (SHELL, REMAIND_MODEL, TZDIR); to move to the front-ends with FrameRequest"
+)]
 fn detect_shell() -> String {
     std::env::var("SHELL")
         .ok()
@@ -108,6 +112,10 @@ fn check_date(date: &str) -> Result<(), Error> {
 impl Framing {
     /// Builds the framing a request describes, filling gaps from the environment and the
     /// previous framing.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the framing describes the agent's environment (SHELL, REMAIND_MODEL, TZDIR); to move to the front-ends with FrameRequest"
+    )]
     pub fn from_request(
         ctx: &ContextDir,
         req: &FrameRequest,
@@ -277,6 +285,10 @@ pub fn observe_framing(
 /// Whether `previous` already holds everything `req` states (its values redacted as they
 /// would be stored) and its date is still today in its time zone. Only a request that names
 /// no shell, OS, date or time zone (what a runtime states) can be answered so.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the framing describes the agent's environment (SHELL, REMAIND_MODEL, TZDIR); to move to the front-ends with FrameRequest"
+)]
 fn already_says(previous: &Framing, req: &FrameRequest, ledger: &remaind_ledger::Ledger) -> bool {
     if req.shell.is_some() || req.os.is_some() || req.date.is_some() || req.time_zone.is_some() {
         return false;
@@ -307,6 +319,10 @@ fn already_says(previous: &Framing, req: &FrameRequest, ledger: &remaind_ledger:
 /// The time zone `name`, read from its own zoneinfo file: jiff's database first lists every
 /// zone of the machine (a walk of `/usr/share/zoneinfo`, most of a hook's time), which one
 /// known name does not need. Falls back to the database for a name not found so.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the framing describes the agent's environment (SHELL, REMAIND_MODEL, TZDIR); to move to the front-ends with FrameRequest"
+)]
 fn zone_named(name: &str) -> Option<jiff::tz::TimeZone> {
     if matches!(name, "UTC" | "Etc/UTC") {
         return Some(jiff::tz::TimeZone::UTC);

@@ -15,6 +15,11 @@
 //! assert_eq!(remaind_testkit::files(&dir).len(), 1);
 //! ```
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tooling, not a library: it reads its own environment (CARGO, PATH, the bench's settings)"
+)]
+
 pub mod conversation;
 mod pg;
 

@@ -4,6 +4,10 @@
 //! as `cargo run --release -p remaind-bench -- bench --quick --only atomic`.
 
 #![expect(
+    clippy::disallowed_methods,
+    reason = "tooling, not a library: it reads its own environment (CARGO, PATH, the bench's settings)"
+)]
+#![expect(
     clippy::print_stdout,
     clippy::print_stderr,
     reason = "the benchmarks print their tables"

@@ -1,5 +1,10 @@
 //! Integration tests for remaind-atomic.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests run the binary with the caller's PATH and honour PROPTEST_CASES"
+)]
+
 mod basic;
 mod common;
 mod crash;

@@ -70,6 +70,7 @@ impl From<InstallRuntime> for Runtime {
 }
 
 /// `$HOME` as an absolute UTF-8 path.
+#[expect(clippy::disallowed_methods, reason = "the CLI reads the environment")]
 pub(crate) fn home() -> Result<Utf8PathBuf, CliError> {
     match std::env::var("HOME") {
         Ok(h) if Utf8Path::new(&h).is_absolute() => Ok(Utf8PathBuf::from(h)),
@@ -81,6 +82,7 @@ pub(crate) fn home() -> Result<Utf8PathBuf, CliError> {
 }
 
 /// The settings file of `runtime` for the project `project`, or the user's when `user`.
+#[expect(clippy::disallowed_methods, reason = "the CLI reads the environment")]
 pub(crate) fn settings_file(
     runtime: Runtime,
     project: &Utf8Path,
@@ -290,6 +292,7 @@ fn notes(runtime: Runtime, project: &Utf8Path, user: bool, uninstall: bool) -> V
 }
 
 /// The `remaind` the runtimes will run: the first on PATH.
+#[expect(clippy::disallowed_methods, reason = "the CLI reads the environment")]
 pub(crate) fn which_remaind() -> Option<Utf8PathBuf> {
     let path = std::env::var("PATH").ok()?;
     path.split(':')

@@ -1,5 +1,10 @@
 //! Integration tests of the `remaind` binary.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests run the binary with the caller's PATH and honour PROPTEST_CASES"
+)]
+
 mod capture_cli;
 mod common;
 mod docs_commands;
