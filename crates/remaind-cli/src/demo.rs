@@ -30,7 +30,8 @@ use serde_json::Value;
 
 use remaind_atomic::HistoryStore;
 use remaind_fs::layout::{CONTEXT_DIR_NAME, HANDOVER_FILE, STATE_FILE};
-use remaind_resume::{Band, Budget, ContextDir, Error, FrameRequest, InstructionSource, Resume};
+use remaind_fs::ContextDir;
+use remaind_resume::{Band, Budget, Error, FrameRequest, InstructionSource, Resume};
 
 /// The session up to the first compaction, one caller event per line (see [`run`]).
 pub(crate) const SESSION_1: &str = include_str!("../assets/demo/session-1.jsonl");

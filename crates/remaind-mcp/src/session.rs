@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use camino::{Utf8Path, Utf8PathBuf};
 use remaind_index::{Index, IndexHandle};
 use remaind_ledger::Ledger;
-use remaind_resume::ContextDir;
+use remaind_fs::ContextDir;
 
 use crate::error::ToolError;
 

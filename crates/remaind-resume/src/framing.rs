@@ -116,7 +116,7 @@ impl Framing {
         clippy::disallowed_methods,
         reason = "the framing describes the agent's environment (SHELL, REMAIND_MODEL, TZDIR); to move to the front-ends with FrameRequest"
     )]
-    pub fn from_request(
+    pub(crate) fn from_request(
         ctx: &ContextDir,
         req: &FrameRequest,
         previous: Option<&Framing>,
@@ -183,7 +183,7 @@ impl Framing {
     }
 
     /// The bytes stored in `framing.json`: pretty JSON and a newline.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
         bytes.push(b'\n');
         bytes

@@ -47,7 +47,7 @@ pub enum ReasonCode {
 
 impl ReasonCode {
     /// True for the ledger/state/handover conflicts.
-    pub fn is_conflict(self) -> bool {
+    pub(crate) fn is_conflict(self) -> bool {
         matches!(
             self,
             ReasonCode::StateUnreadable
@@ -227,7 +227,7 @@ pub struct NextTool {
 impl Gate {
     /// Assembles the verdict from the reasons found, adding the low-confidence reason when
     /// the score is low and the next tool is risky.
-    pub fn decide(
+    pub(crate) fn decide(
         mut reasons: Vec<Reason>,
         confidence: Confidence,
         next_tool: Option<NextTool>,

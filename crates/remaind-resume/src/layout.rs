@@ -5,7 +5,7 @@ use camino::Utf8Path;
 use crate::Error;
 use remaind_fs::layout::LOG_PATH;
 
-pub use remaind_fs::ContextDir;
+pub(crate) use remaind_fs::ContextDir;
 pub(crate) use remaind_fs::layout::{
     CONTEXT_DIR_NAME, DERIVED_FILES, FRAMING_FILE, HANDOVER_FILE, PACKET_FILE, STATE_FILE,
 };

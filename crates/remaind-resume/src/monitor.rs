@@ -63,7 +63,7 @@ impl Band {
 
     /// Classifies `tokens` used of a `window`: the highest band whose edge
     /// (`fraction × window`) the count reaches. A window of 0 counts as full.
-    pub fn classify(tokens: u64, window: u64, edges: &BandEdges) -> Band {
+    pub(crate) fn classify(tokens: u64, window: u64, edges: &BandEdges) -> Band {
         let reaches = |fraction: f64| {
             // Compare in integers where possible: tokens ≥ ceil(fraction × window).
             let edge = (fraction * window as f64).ceil();

@@ -1225,8 +1225,7 @@ fn integrity_page(app: &App) -> Result<Response, String> {
         body.push_str("</ul>");
     }
     if report.is_ok() {
-        let mut derived = remaind_resume::derived_conflicts(&app.ctx).map_err(|e| chain(&e))?;
-        derived.extend(remaind_resume::history_conflicts(&app.ctx).map_err(|e| chain(&e))?);
+        let derived = remaind_resume::derived_conflicts(&app.ctx).map_err(|e| chain(&e))?;
         body.push_str("<h2>Derived files against their recorded hashes</h2>");
         if derived.is_empty() {
             body.push_str(

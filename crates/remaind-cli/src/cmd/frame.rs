@@ -74,7 +74,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
 /// one framing channel, only when it changes `framing.json`. A failure is reported on stderr,
 /// never fatal: framing must not keep a hook or an import from doing its job.
 pub(crate) fn record_runtime(
-    ctx: &remaind_resume::ContextDir,
+    ctx: &remaind_fs::ContextDir,
     ledger: &remaind_ledger::Ledger,
     stated: &remaind_adapters::Framing,
 ) {

@@ -18,7 +18,7 @@ use camino::Utf8PathBuf;
 use remaind_adapters::runtimes::{self, Inject};
 use remaind_adapters::{HookEvent, Runtime};
 use remaind_ledger::Ledger;
-use remaind_resume::ContextDir;
+use remaind_fs::ContextDir;
 use serde_json::{Map, Value, json};
 
 use crate::cli_error::{CliError, EXIT_REJECTED};

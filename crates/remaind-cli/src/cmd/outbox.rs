@@ -11,7 +11,7 @@ use std::io::Write;
 
 use camino::Utf8Path;
 use remaind_ledger::Ledger;
-use remaind_resume::ContextDir;
+use remaind_fs::ContextDir;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

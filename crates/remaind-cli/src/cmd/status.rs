@@ -90,7 +90,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
 }
 
 /// The search index's freshness, read without changing anything; `None` when it cannot be read.
-fn index_freshness(ctx: &remaind_resume::ContextDir) -> Option<remaind_index::Freshness> {
+fn index_freshness(ctx: &remaind_fs::ContextDir) -> Option<remaind_index::Freshness> {
     let ledger = remaind_ledger::Ledger::open(ctx.root()).ok()?;
     let index = remaind_index::Index::open(ctx.root(), &ledger).ok()?;
     index.freshness().ok()

@@ -9,7 +9,8 @@ use proptest::prelude::*;
 use remaind_adapters::{HookEvent, Runtime, hook_records, read_transcript, record};
 use remaind_events::Kind;
 use remaind_ledger::Ledger;
-use remaind_resume::{Budget, ContextDir, ReasonCode};
+use remaind_fs::ContextDir;
+use remaind_resume::{Budget, ReasonCode};
 use serde_json::{Value, json};
 
 /// One step of a generated session.

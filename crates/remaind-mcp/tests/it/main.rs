@@ -79,7 +79,7 @@ impl Client {
 fn context() -> (tempfile::TempDir, Utf8PathBuf) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("utf-8");
-    remaind_resume::init(&remaind_resume::ContextDir::new(dir.clone()), false).expect("init");
+    remaind_resume::init(&remaind_fs::ContextDir::new(dir.clone()), false).expect("init");
     (tmp, dir)
 }
 

@@ -6,7 +6,7 @@ use camino::Utf8PathBuf;
 use remaind_atomic::HistoryStore;
 use remaind_events::{Kind, NewEvent};
 use remaind_ledger::Ledger;
-use remaind_resume::ContextDir;
+use remaind_fs::ContextDir;
 use remaind_resume::FrameRequest;
 use remaind_validate::Binding;
 use remaind_validate::State;
