@@ -71,17 +71,3 @@ fn damage(ctx: &ContextDir) -> Option<String> {
         )),
     }
 }
-
-/// Appends `line` (one JSON object, already redacted) to `logs/hook-errors.jsonl`: what a
-/// hook could not do, kept for the user since the hook itself exits 0. Never follows a
-/// symlink; the file is created 0600.
-pub fn append_hook_error(ctx: &ContextDir, line: &str) -> Result<(), Error> {
-    use std::io::Write;
-    let rel = Utf8Path::new(remaind_fs::layout::HOOK_ERRORS_PATH);
-    let mut file = remaind_fs::open_beneath(ctx.root(), rel, remaind_fs::Access::AppendCreate)?;
-    let path = ctx.join(remaind_fs::layout::HOOK_ERRORS_PATH);
-    let mut bytes = line.replace('\n', " ").into_bytes();
-    bytes.push(b'\n');
-    file.write_all(&bytes)
-        .map_err(|e| Error::io("cannot write", path, e))
-}

@@ -54,14 +54,12 @@ mod thresholds;
 mod tools;
 
 pub use error::Error;
-pub use framing::{
-    FrameRequest, Framing, load_framing, observe_framing, parse_frame_setting, record_framing,
-};
+pub use framing::{FrameRequest, Framing, load_framing, observe_framing, record_framing};
 pub use gate::{Confidence, Gate, NextTool, Penalty, Reason, ReasonCode};
 pub use init::{InitReport, init};
 pub use inject::session_context;
 pub use inputs::derived_conflicts;
-pub use layout::{append_hook_error, discover};
+pub use layout::discover;
 pub use monitor::{Action, Band, Reading, TokenSource, monitor};
 pub use packet::{
     Budget, Dropped, EndedTurn, InstructionSource, LatestInstruction, PlannedStep, Resume, Shown,

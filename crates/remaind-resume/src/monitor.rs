@@ -35,7 +35,7 @@ pub enum Band {
 
 impl Band {
     /// The wire name, e.g. `warning`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Band::Normal => "normal",
             Band::Warning => "warning",
@@ -45,14 +45,14 @@ impl Band {
     }
 
     /// Parses a wire name.
-    pub fn parse(s: &str) -> Option<Band> {
+    pub(crate) fn parse(s: &str) -> Option<Band> {
         [Band::Normal, Band::Warning, Band::Hard, Band::Emergency]
             .into_iter()
             .find(|b| b.as_str() == s)
     }
 
     /// What the agent should do in this band.
-    pub fn action(self) -> Action {
+    pub(crate) fn action(self) -> Action {
         match self {
             Band::Normal => Action::None,
             Band::Warning => Action::CompactSoon,

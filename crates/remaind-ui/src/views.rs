@@ -738,7 +738,7 @@ fn now_page(app: &App) -> Result<Response, String> {
         },
         gate.confidence.score,
         if gate.confidence.low { " (low)" } else { "" },
-        status.band.as_str(),
+        status.band,
         status.tokens,
         status.window,
         esc(status.action.describe()),
@@ -765,7 +765,7 @@ fn now_page(app: &App) -> Result<Response, String> {
             let _ = write!(
                 body,
                 "<li><code>{}</code> {} {}</li>",
-                r.code.as_str(),
+                r.code,
                 esc(&r.message),
                 ev_links(&r.events)
             );
@@ -812,7 +812,7 @@ fn now_page(app: &App) -> Result<Response, String> {
         let _ = write!(
             body,
             "<section id=\"framing\"><h2>Framing</h2><pre>{}</pre></section>",
-            esc(&framing.to_markdown())
+            esc(&framing.to_string())
         );
     }
     let _ = write!(
@@ -1237,7 +1237,7 @@ fn integrity_page(app: &App) -> Result<Response, String> {
                 let _ = write!(
                     body,
                     "<li><code>{}</code> {} {}</li>",
-                    r.code.as_str(),
+                    r.code,
                     esc(&r.message),
                     ev_links(&r.events)
                 );

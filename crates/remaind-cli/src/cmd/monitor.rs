@@ -50,7 +50,8 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         if let Some(id) = r.event {
             println!(
                 "band changed from {}; recorded as {id}",
-                r.previous_band.map_or("normal", |b| b.as_str())
+                r.previous_band
+                    .map_or_else(|| "normal".to_owned(), |b| b.to_string())
             );
         }
     }

@@ -70,7 +70,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             s.gate.confidence.score
         );
         for r in &s.gate.reasons {
-            println!("  - {}: {}", r.code.as_str(), r.message);
+            println!("  - {}: {}", r.code, r.message);
         }
     }
     match index {

@@ -89,11 +89,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             println!("permissions: {finding}");
         }
         for reason in &derived {
-            println!(
-                "derived files: {}: {}",
-                reason.code.as_str(),
-                reason.message
-            );
+            println!("derived files: {}: {}", reason.code, reason.message);
         }
         if let Some(lag) = &memory_lag {
             println!("memory files: {lag}");

@@ -56,7 +56,7 @@ fn a_tiny_budget_keeps_only_the_instruction() {
         r.gate
             .reasons
             .iter()
-            .all(|x| x.code.as_str() != "no_next_step")
+            .all(|x| x.code.to_string() != "no_next_step")
     );
 }
 
@@ -86,7 +86,7 @@ proptest! {
         } else {
             prop_assert!(r.tokens <= budget);
         }
-        prop_assert!(r.gate.reasons.iter().all(|x| x.code.as_str() != "instruction_not_in_packet"));
+        prop_assert!(r.gate.reasons.iter().all(|x| x.code.to_string() != "instruction_not_in_packet"));
     }
 }
 
@@ -166,12 +166,12 @@ fn accepted_memory_is_in_the_packet_escaped_redacted_and_dropped_first() {
         r.gate
             .reasons
             .iter()
-            .map(|x| x.code.as_str())
+            .map(|x| x.code.to_string())
             .collect::<Vec<_>>(),
         full.gate
             .reasons
             .iter()
-            .map(|x| x.code.as_str())
+            .map(|x| x.code.to_string())
             .collect::<Vec<_>>()
     );
 }

@@ -47,7 +47,7 @@ fn golden_gate() {
             let _ = writeln!(
                 out,
                 "  - {} [{}]: {}",
-                reason.code.as_str(),
+                reason.code,
                 ids.join(", "),
                 reason.message
             );
