@@ -277,7 +277,7 @@ impl Demo<'_> {
                 reading.ratio * 100.0,
                 reading.band,
                 reading.previous_band.unwrap_or(Band::Normal),
-                reading.action.describe()
+                reading.action
             ),
         );
 

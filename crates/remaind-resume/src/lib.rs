@@ -62,7 +62,7 @@ pub use inputs::derived_conflicts;
 pub use layout::discover;
 pub use monitor::{Action, Band, Reading, TokenSource, monitor};
 pub use packet::{
-    Budget, Dropped, EndedTurn, InstructionSource, LatestInstruction, PlannedStep, Resume, Shown,
+    Budget, EndedTurn, InstructionSource, LatestInstruction, PlannedStep, Resume, Shown,
     build_packet, resume, show,
 };
 pub use rollback::{Point, Rollback, parse_time, rollback_points, rollback_to};

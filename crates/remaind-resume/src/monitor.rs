@@ -102,14 +102,21 @@ pub enum Action {
 }
 
 impl Action {
-    /// A short sentence for people.
-    pub fn describe(self) -> &'static str {
+    /// A short sentence for people (what `Display` writes).
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Action::None => "none",
             Action::CompactSoon => "compact soon",
             Action::CompactNow => "compact now",
             Action::CompactNowAndResumeMinimal => "compact now and resume with a minimal packet",
         }
+    }
+}
+
+impl fmt::Display for Action {
+    /// A short sentence for people, e.g. `compact soon`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
     }
 }
 

@@ -741,7 +741,7 @@ fn now_page(app: &App) -> Result<Response, String> {
         status.band,
         status.tokens,
         status.window,
-        esc(status.action.describe()),
+        esc(&status.action.to_string()),
         built.tokens,
         built
             .budget

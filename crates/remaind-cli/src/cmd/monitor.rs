@@ -45,7 +45,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             r.tokens,
             r.window,
             r.ratio * 100.0,
-            r.action.describe()
+            r.action
         );
         if let Some(id) = r.event {
             println!(

@@ -43,10 +43,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     }
     println!(
         "band:            {} ({} of {} tokens; action: {})",
-        s.band,
-        s.tokens,
-        s.window,
-        s.action.describe()
+        s.band, s.tokens, s.window, s.action
     );
     match &s.next_step {
         Some(n) => println!(

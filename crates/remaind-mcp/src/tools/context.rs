@@ -326,7 +326,7 @@ fn monitor(session: &Session, args: MonitorArgs) -> Result<MonitorOut, ToolError
         window: r.window,
         ratio: r.ratio,
         action: wire(&r.action),
-        action_text: r.action.describe().to_owned(),
+        action_text: r.action.to_string(),
         source: wire(&r.source),
         previous_band: r.previous_band.map(|b| b.to_string()),
         event: r.event.map(|e| e.to_string()),

@@ -57,7 +57,9 @@ fn golden_gate() {
         let _ = writeln!(
             out,
             "budget: {:?} over_budget: {} dropped: {:?}",
-            r.budget, r.over_budget, r.dropped
+            r.budget,
+            r.over_budget,
+            common::dropped(&r)
         );
         let _ = writeln!(out, "----- packet -----");
         out.push_str(&r.packet);
