@@ -29,8 +29,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use remaind_atomic::HistoryStore;
+use remaind_fs::ContextDir;
 use remaind_fs::layout::{CONTEXT_DIR_NAME, HANDOVER_FILE, STATE_FILE};
-use remaind_resume::{Band, Budget, ContextDir, Error, FrameRequest, InstructionSource, Resume};
+use remaind_resume::{Band, Budget, Error, FrameRequest, InstructionSource, Resume};
 
 /// The session up to the first compaction, one caller event per line (see [`run`]).
 pub(crate) const SESSION_1: &str = include_str!("../assets/demo/session-1.jsonl");
@@ -172,10 +173,10 @@ pub(crate) fn fresh_dir() -> Result<Utf8PathBuf, Error> {
         match fs::DirBuilder::new().mode(0o700).create(&path) {
             Ok(()) => return Ok(path),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io("cannot create", path, e)),
+            Err(e) => return Err(io_error("cannot create", path, e)),
         }
     }
-    Err(Error::io(
+    Err(io_error(
         "cannot create a demo folder in",
         base,
         io::Error::new(io::ErrorKind::AlreadyExists, "no free demo folder name"),
@@ -201,7 +202,7 @@ pub(crate) fn run(workspace: &Utf8Path, on_step: &mut dyn FnMut(&Step)) -> Resul
         .recursive(true)
         .mode(0o700)
         .create(workspace)
-        .map_err(|e| Error::io("cannot create", workspace, e))?;
+        .map_err(|e| io_error("cannot create", workspace, e))?;
     let demo = Demo {
         ctx,
         workspace: workspace.to_owned(),
@@ -254,7 +255,7 @@ impl Demo<'_> {
                 reading.window,
                 reading.ratio * 100.0,
                 reading.tokenizer.as_deref().unwrap_or("the tokenizer"),
-                reading.band.as_str(),
+                reading.band,
             ),
         );
 
@@ -274,9 +275,9 @@ impl Demo<'_> {
                 reading.tokens,
                 reading.window,
                 reading.ratio * 100.0,
-                reading.band.as_str(),
-                reading.previous_band.unwrap_or(Band::Normal).as_str(),
-                reading.action.describe()
+                reading.band,
+                reading.previous_band.unwrap_or(Band::Normal),
+                reading.action
             ),
         );
 
@@ -551,13 +552,13 @@ impl Demo<'_> {
         fs::DirBuilder::new()
             .mode(0o700)
             .create(&dir)
-            .map_err(|e| Error::io("cannot create", &dir, e))?;
+            .map_err(|e| io_error("cannot create", &dir, e))?;
         for (name, bytes) in [
             ("state.json", state.to_canonical_bytes()),
             ("handover.md", handover.into_bytes()),
         ] {
             let path = dir.join(name);
-            fs::write(&path, bytes).map_err(|e| Error::io("cannot write", path, e))?;
+            fs::write(&path, bytes).map_err(|e| io_error("cannot write", path, e))?;
         }
 
         let outcome = remaind_compact::compact(
@@ -644,11 +645,11 @@ impl Demo<'_> {
                 resume.gate.confidence.score
             )
         } else {
-            let reasons: Vec<&str> = resume
+            let reasons: Vec<String> = resume
                 .gate
                 .reasons
                 .iter()
-                .map(|r| r.code.as_str())
+                .map(|r| r.code.to_string())
                 .collect();
             format!("gate: interrupt (exit 4): {}", reasons.join(", "))
         };
@@ -738,7 +739,16 @@ fn compact_err(ctx: &ContextDir, e: remaind_compact::Error) -> Error {
             message: e.to_string(),
         }
     } else {
-        Error::io("cannot compact into", ctx.active_dir(), io::Error::other(e))
+        io_error("cannot compact into", ctx.active_dir(), io::Error::other(e))
+    }
+}
+
+/// An I/O error on `path` while doing `action`, as the lifecycle layer reports one.
+fn io_error(action: &'static str, path: impl Into<Utf8PathBuf>, source: io::Error) -> Error {
+    Error::Io {
+        action,
+        path: path.into(),
+        source,
     }
 }
 
@@ -825,17 +835,17 @@ fn search_secrets(root: &Utf8Path) -> Result<(u64, Vec<String>), Error> {
     let mut found = Vec::new();
     let mut stack = vec![root.to_owned()];
     while let Some(dir) = stack.pop() {
-        let entries = fs::read_dir(&dir).map_err(|e| Error::io("cannot list", &dir, e))?;
+        let entries = fs::read_dir(&dir).map_err(|e| io_error("cannot list", &dir, e))?;
         for entry in entries {
-            let entry = entry.map_err(|e| Error::io("cannot list", &dir, e))?;
+            let entry = entry.map_err(|e| io_error("cannot list", &dir, e))?;
             let path = dir.join(entry.file_name().to_string_lossy().as_ref());
             let kind = entry
                 .file_type()
-                .map_err(|e| Error::io("cannot inspect", &path, e))?;
+                .map_err(|e| io_error("cannot inspect", &path, e))?;
             if kind.is_dir() {
                 stack.push(path);
             } else if kind.is_file() {
-                let bytes = fs::read(&path).map_err(|e| Error::io("cannot read", &path, e))?;
+                let bytes = fs::read(&path).map_err(|e| io_error("cannot read", &path, e))?;
                 searched += 1;
                 if PLANTED_SECRETS
                     .iter()

@@ -2,7 +2,7 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 use clap::Args;
-use remaind_resume::ContextDir;
+use remaind_fs::ContextDir;
 
 use crate::cli_error::CliError;
 

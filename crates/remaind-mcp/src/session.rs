@@ -11,9 +11,9 @@ use std::os::unix::fs::MetadataExt;
 use std::sync::{Arc, Mutex};
 
 use camino::{Utf8Path, Utf8PathBuf};
+use remaind_fs::ContextDir;
 use remaind_index::{Index, IndexHandle};
 use remaind_ledger::Ledger;
-use remaind_resume::ContextDir;
 
 use crate::error::ToolError;
 

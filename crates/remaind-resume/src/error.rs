@@ -88,7 +88,11 @@ impl Error {
     }
 
     /// An I/O error on `path` while doing `action` (`cannot read`, `cannot write`, …).
-    pub fn io(action: &'static str, path: impl Into<Utf8PathBuf>, source: std::io::Error) -> Self {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<Utf8PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
         Error::Io {
             action,
             path: path.into(),

@@ -63,17 +63,6 @@ pub struct FrameRequest {
     pub recorded_at: Option<jiff::Timestamp>,
 }
 
-/// Parses a `key=value` setting as given to `--set`.
-pub fn parse_frame_setting(s: &str) -> Result<(String, String), Error> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.to_owned())),
-        _ => Err(Error::InvalidInput {
-            field: "--set".to_owned(),
-            message: format!("`{s}` is not `key=value`; e.g. `--set thinking=high`"),
-        }),
-    }
-}
-
 #[expect(
     clippy::disallowed_methods,
     reason = "the framing describes the agent's environment (SHELL, REMAIND_MODEL, TZDIR); to move to the front-ends with FrameRequest"
@@ -116,7 +105,7 @@ impl Framing {
         clippy::disallowed_methods,
         reason = "the framing describes the agent's environment (SHELL, REMAIND_MODEL, TZDIR); to move to the front-ends with FrameRequest"
     )]
-    pub fn from_request(
+    pub(crate) fn from_request(
         ctx: &ContextDir,
         req: &FrameRequest,
         previous: Option<&Framing>,
@@ -183,14 +172,14 @@ impl Framing {
     }
 
     /// The bytes stored in `framing.json`: pretty JSON and a newline.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut bytes = serde_json::to_vec_pretty(self).unwrap_or_default();
         bytes.push(b'\n');
         bytes
     }
 
-    /// The framing as a Markdown list, as shown in the resume packet.
-    pub fn to_markdown(&self) -> String {
+    /// The framing as a Markdown list, as shown in the resume packet (what `Display` writes).
+    pub(crate) fn to_markdown(&self) -> String {
         let mut out = String::new();
         let mut line = |k: &str, v: &str| {
             // Values come from the caller and the environment: kept on their line.
@@ -211,6 +200,13 @@ impl Framing {
         }
         line("recorded at", &self.recorded_at);
         out
+    }
+}
+
+impl std::fmt::Display for Framing {
+    /// The framing as a Markdown list, as shown in the resume packet.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_markdown())
     }
 }
 

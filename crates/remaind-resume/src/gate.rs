@@ -47,7 +47,7 @@ pub enum ReasonCode {
 
 impl ReasonCode {
     /// True for the ledger/state/handover conflicts.
-    pub fn is_conflict(self) -> bool {
+    pub(crate) fn is_conflict(self) -> bool {
         matches!(
             self,
             ReasonCode::StateUnreadable
@@ -59,8 +59,8 @@ impl ReasonCode {
         )
     }
 
-    /// The wire name, e.g. `digest_mismatch`.
-    pub fn as_str(self) -> &'static str {
+    /// The wire name, e.g. `digest_mismatch` (what `Display` writes).
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ReasonCode::StateUnreadable => "state_unreadable",
             ReasonCode::ThroughSeqPastHead => "through_seq_past_head",
@@ -72,6 +72,13 @@ impl ReasonCode {
             ReasonCode::InstructionNotInPacket => "instruction_not_in_packet",
             ReasonCode::LowConfidenceRiskyTool => "low_confidence_risky_tool",
         }
+    }
+}
+
+impl std::fmt::Display for ReasonCode {
+    /// The wire name, e.g. `digest_mismatch`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -227,7 +234,7 @@ pub struct NextTool {
 impl Gate {
     /// Assembles the verdict from the reasons found, adding the low-confidence reason when
     /// the score is low and the next tool is risky.
-    pub fn decide(
+    pub(crate) fn decide(
         mut reasons: Vec<Reason>,
         confidence: Confidence,
         next_tool: Option<NextTool>,

@@ -10,10 +10,11 @@ use remaind_fs::layout::{
     REDACTION_PATH, SCHEMAS_DIR, STATE_SCHEMA_PATH, THRESHOLDS_PATH, TOOLS_PATH,
 };
 
-use crate::{ContextDir, Error};
+use crate::Error;
+use crate::layout::ContextDir;
 
 /// The files `init` writes, relative to `.context/`, with their embedded contents.
-pub const DEFAULT_FILES: [(&str, &str); 9] = [
+pub(crate) const DEFAULT_FILES: [(&str, &str); 9] = [
     (CONTRACT_PATH, include_str!("../assets/CONTRACT.md")),
     (GITIGNORE_PATH, include_str!("../assets/gitignore")),
     (

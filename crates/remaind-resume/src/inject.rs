@@ -13,7 +13,7 @@ use crate::packet::{Budget, build_packet, show};
 
 /// The gate's interruption as an agent reads it: stop, tell the user these reasons, ask.
 /// Each reason is `(code, message)`.
-pub fn interrupt_text<'r>(reasons: impl IntoIterator<Item = (&'r str, &'r str)>) -> String {
+fn interrupt_text<'r>(reasons: impl IntoIterator<Item = (&'r str, &'r str)>) -> String {
     let mut text = String::from(
         "REMAIND RESUME GATE: INTERRUPT. Do not continue the planned work; tell the user these \
 reasons and ask how to proceed:\n",
@@ -31,7 +31,7 @@ reasons and ask how to proceed:\n",
 /// ```no_run
 /// # fn main() -> Result<(), remaind_resume::Error> {
 /// use remaind_adapters::Runtime;
-/// let ctx = remaind_resume::ContextDir::new(".context");
+/// let ctx = remaind_fs::ContextDir::new(".context");
 /// if let Some(context) = remaind_resume::session_context(&ctx, Runtime::Codex)? {
 ///     println!("{}", remaind_adapters::session_start_output(&context));
 /// }

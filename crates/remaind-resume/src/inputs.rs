@@ -15,9 +15,19 @@ use crate::framing::{self, Framing};
 use crate::gate::{Reason, ReasonCode};
 use crate::layout::{ContextDir, HANDOVER_FILE, STATE_FILE};
 
-/// Every ledger/state/handover conflict in a context folder (the gate's conflict reasons),
-/// without building a packet. Empty when the derived files agree with the ledger.
+/// Every conflict of the derived files with the ledger, as verify reports them, without
+/// building a packet: first the current ledger/state/handover conflicts (the gate's conflict
+/// reasons), then every version of state.json and handover.md kept in history that no
+/// compaction event recorded (an edited snapshot). Empty when the derived files agree with
+/// the ledger.
 pub fn derived_conflicts(ctx: &ContextDir) -> Result<Vec<Reason>, Error> {
+    let mut found = current_conflicts(ctx)?;
+    found.extend(history_conflicts(ctx)?);
+    Ok(found)
+}
+
+/// Every ledger/state/handover conflict in a context folder (the gate's conflict reasons).
+fn current_conflicts(ctx: &ContextDir) -> Result<Vec<Reason>, Error> {
     let ledger = open_ledger(ctx)?;
     let inputs = read_inputs(ctx, &ledger)?;
     let mut reasons = inputs.reasons.clone();
@@ -279,7 +289,7 @@ pub(crate) fn accepted_pair(ev: &Event) -> Option<(u64, String, String)> {
 
 /// Every version of state.json and handover.md kept in history that no compaction event
 /// recorded (an edited snapshot), as verify findings. One pass over the ledger's events.
-pub fn history_conflicts(ctx: &ContextDir) -> Result<Vec<Reason>, Error> {
+fn history_conflicts(ctx: &ContextDir) -> Result<Vec<Reason>, Error> {
     let ledger = open_ledger(ctx)?;
     let mut states = std::collections::HashSet::new();
     let mut handovers = std::collections::HashSet::new();

@@ -5,7 +5,7 @@ use camino::Utf8Path;
 use crate::Error;
 use remaind_fs::layout::LOG_PATH;
 
-pub use remaind_fs::ContextDir;
+pub(crate) use remaind_fs::ContextDir;
 pub(crate) use remaind_fs::layout::{
     CONTEXT_DIR_NAME, DERIVED_FILES, FRAMING_FILE, HANDOVER_FILE, PACKET_FILE, STATE_FILE,
 };
@@ -70,18 +70,4 @@ fn damage(ctx: &ContextDir) -> Option<String> {
             "{LOG_PATH} is not a regular file (a folder, FIFO or device)"
         )),
     }
-}
-
-/// Appends `line` (one JSON object, already redacted) to `logs/hook-errors.jsonl`: what a
-/// hook could not do, kept for the user since the hook itself exits 0. Never follows a
-/// symlink; the file is created 0600.
-pub fn append_hook_error(ctx: &ContextDir, line: &str) -> Result<(), Error> {
-    use std::io::Write;
-    let rel = Utf8Path::new(remaind_fs::layout::HOOK_ERRORS_PATH);
-    let mut file = remaind_fs::open_beneath(ctx.root(), rel, remaind_fs::Access::AppendCreate)?;
-    let path = ctx.join(remaind_fs::layout::HOOK_ERRORS_PATH);
-    let mut bytes = line.replace('\n', " ").into_bytes();
-    bytes.push(b'\n');
-    file.write_all(&bytes)
-        .map_err(|e| Error::io("cannot write", path, e))
 }

@@ -17,7 +17,8 @@
 //! # let root = camino::Utf8Path::from_path(tmp.path()).ok_or("non-UTF-8 temp dir")?;
 //! use remaind_events::{Kind, NewEvent};
 //! use remaind_ledger::Ledger;
-//! use remaind_resume::{Budget, ContextDir, init, resume};
+//! use remaind_fs::ContextDir;
+//! use remaind_resume::{Budget, init, resume};
 //!
 //! let ctx = ContextDir::new(root.join(".context"));
 //! init(&ctx, false)?;
@@ -53,23 +54,18 @@ mod thresholds;
 mod tools;
 
 pub use error::Error;
-pub use framing::{
-    FrameRequest, Framing, load_framing, observe_framing, parse_frame_setting, record_framing,
-};
+pub use framing::{FrameRequest, Framing, load_framing, observe_framing, record_framing};
 pub use gate::{Confidence, Gate, NextTool, Penalty, Reason, ReasonCode};
-pub use init::{DEFAULT_FILES, InitReport, init};
-pub use inject::{interrupt_text, session_context};
-pub use inputs::{derived_conflicts, history_conflicts};
-pub use layout::{ContextDir, append_hook_error, discover};
+pub use init::{InitReport, init};
+pub use inject::session_context;
+pub use inputs::derived_conflicts;
+pub use layout::discover;
 pub use monitor::{Action, Band, Reading, TokenSource, monitor};
 pub use packet::{
-    Budget, Dropped, EndedTurn, InstructionSource, LatestInstruction, PlannedStep, Resume, Shown,
+    Budget, EndedTurn, InstructionSource, LatestInstruction, PlannedStep, Resume, Shown,
     build_packet, resume, show,
 };
-pub use remaind_tokens::TokenizerName;
 pub use rollback::{Point, Rollback, parse_time, rollback_points, rollback_to};
 #[cfg(feature = "store")]
 pub use share::{ShareReport, join, pull, push};
 pub use status::{LastCompaction, Status, status};
-pub use thresholds::{BandEdges, Thresholds};
-pub use tools::{ToolFlags, ToolPolicy};

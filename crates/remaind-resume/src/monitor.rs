@@ -35,7 +35,7 @@ pub enum Band {
 
 impl Band {
     /// The wire name, e.g. `warning`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Band::Normal => "normal",
             Band::Warning => "warning",
@@ -45,14 +45,14 @@ impl Band {
     }
 
     /// Parses a wire name.
-    pub fn parse(s: &str) -> Option<Band> {
+    pub(crate) fn parse(s: &str) -> Option<Band> {
         [Band::Normal, Band::Warning, Band::Hard, Band::Emergency]
             .into_iter()
             .find(|b| b.as_str() == s)
     }
 
     /// What the agent should do in this band.
-    pub fn action(self) -> Action {
+    pub(crate) fn action(self) -> Action {
         match self {
             Band::Normal => Action::None,
             Band::Warning => Action::CompactSoon,
@@ -63,7 +63,7 @@ impl Band {
 
     /// Classifies `tokens` used of a `window`: the highest band whose edge
     /// (`fraction × window`) the count reaches. A window of 0 counts as full.
-    pub fn classify(tokens: u64, window: u64, edges: &BandEdges) -> Band {
+    pub(crate) fn classify(tokens: u64, window: u64, edges: &BandEdges) -> Band {
         let reaches = |fraction: f64| {
             // Compare in integers where possible: tokens ≥ ceil(fraction × window).
             let edge = (fraction * window as f64).ceil();
@@ -102,14 +102,21 @@ pub enum Action {
 }
 
 impl Action {
-    /// A short sentence for people.
-    pub fn describe(self) -> &'static str {
+    /// A short sentence for people (what `Display` writes).
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Action::None => "none",
             Action::CompactSoon => "compact soon",
             Action::CompactNow => "compact now",
             Action::CompactNowAndResumeMinimal => "compact now and resume with a minimal packet",
         }
+    }
+}
+
+impl fmt::Display for Action {
+    /// A short sentence for people, e.g. `compact soon`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.describe())
     }
 }
 

@@ -105,9 +105,9 @@ pub struct EndedTurn {
     pub outcome: Option<String>,
 }
 
-/// What the budget left out.
+/// What the budget left out (`dropped` in a packet's JSON).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Dropped {
+pub(crate) struct Dropped {
     /// The handover was left out.
     pub handover: bool,
     /// The state was left out.
@@ -168,8 +168,9 @@ pub struct Resume {
     /// Set when the user's last turn ended and no instruction followed: nothing is current;
     /// the agent waits for the user.
     pub turn_ended: Option<EndedTurn>,
-    /// What the budget left out.
-    pub dropped: Dropped,
+    /// What the budget left out: serialized as `dropped`, for people and scripts; the
+    /// packet's text says the same.
+    pub(crate) dropped: Dropped,
     /// The gate's verdict.
     pub gate: Gate,
 }

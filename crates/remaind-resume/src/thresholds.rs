@@ -9,13 +9,13 @@ use remaind_tokens::TokenizerName;
 
 /// Band edges as fractions of the context window.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BandEdges {
+pub(crate) struct BandEdges {
     /// From this fraction on, the band is `warning` (default 0.60).
-    pub warning: f64,
+    pub(crate) warning: f64,
     /// From this fraction on, the band is `hard` (default 0.80).
-    pub hard: f64,
+    pub(crate) hard: f64,
     /// From this fraction on, the band is `emergency` (default 0.95).
-    pub emergency: f64,
+    pub(crate) emergency: f64,
 }
 
 impl Default for BandEdges {
@@ -32,15 +32,15 @@ impl Default for BandEdges {
 ///
 /// Keys that belong to other layers are ignored; a missing file or key means the default.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Thresholds {
+pub(crate) struct Thresholds {
     /// The context window in tokens (default 200000).
-    pub context_window: u64,
+    pub(crate) context_window: u64,
     /// The tokenizer (default `o200k_base`).
-    pub tokenizer: TokenizerName,
+    pub(crate) tokenizer: TokenizerName,
     /// The band edges.
-    pub bands: BandEdges,
+    pub(crate) bands: BandEdges,
     /// The budget `resume` uses when none is given (default 24000 tokens).
-    pub resume_budget_tokens: u64,
+    pub(crate) resume_budget_tokens: u64,
 }
 
 impl Default for Thresholds {
@@ -56,7 +56,7 @@ impl Default for Thresholds {
 
 impl Thresholds {
     /// Reads `thresholds.json`; a missing file gives the defaults.
-    pub fn load(path: &Utf8Path) -> Result<Thresholds, Error> {
+    pub(crate) fn load(path: &Utf8Path) -> Result<Thresholds, Error> {
         match crate::tools::read_text(path) {
             Ok(Some(text)) => Thresholds::from_json(&text).map_err(|message| Error::InvalidInput {
                 field: path.to_string(),
@@ -68,7 +68,7 @@ impl Thresholds {
     }
 
     /// Parses the text of a `thresholds.json`.
-    pub fn from_json(text: &str) -> Result<Thresholds, String> {
+    pub(crate) fn from_json(text: &str) -> Result<Thresholds, String> {
         let value: Value =
             serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
         let obj = value.as_object().ok_or("must be a JSON object")?;

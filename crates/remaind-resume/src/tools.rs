@@ -24,18 +24,18 @@ use crate::Error;
 
 /// The risk flags of one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct ToolFlags {
+pub(crate) struct ToolFlags {
     /// Changes files, databases or other state.
-    pub mutates: bool,
+    pub(crate) mutates: bool,
     /// Costs money.
-    pub spends_money: bool,
+    pub(crate) spends_money: bool,
     /// Visible outside this machine.
-    pub external_side_effect: bool,
+    pub(crate) external_side_effect: bool,
 }
 
 impl ToolFlags {
     /// The names of the flags that are set, in file order.
-    pub fn set_flags(self) -> Vec<&'static str> {
+    pub(crate) fn set_flags(self) -> Vec<&'static str> {
         let mut out = Vec::new();
         if self.mutates {
             out.push("mutates");
@@ -50,7 +50,8 @@ impl ToolFlags {
     }
 
     /// True when any flag is set: the gate treats the tool as risky.
-    pub fn is_risky(self) -> bool {
+    #[cfg(test)]
+    fn is_risky(self) -> bool {
         self.mutates || self.spends_money || self.external_side_effect
     }
 }
@@ -74,7 +75,7 @@ struct RawPolicy {
 
 /// The parsed `tools.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ToolPolicy {
+pub(crate) struct ToolPolicy {
     default: ToolFlags,
     tools: BTreeMap<String, ToolFlags>,
 }
@@ -82,7 +83,7 @@ pub struct ToolPolicy {
 impl ToolPolicy {
     /// Reads `tools.yaml`. A missing file is the empty policy (every tool unflagged): risk is
     /// never guessed, so with no file no tool is risky.
-    pub fn load(path: &Utf8Path) -> Result<ToolPolicy, Error> {
+    pub(crate) fn load(path: &Utf8Path) -> Result<ToolPolicy, Error> {
         match read_text(path) {
             Ok(Some(text)) => ToolPolicy::from_yaml(&text, path.as_str()),
             Ok(None) => Ok(ToolPolicy::default()),
@@ -91,7 +92,7 @@ impl ToolPolicy {
     }
 
     /// Parses the text of a `tools.yaml`; `origin` names it in errors.
-    pub fn from_yaml(text: &str, origin: &str) -> Result<ToolPolicy, Error> {
+    pub(crate) fn from_yaml(text: &str, origin: &str) -> Result<ToolPolicy, Error> {
         let raw: Option<RawPolicy> = serde_yaml_ng::from_str(text).map_err(|e| {
             let at = e
                 .location()
@@ -129,13 +130,8 @@ impl ToolPolicy {
     }
 
     /// The flags of a tool: its own entry, else the `default` entry.
-    pub fn flags(&self, tool: &str) -> ToolFlags {
+    pub(crate) fn flags(&self, tool: &str) -> ToolFlags {
         self.tools.get(tool).copied().unwrap_or(self.default)
-    }
-
-    /// True when the tool has its own entry.
-    pub fn is_listed(&self, tool: &str) -> bool {
-        self.tools.contains_key(tool)
     }
 }
 

@@ -21,7 +21,7 @@
 //! ```no_run
 //! use remaind_ui::{Options, Viewer};
 //!
-//! let ctx = remaind_resume::ContextDir::new(camino::Utf8PathBuf::from(".context"));
+//! let ctx = remaind_fs::ContextDir::new(camino::Utf8PathBuf::from(".context"));
 //! let options = Options::local(ctx);
 //! let viewer = Viewer::bind(options)?;
 //! // The URL carries the per-launch token: the first visit trades it for a cookie and a key.
@@ -46,7 +46,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use error::Error;
-use remaind_resume::ContextDir;
+use remaind_fs::ContextDir;
 
 /// How long a request's head (its request line and headers) may take to arrive, counted from
 /// the moment the connection is ready for one: when it is accepted, and again after each answer

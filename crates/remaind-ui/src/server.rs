@@ -17,7 +17,7 @@ use axum::routing::{get, post};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use remaind_resume::ContextDir;
+use remaind_fs::ContextDir;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::error::Error;

@@ -738,10 +738,10 @@ fn now_page(app: &App) -> Result<Response, String> {
         },
         gate.confidence.score,
         if gate.confidence.low { " (low)" } else { "" },
-        status.band.as_str(),
+        status.band,
         status.tokens,
         status.window,
-        esc(status.action.describe()),
+        esc(&status.action.to_string()),
         built.tokens,
         built
             .budget
@@ -765,7 +765,7 @@ fn now_page(app: &App) -> Result<Response, String> {
             let _ = write!(
                 body,
                 "<li><code>{}</code> {} {}</li>",
-                r.code.as_str(),
+                r.code,
                 esc(&r.message),
                 ev_links(&r.events)
             );
@@ -812,7 +812,7 @@ fn now_page(app: &App) -> Result<Response, String> {
         let _ = write!(
             body,
             "<section id=\"framing\"><h2>Framing</h2><pre>{}</pre></section>",
-            esc(&framing.to_markdown())
+            esc(&framing.to_string())
         );
     }
     let _ = write!(
@@ -1225,8 +1225,7 @@ fn integrity_page(app: &App) -> Result<Response, String> {
         body.push_str("</ul>");
     }
     if report.is_ok() {
-        let mut derived = remaind_resume::derived_conflicts(&app.ctx).map_err(|e| chain(&e))?;
-        derived.extend(remaind_resume::history_conflicts(&app.ctx).map_err(|e| chain(&e))?);
+        let derived = remaind_resume::derived_conflicts(&app.ctx).map_err(|e| chain(&e))?;
         body.push_str("<h2>Derived files against their recorded hashes</h2>");
         if derived.is_empty() {
             body.push_str(
@@ -1238,7 +1237,7 @@ fn integrity_page(app: &App) -> Result<Response, String> {
                 let _ = write!(
                     body,
                     "<li><code>{}</code> {} {}</li>",
-                    r.code.as_str(),
+                    r.code,
                     esc(&r.message),
                     ev_links(&r.events)
                 );

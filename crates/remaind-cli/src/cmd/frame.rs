@@ -46,7 +46,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let settings = args
         .settings
         .iter()
-        .map(|s| remaind_resume::parse_frame_setting(s))
+        .map(|s| parse_setting(s))
         .collect::<Result<Vec<_>, _>>()?;
     let req = FrameRequest {
         workspace_root: args.workspace_root,
@@ -65,16 +65,26 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             serde_json::to_string(&f).map_err(|e| CliError::runtime(e.to_string()))?
         );
     } else {
-        print!("recorded {}\n{}", ctx.framing_path(), f.to_markdown());
+        print!("recorded {}\n{f}", ctx.framing_path());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Parses a `key=value` setting as given to `--set`.
+fn parse_setting(s: &str) -> Result<(String, String), CliError> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.to_owned())),
+        _ => Err(CliError::invalid(format!(
+            "--set: `{s}` is not `key=value`; e.g. `--set thinking=high`"
+        ))),
+    }
 }
 
 /// Records the framing a runtime stated (a hook payload, imported transcripts) through the
 /// one framing channel, only when it changes `framing.json`. A failure is reported on stderr,
 /// never fatal: framing must not keep a hook or an import from doing its job.
 pub(crate) fn record_runtime(
-    ctx: &remaind_resume::ContextDir,
+    ctx: &remaind_fs::ContextDir,
     ledger: &remaind_ledger::Ledger,
     stated: &remaind_adapters::Framing,
 ) {
@@ -95,6 +105,18 @@ pub(crate) fn record_runtime(
         eprintln!(
             "remaind: the runtime framing was not recorded: {}",
             CliError::from(e).full_message()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_setting_is_key_equals_value() {
+        assert!(super::parse_setting("novalue").is_err());
+        assert_eq!(
+            super::parse_setting("a=b=c").unwrap(),
+            ("a".to_owned(), "b=c".to_owned())
         );
     }
 }

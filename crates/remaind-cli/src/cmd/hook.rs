@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use camino::Utf8PathBuf;
 use remaind_adapters::runtimes::{self, Inject};
 use remaind_adapters::{HookEvent, Runtime};
+use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
-use remaind_resume::ContextDir;
 use serde_json::{Map, Value, json};
 
 use crate::cli_error::{CliError, EXIT_REJECTED};
@@ -316,9 +316,24 @@ fn keep_hook_error(ctx: &ContextDir, event: &str, e: &CliError, input: Option<&[
         "payload_bytes": input.len(),
         "payload": kept,
     });
-    if let Err(err) = remaind_resume::append_hook_error(ctx, &line.to_string()) {
+    if let Err(err) = append_hook_error(ctx, &line.to_string()) {
         eprintln!("remaind hook {event}: the error was not kept either: {err}");
     }
+}
+
+/// Appends `line` (one JSON object, already redacted) to `logs/hook-errors.jsonl`: what a
+/// hook could not do, kept for the user since the hook itself exits 0. Never follows a
+/// symlink; the file is created 0600. The error says what failed, on which file.
+fn append_hook_error(ctx: &ContextDir, line: &str) -> Result<(), String> {
+    use std::io::Write;
+    let rel = camino::Utf8Path::new(remaind_fs::layout::HOOK_ERRORS_PATH);
+    let mut file = remaind_fs::open_beneath(ctx.root(), rel, remaind_fs::Access::AppendCreate)
+        .map_err(|e| e.to_string())?;
+    let path = ctx.join(remaind_fs::layout::HOOK_ERRORS_PATH);
+    let mut bytes = line.replace('\n', " ").into_bytes();
+    bytes.push(b'\n');
+    file.write_all(&bytes)
+        .map_err(|_| format!("cannot write {path}"))
 }
 
 fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, CliError> {

@@ -45,12 +45,13 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             r.tokens,
             r.window,
             r.ratio * 100.0,
-            r.action.describe()
+            r.action
         );
         if let Some(id) = r.event {
             println!(
                 "band changed from {}; recorded as {id}",
-                r.previous_band.map_or("normal", |b| b.as_str())
+                r.previous_band
+                    .map_or_else(|| "normal".to_owned(), |b| b.to_string())
             );
         }
     }

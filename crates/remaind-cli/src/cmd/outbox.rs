@@ -10,8 +10,8 @@
 use std::io::Write;
 
 use camino::Utf8Path;
+use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
-use remaind_resume::ContextDir;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

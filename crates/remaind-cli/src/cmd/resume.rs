@@ -34,7 +34,7 @@ pub(crate) fn print_reasons(reasons: &[Reason]) {
         if reasons.len() == 1 { "" } else { "s" }
     );
     for r in reasons {
-        eprintln!("  - {}: {}", r.code.as_str(), r.message);
+        eprintln!("  - {}: {}", r.code, r.message);
     }
 }
 

@@ -43,10 +43,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     }
     println!(
         "band:            {} ({} of {} tokens; action: {})",
-        s.band,
-        s.tokens,
-        s.window,
-        s.action.describe()
+        s.band, s.tokens, s.window, s.action
     );
     match &s.next_step {
         Some(n) => println!(
@@ -70,7 +67,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             s.gate.confidence.score
         );
         for r in &s.gate.reasons {
-            println!("  - {}: {}", r.code.as_str(), r.message);
+            println!("  - {}: {}", r.code, r.message);
         }
     }
     match index {
@@ -90,7 +87,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
 }
 
 /// The search index's freshness, read without changing anything; `None` when it cannot be read.
-fn index_freshness(ctx: &remaind_resume::ContextDir) -> Option<remaind_index::Freshness> {
+fn index_freshness(ctx: &remaind_fs::ContextDir) -> Option<remaind_index::Freshness> {
     let ledger = remaind_ledger::Ledger::open(ctx.root()).ok()?;
     let index = remaind_index::Index::open(ctx.root(), &ledger).ok()?;
     index.freshness().ok()

@@ -33,9 +33,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     drop(ledger);
     // The derived files are checked against a ledger that holds; a broken one is reported first.
     let derived = if report.is_ok() {
-        let mut found = remaind_resume::derived_conflicts(&ctx)?;
-        found.extend(remaind_resume::history_conflicts(&ctx)?);
-        found
+        remaind_resume::derived_conflicts(&ctx)?
     } else {
         Vec::new()
     };
@@ -91,11 +89,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             println!("permissions: {finding}");
         }
         for reason in &derived {
-            println!(
-                "derived files: {}: {}",
-                reason.code.as_str(),
-                reason.message
-            );
+            println!("derived files: {}: {}", reason.code, reason.message);
         }
         if let Some(lag) = &memory_lag {
             println!("memory files: {lag}");

@@ -8,8 +8,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use proptest::prelude::*;
 use remaind_adapters::{HookEvent, Runtime, hook_records, read_transcript, record};
 use remaind_events::Kind;
+use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
-use remaind_resume::{Budget, ContextDir, ReasonCode};
+use remaind_resume::{Budget, ReasonCode};
 use serde_json::{Value, json};
 
 /// One step of a generated session.
@@ -161,7 +162,7 @@ fn verdict(ctx: &ContextDir, ledger: &Ledger) -> Value {
         );
     }
     let r = remaind_resume::build_packet(ctx, Budget::Unlimited).expect("resume");
-    let reasons: Vec<&str> = r.gate.reasons.iter().map(|x| x.code.as_str()).collect();
+    let reasons: Vec<String> = r.gate.reasons.iter().map(|x| x.code.to_string()).collect();
     json!({
         "reasons": reasons,
         "next_step": r.next_step.as_ref().map(|s| s.text.clone()),
@@ -245,7 +246,7 @@ proptest! {
         match (last_user, last_end) {
             (Some(u), Some(e)) if e > u => {
                 prop_assert_eq!(&imported["next_step"], &Value::Null);
-                prop_assert_eq!(&imported["reasons"], &json!([ReasonCode::NoNextStep.as_str()]));
+                prop_assert_eq!(&imported["reasons"], &json!([ReasonCode::NoNextStep.to_string()]));
             }
             (Some(_), _) => {
                 prop_assert!(imported["next_step"].is_string(), "{}", imported);

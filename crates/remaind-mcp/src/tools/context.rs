@@ -61,7 +61,7 @@ impl GateVerdict {
                 .reasons
                 .iter()
                 .map(|r| GateReason {
-                    code: r.code.as_str().to_owned(),
+                    code: r.code.to_string(),
                     message: r.message.clone(),
                     events: ids(&r.events),
                 })
@@ -249,7 +249,7 @@ fn status(session: &Session, _: NoArgs) -> Result<StatusOut, ToolError> {
             event: c.event.to_string(),
             ts: c.ts.clone(),
         }),
-        band: s.band.as_str().to_owned(),
+        band: s.band.to_string(),
         tokens: s.tokens,
         window: s.window,
         action: wire(&s.action),
@@ -321,14 +321,14 @@ fn monitor(session: &Session, args: MonitorArgs) -> Result<MonitorOut, ToolError
     let ctx = session.context()?;
     let r = remaind_resume::monitor(&ctx, args.used, args.window)?;
     Ok(MonitorOut {
-        band: r.band.as_str().to_owned(),
+        band: r.band.to_string(),
         tokens: r.tokens,
         window: r.window,
         ratio: r.ratio,
         action: wire(&r.action),
-        action_text: r.action.describe().to_owned(),
+        action_text: r.action.to_string(),
         source: wire(&r.source),
-        previous_band: r.previous_band.map(|b| b.as_str().to_owned()),
+        previous_band: r.previous_band.map(|b| b.to_string()),
         event: r.event.map(|e| e.to_string()),
     })
 }

@@ -79,7 +79,7 @@ impl Client {
 fn context() -> (tempfile::TempDir, Utf8PathBuf) {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("utf-8");
-    remaind_resume::init(&remaind_resume::ContextDir::new(dir.clone()), false).expect("init");
+    remaind_resume::init(&remaind_fs::ContextDir::new(dir.clone()), false).expect("init");
     (tmp, dir)
 }
 
@@ -228,7 +228,7 @@ fn tool_descriptions_name_the_real_bands() {
         explicit: None,
         cwd: "/".into(),
     });
-    let real = [Band::Normal, Band::Warning, Band::Hard, Band::Emergency].map(Band::as_str);
+    let real = [Band::Normal, Band::Warning, Band::Hard, Band::Emergency].map(|b| b.to_string());
     for tool in server.tools() {
         let text = serde_json::to_string(&tool).expect("json");
         if !text.contains("band") {
@@ -242,9 +242,9 @@ fn tool_descriptions_name_the_real_bands() {
             );
         }
         if tool.name == "monitor" {
-            for band in real {
+            for band in &real {
                 assert!(
-                    text.contains(band),
+                    text.contains(band.as_str()),
                     "monitor does not name `{band}`: {text}"
                 );
             }

@@ -34,11 +34,23 @@ fn lowest_importance_and_oldest_events_drop_first() {
     let r = remaind_resume::build_packet(&ctx, Budget::Tokens(full.tokens - 60)).unwrap();
     assert!(r.tokens <= full.tokens - 60);
     // e3 (importance 0, older) goes before e5 (importance 0) and before anything of importance 1+.
-    assert_eq!(r.dropped.events, [remaind_events::EventId(3)]);
+    assert_eq!(common::dropped(&r).events, [remaind_events::EventId(3)]);
     let r = remaind_resume::build_packet(&ctx, Budget::Tokens(full.tokens - 200)).unwrap();
-    assert!(r.dropped.events.contains(&remaind_events::EventId(3)));
-    assert!(r.dropped.events.contains(&remaind_events::EventId(5)));
-    assert!(!r.dropped.events.contains(&remaind_events::EventId(2)));
+    assert!(
+        common::dropped(&r)
+            .events
+            .contains(&remaind_events::EventId(3))
+    );
+    assert!(
+        common::dropped(&r)
+            .events
+            .contains(&remaind_events::EventId(5))
+    );
+    assert!(
+        !common::dropped(&r)
+            .events
+            .contains(&remaind_events::EventId(2))
+    );
     assert!(r.packet.contains("left out for the budget"));
 }
 
@@ -50,13 +62,13 @@ fn a_tiny_budget_keeps_only_the_instruction() {
     let r = remaind_resume::build_packet(&ctx, Budget::Tokens(10)).unwrap();
     assert!(r.over_budget);
     assert!(r.packet.contains(&long));
-    assert!(r.dropped.framing && r.dropped.next_step);
+    assert!(common::dropped(&r).framing && common::dropped(&r).next_step);
     // Dropping the next step from the packet is not "no next step": the gate still sees it.
     assert!(
         r.gate
             .reasons
             .iter()
-            .all(|x| x.code.as_str() != "no_next_step")
+            .all(|x| x.code.to_string() != "no_next_step")
     );
 }
 
@@ -82,11 +94,11 @@ proptest! {
         prop_assert!(r.packet.contains(&block));
         if r.over_budget {
             prop_assert!(r.tokens > budget);
-            prop_assert!(r.dropped.framing && r.dropped.next_step);
+            prop_assert!(common::dropped(&r).framing && common::dropped(&r).next_step);
         } else {
             prop_assert!(r.tokens <= budget);
         }
-        prop_assert!(r.gate.reasons.iter().all(|x| x.code.as_str() != "instruction_not_in_packet"));
+        prop_assert!(r.gate.reasons.iter().all(|x| x.code.to_string() != "instruction_not_in_packet"));
     }
 }
 
@@ -159,19 +171,19 @@ fn accepted_memory_is_in_the_packet_escaped_redacted_and_dropped_first() {
     assert!(!r.packet.contains(token));
     // Memory is the lowest authority: the first thing a budget drops.
     let tight = remaind_resume::build_packet(&ctx, Budget::Tokens(r.tokens - 5)).unwrap();
-    assert!(tight.dropped.memory);
-    assert!(tight.dropped.events.is_empty() && !tight.dropped.next_step);
+    assert!(common::dropped(&tight).memory);
+    assert!(common::dropped(&tight).events.is_empty() && !common::dropped(&tight).next_step);
     // The gate is the same with and without memory.
     assert_eq!(
         r.gate
             .reasons
             .iter()
-            .map(|x| x.code.as_str())
+            .map(|x| x.code.to_string())
             .collect::<Vec<_>>(),
         full.gate
             .reasons
             .iter()
-            .map(|x| x.code.as_str())
+            .map(|x| x.code.to_string())
             .collect::<Vec<_>>()
     );
 }

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use camino::Utf8PathBuf;
 use remaind_atomic::HistoryStore;
 use remaind_events::{Kind, NewEvent};
+use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
-use remaind_resume::ContextDir;
 use remaind_resume::FrameRequest;
 use remaind_validate::Binding;
 use remaind_validate::State;
@@ -214,4 +214,28 @@ pub(crate) fn normalize(text: &str) -> String {
     tokens
         .replace_all(&text, "[n] tokens after the state")
         .into_owned()
+}
+
+/// What a packet's budget left out, read from its JSON (`dropped`): the same fields, in the
+/// same order, as the library writes them.
+#[derive(Debug, Deserialize)]
+#[expect(
+    dead_code,
+    reason = "some fields are only printed, by the gate's goldens"
+)]
+pub(crate) struct Dropped {
+    pub(crate) handover: bool,
+    pub(crate) state: bool,
+    pub(crate) events: Vec<remaind_events::EventId>,
+    pub(crate) remember_items: u64,
+    pub(crate) next_step: bool,
+    pub(crate) framing: bool,
+    pub(crate) memory: bool,
+    pub(crate) user_words: u64,
+}
+
+/// The `dropped` part of a packet.
+pub(crate) fn dropped(r: &remaind_resume::Resume) -> Dropped {
+    let json = serde_json::to_value(r).expect("a packet serializes");
+    serde_json::from_value(json["dropped"].clone()).expect("a packet says what it dropped")
 }

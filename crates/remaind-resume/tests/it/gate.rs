@@ -47,7 +47,7 @@ fn golden_gate() {
             let _ = writeln!(
                 out,
                 "  - {} [{}]: {}",
-                reason.code.as_str(),
+                reason.code,
                 ids.join(", "),
                 reason.message
             );
@@ -57,7 +57,9 @@ fn golden_gate() {
         let _ = writeln!(
             out,
             "budget: {:?} over_budget: {} dropped: {:?}",
-            r.budget, r.over_budget, r.dropped
+            r.budget,
+            r.over_budget,
+            common::dropped(&r)
         );
         let _ = writeln!(out, "----- packet -----");
         out.push_str(&r.packet);

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::common;
 
-fn monitor_events(ctx: &remaind_resume::ContextDir) -> Vec<(String, String)> {
+fn monitor_events(ctx: &remaind_fs::ContextDir) -> Vec<(String, String)> {
     let ledger = Ledger::open(ctx.root()).unwrap();
     ledger
         .iter()

@@ -5,8 +5,9 @@
 
 use proptest::prelude::*;
 use remaind_events::EventId;
+use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
-use remaind_resume::{Budget, ContextDir, build_packet};
+use remaind_resume::{Budget, build_packet};
 use remaind_testkit::conversation::Conversation;
 use remaind_validate::State;
 

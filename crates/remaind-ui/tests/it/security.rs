@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use camino::Utf8PathBuf;
 use remaind_events::{Kind, NewEvent};
+use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
-use remaind_resume::ContextDir;
 use remaind_ui::{Options, Viewer};
 
 /// A folder with events and one accepted compaction.
