@@ -140,33 +140,7 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     if PLACEHOLDER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(v)) {
         return true;
     }
-    is_made_up(v) || is_repeated_pattern(v) || (v.len() >= 6 && distinct(v) <= 2)
-}
-
-/// A value typed as a pattern (`abcd1234abcd1234abcd1234ABCD1234…`, `1234-1234-1234-1234`):
-/// its letters and digits, case folded, are one group of at most 8 repeated at least three
-/// times over three quarters of them or more. A random value never repeats itself so.
-fn is_repeated_pattern(v: &[u8]) -> bool {
-    let mut folded = [0u8; 128];
-    let mut len = 0;
-    for b in v.iter().filter(|b| b.is_ascii_alphanumeric()) {
-        if len == folded.len() {
-            return false;
-        }
-        folded[len] = b.to_ascii_lowercase();
-        len += 1;
-    }
-    let folded = &folded[..len];
-    len >= 16
-        && (1..=8).any(|period| {
-            let repeated = period
-                + folded[period..]
-                    .iter()
-                    .zip(folded)
-                    .take_while(|(later, earlier)| later == earlier)
-                    .count();
-            repeated >= 3 * period && repeated * 4 >= len * 3
-        })
+    is_made_up(v) || (v.len() >= 6 && distinct(v) <= 2)
 }
 
 /// A value that says it is made up (`somefakekey`, `a-fake-tooshort-key`). The word counts
@@ -838,26 +812,6 @@ mod tests {
             assert!(is_placeholder(v.as_bytes()), "{v}");
         }
         for v in ["${e]nob(ody[", "${ }x9", "${-x!7Qz"] {
-            assert!(!is_placeholder(v.as_bytes()), "{v}");
-        }
-    }
-
-    #[test]
-    fn a_value_typed_as_a_repeated_pattern_is_a_placeholder() {
-        for v in [
-            "abcd1234abcd1234abcd1234ABCD1234ABCD1234--__",
-            "abcd1234abcd1234abcd1234ABCD1234ABCD1234--__extra",
-            "1234-1234-1234-1234",
-            "abcabcabcabcabcabc",
-        ] {
-            assert!(is_placeholder(v.as_bytes()), "{v}");
-        }
-        // Random values, a hex digest, and a short value with a repeat inside.
-        for v in [
-            "ukYEEX38RiGgq1BPf2m-nIeTM_lEGizKKn49RRoC_6fn",
-            "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-            "abababZk81mPq0RtYw7vX2",
-        ] {
             assert!(!is_placeholder(v.as_bytes()), "{v}");
         }
     }
