@@ -9,8 +9,8 @@ use aho_corasick::{AhoCorasick, Span, packed};
 use crate::prefilter::fold;
 
 /// Values that stand for a secret without being one: documentation, templates, defaults.
+/// (A run of `x` is [`has_masked_run`]'s: inside a random token four of them are chance.)
 const PLACEHOLDER_PARTS: &[&[u8]] = &[
-    b"xxxx",
     b"****",
     b"...",
     "…".as_bytes(),
@@ -134,13 +134,37 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     if first == b'%' && v.len() > 2 && v.ends_with(b"%") {
         return true;
     }
-    if has_placeholder_part(v) {
+    if has_placeholder_part(v) || has_masked_run(v) {
         return true;
     }
     if PLACEHOLDER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(v)) {
         return true;
     }
     is_made_up(v) || (v.len() >= 6 && distinct(v) <= 2)
+}
+
+/// Whether `v` masks characters with a run of `x` (`xxxx`, `AKIAXXXXXXXXXXXXXXXX`,
+/// `sk-xxxx1234`): one case throughout, and eight long or standing apart (the value's edge or
+/// a byte that is not a letter on each side). A random token holds a mixed-case `XxXX` or a
+/// run glued between letters by chance (the property test drew `…A0aXxXX0AAAa…`).
+fn has_masked_run(v: &[u8]) -> bool {
+    let apart = |at: Option<&u8>| at.is_none_or(|b| !b.is_ascii_alphabetic());
+    let mut start = 0;
+    while start < v.len() {
+        let x = v[start];
+        if !matches!(x, b'x' | b'X') {
+            start += 1;
+            continue;
+        }
+        let len = v[start..].iter().take_while(|&&b| b == x).count();
+        let end = start + len;
+        let before = start.checked_sub(1).map(|i| &v[i]);
+        if len >= 8 || (len >= 4 && apart(before) && apart(v.get(end))) {
+            return true;
+        }
+        start = end;
+    }
+    false
 }
 
 /// A value that says it is made up (`somefakekey`, `a-fake-tooshort-key`). The word counts
@@ -724,6 +748,9 @@ mod tests {
             "MY_SECRET_TOKEN",
             "accessToken",
             "abababababab",
+            "sk-xxxx1234",
+            "ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+            "xxxx-xxxx-xxxx",
         ] {
             assert!(
                 !is_credential(v.as_bytes(), ValueKind::Token),
@@ -733,6 +760,20 @@ mod tests {
                 !is_credential(v.as_bytes(), ValueKind::Password),
                 "{v} is not a password"
             );
+        }
+    }
+
+    /// Four `x` inside a random token are chance, not a mask: mixed case, or glued between
+    /// letters.
+    #[test]
+    fn an_x_run_in_a_random_token_is_no_mask() {
+        for v in [
+            "AaA0aaaaaAa0aaA0A0aXxXX0AAAa0aaAA0aa7",
+            "Zq8vT2mKxxxxLx4Rw7Bn3Jc6Hf",
+            "Zq8vT2mK9XXXXRw7Bn3Jc6Hf",
+        ] {
+            assert!(!is_placeholder(v.as_bytes()), "{v}");
+            assert!(looks_random(v.as_bytes()), "{v}");
         }
     }
 
