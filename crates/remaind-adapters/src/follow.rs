@@ -239,7 +239,6 @@ fn skip_line(
 /// redacted, as every string Remaind writes); a note that cannot be written is dropped (a
 /// hook never fails on it).
 fn note_skipped(ledger: &Ledger, transcript: &Utf8Path, (line, offset): (u64, u64)) {
-    use std::io::Write;
     let path = ledger.redactor().redact_str(transcript.as_str()).0;
     let note = serde_json::json!({
         "ts": jiff::Timestamp::now().to_string(),
@@ -249,14 +248,14 @@ fn note_skipped(ledger: &Ledger, transcript: &Utf8Path, (line, offset): (u64, u6
             MAX_LINE_BYTES >> 20
         ),
     });
-    let mut bytes = note.to_string().into_bytes();
-    bytes.push(b'\n');
     let rel = Utf8Path::new(remaind_fs::layout::HOOK_ERRORS_PATH);
-    if let Ok(mut file) =
-        remaind_fs::open_beneath(ledger.context_dir(), rel, remaind_fs::Access::AppendCreate)
-    {
-        let _ = file.write_all(&bytes);
-    }
+    // A note the folder cannot take is not worth failing the hook for.
+    let _ = remaind_fs::append_line(
+        ledger.context_dir(),
+        rel,
+        note.to_string().as_bytes(),
+        false,
+    );
 }
 
 /// The import keys of the transcript lines among the newest ledger events.

@@ -242,6 +242,26 @@ fn regular(file: File, path: &Utf8Path) -> Result<File> {
     }
 }
 
+/// Appends one line to `rel` under `root` (created 0600 when missing), as by
+/// [`open_beneath`]: a newline inside `line` becomes a space and one ends it, so the file
+/// stays one record a line; the record goes in one `write`, so concurrent appenders never
+/// interleave inside it. With `sync`, the data is on disk when this returns.
+pub fn append_line(root: &Utf8Path, rel: &Utf8Path, line: &[u8], sync: bool) -> Result<()> {
+    let mut file = open_beneath(root, rel, Access::AppendCreate)?;
+    let mut bytes: Vec<u8> = line
+        .iter()
+        .map(|&b| if b == b'\n' { b' ' } else { b })
+        .collect();
+    bytes.push(b'\n');
+    let path = root.join(rel);
+    file.write_all(&bytes)
+        .map_err(|e| Error::io("append to", &path, e))?;
+    if sync {
+        file.sync_data().map_err(|e| Error::io("sync", &path, e))?;
+    }
+    Ok(())
+}
+
 /// Reads a regular file as by [`open_file`]. `Ok(None)` if it does not exist.
 pub fn read_file(path: &Utf8Path) -> Result<Option<Vec<u8>>> {
     let mut f = match open_file(path, Access::Read) {
@@ -401,4 +421,43 @@ pub fn open_lock_file(path: &Utf8Path) -> Result<File> {
         .open(path)
         .map_err(|e| no_follow_error("open lock file", path, e))?;
     regular(file, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch() -> (tempfile::TempDir, Utf8PathBuf) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).expect("utf-8 temp path");
+        (tmp, root)
+    }
+
+    /// Each call is one line, whatever the record holds, and the file is the owner's alone.
+    #[test]
+    fn append_line_keeps_one_record_a_line() {
+        let (_tmp, root) = scratch();
+        let rel = Utf8Path::new("notes.jsonl");
+        append_line(&root, rel, b"{\"a\":1}", false).expect("first");
+        append_line(&root, rel, b"two\nlines", true).expect("second");
+        let bytes = fs::read(root.join(rel)).expect("read");
+        assert_eq!(bytes, b"{\"a\":1}\ntwo lines\n");
+        let mode = fs::metadata(root.join(rel)).expect("meta").permissions();
+        assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, FILE_MODE);
+    }
+
+    /// A symlink at the file or on the way is refused and nothing is written through it.
+    #[test]
+    fn append_line_never_follows_a_symlink() {
+        let (_tmp, root) = scratch();
+        let outside = root.join("outside.txt");
+        fs::write(&outside, b"").expect("outside");
+        std::os::unix::fs::symlink(&outside, root.join("link.jsonl")).expect("link");
+        std::os::unix::fs::symlink(&root, root.join("dirlink")).expect("dirlink");
+        for rel in ["link.jsonl", "dirlink/x.jsonl"] {
+            let err = append_line(&root, Utf8Path::new(rel), b"x", false).expect_err(rel);
+            assert!(matches!(err, Error::Symlink { .. }), "{rel}: {err:?}");
+        }
+        assert_eq!(fs::read(&outside).expect("read"), b"");
+    }
 }

@@ -5,10 +5,9 @@
 //! lose nothing.
 
 use std::collections::HashSet;
-use std::io::Write;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use remaind_fs::{Access, layout};
+use remaind_fs::layout;
 use serde_json::{Value, json};
 
 use crate::{Error, Result};
@@ -66,14 +65,8 @@ pub(crate) fn add(context_dir: &Utf8Path, session: &str, seqs: &[u64]) -> Result
         .map_err(session_error(dir.clone()))?;
     let rel = Utf8Path::new(layout::RECALL_DIR).join(file_name(session));
     let path = context_dir.join(&rel);
-    let mut file = remaind_fs::open_beneath(context_dir, &rel, Access::AppendCreate)
-        .map_err(session_error(path.clone()))?;
-    let mut line = json!({ "held": seqs }).to_string();
-    line.push('\n');
-    file.write_all(line.as_bytes()).map_err(|e| Error::Session {
-        path: path.clone(),
-        source: remaind_fs::Error::io("append", &path, e),
-    })
+    let line = json!({ "held": seqs }).to_string();
+    remaind_fs::append_line(context_dir, &rel, line.as_bytes(), false).map_err(session_error(path))
 }
 
 /// What the session holds (nothing when it has no file yet). A damaged line is skipped: the

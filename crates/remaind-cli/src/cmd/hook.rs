@@ -325,15 +325,8 @@ fn keep_hook_error(ctx: &ContextDir, event: &str, e: &CliError, input: Option<&[
 /// hook could not do, kept for the user since the hook itself exits 0. Never follows a
 /// symlink; the file is created 0600. The error says what failed, on which file.
 fn append_hook_error(ctx: &ContextDir, line: &str) -> Result<(), String> {
-    use std::io::Write;
     let rel = camino::Utf8Path::new(remaind_fs::layout::HOOK_ERRORS_PATH);
-    let mut file = remaind_fs::open_beneath(ctx.root(), rel, remaind_fs::Access::AppendCreate)
-        .map_err(|e| e.to_string())?;
-    let path = ctx.join(remaind_fs::layout::HOOK_ERRORS_PATH);
-    let mut bytes = line.replace('\n', " ").into_bytes();
-    bytes.push(b'\n');
-    file.write_all(&bytes)
-        .map_err(|_| format!("cannot write {path}"))
+    remaind_fs::append_line(ctx.root(), rel, line.as_bytes(), false).map_err(|e| e.to_string())
 }
 
 fn handle(global: &Global, args: &Args, call: &Call<'_>) -> Result<ExitCode, CliError> {

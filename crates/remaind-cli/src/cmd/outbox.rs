@@ -7,8 +7,6 @@
 //! (a crash between the append and the outbox's rewrite), while the outbox is rewritten
 //! atomically after each call, under its lock.
 
-use std::io::Write;
-
 use camino::Utf8Path;
 use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
@@ -99,7 +97,7 @@ fn lock(ctx: &ContextDir) -> Result<Locked, CliError> {
 
 /// Keeps a call in the outbox, after the ones already waiting.
 pub(crate) fn keep(ctx: &ContextDir, entry: &Entry) -> Result<(), CliError> {
-    let mut line = serde_json::to_vec(entry)
+    let line = serde_json::to_vec(entry)
         .map_err(|e| CliError::runtime(format!("cannot encode the hook call: {e}")))?;
     if line.len() > MAX_ENTRY_BYTES {
         return Err(CliError::runtime(format!(
@@ -107,14 +105,9 @@ pub(crate) fn keep(ctx: &ContextDir, entry: &Entry) -> Result<(), CliError> {
             line.len()
         )));
     }
-    line.push(b'\n');
     let _locked = lock(ctx)?;
     let rel = Utf8Path::new(remaind_fs::layout::OUTBOX_PATH);
-    let mut file = remaind_fs::open_beneath(ctx.root(), rel, remaind_fs::Access::AppendCreate)
-        .map_err(CliError::from)?;
-    file.write_all(&line)
-        .and_then(|()| file.sync_data())
-        .map_err(|e| CliError::runtime(format!("cannot write {}: {e}", ctx.join(rel.as_str()))))
+    remaind_fs::append_line(ctx.root(), rel, &line, true).map_err(CliError::from)
 }
 
 /// What draining did.
