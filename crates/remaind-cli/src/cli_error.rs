@@ -128,6 +128,7 @@ library_errors! {
     remaind_adapters::Error => remaind_adapters::Error::is_invalid_input,
     remaind_memory::Error => remaind_memory::Error::is_invalid_input,
     remaind_ui::Error => remaind_ui::Error::is_invalid_input,
+    remaind_service::Error => remaind_service::Error::is_invalid_input,
 }
 
 impl<E: LibraryError> From<E> for CliError {

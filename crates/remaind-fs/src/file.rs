@@ -262,6 +262,54 @@ pub fn append_line(root: &Utf8Path, rel: &Utf8Path, line: &[u8], sync: bool) -> 
     Ok(())
 }
 
+/// Entries under `root` (itself included, symlinks not followed) that another user could
+/// change, each named with its fix: a symlink (Remaind refuses to follow one), an entry
+/// writable by group or others, one owned by someone other than the user running Remaind.
+/// docs/contract.md#the-folder: files 0600, folders 0700. Sorted; unreadable entries are
+/// skipped.
+pub fn exposed(root: &Utf8Path) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let me = fs::metadata("/proc/self").map(|m| m.uid()).ok();
+    let mut out = Vec::new();
+    let mut stack = vec![root.as_std_path().to_path_buf()];
+    while let Some(path) = stack.pop() {
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let mode = meta.mode() & 0o7777;
+        if meta.file_type().is_symlink() {
+            // A symlink's own mode is always 0777 and says nothing; that it is there does.
+            let target = fs::read_link(&path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_else(|_| "?".to_owned());
+            out.push(format!(
+                "{} is a symlink (to {target}), which Remaind refuses to follow; replace it \
+with the file itself",
+                path.display()
+            ));
+        } else if mode & 0o022 != 0 {
+            out.push(format!(
+                "{} is writable by group or others (mode {mode:04o}); run `chmod go-w` on it",
+                path.display()
+            ));
+        }
+        if me.is_some_and(|uid| uid != meta.uid()) {
+            out.push(format!(
+                "{} is owned by user {}, not by the user running verify",
+                path.display(),
+                meta.uid()
+            ));
+        }
+        if meta.is_dir()
+            && let Ok(entries) = fs::read_dir(&path)
+        {
+            stack.extend(entries.flatten().map(|e| e.path()));
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Reads a regular file as by [`open_file`]. `Ok(None)` if it does not exist.
 pub fn read_file(path: &Utf8Path) -> Result<Option<Vec<u8>>> {
     let mut f = match open_file(path, Access::Read) {
@@ -443,7 +491,10 @@ mod tests {
         let bytes = fs::read(root.join(rel)).expect("read");
         assert_eq!(bytes, b"{\"a\":1}\ntwo lines\n");
         let mode = fs::metadata(root.join(rel)).expect("meta").permissions();
-        assert_eq!(std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777, FILE_MODE);
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+            FILE_MODE
+        );
     }
 
     /// A symlink at the file or on the way is refused and nothing is written through it.

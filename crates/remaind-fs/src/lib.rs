@@ -45,7 +45,7 @@ pub use error::{Error, Result};
 pub use file::injected;
 pub use file::{
     Access, DIR_MODE, Entry, FILE_MODE, TEMP_PREFIX, append_line, clean_temps, create_new,
-    create_temp, ensure_dir, inspect, open_beneath, open_dir, open_file, open_input,
+    create_temp, ensure_dir, exposed, inspect, open_beneath, open_dir, open_file, open_input,
     open_lock_file, read_file, remove_file, rename_into_place, replace_file, sync_dir,
 };
 pub use layout::ContextDir;

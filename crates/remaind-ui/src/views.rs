@@ -1191,13 +1191,8 @@ pub(crate) async fn integrity(State(app): State<Arc<App>>) -> Response {
 }
 
 fn integrity_page(app: &App) -> Result<Response, String> {
-    let to_verify = remaind_ledger::Options {
-        to_verify: true,
-        ..remaind_ledger::Options::default()
-    };
-    let ledger = Ledger::open_with(app.ctx.root(), &to_verify).map_err(|e| chain(&e))?;
-    let report = ledger.verify().map_err(|e| chain(&e))?;
-    drop(ledger);
+    let integrity = remaind_service::integrity(&app.ctx).map_err(|e| chain(&e))?;
+    let report = &integrity.ledger;
     let mut body = String::new();
     let _ = write!(
         body,
@@ -1225,15 +1220,14 @@ fn integrity_page(app: &App) -> Result<Response, String> {
         body.push_str("</ul>");
     }
     if report.is_ok() {
-        let derived = remaind_resume::derived_conflicts(&app.ctx).map_err(|e| chain(&e))?;
         body.push_str("<h2>Derived files against their recorded hashes</h2>");
-        if derived.is_empty() {
+        if integrity.derived.is_empty() {
             body.push_str(
                 "<p class=\"verdict ok\" id=\"derived\">state, handover and history match the compaction events</p>",
             );
         } else {
             body.push_str("<ul class=\"problems\" id=\"derived\">");
-            for r in &derived {
+            for r in &integrity.derived {
                 let _ = write!(
                     body,
                     "<li><code>{}</code> {} {}</li>",
@@ -1244,12 +1238,24 @@ fn integrity_page(app: &App) -> Result<Response, String> {
             }
             body.push_str("</ul>");
         }
-        let lag = remaind_memory::lag(&app.ctx).map_err(|e| chain(&e))?;
         let _ = write!(
             body,
             "<h2>Memory files</h2><p>{}</p>",
-            esc(lag.as_deref().unwrap_or("in step with the ledger"))
+            esc(integrity
+                .memory_lag
+                .as_deref()
+                .unwrap_or("in step with the ledger"))
         );
+    }
+    body.push_str("<h2>Permissions</h2>");
+    if integrity.permissions.is_empty() {
+        body.push_str("<p id=\"permissions\">no entry another user could change</p>");
+    } else {
+        body.push_str("<ul class=\"problems\" id=\"permissions\">");
+        for finding in &integrity.permissions {
+            let _ = write!(body, "<li>{}</li>", esc(finding));
+        }
+        body.push_str("</ul>");
     }
     ok_page("Integrity", "/integrity", &body)
 }

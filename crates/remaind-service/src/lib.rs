@@ -1,0 +1,27 @@
+//! The service layer: the work the front-ends (the CLI, the viewer, the MCP server) share,
+//! where one job combines several layers. Each job is one function the front-ends call the
+//! same way, so a command file parses its arguments, calls it and prints, and the viewer and
+//! the MCP tools show the same answer.
+//!
+//! - [`integrity`]: the ledger's check, the derived files against the compaction events,
+//!   the memory files against the ledger and the folder's permissions, in one report.
+//!
+//! This layer opens the ledger and the derived files through the layers below and knows
+//! nothing of argument parsing, terminals, HTML or the MCP protocol.
+//!
+//! ```no_run
+//! use remaind_fs::ContextDir;
+//!
+//! let report = remaind_service::integrity(&ContextDir::new(".context"))?;
+//! match report.first_problem() {
+//!     None => println!("ok: {} lines", report.ledger.lines),
+//!     Some(problem) => println!("{problem}"),
+//! }
+//! # Ok::<(), remaind_service::Error>(())
+//! ```
+
+mod error;
+mod integrity;
+
+pub use error::{Error, Result};
+pub use integrity::{Integrity, integrity};
