@@ -30,6 +30,19 @@ const PLACEHOLDER_PARTS: &[&[u8]] = &[
     b"replace_me",
     b"replaceme",
     b"insert_",
+    // A value naming what goes there (`…-SlackAppConfigurationAccessTokenHere`,
+    // `xoxe.xoxp-1-RANDOMSTRINGHERE`).
+    b"tokenhere",
+    b"keyhere",
+    b"secrethere",
+    b"passwordhere",
+    b"stringhere",
+    b"randomstring",
+    b"base64encoded",
+    b"####",
+    // Published for all to use, lower-cased as the parts are compared: the storage emulator's
+    // well-known account key (Azurite, `devstoreaccount1`).
+    b"eby8vdm02xnocqflquwjpllmetlcdxj1ouzft50u",
 ];
 
 /// [`PLACEHOLDER_PARTS`] found ASCII case-insensitively in one pass, built once: every
@@ -140,7 +153,36 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     if PLACEHOLDER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(v)) {
         return true;
     }
-    is_made_up(v) || (v.len() >= 6 && distinct(v) <= 2)
+    is_made_up(v)
+        || (v.len() >= 6 && distinct(v) <= 2)
+        || (v.len() >= 3 && distinct(v) == 1)
+        || has_sequence(v)
+}
+
+/// How many characters counting up, lower-case letters among them (`klmnopqrstuvwx`,
+/// `abcdefghijklmnopqrstuvwxyz`), make a value an example typed by hand rather than a key: a
+/// random key of 40 holds such a run about once in 10^16. Shorter runs are left alone: the
+/// secret scanners' own suites count `abcdefghij…` and `ABCDEFGHIJK…` values as keys.
+const SEQUENCE: usize = 11;
+
+/// Whether `v` holds [`SEQUENCE`] letters or digits each one after the one before, a
+/// lower-case letter among them (`sk-ant-api03-abc123xyz-…-klmnopqrstuvwx`).
+fn has_sequence(v: &[u8]) -> bool {
+    let (mut run, mut lower) = (1, v.first().is_some_and(u8::is_ascii_lowercase));
+    for pair in v.windows(2) {
+        let next = pair[0].is_ascii_alphanumeric()
+            && pair[1].is_ascii_alphanumeric()
+            && pair[1] == pair[0].wrapping_add(1);
+        (run, lower) = if next {
+            (run + 1, lower || pair[1].is_ascii_lowercase())
+        } else {
+            (1, pair[1].is_ascii_lowercase())
+        };
+        if run >= SEQUENCE && lower {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether `v` masks characters with a run of `x` (`xxxx`, `AKIAXXXXXXXXXXXXXXXX`,
@@ -184,9 +226,11 @@ fn is_braced_reference(rest: &[u8]) -> bool {
         return true;
     }
     let name = match rest.first() {
+        // A dotted name is an interpolation of Terraform and its kin
+        // (`${aws_db_instance.default.password}`).
         Some(c) if c.is_ascii_alphabetic() || *c == b'_' => rest
             .iter()
-            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
             .count(),
         Some(c) if c.is_ascii_digit() => rest.iter().take_while(|b| b.is_ascii_digit()).count(),
         Some(b'@' | b'*' | b'#' | b'?' | b'!' | b'$' | b'-') => 1,
@@ -751,6 +795,12 @@ mod tests {
             "sk-xxxx1234",
             "ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
             "xxxx-xxxx-xxxx",
+            "sk-ant-api03-abc123xyz-456de-klMnopqrstuvwx-3456yza789bcde-1234fghijklmnopAA",
+            "AIzaSyabcdefghijklmnopqrstuvwxyz1234567",
+            "xoxe.xoxp-1-RANDOMSTRINGHERE",
+            "xoxp-572370529330-573807301142-572331691188-####################",
+            "yyy",
+            "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
         ] {
             assert!(
                 !is_credential(v.as_bytes(), ValueKind::Token),
@@ -771,6 +821,9 @@ mod tests {
             "AaA0aaaaaAa0aaA0A0aXxXX0AAAa0aaAA0aa7",
             "Zq8vT2mKxxxxLx4Rw7Bn3Jc6Hf",
             "Zq8vT2mK9XXXXRw7Bn3Jc6Hf",
+            // Counting up for ten, or in capitals, is what the scanners' suites call a key.
+            "Zq8vT2mKabcdefghijLx4Rw7Bn3Jc6Hf",
+            "sq0csp-ABCDEFGHIJK_LMNOPQRSTUVWXYZ-0123456789",
         ] {
             assert!(!is_placeholder(v.as_bytes()), "{v}");
             assert!(looks_random(v.as_bytes()), "{v}");
@@ -846,6 +899,7 @@ mod tests {
             "${1}",
             "${@}",
             "${ARR[0]}",
+            "${aws_db_instance.default.password}",
             "$VAR",
             "$(cat ~/.token)",
             "-postgres}",
