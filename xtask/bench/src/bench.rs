@@ -171,3 +171,62 @@ pub(crate) fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> Result<
         ))
     }
 }
+
+/// This build's release `remaind` binary, which `cargo xtask bench` builds first.
+pub(crate) fn release_binary() -> std::path::PathBuf {
+    crate::workspace_root().join("target/release/remaind")
+}
+
+/// The release `remaind` binary of `commit`, built once into `target/bench-base/<commit>/`
+/// from `git archive` of that commit (its own target folder, removed after the build so only
+/// the binary stays): the in-run baseline of a benchmark that compares with an older build,
+/// pinned by name as a benchmark suite pins the engines it compares against, instead of a
+/// copy of old source kept in this crate.
+pub(crate) fn pinned_binary(commit: &str) -> Result<std::path::PathBuf, String> {
+    let base = crate::workspace_root()
+        .join("target/bench-base")
+        .join(commit);
+    let bin = base.join("remaind");
+    if bin.is_file() {
+        return Ok(bin);
+    }
+    let src = base.join("src");
+    if src.exists() {
+        std::fs::remove_dir_all(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+    }
+    std::fs::create_dir_all(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+    println!(
+        "building the baseline at {commit} (once; kept in {})",
+        base.display()
+    );
+    let archive = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "git -C '{}' archive --format=tar {commit} | tar -x -C '{}'",
+            crate::workspace_root().display(),
+            src.display()
+        ))
+        .status()
+        .map_err(|e| format!("git archive: {e}"))?;
+    if !archive.success() {
+        return Err(format!(
+            "cannot unpack commit {commit} (a shallow clone lacks it: `git fetch --unshallow`)"
+        ));
+    }
+    let target = base.join("target");
+    let built = std::process::Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "-p", "remaind-cli"])
+        .current_dir(&src)
+        .env("CARGO_TARGET_DIR", &target)
+        .status()
+        .map_err(|e| format!("cargo build at {commit}: {e}"))?;
+    if !built.success() {
+        return Err(format!("cargo build --release at {commit} failed"));
+    }
+    std::fs::copy(target.join("release/remaind"), &bin)
+        .map_err(|e| format!("{}: {e}", bin.display()))?;
+    for done in [&src, &target] {
+        let _ = std::fs::remove_dir_all(done);
+    }
+    Ok(bin)
+}

@@ -10,10 +10,6 @@ use crate::bench::{Measurement, median_time};
 use crate::bench_resume::build_ledger;
 use crate::workspace_root;
 
-fn current() -> PathBuf {
-    workspace_root().join("target/release/remaind")
-}
-
 fn baseline() -> PathBuf {
     std::env::var_os("REMAIND_BASELINE_BIN")
         .map(PathBuf::from)
@@ -86,7 +82,7 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
             ),
         ] {
             let base = time_ms(&base_bin, &theirs, args, runs)?;
-            let figure = time_ms(&current(), &ours, args, runs)?;
+            let figure = time_ms(&crate::bench::release_binary(), &ours, args, runs)?;
             out.push(Measurement {
                 name: format!("{what}, {events}-event ledger, with the integrity checks"),
                 figure,

@@ -11,10 +11,9 @@ use serde_json::{Value, json};
 
 use crate::bench::Measurement;
 use crate::bench_index::{QUERIES, generated_context};
-use crate::workspace_root;
 
 fn binary() -> std::path::PathBuf {
-    workspace_root().join("target/release/remaind")
+    crate::bench::release_binary()
 }
 
 /// One MCP session over the server's stdio (newline-delimited JSON-RPC).

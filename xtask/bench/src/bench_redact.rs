@@ -1,9 +1,9 @@
 //! Benchmarks and the corpus report of `remaind-redact`:
 //!
-//! - throughput of the full rule set against the pre-issue-18 matcher (`frozen_redact`, ten
-//!   rules) on the same text: the corpus' ordinary agent output with 5% of its lines carrying a
-//!   planted secret, both as plain per-string redaction and the ledger's way (the JSON pre-pass
-//!   first, strings redacted only when it finds a rule literal);
+//! - throughput of the full rule set against a pinned older build (`remaind redact FILE` of
+//!   both binaries on the same files: the corpus' ordinary agent output, and the same with 5% of
+//!   its lines carrying a planted secret), and the ledger's way in process (the JSON pre-pass
+//!   first, strings redacted only when it finds a rule literal) against redacting every string;
 //! - recall per family on `fixtures/redact/corpus/secrets.jsonl` and false positives on
 //!   `fixtures/redact/corpus/agent-output.tsv` (the figures the corpus test asserts);
 //! - recall and false positives per family on detect-secrets' own cases, beside detect-secrets
@@ -14,7 +14,6 @@ use std::collections::BTreeMap;
 use remaind_redact::Redactor;
 
 use crate::bench::{Measurement, median_time};
-use crate::frozen_redact;
 use crate::workspace_root;
 
 const KEY: &[u8] = b"bench key: not a secret, 32 byte";
@@ -60,110 +59,166 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
     out
 }
 
+/// The build the throughput is compared with: the first with `remaind redact FILE`, whose
+/// rule set (issue 18's families) is today's reference point.
+const BASELINE_COMMIT: &str = "14825c660df47825df9a0c9fcda34e276eaabe10";
+
+/// Throughput of today's rule set against the build at [`BASELINE_COMMIT`], each binary's
+/// `remaind redact FILE` on the same files in the same run (files of megabytes, so the
+/// process start is lost in the matching), and the ledger's JSON pre-pass in process.
 fn throughput(quick: bool) -> Vec<Measurement> {
-    // The workload: ordinary lines, every 20th followed by a line with a planted secret,
-    // repeated to about 4 MB (1 MB when quick).
-    let ordinary = ordinary();
-    let secrets = secrets();
-    let mut lines = Vec::new();
-    let target = if quick { 1 << 20 } else { 4 << 20 };
-    let mut bytes = 0;
-    let mut i = 0;
-    while bytes < target {
-        let line = if i % 20 == 19 {
-            secrets[(i / 20 * 7) % secrets.len()].2.clone()
-        } else {
-            ordinary[i % ordinary.len()].clone()
-        };
-        bytes += line.len();
-        lines.push(line);
-        i += 1;
-    }
-    let json: Vec<String> = lines
-        .iter()
-        .map(|l| {
-            serde_json::to_string(&serde_json::json!({ "kind": "note", "text": l }))
-                .unwrap_or_default()
-        })
-        .collect();
-    let mb = bytes as f64 / 1e6;
+    let (lines, json) = workload(quick);
     let runs = if quick { 3 } else { 7 };
+    let mut out = Vec::new();
+    match by_process(&lines, runs) {
+        Ok(measured) => out.extend(measured),
+        Err(e) => out.push(Measurement::failed("redact: full rule set", &e)),
+    }
+    // The ledger's way: the JSON pre-pass first, strings redacted only when it fires.
     let new = Redactor::new(KEY, &[]).unwrap_or_else(|e| panic!("redactor: {e}"));
-    let old = frozen_redact::Redactor::new(KEY, &[]).unwrap_or_else(|e| panic!("frozen: {e}"));
-    let plain_new = median_time(runs, || {
+    let mb = lines.iter().map(String::len).sum::<usize>() as f64 / 1e6;
+    let plain = median_time(runs, || {
         for l in &lines {
             std::hint::black_box(new.redact_str(l));
         }
     });
-    let plain_old = median_time(runs, || {
-        for l in &lines {
-            std::hint::black_box(old.redact_str(l));
-        }
-    });
-    let ledger_new = median_time(runs, || {
+    let ledger = median_time(runs, || {
         for (l, j) in lines.iter().zip(&json) {
             if !new.json_text_is_clean(j.as_bytes()) {
                 std::hint::black_box(new.redact_str(l));
             }
         }
     });
-    let ledger_old = median_time(runs, || {
-        for (l, j) in lines.iter().zip(&json) {
-            if !old.json_text_is_clean(j.as_bytes()) {
-                std::hint::black_box(old.redact_str(l));
-            }
-        }
+    out.push(Measurement {
+        name: "redact: ledger pre-pass".to_owned(),
+        figure: mb / ledger.as_secs_f64(),
+        baseline_name: "every string redacted, same text".to_owned(),
+        baseline: mb / plain.as_secs_f64(),
+        unit: "MB/s".to_owned(),
+        note: "target: ratio >= 1; JSON pre-pass, strings redacted only when it fires".to_owned(),
     });
-    // Ordinary agent output alone (the corpus' lines, repeated to the same size): the text a
-    // redactor sees nearly all the time, where both rule sets have the same job (nothing to
-    // find). The mix above also times the new families' real work on the planted secrets
-    // the old rules let through.
-    let clean: Vec<&String> = ordinary.iter().cycle().take(lines.len()).collect();
-    let clean_mb = clean.iter().map(|l| l.len()).sum::<usize>() as f64 / 1e6;
-    let clean_new = median_time(runs, || {
-        for l in &clean {
-            std::hint::black_box(new.redact_str(l));
+    out
+}
+
+/// The workload: ordinary lines, every 20th followed by a line with a planted secret,
+/// repeated to about 16 MB (4 MB when quick), and each line as the ledger sees it (a JSON
+/// event).
+fn workload(quick: bool) -> (Vec<String>, Vec<String>) {
+    let ordinary = ordinary();
+    let secrets = secrets();
+    let mut lines = Vec::new();
+    let target = if quick { 4 << 20 } else { 16 << 20 };
+    let (mut bytes, mut i) = (0, 0);
+    while bytes < target {
+        let line = if i % 20 == 19 {
+            secrets[(i / 20 * 7) % secrets.len()].2.clone()
+        } else {
+            ordinary[i % ordinary.len()].clone()
+        };
+        bytes += line.len() + 1;
+        lines.push(line);
+        i += 1;
+    }
+    let json = lines
+        .iter()
+        .map(|l| {
+            serde_json::to_string(&serde_json::json!({ "kind": "note", "text": l }))
+                .unwrap_or_default()
+        })
+        .collect();
+    (lines, json)
+}
+
+/// `remaind redact FILE` of this build and of the baseline build, on the mix and on ordinary
+/// output alone (the text a redactor sees nearly all the time, where both rule sets have the
+/// same job: nothing to find).
+fn by_process(lines: &[String], runs: usize) -> Result<Vec<Measurement>, String> {
+    let ours = crate::bench::release_binary();
+    let theirs = crate::bench::pinned_binary(BASELINE_COMMIT)?;
+    let root = workspace_root().join("target/bench/redact");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let mix = root.join("mix.txt");
+    std::fs::write(&mix, lines.join("\n")).map_err(|e| format!("{}: {e}", mix.display()))?;
+    let ordinary = ordinary();
+    let clean_text: Vec<&String> = ordinary.iter().cycle().take(lines.len()).collect();
+    let clean = root.join("ordinary.txt");
+    let clean_bytes = clean_text.iter().map(|l| l.len() + 1).sum::<usize>();
+    let joined: Vec<&str> = clean_text.iter().map(|l| l.as_str()).collect();
+    std::fs::write(&clean, joined.join("\n")).map_err(|e| format!("{}: {e}", clean.display()))?;
+    let mix_mb = lines.iter().map(|l| l.len() + 1).sum::<usize>() as f64 / 1e6;
+    let clean_mb = clean_bytes as f64 / 1e6;
+    let mut rates = Vec::new();
+    for (who, bin) in [("ours", &ours), ("baseline", &theirs)] {
+        let project = root.join(who);
+        remaind(bin, &project, &["init"], None)?;
+        for (file, mb) in [(&clean, clean_mb), (&mix, mix_mb)] {
+            remaind(bin, &project, &["redact"], Some(file))?;
+            let took = median_time(runs, || {
+                let _ = remaind(bin, &project, &["redact"], Some(file));
+            });
+            rates.push(mb / took.as_secs_f64());
         }
-    });
-    let clean_old = median_time(runs, || {
-        for l in &clean {
-            std::hint::black_box(old.redact_str(l));
-        }
-    });
-    let rate = |d: std::time::Duration| mb / d.as_secs_f64();
-    let clean_rate = |d: std::time::Duration| clean_mb / d.as_secs_f64();
-    vec![
-        Measurement {
-            name: "redact: full rule set, ordinary output".to_owned(),
-            figure: clean_rate(clean_new),
-            baseline_name: "pre-#18 rules (10) on the same text".to_owned(),
-            baseline: clean_rate(clean_old),
-            unit: "MB/s".to_owned(),
-            note: format!(
+    }
+    let measurement = |name: &str, ours: f64, theirs: f64, note: String| Measurement {
+        name: name.to_owned(),
+        figure: ours,
+        baseline_name: format!("the build at {}, same file", &BASELINE_COMMIT[..7]),
+        baseline: theirs,
+        unit: "MB/s".to_owned(),
+        note,
+    };
+    Ok(vec![
+        measurement(
+            "redact: full rule set, ordinary output",
+            rates[0],
+            rates[2],
+            format!(
                 "target: ratio >= 0.5; the corpus' agent-output lines, {clean_mb:.1} MB, no secret"
             ),
-        },
-        Measurement {
-            name: "redact: full rule set, per string".to_owned(),
-            figure: rate(plain_new),
-            baseline_name: "pre-#18 rules (10) on the same text".to_owned(),
-            baseline: rate(plain_old),
-            unit: "MB/s".to_owned(),
-            note: format!(
-                "target: ratio >= 0.5; {} lines, {mb:.1} MB, 5% with a secret (most of a family the old rules miss)",
+        ),
+        measurement(
+            "redact: full rule set, 5% secrets",
+            rates[1],
+            rates[3],
+            format!(
+                "target: ratio >= 0.5; {} lines, {mix_mb:.1} MB, 5% with a secret",
                 lines.len()
             ),
-        },
-        Measurement {
-            name: "redact: full rule set, ledger pre-pass".to_owned(),
-            figure: rate(ledger_new),
-            baseline_name: "pre-#18 rules (10) on the same text".to_owned(),
-            baseline: rate(ledger_old),
-            unit: "MB/s".to_owned(),
-            note: "target: ratio >= 0.5; JSON pre-pass, strings redacted only when it fires"
-                .to_owned(),
-        },
-    ]
+        ),
+    ])
+}
+
+/// Runs `bin ARGS [FILE]` in `project` (its `.context/`), output discarded; an error says
+/// what failed.
+fn remaind(
+    bin: &std::path::Path,
+    project: &std::path::Path,
+    args: &[&str],
+    file: Option<&std::path::Path>,
+) -> Result<(), String> {
+    std::fs::create_dir_all(project).map_err(|e| format!("{}: {e}", project.display()))?;
+    let out = std::process::Command::new(bin)
+        .args(args)
+        .args(file)
+        .arg("--dir")
+        .arg(project.join(".context"))
+        .env_remove("REMAIND_DIR")
+        .env_remove("REMAIND_STORE")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .map_err(|e| format!("{}: {e}", bin.display()))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} {}: {}",
+            bin.display(),
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
 }
 
 fn report() -> Vec<Measurement> {

@@ -32,7 +32,6 @@ mod bench_ui;
 mod chaos;
 mod eval_locomo;
 mod eval_search;
-mod frozen_redact;
 mod rng;
 mod ui_browser;
 
