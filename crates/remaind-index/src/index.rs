@@ -18,7 +18,9 @@ use serde::Deserialize;
 
 use crate::error::{Error, Result};
 use crate::fields::{self, ArtifactPart, Field, ToolPart};
-use crate::query::{self, Needle, QueryBounds};
+use remaind_query::QueryBounds;
+
+use crate::query::{self, Needle};
 use crate::schema::{self, SCHEMA_VERSION};
 use crate::snippet;
 

@@ -44,4 +44,4 @@ pub use index::{
     CatchUp, DB_DIR, DB_PATH, Freshness, Hit, Index, IndexHandle, LOOP_KINDS, MATCH_END,
     MATCH_START, Related, SearchOptions, Searched, Syntax,
 };
-pub use query::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds};
+pub use remaind_query::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds};

@@ -10,6 +10,8 @@
 //! FTS5 string literal (`"…"` with `"` doubled), so operators, parentheses, colons and stray
 //! punctuation are only ever searched for, never interpreted.
 
+use remaind_query::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, Term};
+
 use crate::words;
 
 /// How many tokens apart two neighbouring query words may be for the proximity bonus.
@@ -17,112 +19,6 @@ pub(crate) const NEAR_TOKENS: usize = 6;
 /// Most neighbour pairs given a proximity bonus (long questions would cost more than they
 /// rank).
 const MAX_PAIRS: usize = 6;
-
-/// The most characters of distinct terms a query is searched by: the terms past them are
-/// dropped (a first term longer than this is cut).
-pub const MAX_QUERY_CHARS: usize = 1000;
-/// Most distinct terms a query is searched by: the rest are dropped. A repeated word is one
-/// term (`lorem lorem lorem` is searched as `lorem`), so the work a query costs is bounded
-/// whatever its length.
-pub const MAX_QUERY_TERMS: usize = 32;
-/// Characters of a query read at all (repeats included): the rest is cut unread.
-const MAX_READ_CHARS: usize = 64 * MAX_QUERY_CHARS;
-
-/// How a query was bounded before it was searched ([`MAX_QUERY_CHARS`],
-/// [`MAX_QUERY_TERMS`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct QueryBounds {
-    /// The terms searched.
-    pub terms: usize,
-    /// Repeated terms dropped (searching a word twice finds nothing more).
-    pub repeated: usize,
-    /// Distinct terms dropped past [`MAX_QUERY_TERMS`].
-    pub dropped_terms: usize,
-    /// Characters cut past [`MAX_QUERY_CHARS`].
-    pub cut_chars: usize,
-}
-
-impl QueryBounds {
-    /// Whether part of the query was not searched: terms dropped or characters cut (a
-    /// repeated word dropped changes nothing found).
-    pub fn cut(&self) -> bool {
-        self.dropped_terms > 0 || self.cut_chars > 0
-    }
-}
-
-/// `query` cut to `limit` characters, at the start of the word the limit falls in when
-/// there is one before it; and how many characters were cut.
-fn cut_query(query: &str, limit: usize) -> (&str, usize) {
-    let Some((end, _)) = query.char_indices().nth(limit) else {
-        return (query, 0);
-    };
-    let mut kept = &query[..end];
-    if !query[end..].starts_with(char::is_whitespace)
-        && let Some(space) = kept.rfind(char::is_whitespace)
-    {
-        kept = &kept[..space];
-    }
-    (kept, query[kept.len()..].chars().count())
-}
-
-/// `terms` with repeats dropped (the same kind of term, the same text in any case) and cut
-/// to [`MAX_QUERY_TERMS`] terms of [`MAX_QUERY_CHARS`] characters in all (a first term
-/// longer than that is cut): how many terms were repeats, how many were dropped, and how
-/// many characters were cut.
-fn bound_terms(terms: &mut Vec<Term>) -> (usize, usize, usize) {
-    let before = terms.len();
-    let mut seen = std::collections::HashSet::new();
-    terms.retain(|t| {
-        let key = match t {
-            Term::Word(w) => (0, w.to_lowercase()),
-            Term::Required(w) => (1, w.to_lowercase()),
-            Term::Prefix(w) => (2, w.to_lowercase()),
-            Term::Phrase(w) => (3, w.to_lowercase()),
-        };
-        seen.insert(key)
-    });
-    let repeated = before - terms.len();
-    let mut chars = 0;
-    let mut keep = 0;
-    let mut cut = 0;
-    for t in terms.iter_mut() {
-        let (Term::Word(w) | Term::Required(w) | Term::Prefix(w) | Term::Phrase(w)) = t;
-        let n = w.chars().count();
-        if keep == 0 && n > MAX_QUERY_CHARS {
-            let end = w
-                .char_indices()
-                .nth(MAX_QUERY_CHARS)
-                .map_or(w.len(), |(i, _)| i);
-            w.truncate(end);
-            cut += n - MAX_QUERY_CHARS;
-            chars = MAX_QUERY_CHARS;
-            keep = 1;
-            continue;
-        }
-        if keep == MAX_QUERY_TERMS || chars + n > MAX_QUERY_CHARS {
-            cut += n;
-            continue;
-        }
-        chars += n;
-        keep += 1;
-    }
-    let dropped = terms.len() - keep;
-    terms.truncate(keep);
-    (repeated, dropped, cut)
-}
-
-/// One searchable term of a plain query.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Term {
-    /// A bare word (may hold punctuation, which the tokenizer splits on); optional.
-    Word(String),
-    /// A `+word`: required.
-    Required(String),
-    /// A bare word ending in `*`: every token starting with it; optional.
-    Prefix(String),
-    /// A `"quoted phrase"`: its tokens next to each other, in order; required.
-    Phrase(String),
-}
 
 /// A content word of a plain query as the ranking weighs it: how much of the query an event
 /// holds close together is counted in these.
@@ -231,11 +127,6 @@ fn speaker(terms: &[&Term]) -> Option<(&'static str, Vec<usize>)> {
     Some(("user_message", vec![user, verb]))
 }
 
-/// True when `s` holds at least one character the tokenizer keeps.
-fn searchable(s: &str) -> bool {
-    s.chars().any(char::is_alphanumeric)
-}
-
 /// `s` as an FTS5 string literal.
 fn literal(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -248,39 +139,6 @@ fn literal(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-fn split(query: &str) -> Vec<Term> {
-    let mut terms = Vec::new();
-    let mut word = String::new();
-    let mut chars = query.chars();
-    let flush = |word: &mut String, terms: &mut Vec<Term>| {
-        let w = std::mem::take(word);
-        if let Some(stem) = w.strip_suffix('*').map(|s| s.trim_end_matches('*')) {
-            if searchable(stem) {
-                terms.push(Term::Prefix(stem.to_owned()));
-            }
-        } else if let Some(req) = w.strip_prefix('+').filter(|r| searchable(r)) {
-            terms.push(Term::Required(req.to_owned()));
-        } else if searchable(&w) {
-            terms.push(Term::Word(w));
-        }
-    };
-    while let Some(c) = chars.next() {
-        if c == '"' {
-            flush(&mut word, &mut terms);
-            let phrase: String = chars.by_ref().take_while(|&c| c != '"').collect();
-            if searchable(&phrase) {
-                terms.push(Term::Phrase(phrase));
-            }
-        } else if c.is_whitespace() {
-            flush(&mut word, &mut terms);
-        } else {
-            word.push(c);
-        }
-    }
-    flush(&mut word, &mut terms);
-    terms
 }
 
 /// The lowercase tokens of `w`, each CamelCase token split into its parts.
@@ -322,8 +180,8 @@ fn word_expr(w: &str, prefix: bool) -> String {
 
 /// Translate a plain query. Fails only when it holds nothing searchable.
 pub(crate) fn plain(query: &str) -> Result<Plan, String> {
-    let (kept, unread) = cut_query(query, MAX_READ_CHARS);
-    let mut all = split(kept);
+    let (kept, unread) = remaind_query::read(query);
+    let mut all = remaind_query::split(kept);
     // The whole query as typed is a phrase only when it is short enough to be one.
     let typed_terms = all.len();
     let short = typed_terms <= MAX_QUERY_TERMS && kept.chars().count() <= MAX_QUERY_CHARS;
@@ -333,8 +191,8 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
             .map(str::to_owned)
             .collect::<Vec<_>>()
     });
-    let (repeated, dropped_terms, cut) = bound_terms(&mut all);
-    let cut_chars = unread + cut;
+    let mut bounds = remaind_query::bound(&mut all);
+    bounds.cut_chars += unread;
     if all.is_empty() {
         return Err(if query.trim().is_empty() {
             "the query is empty; give words or a \"quoted phrase\"".to_owned()
@@ -415,12 +273,7 @@ pub(crate) fn plain(query: &str) -> Result<Plan, String> {
         _ => false,
     };
     Ok(Plan {
-        bounds: QueryBounds {
-            terms: all.len(),
-            repeated,
-            dropped_terms,
-            cut_chars,
-        },
+        bounds,
         units: units(&terms),
         question,
         expr,

@@ -38,8 +38,6 @@ mod url;
 
 pub use error::{Error, Result};
 pub use grants::{AGENT_GRANTS, AGENT_ROLE};
-pub use search::{
-    MAX_QUERY_CHARS, MAX_QUERY_TERMS, SEARCH_TIMEOUT_SECS, SearchBounds, SearchFilter, SearchHit,
-};
+pub use search::{SEARCH_TIMEOUT_SECS, SearchFilter, SearchHit};
 pub use store::{Append, Head, Store, project_name_problem};
 pub use url::{has_password, mask_password};

@@ -125,9 +125,3 @@ fn search_context_brings_each_hits_neighbours() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--context"));
 }
-
-#[test]
-fn search_on_the_store_is_bounded_as_the_folder_index_is() {
-    assert_eq!(remaind_pg::MAX_QUERY_TERMS, remaind_index::MAX_QUERY_TERMS);
-    assert_eq!(remaind_pg::MAX_QUERY_CHARS, remaind_index::MAX_QUERY_CHARS);
-}

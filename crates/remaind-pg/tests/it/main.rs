@@ -546,7 +546,7 @@ fn a_100_kb_question_on_the_server_is_bounded_as_the_folder_index_bounds_one() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(bounds.terms, remaind_pg::MAX_QUERY_TERMS);
+    assert_eq!(bounds.terms, remaind_query::MAX_QUERY_TERMS);
     // Past 64,000 characters the query is not even read.
     assert!(
         bounds.cut() && bounds.dropped_terms > 10_000 && bounds.cut_chars > 100_000,
