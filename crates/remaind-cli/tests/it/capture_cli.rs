@@ -288,10 +288,10 @@ fn a_failed_tool_call_is_recorded_with_its_error_and_input() {
     // A secret in the error is redacted like everything else.
     let mut leaky = payload.clone();
     leaky["tool_input"]["command"] = json!("deploy");
-    leaky["error"] = json!("auth failed for ghp_0123456789abcdefghijklmnopqrstuvwxyzAB");
+    leaky["error"] = json!("auth failed for ghp_R8fK2qLx9mZ4vT7wB3nJc6HdP1sYaE5gUo0i");
     hook(&ctx, &["post-tool-use-failure"], &leaky);
     let log = std::fs::read_to_string(ctx.join("logs/events.jsonl")).expect("log");
-    assert!(!log.contains("ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"));
+    assert!(!log.contains("ghp_R8fK2qLx9mZ4vT7wB3nJc6HdP1sYaE5gUo0i"));
     assert!(log.contains("auth failed for [REDACTED:"), "{log}");
 }
 

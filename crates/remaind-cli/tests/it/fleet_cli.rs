@@ -771,7 +771,7 @@ fn fleet_init_against_an_unreachable_store_leaves_no_folder() {
 fn fleet_prompts_wait_in_the_outbox_while_the_store_is_unreachable_and_go_in_once_in_order() {
     let (_t, url, repo, ctx) = joined_replica("outbox");
     let prompt = |said: &str| prompt_in(&repo, said);
-    let secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let secret = "ghp_R8fK2qLx9mZ4vT7wB3nJc6HdP1sYaE5gUo0i";
     repoint(&ctx, &dead_url());
     for said in [
         "First: add a retry loop to the uploader".to_owned(),

@@ -107,7 +107,7 @@ async def handshake_session(binary: str, ctx: Path) -> None:
             await tool_ok(session, "record", {"kind": "file_change", "text": "src/import.rs created",
                                               "tool": {"name": "editor", "input": {"path": "src/import.rs"}}})
             s = await tool_ok(session, "record", {"kind": "note",
-                                                  "text": "token is ghp_abcdefghijklmnopqrstuvwxyz0123456789"})
+                                                  "text": "token is ghp_R8fK2qLx9mZ4vT7wB3nJc6HdP1sYaE5gUo0i"})
             check(s["redactions"] >= 1, f"record redacts a secret: {s}")
             await tool_err(session, "record", {"kind": "decison", "text": "x"}, "kind")
             await tool_err(session, "record", {"kind": "note", "text": "x", "importance": 9}, "importance")
