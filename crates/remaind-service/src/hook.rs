@@ -87,6 +87,25 @@ impl HookOutcome {
 
 /// Runs one hook call. Never fails: an error is said in [`HookOutcome::stderr`] and kept in
 /// `logs/hook-errors.jsonl`, and the code stays 0.
+///
+/// ```no_run
+/// use remaind_service::{HookCall, run_hook};
+///
+/// let outcome = run_hook(HookCall {
+///     event: "user-prompt-submit",
+///     runtime_event: None,
+///     runtime: None,
+///     input: br#"{"session_id": "s1", "prompt": "Ship it", "cwd": "."}"#,
+///     input_error: None,
+///     dir: None,
+///     cwd: Ok("/srv/app".into()),
+///     llm: None,
+///     time_limit: std::time::Duration::from_secs(100),
+/// });
+/// print!("{}", outcome.stdout);
+/// eprint!("{}", outcome.stderr);
+/// std::process::exit(outcome.code.into());
+/// ```
 pub fn run_hook(mut call: HookCall<'_>) -> HookOutcome {
     let input_error = call.input_error.take();
     let mut hook = Hook {
