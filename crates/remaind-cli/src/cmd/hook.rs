@@ -1,6 +1,5 @@
-//! `remaind hook EVENT` (Claude Code, Codex) and `remaind hook RUNTIME EVENT` (Cursor,
-//! Gemini CLI, OpenCode): the arguments and stdin handed to `remaind_service::run_hook`,
-//! which records the call and fails open, and its output printed.
+//! `remaind hook EVENT` and `remaind hook RUNTIME EVENT`: the arguments and stdin handed to
+//! `remaind_service::run_hook` (which records the call and fails open), its output printed.
 
 use std::io::Read;
 use std::process::ExitCode;
