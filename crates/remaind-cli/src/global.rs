@@ -32,14 +32,8 @@ pub(crate) struct Global {
 impl Global {
     /// The current directory as a UTF-8 path.
     pub(crate) fn cwd(&self) -> Result<Utf8PathBuf, CliError> {
-        let cwd = std::env::current_dir()
-            .map_err(|e| CliError::runtime(format!("cannot read the current directory: {e}")))?;
-        Utf8PathBuf::from_path_buf(cwd).map_err(|p| {
-            CliError::runtime(format!(
-                "the current directory {} is not valid UTF-8",
-                p.display()
-            ))
-        })
+        current_dir()
+            .map_err(|e| CliError::runtime(format!("cannot read the current directory: {e}")))
     }
 
     /// The folder `init` should create: `--dir`/`REMAIND_DIR`, else `./.context`.
@@ -135,6 +129,14 @@ pub(crate) fn check_project(project: &str) -> Result<(), CliError> {
             "--project (or REMAIND_PROJECT): the name {reason}"
         ))),
     }
+}
+
+/// The current directory as a UTF-8 path, for a library that says its own words around
+/// the error (the hook runner).
+pub(crate) fn current_dir() -> std::io::Result<Utf8PathBuf> {
+    let cwd = std::env::current_dir()?;
+    Utf8PathBuf::from_path_buf(cwd)
+        .map_err(|p| std::io::Error::other(format!("{} is not valid UTF-8", p.display())))
 }
 
 fn absolute(cwd: &Utf8Path, dir: &Utf8Path) -> Utf8PathBuf {

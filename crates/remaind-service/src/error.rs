@@ -1,7 +1,11 @@
 //! The one error type of the service layer.
 
+use camino::Utf8PathBuf;
+use remaind_adapters::Runtime;
+
 /// Why a job could not run: the error of the layer that failed, as it is (its Display and
-/// its `source()` chain), so a front-end reports the same words whichever way it called.
+/// its `source()` chain), so a front-end reports the same words whichever way it called; or
+/// the service's own, whose Display names what failed and leaves the cause to `source()`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -11,6 +15,101 @@ pub enum Error {
     /// The derived files could not be read.
     #[error(transparent)]
     Resume(#[from] remaind_resume::Error),
+    /// A file under `.context/` could not be read or written.
+    #[error(transparent)]
+    Fs(#[from] remaind_fs::Error),
+    /// A hook payload could not be mapped to events, or they could not be recorded.
+    #[error(transparent)]
+    Adapters(#[from] remaind_adapters::Error),
+    /// A compaction could not run.
+    #[error(transparent)]
+    Compact(#[from] remaind_compact::Error),
+    /// The hook payload could not be read on stdin.
+    #[error("cannot read the hook payload on stdin")]
+    Stdin {
+        /// The read's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The process's current directory could not be read (or is not UTF-8).
+    #[error("cannot read the current directory")]
+    CurrentDir {
+        /// The front-end's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `remaind hook RUNTIME EVENT` named no runtime Remaind knows.
+    #[error(
+        "{reason}; the form is `remaind hook RUNTIME EVENT`, e.g. `remaind hook cursor \
+sessionStart`"
+    )]
+    HookForm {
+        /// Why the first argument is no runtime.
+        reason: String,
+    },
+    /// A hook event Remaind does not know (of `runtime`, when the call named one).
+    #[error(
+        "unknown {}hook event `{name}`; `remaind hook --help` lists the events Remaind knows",
+        runtime.map(|r| format!("{r} ")).unwrap_or_default()
+    )]
+    UnknownHookEvent {
+        /// The runtime the call named.
+        runtime: Option<Runtime>,
+        /// The event as given.
+        name: String,
+    },
+    /// The hook payload is JSON but not an object.
+    #[error("stdin: the hook payload must be a JSON object")]
+    PayloadNotObject,
+    /// The hook payload is not JSON.
+    #[error("stdin: the hook payload is not JSON")]
+    PayloadNotJson {
+        /// The parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The shared store could not be reached, and the hook call could not wait in the
+    /// outbox either.
+    #[error("{why}; and the call could not wait in the outbox")]
+    NotDeferred {
+        /// Why the call was not appended.
+        why: String,
+        /// Why it could not wait.
+        #[source]
+        source: Box<Error>,
+    },
+    /// The outbox's lock could not be taken.
+    #[error("cannot lock {path}")]
+    Lock {
+        /// The lock file.
+        path: Utf8PathBuf,
+        /// The lock's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A hook call too large for the outbox.
+    #[error("the hook call is {bytes} bytes, more than the outbox keeps ({max})")]
+    TooLarge {
+        /// The call's size as a line.
+        bytes: usize,
+        /// The outbox's limit.
+        max: usize,
+    },
+    /// A line of the outbox that is not a hook call.
+    #[error("an outbox line is not a hook call")]
+    OutboxLine {
+        /// The parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// An outbox entry that can never be recorded.
+    #[error("outbox entry {id}: {reason}")]
+    OutboxEntry {
+        /// The entry's id, or the start of the line.
+        id: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 impl Error {
@@ -19,6 +118,20 @@ impl Error {
         match self {
             Error::Ledger(e) => e.is_invalid_input(),
             Error::Resume(e) => e.is_invalid_input(),
+            Error::Adapters(e) => e.is_invalid_input(),
+            Error::Compact(e) => e.is_invalid_input(),
+            Error::HookForm { .. }
+            | Error::UnknownHookEvent { .. }
+            | Error::PayloadNotObject
+            | Error::PayloadNotJson { .. }
+            | Error::OutboxLine { .. }
+            | Error::OutboxEntry { .. } => true,
+            Error::Fs(_)
+            | Error::Stdin { .. }
+            | Error::CurrentDir { .. }
+            | Error::NotDeferred { .. }
+            | Error::Lock { .. }
+            | Error::TooLarge { .. } => false,
         }
     }
 }

@@ -9,7 +9,6 @@ use remaind_ledger::Ledger;
 use serde_json::json;
 
 use crate::cli_error::CliError;
-use crate::cmd::hook::RuntimeArg;
 use crate::global::Global;
 
 /// Import agent transcripts: each line becomes events as the hooks would have logged them,
@@ -38,6 +37,24 @@ pub(crate) struct Args {
     /// Print the summary as one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+/// The runtimes whose transcripts `remaind import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RuntimeArg {
+    /// Anthropic's Claude Code.
+    ClaudeCode,
+    /// OpenAI's Codex CLI.
+    Codex,
+}
+
+impl From<RuntimeArg> for Runtime {
+    fn from(r: RuntimeArg) -> Runtime {
+        match r {
+            RuntimeArg::ClaudeCode => Runtime::ClaudeCode,
+            RuntimeArg::Codex => Runtime::Codex,
+        }
+    }
 }
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {

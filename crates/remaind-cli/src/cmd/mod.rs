@@ -18,7 +18,6 @@ pub(crate) mod man;
 pub(crate) mod mcp;
 pub(crate) mod memory;
 pub(crate) mod monitor;
-pub(crate) mod outbox;
 pub(crate) mod redact;
 pub(crate) mod reindex;
 pub(crate) mod resume;
