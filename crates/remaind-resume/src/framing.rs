@@ -63,6 +63,23 @@ pub struct FrameRequest {
     pub recorded_at: Option<jiff::Timestamp>,
 }
 
+/// What a runtime stated in a hook payload or a transcript (its workspace, model and
+/// settings); every other field is auto-detected.
+impl From<&remaind_adapters::Framing> for FrameRequest {
+    fn from(stated: &remaind_adapters::Framing) -> Self {
+        FrameRequest {
+            workspace_root: stated.workspace.clone(),
+            model: stated.model.clone(),
+            settings: stated
+                .settings
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            ..FrameRequest::default()
+        }
+    }
+}
+
 #[expect(
     clippy::disallowed_methods,
     reason = "the framing describes the agent's environment (SHELL, REMAIND_MODEL, TZDIR); to move to the front-ends with FrameRequest"

@@ -138,3 +138,15 @@ impl Error {
 
 /// The service layer's result.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error and its causes, joined by `: `: the words a front-end prints for it.
+pub(crate) fn chain_text(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(inner) = next {
+        out.push_str(": ");
+        out.push_str(&inner.to_string());
+        next = inner.source();
+    }
+    out
+}

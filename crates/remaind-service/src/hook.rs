@@ -225,7 +225,7 @@ impl Hook<'_> {
     /// leads to; the payload redacted with the project's rules, left out when they cannot
     /// be read).
     fn fail_open(&mut self, event: &str, e: Error) {
-        let message = log::chain_text(&e);
+        let message = crate::error::chain_text(&e);
         self.out.eprint(&format!(
             "remaind hook {event}: {message}; the hook did nothing and exits 0 so the agent \
 goes on"

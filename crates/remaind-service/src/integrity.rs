@@ -89,18 +89,9 @@ fn memory_lag(ctx: &ContextDir) -> Option<String> {
                 "{why}; any memory command (`remaind memory list`) rewrites them from the ledger"
             )
         }),
-        Err(e) => Some(format!("cannot be checked: {}", chain(&e))),
+        Err(e) => Some(format!(
+            "cannot be checked: {}",
+            crate::error::chain_text(&e)
+        )),
     }
-}
-
-/// An error with its causes, `: `-joined.
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        text.push_str(": ");
-        text.push_str(&c.to_string());
-        cause = c.source();
-    }
-    text
 }

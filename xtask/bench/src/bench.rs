@@ -230,3 +230,34 @@ pub(crate) fn pinned_binary(commit: &str) -> Result<std::path::PathBuf, String> 
     }
     Ok(bin)
 }
+
+/// Runs `bin ARGS --dir DIR` (no `REMAIND_DIR` or `REMAIND_STORE` from the caller), output
+/// discarded: how long it took, or what failed with its stderr.
+pub(crate) fn run_remaind(
+    bin: &std::path::Path,
+    dir: &std::path::Path,
+    args: &[&str],
+) -> Result<Duration, String> {
+    let start = std::time::Instant::now();
+    let out = std::process::Command::new(bin)
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .env_remove("REMAIND_DIR")
+        .env_remove("REMAIND_STORE")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .map_err(|e| format!("{}: {e}", bin.display()))?;
+    let took = start.elapsed();
+    if out.status.success() {
+        Ok(took)
+    } else {
+        Err(format!(
+            "{} {}: {}",
+            bin.display(),
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}

@@ -150,12 +150,13 @@ fn by_process(lines: &[String], runs: usize) -> Result<Vec<Measurement>, String>
     let clean_mb = clean_bytes as f64 / 1e6;
     let mut rates = Vec::new();
     for (who, bin) in [("ours", &ours), ("baseline", &theirs)] {
-        let project = root.join(who);
-        remaind(bin, &project, &["init"], None)?;
+        let project = root.join(who).join(".context");
+        crate::bench::run_remaind(bin, &project, &["init"])?;
         for (file, mb) in [(&clean, clean_mb), (&mix, mix_mb)] {
-            remaind(bin, &project, &["redact"], Some(file))?;
+            let args = ["redact", file.to_str().ok_or("a non-UTF-8 path")?];
+            crate::bench::run_remaind(bin, &project, &args)?;
             let took = median_time(runs, || {
-                let _ = remaind(bin, &project, &["redact"], Some(file));
+                let _ = crate::bench::run_remaind(bin, &project, &args);
             });
             rates.push(mb / took.as_secs_f64());
         }
@@ -187,38 +188,6 @@ fn by_process(lines: &[String], runs: usize) -> Result<Vec<Measurement>, String>
             ),
         ),
     ])
-}
-
-/// Runs `bin ARGS [FILE]` in `project` (its `.context/`), output discarded; an error says
-/// what failed.
-fn remaind(
-    bin: &std::path::Path,
-    project: &std::path::Path,
-    args: &[&str],
-    file: Option<&std::path::Path>,
-) -> Result<(), String> {
-    std::fs::create_dir_all(project).map_err(|e| format!("{}: {e}", project.display()))?;
-    let out = std::process::Command::new(bin)
-        .args(args)
-        .args(file)
-        .arg("--dir")
-        .arg(project.join(".context"))
-        .env_remove("REMAIND_DIR")
-        .env_remove("REMAIND_STORE")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .map_err(|e| format!("{}: {e}", bin.display()))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} {}: {}",
-            bin.display(),
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
 }
 
 fn report() -> Vec<Measurement> {

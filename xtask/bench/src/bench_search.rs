@@ -9,7 +9,6 @@
 //! under the target folder. Without it those rows say how to build it and the rest still runs.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use camino::Utf8Path;
@@ -198,31 +197,6 @@ fn narrow_binary() -> PathBuf {
     )
 }
 
-/// Run `bin args --dir dir`, failing on a non-zero exit.
-fn run(bin: &Path, dir: &Path, args: &[&str]) -> Result<Duration, String> {
-    let start = Instant::now();
-    let out = Command::new(bin)
-        .args(args)
-        .arg("--dir")
-        .arg(dir)
-        .env_remove("REMAIND_DIR")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(|e| format!("{}: {e}", bin.display()))?;
-    let took = start.elapsed();
-    if out.status.success() {
-        Ok(took)
-    } else {
-        Err(format!(
-            "{} {}: {}",
-            bin.display(),
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
 fn index_bytes(dir: &Path) -> Result<u64, String> {
     let path = dir.join("db").join("context.sqlite");
     std::fs::metadata(&path)
@@ -253,7 +227,7 @@ fn compare(
 ) -> Result<[Side; 2], String> {
     let mut sides = Vec::new();
     for (bin, dir) in bins.iter().zip(dirs) {
-        let reindex = run(bin, dir, &["reindex", "--quiet"])?;
+        let reindex = crate::bench::run_remaind(bin, dir, &["reindex", "--quiet"])?;
         sides.push(Side {
             bytes: index_bytes(dir)?,
             reindex,
@@ -262,7 +236,7 @@ fn compare(
     }
     let fresh = |bin: &Path, dir: &Path| {
         ms(median_time(7, || {
-            let _ = run(bin, dir, PROBE);
+            let _ = crate::bench::run_remaind(bin, dir, PROBE);
         }))
     };
     let mut extra: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
@@ -277,7 +251,7 @@ fn compare(
             ledger
                 .append(remaind_ledger::AppendRequest::json_lines(&lines))
                 .map_err(|e| e.to_string())?;
-            let caught = ms(run(bin, dir, PROBE)?);
+            let caught = ms(crate::bench::run_remaind(bin, dir, PROBE)?);
             extra[i].push(caught - fresh(bin, dir));
         }
     }

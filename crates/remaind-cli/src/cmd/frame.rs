@@ -91,17 +91,7 @@ pub(crate) fn record_runtime(
     if stated.is_empty() {
         return;
     }
-    let req = FrameRequest {
-        workspace_root: stated.workspace.clone(),
-        model: stated.model.clone(),
-        settings: stated
-            .settings
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
-        ..FrameRequest::default()
-    };
-    if let Err(e) = remaind_resume::observe_framing(ctx, ledger, &req) {
+    if let Err(e) = remaind_resume::observe_framing(ctx, ledger, &FrameRequest::from(stated)) {
         eprintln!(
             "remaind: the runtime framing was not recorded: {}",
             CliError::from(e).full_message()

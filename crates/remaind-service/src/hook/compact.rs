@@ -8,9 +8,9 @@ use remaind_adapters::runtimes::Inject;
 use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
 
-use super::log::chain_text;
 use super::{Call, Hook, reinject};
 use crate::Result;
+use crate::error::chain_text;
 
 /// The exit code of a rejected compaction (docs/contract.md): a non-blocking error for the
 /// runtimes that show it.

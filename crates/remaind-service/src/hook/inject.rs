@@ -9,9 +9,9 @@ use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
 use serde_json::{Map, Value, json};
 
-use super::log::chain_text;
 use super::{Call, Hook};
 use crate::Result;
+use crate::error::chain_text;
 
 /// The tools that read or edit one file, and where their input names it: Claude Code's (at
 /// PreToolUse) and Gemini CLI's (at AfterTool).

@@ -53,15 +53,3 @@ impl Hook<'_> {
         }
     }
 }
-
-/// An error and its causes, joined by `: `: the words a front-end prints for it.
-pub(super) fn chain_text(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut out = e.to_string();
-    let mut next = e.source();
-    while let Some(inner) = next {
-        out.push_str(": ");
-        out.push_str(&inner.to_string());
-        next = inner.source();
-    }
-    out
-}

@@ -15,9 +15,9 @@ use remaind_ledger::Ledger;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::log::chain_text;
 use super::record::call_records;
 use super::{Call, Hook};
+use crate::error::chain_text;
 use crate::{Error, Result};
 
 /// A call whose line would exceed this is not kept (a tool's huge output): the hook error

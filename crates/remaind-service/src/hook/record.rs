@@ -9,10 +9,10 @@ use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
 use serde_json::Value;
 
-use super::log::chain_text;
 use super::outbox::store_unreachable;
 use super::{Call, Hook, reinject};
 use crate::Result;
+use crate::error::chain_text;
 
 impl Hook<'_> {
     /// Records `call` in the folder its payload leads to, and returns the exit code.
@@ -181,16 +181,7 @@ nothing (run `remaind init` in the project to opt in, or pass --dir)"
         if stated.is_empty() {
             return;
         }
-        let req = remaind_resume::FrameRequest {
-            workspace_root: stated.workspace.clone(),
-            model: stated.model.clone(),
-            settings: stated
-                .settings
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-            ..remaind_resume::FrameRequest::default()
-        };
+        let req = remaind_resume::FrameRequest::from(stated);
         if let Err(e) = remaind_resume::observe_framing(ctx, ledger, &req) {
             self.out.eprint(&format!(
                 "remaind: the runtime framing was not recorded: {}",

@@ -6,7 +6,7 @@ use camino::Utf8PathBuf;
 use remaind_fs::ContextDir;
 
 use super::HookOutcome;
-use super::log::chain_text;
+use crate::error::chain_text;
 
 fn path(ctx: &ContextDir) -> Utf8PathBuf {
     ctx.root().join(remaind_fs::layout::REINJECT_PATH)
