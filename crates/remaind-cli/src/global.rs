@@ -144,3 +144,17 @@ fn absolute(cwd: &Utf8Path, dir: &Utf8Path) -> Utf8PathBuf {
         cwd.join(dir)
     }
 }
+
+impl Global {
+    /// The shared store a command reads itself (`search --on-store`): `--store`/`--project`'s,
+    /// else the folder's `store.json` (`None` when neither names one).
+    pub(crate) fn any_store(&self) -> Result<Option<remaind_ledger::StoreSetting>, CliError> {
+        match self.store_setting()? {
+            Some(setting) => Ok(Some(setting)),
+            None => match self.context() {
+                Ok(ctx) => Ok(remaind_ledger::StoreSetting::load(ctx.root())?),
+                Err(_) => Ok(None),
+            },
+        }
+    }
+}

@@ -94,7 +94,7 @@ fn memory_lag(ctx: &ContextDir) -> Option<String> {
 }
 
 /// An error with its causes, `: `-joined.
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut text = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {

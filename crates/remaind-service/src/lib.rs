@@ -5,6 +5,8 @@
 //!
 //! - [`integrity`]: the ledger's check, the derived files against the compaction events,
 //!   the memory files against the ledger and the folder's permissions, in one report.
+//! - [`search`]: ranked search of the folder's index or (cargo feature `store`) the shared
+//!   store's full text on the server, the same hits either way, with their neighbours.
 //!
 //! This layer opens the ledger and the derived files through the layers below and knows
 //! nothing of argument parsing, terminals, HTML or the MCP protocol.
@@ -22,6 +24,10 @@
 
 mod error;
 mod integrity;
+mod search;
+#[cfg(feature = "store")]
+mod store;
 
 pub use error::{Error, Result};
 pub use integrity::{Integrity, integrity};
+pub use search::{Found, Match, SearchOptions, Source, search};
