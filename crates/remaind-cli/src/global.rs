@@ -104,22 +104,6 @@ impl Global {
     }
 }
 
-/// Maps a store's error for `setting` to the CLI's (the project named, the URL's password
-/// masked, the exit code the ledger's errors get).
-pub(crate) fn store_failed(
-    setting: &remaind_ledger::StoreSetting,
-    action: &'static str,
-) -> impl FnOnce(remaind_pg::Error) -> CliError {
-    let project = setting.project.clone();
-    move |source| {
-        CliError::from(remaind_ledger::Error::Store {
-            action,
-            project,
-            source,
-        })
-    }
-}
-
 /// `--project` (or `REMAIND_PROJECT`) refused as a usage error (exit 2) when it cannot name
 /// a project: a trailing space or tab would name a second project beside the first.
 pub(crate) fn check_project(project: &str) -> Result<(), CliError> {
@@ -144,5 +128,19 @@ fn absolute(cwd: &Utf8Path, dir: &Utf8Path) -> Utf8PathBuf {
         dir.to_owned()
     } else {
         cwd.join(dir)
+    }
+}
+
+impl Global {
+    /// The shared store a command reads itself (`search --on-store`): `--store`/`--project`'s,
+    /// else the folder's `store.json` (`None` when neither names one).
+    pub(crate) fn any_store(&self) -> Result<Option<remaind_ledger::StoreSetting>, CliError> {
+        match self.store_setting()? {
+            Some(setting) => Ok(Some(setting)),
+            None => match self.context() {
+                Ok(ctx) => Ok(remaind_ledger::StoreSetting::load(ctx.root())?),
+                Err(_) => Ok(None),
+            },
+        }
     }
 }

@@ -80,3 +80,4 @@ lib_error!(
     remaind_compact::Error,
     remaind_resume::Error
 );
+lib_error!(remaind_service::Error);

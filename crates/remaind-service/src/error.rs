@@ -110,6 +110,31 @@ sessionStart`"
         /// What is wrong with it.
         reason: String,
     },
+    /// The folder's index could not be searched or read (a bad query is invalid input).
+    #[error(transparent)]
+    Index(#[from] remaind_index::Error),
+    /// No temporary folder for a temporary index could be made.
+    #[error("cannot create a temporary folder")]
+    TempDir(#[source] std::io::Error),
+    /// The shared store's search cannot do what was asked (invalid input).
+    #[cfg(feature = "store")]
+    #[error("the shared store's search cannot {what}")]
+    NotOnStore {
+        /// What it cannot do.
+        what: &'static str,
+    },
+    /// A line of the shared store does not parse as an event.
+    #[cfg(feature = "store")]
+    #[error("the shared store's line {seq} of project {project:?} is not an event")]
+    NotAnEvent {
+        /// The store's project.
+        project: String,
+        /// The line's seq.
+        seq: u64,
+        /// Why it does not parse.
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 impl Error {
@@ -132,6 +157,12 @@ impl Error {
             | Error::NotDeferred { .. }
             | Error::Lock { .. }
             | Error::TooLarge { .. } => false,
+            Error::Index(e) => e.is_invalid_input(),
+            #[cfg(feature = "store")]
+            Error::NotOnStore { .. } => true,
+            Error::TempDir(_) => false,
+            #[cfg(feature = "store")]
+            Error::NotAnEvent { .. } => false,
         }
     }
 }

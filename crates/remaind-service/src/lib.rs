@@ -10,6 +10,10 @@
 //!   before the runtime's, and every failure kept in `logs/hook-errors.jsonl` (hooks fail
 //!   open). A replica whose shared store is away keeps the call in an outbox (feature
 //!   `store`).
+//! - [`search`]: ranked search of the folder's index or (cargo feature `store`) the shared
+//!   store's full text on the server, the same hits either way, with their neighbours.
+//! - [`events`] (and [`store_events`]): a slice of the ledger, then every new event as it
+//!   is appended, from a folder or straight from a shared store.
 //!
 //! This layer opens the ledger and the derived files through the layers below and knows
 //! nothing of argument parsing, terminals, HTML or the MCP protocol. It reads no environment
@@ -27,9 +31,17 @@
 //! ```
 
 mod error;
+mod events;
 mod hook;
 mod integrity;
+mod search;
+#[cfg(feature = "store")]
+mod store;
 
 pub use error::{Error, Result};
+#[cfg(feature = "store")]
+pub use events::store_events;
+pub use events::{Events, Followed, Follower, Slice, events};
 pub use hook::{HookCall, HookOutcome, run_hook};
 pub use integrity::{Integrity, integrity};
+pub use search::{Found, Match, SearchOptions, Source, search};

@@ -9,9 +9,10 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use remaind_events::{Event, EventId, Kind, Status};
-use remaind_index::{Index, MATCH_END, MATCH_START, SearchOptions};
+use remaind_index::{Index, MATCH_END, MATCH_START};
 use remaind_ledger::{Filter, Ledger};
 use remaind_resume::Budget;
+use remaind_service::Source;
 use remaind_validate::State as DerivedState;
 
 use crate::diff::{Change, diff as state_diff};
@@ -543,13 +544,19 @@ hx-select=\"#results\" hx-swap=\"outerHTML\" hx-push-url=\"true\"></label>\
         esc(&query)
     );
     if !query.is_empty() {
-        let ledger = Ledger::open(app.ctx.root()).map_err(|e| chain(&e))?;
-        let mut index = Index::open(app.ctx.root(), &ledger).map_err(|e| chain(&e))?;
-        let opts = SearchOptions {
+        let opts = remaind_service::SearchOptions {
             limit: 50,
-            ..SearchOptions::default()
+            ..remaind_service::SearchOptions::default()
         };
-        match index.search(&query, &opts) {
+        // A ledger that cannot be opened fails the page, as every page does.
+        let found = match remaind_service::search(Source::Folder(&app.ctx), &query, &opts) {
+            Err(e @ remaind_service::Error::Ledger(_)) => return Err(chain(&e)),
+            found => found,
+        };
+        if let Some(note) = found.as_ref().ok().and_then(|f| f.index_note.as_ref()) {
+            let _ = write!(body, "<p class=\"muted\">{}</p>", esc(note));
+        }
+        match found.map(|found| found.hits) {
             Ok(hits) if hits.is_empty() => body.push_str("<p class=\"muted\">No match.</p>"),
             Ok(hits) => {
                 let _ = write!(
@@ -557,7 +564,7 @@ hx-select=\"#results\" hx-swap=\"outerHTML\" hx-push-url=\"true\"></label>\
                     "<p class=\"muted\">{} hits</p><ul class=\"hits\">",
                     hits.len()
                 );
-                for h in hits {
+                for h in hits.into_iter().map(|m| m.hit) {
                     let status = match h.status {
                         Status::Current => String::new(),
                         Status::Superseded { by } => format!(" · superseded by {by}"),

@@ -2,7 +2,7 @@
 //! aftermath of one event) and `get_events` (full events by id or by position).
 
 use remaind_events::{Event, Kind};
-use remaind_index::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, SearchOptions, Syntax};
+use remaind_index::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, SearchOptions};
 use remaind_ledger::Filter;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -192,55 +192,26 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
         return Err(ToolError::invalid("until", "must be later than `since`"));
     }
     let (ctx, ledger) = session.ledger()?;
-    let in_range = |ts: &str| {
-        since.as_deref().is_none_or(|s| ts >= s) && until.as_deref().is_none_or(|u| ts < u)
+    // One more than the page says whether there is a next one.
+    let opts = remaind_service::SearchOptions {
+        kinds,
+        min_importance: args.min_importance,
+        current_only: args.current_only,
+        limit: limit.saturating_add(1),
+        offset: args.offset,
+        since,
+        until,
+        context: args.context,
+        ..remaind_service::SearchOptions::default()
     };
-    // One more than the page says whether there is a next one. A time range filters after
-    // ranking, so ask for more until the page fills or the matches run out.
-    let wanted = args.offset.saturating_add(limit).saturating_add(1);
-    let mut ask = if since.is_some() || until.is_some() {
-        wanted.saturating_mul(4)
-    } else {
-        wanted
-    };
-    let mut bounds = QueryBounds::default();
-    let mut phrases = Vec::new();
-    let hits = session.with_index(&ctx, &ledger, |index| {
-        loop {
-            let opts = SearchOptions {
-                kinds: kinds.clone(),
-                min_importance: args.min_importance,
-                current_only: args.current_only,
-                limit: ask,
-                syntax: Syntax::Plain,
-            };
-            let searched = index.search_bounded(&args.query, &opts)?;
-            bounds = searched.bounds;
-            phrases = searched.phrases_as_words;
-            let found = searched.hits;
-            let exhausted = found.len() < ask;
-            let kept: Vec<_> = found.into_iter().filter(|h| in_range(&h.ts)).collect();
-            if kept.len() >= wanted || exhausted {
-                break Ok(kept);
-            }
-            ask = ask.saturating_mul(4);
-        }
+    let found = session.with_index(&ctx, &ledger, |index| {
+        let source = remaind_service::Source::Index(index);
+        Ok(remaind_service::search(source, &args.query, &opts)?)
     })?;
-    let more = hits.len() > args.offset + limit;
+    let more = found.hits.len() > limit;
     let mut page = Vec::with_capacity(limit);
-    for h in hits.into_iter().skip(args.offset).take(limit) {
-        let context = if args.context == 0 {
-            Vec::new()
-        } else {
-            let mut around =
-                ledger.before(h.seq, args.context, &remaind_ledger::Filter::default())?;
-            around.extend(ledger.range(
-                h.seq + 1,
-                args.context,
-                &remaind_ledger::Filter::default(),
-            )?);
-            around.iter().map(EventRow::of).collect()
-        };
+    for m in found.hits.into_iter().take(limit) {
+        let h = m.hit;
         page.push({
             let (status, by) = status_parts(h.status);
             SearchHit {
@@ -253,10 +224,11 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
                 field: h.field.as_str().to_owned(),
                 snippet: h.snippet,
                 exact_phrase: h.exact,
-                context,
+                context: m.around.iter().map(EventRow::of).collect(),
             }
         });
     }
+    let phrases = found.phrases_as_words;
     let fallback = (!phrases.is_empty()).then(|| {
         let quoted: Vec<String> = phrases.iter().map(|p| format!("\"{p}\"")).collect();
         format!(
@@ -268,7 +240,7 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
     Ok(SearchResult {
         hits: page,
         next_offset: more.then_some(args.offset + limit),
-        query_cut: query_cut(bounds),
+        query_cut: query_cut(found.bounds),
         fallback,
     })
 }
