@@ -3,9 +3,9 @@
 //! same hits either way, the query's bounds, the phrase fallback and each hit's neighbours.
 
 use camino::Utf8Path;
-use remaind_events::{Event, Kind, Status};
+use remaind_events::{Event, Status};
 use remaind_fs::ContextDir;
-use remaind_index::{Hit, Index, MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, Searched, Syntax};
+use remaind_index::{Hit, Index, MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, Searched};
 use remaind_ledger::{Filter, Ledger};
 use serde_json::json;
 
@@ -28,17 +28,12 @@ pub enum Source<'a, 'l> {
     Store(&'a remaind_ledger::StoreSetting),
 }
 
-/// Which hits [`search`] returns, and what comes with them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Which hits [`search`] returns, and what comes with them: the index's own options, then
+/// the page, the time range and the neighbours.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SearchOptions {
-    /// Only these kinds (all kinds when empty).
-    pub kinds: Vec<Kind>,
-    /// Only events of at least this importance.
-    pub min_importance: Option<u8>,
-    /// Only events neither superseded nor resolved.
-    pub current_only: bool,
-    /// At most this many hits.
-    pub limit: usize,
+    /// The kinds, importance, current-only, limit and syntax, as the folder's index takes them.
+    pub filter: remaind_index::SearchOptions,
     /// Skip this many hits first (the next page).
     pub offset: usize,
     /// Only events logged at or after this time, in the ledger's own `ts` format
@@ -46,26 +41,8 @@ pub struct SearchOptions {
     pub since: Option<String>,
     /// Only events logged before this time, in the same format as `since`.
     pub until: Option<String>,
-    /// How the query is read.
-    pub syntax: Syntax,
     /// Bring each hit's this many neighbouring events on each side ([`Match::around`]).
     pub context: usize,
-}
-
-impl Default for SearchOptions {
-    fn default() -> Self {
-        SearchOptions {
-            kinds: Vec::new(),
-            min_importance: None,
-            current_only: false,
-            limit: 20,
-            offset: 0,
-            since: None,
-            until: None,
-            syntax: Syntax::Plain,
-            context: 0,
-        }
-    }
 }
 
 /// One hit and its neighbours.
@@ -217,7 +194,11 @@ fn neighbour(e: &Event, hit: u64) -> serde_json::Value {
 /// use remaind_service::{SearchOptions, Source};
 ///
 /// let ctx = ContextDir::new(".context");
-/// let opts = SearchOptions { limit: 5, context: 1, ..SearchOptions::default() };
+/// let opts = SearchOptions {
+///     filter: remaind_index::SearchOptions { limit: 5, ..Default::default() },
+///     context: 1,
+///     ..SearchOptions::default()
+/// };
 /// let found = remaind_service::search(Source::Folder(&ctx), "sandbox decision", &opts)?;
 /// for m in &found.hits {
 ///     println!("{} {}: {}", m.hit.id, m.hit.field.as_str(), m.hit.snippet);
@@ -264,11 +245,8 @@ fn in_folder(ctx: &ContextDir, query: &str, opts: &SearchOptions) -> Result<Foun
 fn in_index(index: &mut Index<'_>, query: &str, opts: &SearchOptions) -> Result<Found> {
     let searched = paged(opts, |limit| {
         let index_opts = remaind_index::SearchOptions {
-            kinds: opts.kinds.clone(),
-            min_importance: opts.min_importance,
-            current_only: opts.current_only,
             limit,
-            syntax: opts.syntax,
+            ..opts.filter.clone()
         };
         Ok(index.search_bounded(query, &index_opts)?)
     })?;
@@ -297,7 +275,7 @@ pub(crate) fn paged(
     opts: &SearchOptions,
     mut run: impl FnMut(usize) -> Result<Searched>,
 ) -> Result<Searched> {
-    let wanted = opts.offset.saturating_add(opts.limit);
+    let wanted = opts.offset.saturating_add(opts.filter.limit);
     let timed = opts.since.is_some() || opts.until.is_some();
     let in_range = |ts: &str| {
         opts.since.as_deref().is_none_or(|s| ts >= s)
@@ -317,7 +295,7 @@ pub(crate) fn paged(
                 .hits
                 .into_iter()
                 .skip(opts.offset)
-                .take(opts.limit)
+                .take(opts.filter.limit)
                 .collect();
             return Ok(searched);
         }

@@ -53,12 +53,12 @@ fn parse_one(setting: &StoreSetting, seq: u64, line: &[u8]) -> Result<Event> {
 /// [`crate::search`] of a store: its full-text index on the server. Status is not known
 /// there (it needs every later event).
 pub(crate) fn search(setting: &StoreSetting, query: &str, opts: &SearchOptions) -> Result<Found> {
-    if opts.current_only {
+    if opts.filter.current_only {
         return Err(Error::NotOnStore {
             what: "keep only current events (it does not know which are)",
         });
     }
-    if opts.syntax != Syntax::Plain {
+    if opts.filter.syntax != Syntax::Plain {
         return Err(Error::NotOnStore {
             what: "read raw FTS5 syntax (the folder's index does)",
         });
@@ -66,8 +66,13 @@ pub(crate) fn search(setting: &StoreSetting, query: &str, opts: &SearchOptions) 
     let mut store = connect(setting)?;
     let searched = paged(opts, |limit| {
         let filter = remaind_pg::SearchFilter {
-            kinds: opts.kinds.iter().map(|k| k.as_str().to_owned()).collect(),
-            min_importance: opts.min_importance.unwrap_or(0),
+            kinds: opts
+                .filter
+                .kinds
+                .iter()
+                .map(|k| k.as_str().to_owned())
+                .collect(),
+            min_importance: opts.filter.min_importance.unwrap_or(0),
             limit,
         };
         let (hits, bounds) = store

@@ -545,7 +545,10 @@ hx-select=\"#results\" hx-swap=\"outerHTML\" hx-push-url=\"true\"></label>\
     );
     if !query.is_empty() {
         let opts = remaind_service::SearchOptions {
-            limit: 50,
+            filter: remaind_index::SearchOptions {
+                limit: 50,
+                ..remaind_index::SearchOptions::default()
+            },
             ..remaind_service::SearchOptions::default()
         };
         // A ledger that cannot be opened fails the page, as every page does.

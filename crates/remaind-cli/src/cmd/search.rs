@@ -76,11 +76,13 @@ pub(crate) struct Args {
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let kinds: Result<Vec<Kind>, _> = args.kind.iter().map(|k| k.trim().parse()).collect();
     let opts = SearchOptions {
-        kinds: kinds.map_err(|e| CliError::invalid(format!("--kind: {e}")))?,
-        min_importance: args.min_importance,
-        current_only: args.current,
-        limit: args.limit,
-        syntax: if args.fts { Fts5 } else { Plain },
+        filter: remaind_index::SearchOptions {
+            kinds: kinds.map_err(|e| CliError::invalid(format!("--kind: {e}")))?,
+            min_importance: args.min_importance,
+            current_only: args.current,
+            limit: args.limit,
+            syntax: if args.fts { Fts5 } else { Plain },
+        },
         context: usize::from(args.context),
         ..SearchOptions::default()
     };

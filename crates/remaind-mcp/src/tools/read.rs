@@ -194,15 +194,17 @@ fn search(session: &Session, args: SearchArgs) -> Result<SearchResult, ToolError
     let (ctx, ledger) = session.ledger()?;
     // One more than the page says whether there is a next one.
     let opts = remaind_service::SearchOptions {
-        kinds,
-        min_importance: args.min_importance,
-        current_only: args.current_only,
-        limit: limit.saturating_add(1),
+        filter: SearchOptions {
+            kinds,
+            min_importance: args.min_importance,
+            current_only: args.current_only,
+            limit: limit.saturating_add(1),
+            ..SearchOptions::default()
+        },
         offset: args.offset,
         since,
         until,
         context: args.context,
-        ..remaind_service::SearchOptions::default()
     };
     let found = session.with_index(&ctx, &ledger, |index| {
         let source = remaind_service::Source::Index(index);

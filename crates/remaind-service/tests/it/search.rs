@@ -92,7 +92,10 @@ fn offset_limit_and_a_time_range_page_the_ranked_hits() {
     let all = search(Source::Folder(&ctx), "sandbox", &opts()).expect("search");
     let page = SearchOptions {
         offset: 1,
-        limit: 1,
+        filter: remaind_index::SearchOptions {
+            limit: 1,
+            ..Default::default()
+        },
         ..opts()
     };
     let second = search(Source::Folder(&ctx), "sandbox", &page).expect("search");
@@ -106,7 +109,10 @@ fn offset_limit_and_a_time_range_page_the_ranked_hits() {
     assert!(none.hits.is_empty(), "{none:?}");
     let past = SearchOptions {
         until: Some("2999-01-01T00:00:00.000000Z".into()),
-        limit: 2,
+        filter: remaind_index::SearchOptions {
+            limit: 2,
+            ..Default::default()
+        },
         ..opts()
     };
     let some = search(Source::Folder(&ctx), "sandbox", &past).expect("search");
@@ -184,7 +190,10 @@ fn the_json_document_keeps_its_shape() {
 fn a_bad_raw_query_is_invalid_input() {
     let (_tmp, ctx) = folder();
     let raw = SearchOptions {
-        syntax: Syntax::Fts5,
+        filter: remaind_index::SearchOptions {
+            syntax: Syntax::Fts5,
+            ..Default::default()
+        },
         ..opts()
     };
     let err = search(Source::Folder(&ctx), "AND (", &raw).expect_err("a syntax error");
@@ -219,7 +228,10 @@ fn a_store_is_searched_on_the_server() {
     got.sort_unstable();
     assert_eq!(got, vec![2, 3, 6]);
     let decisions = SearchOptions {
-        kinds: vec![Kind::Decision],
+        filter: remaind_index::SearchOptions {
+            kinds: vec![Kind::Decision],
+            ..Default::default()
+        },
         ..opts()
     };
     let none = search(Source::Store(&setting), "sandbox", &decisions).expect("search");
@@ -227,11 +239,17 @@ fn a_store_is_searched_on_the_server() {
     // What only the folder's index can do is refused as the caller's fault.
     for refused in [
         SearchOptions {
-            current_only: true,
+            filter: remaind_index::SearchOptions {
+                current_only: true,
+                ..Default::default()
+            },
             ..opts()
         },
         SearchOptions {
-            syntax: Syntax::Fts5,
+            filter: remaind_index::SearchOptions {
+                syntax: Syntax::Fts5,
+                ..Default::default()
+            },
             ..opts()
         },
     ] {
