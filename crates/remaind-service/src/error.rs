@@ -110,6 +110,39 @@ sessionStart`"
         /// What is wrong with it.
         reason: String,
     },
+    /// A runtime's settings file cannot take our hooks as it is (what is wrong and how to
+    /// fix it).
+    #[error(transparent)]
+    Settings(#[from] remaind_adapters::install::SettingsError),
+    /// The user's settings were asked for, but `HOME` is no absolute path.
+    #[error(
+        "--user: HOME is not set to an absolute path; set HOME, or install into the project \
+(--project)"
+    )]
+    NoHome,
+    /// A runtime's settings file is a symlink, which Remaind does not write through.
+    #[error(
+        "{path} is a symlink; Remaind writes only regular files: add the hooks by hand to the \
+file it points to (the recipe is under examples/), or replace the link with the file"
+    )]
+    SettingsSymlink {
+        /// The settings file.
+        path: Utf8PathBuf,
+    },
+    /// A runtime's settings file is not a regular file.
+    #[error("{path} is not a regular file; move it away and run `remaind install` again")]
+    SettingsNotAFile {
+        /// The settings file.
+        path: Utf8PathBuf,
+    },
+    /// A settings file's path has no folder or no file name.
+    #[error("{path} has no {missing}")]
+    SettingsPath {
+        /// The path.
+        path: Utf8PathBuf,
+        /// What it lacks.
+        missing: &'static str,
+    },
     /// The folder's index could not be searched or read (a bad query is invalid input).
     #[error(transparent)]
     Index(#[from] remaind_index::Error),
@@ -157,6 +190,11 @@ impl Error {
             | Error::NotDeferred { .. }
             | Error::Lock { .. }
             | Error::TooLarge { .. } => false,
+            Error::Settings(_)
+            | Error::NoHome
+            | Error::SettingsSymlink { .. }
+            | Error::SettingsNotAFile { .. }
+            | Error::SettingsPath { .. } => true,
             Error::Index(e) => e.is_invalid_input(),
             #[cfg(feature = "store")]
             Error::NotOnStore { .. } => true,

@@ -10,6 +10,10 @@
 //!   before the runtime's, and every failure kept in `logs/hook-errors.jsonl` (hooks fail
 //!   open). A replica whose shared store is away keeps the call in an outbox (feature
 //!   `store`).
+//! - [`doctor`]: is Remaind wired into the runtimes, and are the hooks running: each
+//!   problem found with its fix.
+//! - [`install`]: a runtime's settings file with our hooks merged in (or taken out), the
+//!   file as the user had it backed up, and what else the runtime needs.
 //! - [`search`]: ranked search of the folder's index or (cargo feature `store`) the shared
 //!   store's full text on the server, the same hits either way, with their neighbours.
 //! - [`events`] (and [`store_events`]): a slice of the ledger, then every new event as it
@@ -30,18 +34,24 @@
 //! # Ok::<(), remaind_service::Error>(())
 //! ```
 
+mod doctor;
 mod error;
 mod events;
 mod hook;
+mod install;
 mod integrity;
 mod search;
 #[cfg(feature = "store")]
 mod store;
 
+pub use doctor::{
+    Doctor, DoctorOptions, LastHook, Problem, RuntimeWiring, Wiring, WiringState, doctor,
+};
 pub use error::{Error, Result};
 #[cfg(feature = "store")]
 pub use events::store_events;
 pub use events::{Events, Followed, Follower, Slice, events};
 pub use hook::{HookCall, HookOutcome, run_hook};
+pub use install::{InstallAction, InstallOptions, Installed, UserEnv, install};
 pub use integrity::{Integrity, integrity};
 pub use search::{Found, Match, SearchOptions, Source, search};

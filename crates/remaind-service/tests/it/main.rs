@@ -4,5 +4,6 @@
 
 mod events;
 mod hook;
+mod install;
 mod integrity;
 mod search;
