@@ -143,6 +143,21 @@ file it points to (the recipe is under examples/), or replace the link with the 
         /// What it lacks.
         missing: &'static str,
     },
+    /// `remaind log` was given no kind.
+    #[error("give --kind (or --json-event JSON, or --stdin); see `remaind log --help`")]
+    NoKind,
+    /// JSON input that does not parse.
+    #[error("{what}: malformed JSON")]
+    MalformedJson {
+        /// Which input.
+        what: &'static str,
+        /// The parser's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// JSON Lines input that holds no line.
+    #[error("--stdin: no events on stdin (expected JSON Lines)")]
+    NoEvents,
     /// The folder's index could not be searched or read (a bad query is invalid input).
     #[error(transparent)]
     Index(#[from] remaind_index::Error),
@@ -195,6 +210,7 @@ impl Error {
             | Error::SettingsSymlink { .. }
             | Error::SettingsNotAFile { .. }
             | Error::SettingsPath { .. } => true,
+            Error::NoKind | Error::MalformedJson { .. } | Error::NoEvents => true,
             Error::Index(e) => e.is_invalid_input(),
             #[cfg(feature = "store")]
             Error::NotOnStore { .. } => true,

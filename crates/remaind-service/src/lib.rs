@@ -14,6 +14,8 @@
 //!   problem found with its fix.
 //! - [`install`]: a runtime's settings file with our hooks merged in (or taken out), the
 //!   file as the user had it backed up, and what else the runtime needs.
+//! - [`log`]: events from flags, one JSON event or JSON Lines, checked before any folder
+//!   is opened, then appended as one batch.
 //! - [`search`]: ranked search of the folder's index or (cargo feature `store`) the shared
 //!   store's full text on the server, the same hits either way, with their neighbours.
 //! - [`events`] (and [`store_events`]): a slice of the ledger, then every new event as it
@@ -40,6 +42,7 @@ mod events;
 mod hook;
 mod install;
 mod integrity;
+mod log;
 mod search;
 #[cfg(feature = "store")]
 mod store;
@@ -54,4 +57,5 @@ pub use events::{Events, Followed, Follower, Slice, events};
 pub use hook::{HookCall, HookOutcome, run_hook};
 pub use install::{InstallAction, InstallOptions, Installed, UserEnv, install};
 pub use integrity::{Integrity, integrity};
+pub use log::{LogFlags, LogRequest, log};
 pub use search::{Found, Match, SearchOptions, Source, search};

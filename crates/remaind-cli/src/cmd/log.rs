@@ -5,8 +5,7 @@ use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
 use remaind_events::EventId;
-use remaind_ledger::{AppendRequest, Ledger};
-use serde_json::{Map, Value};
+use remaind_service::{LogFlags, LogRequest};
 
 use crate::cli_error::CliError;
 use crate::global::Global;
@@ -77,55 +76,6 @@ pub(crate) struct Args {
     /// Print the result as JSON.
     #[arg(long)]
     json: bool,
-}
-
-fn ids(list: &[String]) -> Value {
-    Value::Array(
-        list.iter()
-            .map(|s| Value::String(s.trim().to_owned()))
-            .collect(),
-    )
-}
-
-/// The flags as the JSON object a caller would give, so flag and JSON input share one set of
-/// checks and messages.
-fn flags_event(args: &Args) -> Result<Value, CliError> {
-    let Some(kind) = &args.kind else {
-        return Err(CliError::invalid(
-            "give --kind (or --json-event JSON, or --stdin); see `remaind log --help`",
-        ));
-    };
-    let mut obj = Map::new();
-    obj.insert("kind".into(), Value::String(kind.clone()));
-    if let Some(t) = &args.text {
-        obj.insert("text".into(), Value::String(t.clone()));
-    }
-    if let Some(a) = &args.actor {
-        obj.insert("actor".into(), Value::String(a.clone()));
-    }
-    if let Some(i) = args.importance {
-        obj.insert("importance".into(), Value::from(i));
-    }
-    if let Some(d) = &args.data {
-        let v: Value = remaind_ledger::parse_json_strict(d.as_bytes())
-            .map_err(|e| CliError::invalid(format!("field `data`: malformed JSON: {e}")))?;
-        obj.insert("data".into(), v);
-    }
-    for (key, list) in [
-        ("refs", &args.refs),
-        ("supersedes", &args.supersedes),
-        ("resolves", &args.resolves),
-    ] {
-        if !list.is_empty() {
-            obj.insert(key.into(), ids(list));
-        }
-    }
-    if let Some(t) = &args.tool {
-        let mut tool = Map::new();
-        tool.insert("name".into(), Value::String(t.clone()));
-        obj.insert("tool".into(), Value::Object(tool));
-    }
-    Ok(Value::Object(obj))
 }
 
 fn print_ids(ids: &[EventId], json: bool) -> Result<(), CliError> {
@@ -204,30 +154,27 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         ),
         None => None,
     };
-    if args.stdin {
+    let request = if args.stdin {
         let input =
             read_stdin().map_err(|e| CliError::runtime(format!("cannot read stdin: {e}")))?;
-        if input.iter().all(u8::is_ascii_whitespace) {
-            return Err(CliError::invalid(
-                "--stdin: no events on stdin (expected JSON Lines)",
-            ));
-        }
-        let ctx = global.context()?;
-        let ledger = Ledger::open(ctx.root())?;
-        // One batch: all lines are checked before any is written; errors name the line.
-        let ids = ledger.append(AppendRequest::json_lines(&input))?;
-        print_ids(&ids, args.json)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let value = match &args.json_event {
-        Some(j) => remaind_ledger::parse_json_strict(j.as_bytes())
-            .map_err(|e| CliError::invalid(format!("--json-event: malformed JSON: {e}")))?,
-        None => flags_event(&args)?,
+        LogRequest::from_json_lines(input)?
+    } else if let Some(j) = &args.json_event {
+        LogRequest::from_json(j, output_bytes)?
+    } else {
+        let flags = LogFlags {
+            kind: args.kind,
+            text: args.text,
+            importance: args.importance,
+            actor: args.actor,
+            supersedes: args.supersedes,
+            resolves: args.resolves,
+            refs: args.refs,
+            tool: args.tool,
+            data: args.data,
+        };
+        LogRequest::from_flags(&flags, output_bytes)?
     };
-    let event = remaind_ledger::new_event_from_value(value)?;
-    let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root())?;
-    let ids = ledger.append(AppendRequest::with_output(event, output_bytes))?;
+    let ids = remaind_service::log(&global.context()?, request)?;
     print_ids(&ids, args.json)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -6,4 +6,5 @@ mod events;
 mod hook;
 mod install;
 mod integrity;
+mod log;
 mod search;
