@@ -158,6 +158,18 @@ file it points to (the recipe is under examples/), or replace the link with the 
     /// JSON Lines input that holds no line.
     #[error("--stdin: no events on stdin (expected JSON Lines)")]
     NoEvents,
+    /// The memory files could not be read or changed.
+    #[error(transparent)]
+    Memory(#[from] remaind_memory::Error),
+    /// A memory proposal cites something that is no event id.
+    #[error("--cites `{given}` is not an event id; give one like e12, as `remaind search` shows")]
+    NotACitation {
+        /// What was given.
+        given: String,
+    },
+    /// The memory tree was asked to fit in no tokens at all.
+    #[error("--budget 0 leaves room for nothing; give at least 1 token")]
+    ZeroBudget,
     /// The folder's index could not be searched or read (a bad query is invalid input).
     #[error(transparent)]
     Index(#[from] remaind_index::Error),
@@ -211,6 +223,8 @@ impl Error {
             | Error::SettingsNotAFile { .. }
             | Error::SettingsPath { .. } => true,
             Error::NoKind | Error::MalformedJson { .. } | Error::NoEvents => true,
+            Error::Memory(e) => e.is_invalid_input(),
+            Error::NotACitation { .. } | Error::ZeroBudget => true,
             Error::Index(e) => e.is_invalid_input(),
             #[cfg(feature = "store")]
             Error::NotOnStore { .. } => true,

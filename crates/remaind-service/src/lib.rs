@@ -16,6 +16,7 @@
 //!   file as the user had it backed up, and what else the runtime needs.
 //! - [`log`]: events from flags, one JSON event or JSON Lines, checked before any folder
 //!   is opened, then appended as one batch.
+//! - [`memory`]: the memory proposals and the memory tree, each change an event first.
 //! - [`search`]: ranked search of the folder's index or (cargo feature `store`) the shared
 //!   store's full text on the server, the same hits either way, with their neighbours.
 //! - [`events`] (and [`store_events`]): a slice of the ledger, then every new event as it
@@ -43,6 +44,7 @@ mod hook;
 mod install;
 mod integrity;
 mod log;
+mod memory;
 mod search;
 #[cfg(feature = "store")]
 mod store;
@@ -58,4 +60,5 @@ pub use hook::{HookCall, HookOutcome, run_hook};
 pub use install::{InstallAction, InstallOptions, Installed, UserEnv, install};
 pub use integrity::{Integrity, integrity};
 pub use log::{LogFlags, LogRequest, log};
+pub use memory::{MemoryAnswer, MemoryJob, memory};
 pub use search::{Found, Match, SearchOptions, Source, search};

@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use remaind_ledger::Ledger;
-use remaind_memory::{Memory, Proposal, Status};
+use remaind_memory::{Proposal, Status};
+use remaind_service::{MemoryAnswer, MemoryJob};
 
 use crate::cli_error::CliError;
 use crate::global::Global;
@@ -152,90 +152,52 @@ fn print_proposal(out: &mut impl Write, p: &Proposal, json: bool) -> std::io::Re
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root())?;
-    let memory = Memory::open(&ctx, &ledger)?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let wrote = match args.command {
-        Sub::List { json } => {
-            let all = memory.proposals()?;
-            if !json && all.is_empty() {
-                writeln!(
-                    out,
-                    "no memory proposals yet; `remaind memory propose --title T TEXT` adds one"
-                )
-            } else {
-                all.iter()
-                    .try_for_each(|p| print_proposal(&mut out, p, json))
-            }
-        }
-        Sub::Show { id, json } => print_proposal(&mut out, &memory.proposal(&id)?, json),
+    let (job, json) = match args.command {
+        Sub::List { json } => (MemoryJob::List, json),
+        Sub::Show { id, json } => (MemoryJob::Show { id }, json),
         Sub::Propose {
             title,
             text,
             cites,
             json,
-        } => {
-            let cites = cites
-                .iter()
-                .map(|c| {
-                    c.parse().map_err(|_| {
-                        CliError::invalid(format!(
-                            "--cites `{c}` is not an event id; give one like e12, as `remaind search` shows"
-                        ))
-                    })
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let p = memory.propose_citing(&title, &text, &cites)?;
-            print_proposal(&mut out, &p, json)
-        }
-        Sub::Edit { id, text, json } => {
-            let p = memory.edit(&id, &text)?;
-            print_proposal(&mut out, &p, json)
-        }
-        Sub::Accept { id, json } => {
-            let p = memory.accept(&id)?;
-            print_proposal(&mut out, &p, json)
-        }
-        Sub::Reject { id, json } => {
-            let p = memory.reject(&id)?;
-            print_proposal(&mut out, &p, json)
-        }
+        } => (MemoryJob::Propose { title, text, cites }, json),
+        Sub::Edit { id, text, json } => (MemoryJob::Edit { id, text }, json),
+        Sub::Accept { id, json } => (MemoryJob::Accept { id }, json),
+        Sub::Reject { id, json } => (MemoryJob::Reject { id }, json),
         Sub::Tree {
             budget,
             query,
             json,
-        } => {
-            if budget == Some(0) {
-                return Err(CliError::invalid(
-                    "--budget 0 leaves room for nothing; give at least 1 token",
-                ));
-            }
-            let tree = match &query {
-                Some(q) => memory.tree_matching(q, budget)?,
-                None => memory.tree(budget)?,
-            };
-            if json {
-                writeln!(out, "{}", serde_json::to_string(&tree).unwrap_or_default())
-            } else {
-                out.write_all(remaind_memory::render_listing(&tree).as_bytes())
-                    .and_then(|()| {
-                        if tree.omitted > 0 {
-                            writeln!(out, "({} more nodes left out for the budget)", tree.omitted)
-                        } else {
-                            Ok(())
-                        }
-                    })
-            }
+        } => (MemoryJob::Tree { budget, query }, json),
+        Sub::Get { id, json } => (MemoryJob::Get { id }, json),
+    };
+    let answer = remaind_service::memory(&ctx, job)?;
+    let mut out = std::io::stdout().lock();
+    let wrote = match answer {
+        MemoryAnswer::Proposals(all) if !json && all.is_empty() => writeln!(
+            out,
+            "no memory proposals yet; `remaind memory propose --title T TEXT` adds one"
+        ),
+        MemoryAnswer::Proposals(all) => all
+            .iter()
+            .try_for_each(|p| print_proposal(&mut out, p, json)),
+        MemoryAnswer::Proposal(p) => print_proposal(&mut out, &p, json),
+        MemoryAnswer::Tree(tree) if json => {
+            writeln!(out, "{}", serde_json::to_string(&tree).unwrap_or_default())
         }
-        Sub::Get { id, json } => {
-            let node = memory.get(&id)?;
-            if json {
-                writeln!(out, "{}", serde_json::to_string(&node).unwrap_or_default())
-            } else {
-                writeln!(out, "{}", node.text)
-            }
+        MemoryAnswer::Tree(tree) => out
+            .write_all(remaind_memory::render_listing(&tree).as_bytes())
+            .and_then(|()| {
+                if tree.omitted > 0 {
+                    writeln!(out, "({} more nodes left out for the budget)", tree.omitted)
+                } else {
+                    Ok(())
+                }
+            }),
+        MemoryAnswer::Node(node) if json => {
+            writeln!(out, "{}", serde_json::to_string(&node).unwrap_or_default())
         }
+        MemoryAnswer::Node(node) => writeln!(out, "{}", node.text),
     };
     wrote.map_err(CliError::stdout)?;
     Ok(ExitCode::SUCCESS)

@@ -7,4 +7,5 @@ mod hook;
 mod install;
 mod integrity;
 mod log;
+mod memory;
 mod search;
