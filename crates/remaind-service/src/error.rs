@@ -170,6 +170,38 @@ file it points to (the recipe is under examples/), or replace the link with the 
     /// The memory tree was asked to fit in no tokens at all.
     #[error("--budget 0 leaves room for nothing; give at least 1 token")]
     ZeroBudget,
+    /// A transcript path that does not exist.
+    #[error("PATH `{path}` does not exist; give a transcript file or a folder of them")]
+    NoSuchPath {
+        /// The path, under the current directory.
+        path: Utf8PathBuf,
+    },
+    /// Every transcript found was written by another runtime than the one named.
+    #[error(
+        "PATH: every transcript found was written by another runtime ({files}); nothing was \
+imported. Run `remaind import {runtime} …` for them"
+    )]
+    OtherRuntime {
+        /// The files, each with its runtime.
+        files: String,
+        /// The first file's runtime.
+        runtime: Runtime,
+    },
+    /// No line of the transcripts is the named runtime's.
+    #[error(
+        "PATH: none of the {lines} line(s) in {files} file(s) is a {runtime} transcript line; \
+nothing was imported. If they are {other} transcripts, run `remaind import {other} …`"
+    )]
+    NotATranscript {
+        /// The runtime named.
+        runtime: Runtime,
+        /// The runtime they most likely are.
+        other: Runtime,
+        /// How many lines were read.
+        lines: u64,
+        /// In how many files.
+        files: usize,
+    },
     /// The folder's index could not be searched or read (a bad query is invalid input).
     #[error(transparent)]
     Index(#[from] remaind_index::Error),
@@ -225,6 +257,9 @@ impl Error {
             Error::NoKind | Error::MalformedJson { .. } | Error::NoEvents => true,
             Error::Memory(e) => e.is_invalid_input(),
             Error::NotACitation { .. } | Error::ZeroBudget => true,
+            Error::NoSuchPath { .. }
+            | Error::OtherRuntime { .. }
+            | Error::NotATranscript { .. } => true,
             Error::Index(e) => e.is_invalid_input(),
             #[cfg(feature = "store")]
             Error::NotOnStore { .. } => true,

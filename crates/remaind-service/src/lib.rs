@@ -12,6 +12,8 @@
 //!   `store`).
 //! - [`doctor`]: is Remaind wired into the runtimes, and are the hooks running: each
 //!   problem found with its fix.
+//! - [`import`]: Claude Code or Codex transcripts brought into the ledger (new lines only),
+//!   a run that found nothing of the named runtime refused with what to run instead.
 //! - [`install`]: a runtime's settings file with our hooks merged in (or taken out), the
 //!   file as the user had it backed up, and what else the runtime needs.
 //! - [`log`]: events from flags, one JSON event or JSON Lines, checked before any folder
@@ -40,7 +42,9 @@
 mod doctor;
 mod error;
 mod events;
+mod framing;
 mod hook;
+mod import;
 mod install;
 mod integrity;
 mod log;
@@ -57,6 +61,7 @@ pub use error::{Error, Result};
 pub use events::store_events;
 pub use events::{Events, Followed, Follower, Slice, events};
 pub use hook::{HookCall, HookOutcome, run_hook};
+pub use import::{ImportOptions, Imported, import};
 pub use install::{InstallAction, InstallOptions, Installed, UserEnv, install};
 pub use integrity::{Integrity, integrity};
 pub use log::{LogFlags, LogRequest, log};

@@ -80,25 +80,6 @@ fn parse_setting(s: &str) -> Result<(String, String), CliError> {
     }
 }
 
-/// Records the framing a runtime stated (a hook payload, imported transcripts) through the
-/// one framing channel, only when it changes `framing.json`. A failure is reported on stderr,
-/// never fatal: framing must not keep a hook or an import from doing its job.
-pub(crate) fn record_runtime(
-    ctx: &remaind_fs::ContextDir,
-    ledger: &remaind_ledger::Ledger,
-    stated: &remaind_adapters::Framing,
-) {
-    if stated.is_empty() {
-        return;
-    }
-    if let Err(e) = remaind_resume::observe_framing(ctx, ledger, &FrameRequest::from(stated)) {
-        eprintln!(
-            "remaind: the runtime framing was not recorded: {}",
-            CliError::from(e).full_message()
-        );
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]

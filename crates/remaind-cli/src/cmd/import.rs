@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
 use remaind_adapters::{ImportReport, Runtime};
-use remaind_ledger::Ledger;
+use remaind_service::ImportOptions;
 use serde_json::json;
 
 use crate::cli_error::CliError;
@@ -59,27 +59,12 @@ impl From<RuntimeArg> for Runtime {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root())?;
-    let cwd = global.cwd()?;
-    let paths: Vec<Utf8PathBuf> = args
-        .paths
-        .iter()
-        .map(|p| {
-            if p.is_absolute() {
-                p.clone()
-            } else {
-                cwd.join(p)
-            }
-        })
-        .collect();
-    for p in &paths {
-        if !p.exists() {
-            return Err(CliError::invalid(format!(
-                "PATH `{p}` does not exist; give a transcript file or a folder of them"
-            )));
-        }
-    }
     let runtime = Runtime::from(args.runtime);
+    let opts = ImportOptions {
+        runtime,
+        paths: args.paths,
+        cwd: global.cwd()?,
+    };
     // Hidden unless stderr is a terminal.
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
@@ -88,44 +73,15 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let report = remaind_adapters::import(&ledger, runtime, &paths, |p| {
+    let imported = remaind_service::import(&ctx, &opts, |p| {
         bar.set_length(p.bytes_total);
         bar.set_position(p.bytes_done);
-    })
-    .map_err(CliError::from)?;
+    })?;
     bar.finish_and_clear();
-    if report.files.is_empty() && !report.other_runtime_files.is_empty() {
-        return Err(CliError::invalid(format!(
-            "PATH: every transcript found was written by another runtime ({}); nothing was \
-imported. Run `remaind import {} …` for them",
-            other_runtime_list(&report),
-            report.other_runtime_files[0].1
-        )));
+    if let Some(why) = imported.framing_error {
+        eprintln!("remaind: the runtime framing was not recorded: {why}");
     }
-    if report.counts.used == 0 && report.counts.unused > 0 {
-        // Nothing of the named runtime: most likely the other runtime's transcript.
-        let other = match runtime {
-            Runtime::ClaudeCode => "codex",
-            _ => "claude-code",
-        };
-        return Err(CliError::invalid(format!(
-            "PATH: none of the {} line(s) in {} file(s) is a {runtime} transcript line; nothing \
-was imported. If they are {other} transcripts, run `remaind import {other} …`",
-            report.counts.lines,
-            report.files.len()
-        )));
-    }
-    crate::cmd::frame::record_runtime(&ctx, &ledger, &report.framing);
-    print_report(runtime, &report, args.json)
-}
-
-/// The files another runtime wrote, each with its runtime.
-fn other_runtime_list(r: &ImportReport) -> String {
-    r.other_runtime_files
-        .iter()
-        .map(|(f, rt)| format!("{f}: {rt}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    print_report(runtime, &imported.report, args.json)
 }
 
 fn print_report(runtime: Runtime, r: &ImportReport, json: bool) -> Result<ExitCode, CliError> {

@@ -178,14 +178,9 @@ nothing (run `remaind init` in the project to opt in, or pass --dir)"
         ledger: &Ledger,
         stated: &remaind_adapters::Framing,
     ) {
-        if stated.is_empty() {
-            return;
-        }
-        let req = remaind_resume::FrameRequest::from(stated);
-        if let Err(e) = remaind_resume::observe_framing(ctx, ledger, &req) {
+        if let Some(why) = crate::framing::observe(ctx, ledger, stated) {
             self.out.eprint(&format!(
-                "remaind: the runtime framing was not recorded: {}",
-                chain_text(&e)
+                "remaind: the runtime framing was not recorded: {why}"
             ));
         }
     }
