@@ -2,6 +2,7 @@
 
 use camino::Utf8PathBuf;
 use remaind_adapters::Runtime;
+use remaind_events::EventId;
 
 /// Why a job could not run: the error of the layer that failed, as it is (its Display and
 /// its `source()` chain), so a front-end reports the same words whichever way it called; or
@@ -202,6 +203,46 @@ nothing was imported. If they are {other} transcripts, run `remaind import {othe
         /// In how many files.
         files: usize,
     },
+    /// The open loops were asked for none.
+    #[error("--limit 0 lists nothing; give at least 1")]
+    ZeroLimit,
+    /// A loop was to be resolved with no text.
+    #[error("--text is empty; say what resolved the loop")]
+    NoResolution,
+    /// The event to resolve is no open loop.
+    #[error(
+        "{id} is not an open loop (a current blocker or next_step); `remaind loops list` shows them"
+    )]
+    NotAnOpenLoop {
+        /// The event named.
+        id: EventId,
+    },
+    /// The artifact store could not be read.
+    #[error(transparent)]
+    Artifacts(#[from] remaind_artifacts::Error),
+    /// What names no artifact at all.
+    #[error(
+        "`{given}` is not an artifact id; give the 64 hex digits of an event's artifact.sha256 \
+or the short id of its `[artifact:…]` marker (at least 8 hex digits)"
+    )]
+    NotAnArtifactId {
+        /// What was given.
+        given: String,
+    },
+    /// A prefix no stored artifact has.
+    #[error("no artifact id starts with `{prefix}`; `remaind artifact list` shows them")]
+    NoSuchArtifact {
+        /// The prefix.
+        prefix: String,
+    },
+    /// A prefix several stored artifacts have.
+    #[error("`{prefix}` names {} artifacts ({}); give more digits", matches.len(), matches.join(", "))]
+    AmbiguousArtifact {
+        /// The prefix.
+        prefix: String,
+        /// The artifacts it names.
+        matches: Vec<String>,
+    },
     /// The folder's index could not be searched or read (a bad query is invalid input).
     #[error(transparent)]
     Index(#[from] remaind_index::Error),
@@ -260,6 +301,11 @@ impl Error {
             Error::NoSuchPath { .. }
             | Error::OtherRuntime { .. }
             | Error::NotATranscript { .. } => true,
+            Error::ZeroLimit | Error::NoResolution | Error::NotAnOpenLoop { .. } => true,
+            Error::Artifacts(e) => matches!(e, remaind_artifacts::Error::InvalidHash { .. }),
+            Error::NotAnArtifactId { .. }
+            | Error::NoSuchArtifact { .. }
+            | Error::AmbiguousArtifact { .. } => true,
             Error::Index(e) => e.is_invalid_input(),
             #[cfg(feature = "store")]
             Error::NotOnStore { .. } => true,

@@ -10,6 +10,8 @@
 //!   before the runtime's, and every failure kept in `logs/hook-errors.jsonl` (hooks fail
 //!   open). A replica whose shared store is away keeps the call in an outbox (feature
 //!   `store`).
+//! - [`artifact`] (and [`artifacts`]): an artifact by its hash, a prefix or its marker,
+//!   checked before its bytes are handed back.
 //! - [`doctor`]: is Remaind wired into the runtimes, and are the hooks running: each
 //!   problem found with its fix.
 //! - [`import`]: Claude Code or Codex transcripts brought into the ledger (new lines only),
@@ -18,6 +20,8 @@
 //!   file as the user had it backed up, and what else the runtime needs.
 //! - [`log`]: events from flags, one JSON event or JSON Lines, checked before any folder
 //!   is opened, then appended as one batch.
+//! - [`open_loops`] and [`resolve_loop`]: the blockers and next steps nothing resolved yet,
+//!   and a `result` event that closes one.
 //! - [`memory`]: the memory proposals and the memory tree, each change an event first.
 //! - [`search`]: ranked search of the folder's index or (cargo feature `store`) the shared
 //!   store's full text on the server, the same hits either way, with their neighbours.
@@ -39,6 +43,7 @@
 //! # Ok::<(), remaind_service::Error>(())
 //! ```
 
+mod artifact;
 mod doctor;
 mod error;
 mod events;
@@ -48,11 +53,13 @@ mod import;
 mod install;
 mod integrity;
 mod log;
+mod loops;
 mod memory;
 mod search;
 #[cfg(feature = "store")]
 mod store;
 
+pub use artifact::{artifact, artifacts};
 pub use doctor::{
     Doctor, DoctorOptions, LastHook, Problem, RuntimeWiring, Wiring, WiringState, doctor,
 };
@@ -65,5 +72,6 @@ pub use import::{ImportOptions, Imported, import};
 pub use install::{InstallAction, InstallOptions, Installed, UserEnv, install};
 pub use integrity::{Integrity, integrity};
 pub use log::{LogFlags, LogRequest, log};
+pub use loops::{open_loops, resolve_loop};
 pub use memory::{MemoryAnswer, MemoryJob, memory};
 pub use search::{Found, Match, SearchOptions, Source, search};

@@ -3,10 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use remaind_events::{EventId, Kind, NewEvent};
-use remaind_index::{Index, LOOP_KINDS};
-use remaind_ledger::Ledger;
-use remaind_memory::Memory;
+use remaind_events::EventId;
 use serde_json::json;
 
 use crate::cli_error::CliError;
@@ -54,20 +51,11 @@ enum Sub {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let wrote = match args.command {
         Sub::List { limit, json } => {
-            if limit == 0 {
-                return Err(CliError::invalid(
-                    "--limit 0 lists nothing; give at least 1",
-                ));
-            }
-            let mut index = Index::open(ctx.root(), &ledger)?;
-            let loops = index.open_loops(limit)?;
-            // The loop files are derived: listing brings them up to date.
-            Memory::open(&ctx, &ledger)?.sync()?;
+            let loops = remaind_service::open_loops(&ctx, limit)?;
             if loops.is_empty() && !json {
                 writeln!(out, "no open loops")
             } else {
@@ -89,32 +77,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             let loop_id = crate::cmd::event_seq(&id)
                 .map(EventId)
                 .map_err(|e| CliError::invalid(format!("ID: {e}")))?;
-            if text.trim().is_empty() {
-                return Err(CliError::invalid(
-                    "--text is empty; say what resolved the loop",
-                ));
-            }
-            let open = ledger
-                .get(loop_id.seq())?
-                .filter(|e| LOOP_KINDS.contains(&e.kind))
-                .is_some_and(|_| {
-                    matches!(
-                        ledger.status(loop_id),
-                        Ok(Some(remaind_events::Status::Current))
-                    )
-                });
-            if !open {
-                return Err(CliError::invalid(format!(
-                    "{loop_id} is not an open loop (a current blocker or next_step); `remaind loops list` shows them"
-                )));
-            }
-            let new = ledger.append(NewEvent {
-                kind: Some(Kind::Result),
-                text: Some(text),
-                resolves: vec![loop_id],
-                ..NewEvent::default()
-            })?[0];
-            Memory::open(&ctx, &ledger)?.sync()?;
+            let new = remaind_service::resolve_loop(&ctx, loop_id, &text)?;
             if json {
                 writeln!(
                     out,

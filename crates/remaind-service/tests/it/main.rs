@@ -1,12 +1,15 @@
-//! Integration tests of remaind-service: the integrity report, the hook runner, search,
-//! events, install and doctor, log, memory and import, called as a front-end calls them (one
-//! test binary: one link). The CLI's suite runs the same jobs through the binary.
+//! Integration tests of remaind-service, one module per job (the integrity report, the hook
+//! runner, search, events, install and doctor, log, memory, loops, artifacts, import, redact,
+//! reindex), each called as a front-end calls it (one test binary: one link). The CLI's suite
+//! runs the same jobs through the binary.
 
+mod artifact;
 mod events;
 mod hook;
 mod import;
 mod install;
 mod integrity;
 mod log;
+mod loops;
 mod memory;
 mod search;
