@@ -23,6 +23,8 @@
 //! - [`open_loops`] and [`resolve_loop`]: the blockers and next steps nothing resolved yet,
 //!   and a `result` event that closes one.
 //! - [`memory`]: the memory proposals and the memory tree, each change an event first.
+//! - [`redact`]: text as the ledger would store it, with a summary of what was replaced.
+//! - [`reindex`]: the folder's index rebuilt from the ledger.
 //! - [`search`]: ranked search of the folder's index or (cargo feature `store`) the shared
 //!   store's full text on the server, the same hits either way, with their neighbours.
 //! - [`events`] (and [`store_events`]): a slice of the ledger, then every new event as it
@@ -55,6 +57,8 @@ mod integrity;
 mod log;
 mod loops;
 mod memory;
+mod redact;
+mod reindex;
 mod search;
 #[cfg(feature = "store")]
 mod store;
@@ -74,4 +78,6 @@ pub use integrity::{Integrity, integrity};
 pub use log::{LogFlags, LogRequest, log};
 pub use loops::{open_loops, resolve_loop};
 pub use memory::{MemoryAnswer, MemoryJob, memory};
+pub use redact::{Redacted, redact};
+pub use reindex::{Reindexed, reindex};
 pub use search::{Found, Match, SearchOptions, Source, search};

@@ -1,11 +1,9 @@
 //! `remaind redact`.
 
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use camino::Utf8PathBuf;
-use remaind_ledger::Ledger;
 
 use crate::cli_error::CliError;
 use crate::global::Global;
@@ -43,53 +41,22 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
             input
         }
     };
-    let ctx = global.context()?;
-    let redactor = Ledger::project_redactor(ctx.root())?;
-    let (text, applied) = redactor.redact_bytes(&input);
+    let redacted = remaind_service::redact(&global.context()?, &input)?;
     let mut out = std::io::stdout().lock();
     let written = if args.json {
         let doc = serde_json::json!({
-            "text": String::from_utf8_lossy(&text),
-            "redactions": applied,
+            "text": String::from_utf8_lossy(&redacted.bytes),
+            "redactions": redacted.applied,
         });
         writeln!(out, "{doc}")
     } else {
-        out.write_all(&text)
+        out.write_all(&redacted.bytes)
     };
     written
         .and_then(|()| out.flush())
         .map_err(|e| CliError::runtime(format!("cannot write stdout: {e}")))?;
     if !args.json {
-        let rules: Vec<&str> = applied.iter().map(|a| a.rule.as_str()).collect();
-        eprintln!("{}", summary(&rules));
+        eprintln!("remaind: {}", redacted.summary());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `3 secrets redacted: generic_secret ×2, url_credentials`, for stderr.
-fn summary(rules: &[&str]) -> String {
-    if rules.is_empty() {
-        return "remaind: nothing redacted".to_owned();
-    }
-    let mut by_rule: BTreeMap<&str, usize> = BTreeMap::new();
-    for rule in rules {
-        *by_rule.entry(rule).or_default() += 1;
-    }
-    let counted: Vec<String> = by_rule
-        .into_iter()
-        .map(|(rule, n)| match n {
-            1 => rule.to_owned(),
-            n => format!("{rule} ×{n}"),
-        })
-        .collect();
-    let noun = if rules.len() == 1 {
-        "secret"
-    } else {
-        "secrets"
-    };
-    format!(
-        "remaind: {} {noun} redacted: {}",
-        rules.len(),
-        counted.join(", ")
-    )
 }

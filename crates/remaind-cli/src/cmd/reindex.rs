@@ -4,9 +4,6 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use remaind_index::Index;
-use remaind_ledger::Ledger;
-
 use crate::cli_error::CliError;
 use crate::global::Global;
 
@@ -65,27 +62,28 @@ impl Bar {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root())?;
-    let mut index = Index::open(ctx.root(), &ledger)?;
     let show = !args.quiet && !args.json && std::io::stderr().is_terminal();
     let mut bar = Bar {
         last: None,
         drawn: false,
     };
     let start = Instant::now();
-    let result = index.rebuild(&mut |done, total| {
+    let result = remaind_service::reindex(&ctx, &mut |done, total| {
         if show {
             bar.draw(done, total);
         }
     });
     bar.clear();
-    let events = result?;
+    let done = result?;
     let secs = start.elapsed().as_secs_f64();
     if args.json {
-        let v = serde_json::json!({ "events": events, "seconds": secs, "path": index.path() });
+        let v = serde_json::json!({ "events": done.events, "seconds": secs, "path": done.path });
         println!("{v}");
     } else if !args.quiet {
-        println!("reindexed {events} events in {secs:.2}s ({})", index.path());
+        println!(
+            "reindexed {} events in {secs:.2}s ({})",
+            done.events, done.path
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -12,4 +12,6 @@ mod integrity;
 mod log;
 mod loops;
 mod memory;
+mod redact;
+mod reindex;
 mod search;
