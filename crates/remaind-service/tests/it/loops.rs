@@ -29,7 +29,7 @@ fn a_blocker_is_open_until_resolved() {
     let blocker = append(&ctx, Kind::Blocker, "the runner has no S3 credentials");
     let open = open_loops(&ctx, 10).expect("list");
     assert_eq!(open.iter().map(|e| e.id).collect::<Vec<_>>(), vec![blocker]);
-    let loop_files = ctx.join("memory/loops");
+    let loop_files = ctx.join(remaind_fs::layout::MEMORY_LOOPS_DIR);
     assert_eq!(std::fs::read_dir(&loop_files).expect("loops").count(), 1);
     let result = resolve_loop(&ctx, blocker, "OPS-142 closed").expect("resolve");
     let ledger = Ledger::open(ctx.root()).expect("open");
