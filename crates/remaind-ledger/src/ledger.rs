@@ -66,12 +66,12 @@ impl Filter {
 /// How [`Ledger::open_with`] opens a folder. The default is [`Ledger::open`]'s.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
-    /// The shared store the folder is a replica of: `None` (the default) for the one
-    /// [`StoreSetting::load`] finds (the process's [`StoreSetting::select`], else the folder's
-    /// `store.json`), if any; `Some(None)` for none (a plain folder, whatever
-    /// `store.json` says: a command that handles the store itself); `Some(Some(setting))` for
-    /// that store (a command given `--store`). The environment is the caller's to read (the
-    /// CLI's `--store`/`REMAIND_STORE`): this crate reads none.
+    /// The shared store the folder is a replica of: `None` (the default) for the one its
+    /// `store.json` names, if any ([`StoreSetting::load`]); `Some(None)` for none (the folder
+    /// as it is on disk, whatever `store.json` says: a command that moves a project between a
+    /// folder and a store, or a hook reading the folder's own copy while its store is away);
+    /// `Some(Some(setting))` for that store. Nothing else chooses: no process-wide setting,
+    /// no environment variable (the CLI reads `--store`/`REMAIND_STORE`).
     pub store: Option<Option<StoreSetting>>,
     /// For `verify`: a log that fails the anchor check still opens (and is left untouched:
     /// no recovery), and [`Ledger::verify`] reports the break.

@@ -6,7 +6,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use remaind_events::GENESIS_PREV;
 use remaind_fs::layout::{ACTIVE_DIR, KEY_PATH, MEMORY_DIR, SCHEMAS_DIR};
 use remaind_fs::{Entry, inspect};
-use remaind_ledger::{Ledger, StoreSetting};
+use remaind_ledger::{Ledger, Options, StoreSetting};
 use remaind_pg::Store;
 
 use crate::error::Error;
@@ -33,6 +33,16 @@ pub struct ShareReport {
     pub files: usize,
     /// The folder's head seq afterwards.
     pub head: u64,
+}
+
+/// The folder's ledger as it is on disk: moving a project between a folder and a store reads
+/// and writes the folder itself, never through the store its `store.json` may name.
+fn open_plain(root: &Utf8Path) -> Result<Ledger, Error> {
+    let plain = Options {
+        store: Some(None),
+        ..Options::default()
+    };
+    Ok(Ledger::open_with(root, &plain)?)
 }
 
 fn store_error(project: &str, e: remaind_pg::Error) -> Error {
@@ -134,13 +144,11 @@ fn pull_files(store: &mut Store, root: &Utf8Path, roots: &[&str]) -> Result<usiz
 /// Copy the folder's project to project `project` of the store at `url` (created when
 /// missing, with the folder's key and rules): the events and artifacts the store lacks, byte
 /// for byte, and the derived files that differ. Re-running copies only what is new; chains
-/// that differ are refused naming the first differing seq.
-///
-/// The folder is opened as the process's store selection says
-/// ([`StoreSetting::select`]); a command that pushes selects none.
+/// that differ are refused naming the first differing seq. The folder is read as it is on
+/// disk, whatever store its `store.json` names.
 pub fn push(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, Error> {
     let root = ctx.root();
-    let ledger = Ledger::open(root)?;
+    let ledger = open_plain(root)?;
     let config = local_files(root, &CONFIG)?;
     let (mut store, created) =
         Store::create(url, project, GENESIS_PREV, &config).map_err(|e| store_error(project, e))?;
@@ -174,7 +182,7 @@ pub fn pull(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, E
         files += pull_files(&mut store, root, &CONFIG)?;
     }
     crate::init::init(ctx, true)?;
-    let ledger = Ledger::open(root)?;
+    let ledger = open_plain(root)?;
     let events = ledger.pull_from(&mut store)?;
     files += pull_files(&mut store, root, &CONFIG)?;
     files += pull_files(&mut store, root, &DERIVED)?;
@@ -218,6 +226,6 @@ pub fn join(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, E
         }
     };
     setting.save(ctx.root())?;
-    report.head = Ledger::open(ctx.root())?.head()?.0;
+    report.head = open_plain(ctx.root())?.head()?.0;
     Ok(report)
 }

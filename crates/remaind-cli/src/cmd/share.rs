@@ -78,7 +78,7 @@ fn print(report: &ShareReport, json: bool, verb: &str, url: &str) -> Result<(), 
 
 pub(crate) fn push(global: &Global, args: PushArgs) -> Result<ExitCode, CliError> {
     let project = project(global)?;
-    let ctx = global.context()?;
+    let ctx = global.folder_to_share()?;
     let report = remaind_resume::push(&ctx, &args.to, project)?;
     print(&report, args.json, "pushed to", &args.to)?;
     Ok(ExitCode::SUCCESS)
