@@ -20,7 +20,7 @@ use crate::reader::{self, RawLines};
 use crate::stage::Stager;
 
 use crate::verify::{self, VerifyReport};
-use remaind_events::{Event, EventId, GENESIS_PREV, Kind, NewEvent, Status, Statuses, line_digest};
+use remaind_events::{Event, EventId, GENESIS_PREV, Kind, NewEvent, Status, line_digest};
 use remaind_fs::layout::{
     ARTIFACTS_DIR, KEY_PATH, LOG_PATH, LOGS_DIR, QUARANTINE_DIR, REDACTION_PATH,
     REDACTION_TOML_PATH, SCHEMAS_DIR, THRESHOLDS_PATH,
@@ -1046,7 +1046,7 @@ impl Ledger {
     /// The newest event of one of `kinds` among the last `within` events, read backwards from
     /// the head. Only that event is parsed: every other line's kind is read from its first
     /// bytes, so looking back over thousands of events costs little more than reading them.
-    pub fn last_of_kinds(&self, kinds: &[Kind], within: u64) -> Result<Option<Event>> {
+    pub(crate) fn last_of_kinds(&self, kinds: &[Kind], within: u64) -> Result<Option<Event>> {
         reader::last_matching(&self.reader, &self.log_path, kinds, within, |_| true)
     }
 
@@ -1179,15 +1179,6 @@ impl Ledger {
         Ok(Some(
             resolved.map_or(Status::Current, |by| Status::Resolved { by }),
         ))
-    }
-
-    /// The status of every event, from one pass over the log.
-    pub fn statuses(&self) -> Result<Statuses> {
-        let mut st = Statuses::default();
-        for ev in self.iter()? {
-            st.observe(&ev?);
-        }
-        Ok(st)
     }
 
     /// Check the whole ledger: every line valid, seq gapless, ids, the hash chain, and the
