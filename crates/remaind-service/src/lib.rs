@@ -14,6 +14,8 @@
 //!   store's full text on the server, the same hits either way, with their neighbours.
 //! - [`events`] (and [`store_events`]): a slice of the ledger, then every new event as it
 //!   is appended, from a folder or straight from a shared store.
+//! - [`push`], [`pull`] and [`join`] (feature `store`): a project moved between a folder
+//!   and a shared store, or a folder made a store's replica (`remaind init --store`).
 //!
 //! This layer opens the ledger and the derived files through the layers below and knows
 //! nothing of argument parsing, terminals, HTML or the MCP protocol. It reads no environment
@@ -36,6 +38,8 @@ mod hook;
 mod integrity;
 mod search;
 #[cfg(feature = "store")]
+mod share;
+#[cfg(feature = "store")]
 mod store;
 
 pub use error::{Error, Result};
@@ -45,3 +49,5 @@ pub use events::{Events, Followed, Follower, Slice, events};
 pub use hook::{HookCall, HookOutcome, run_hook};
 pub use integrity::{Integrity, integrity};
 pub use search::{Found, Match, SearchOptions, Source, search};
+#[cfg(feature = "store")]
+pub use share::{ShareReport, join, pull, push};
