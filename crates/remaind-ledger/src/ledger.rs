@@ -38,8 +38,6 @@ mod replica;
 #[cfg(not(feature = "store"))]
 use plain::{Shared, Upload};
 #[cfg(feature = "store")]
-pub(crate) use replica::store_error;
-#[cfg(feature = "store")]
 use replica::{Shared, Upload};
 
 /// Whole lines are written in chunks of at most this many bytes (a longer line gets a

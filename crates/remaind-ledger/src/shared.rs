@@ -64,17 +64,4 @@ impl StoreSetting {
         remaind_fs::replace_file(dir, STORE_PATH, &text)?;
         Ok(())
     }
-
-    /// Create this setting's project in its store when missing (an empty chain and no files;
-    /// `remaind init --store` also shares the folder's key and rules), then save the setting
-    /// in `dir`, whose ledger, empty or a prefix of the project's, becomes its replica.
-    /// Returns whether the project was created.
-    #[cfg(feature = "store")]
-    pub fn create_and_save(&self, dir: &Utf8Path) -> Result<bool> {
-        let (_, created) =
-            remaind_pg::Store::create(&self.url, &self.project, remaind_events::GENESIS_PREV, &[])
-                .map_err(|e| crate::ledger::store_error("create the project", &self.project, e))?;
-        self.save(dir)?;
-        Ok(created)
-    }
 }

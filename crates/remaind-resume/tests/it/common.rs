@@ -20,12 +20,7 @@ pub(crate) fn fresh() -> (tempfile::TempDir, ContextDir) {
     remaind_resume::init(&ctx, false).expect("init");
     if remaind_testkit::on_store() {
         // The same suite on a shared store (REMAIND_TEST_ON_STORE): the folder is a replica.
-        remaind_ledger::StoreSetting {
-            url: remaind_testkit::postgres_url(),
-            project: remaind_testkit::unique_project("resume"),
-        }
-        .create_and_save(ctx.root())
-        .expect("make the folder a replica");
+        remaind_testkit::make_replica(ctx.root(), "resume");
     }
     (tmp, ctx)
 }
