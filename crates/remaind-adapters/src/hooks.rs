@@ -435,8 +435,14 @@ const INSTRUCTION_LOOKBACK: u64 = 8192;
 /// The latest `user_message`, reading the ledger backwards from the head (within
 /// [`INSTRUCTION_LOOKBACK`] events).
 fn instruction_from_ledger(ledger: &Ledger) -> Result<Option<EventId>> {
-    Ok(ledger
-        .last_of_kinds(&[remaind_events::Kind::UserMessage], INSTRUCTION_LOOKBACK)?
+    // The log's read-only view parses only the line it finds.
+    let log = remaind_ledger::LogReader::open(ledger.context_dir())?;
+    Ok(log
+        .last_matching(
+            &[remaind_events::Kind::UserMessage],
+            INSTRUCTION_LOOKBACK,
+            |_| true,
+        )?
         .map(|ev| ev.id))
 }
 

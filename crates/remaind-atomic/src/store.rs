@@ -703,7 +703,13 @@ impl HistoryStore {
         // snapshots, the new versions and the journal were written (fsyncs: milliseconds) is
         // not overwritten. Nothing is in place yet, so nothing is put back (which would
         // overwrite what they saved).
-        if let Err(e) = committed.and_then(|()| self.check_guard(guard)) {
+        let committed = committed
+            .and_then(|()| self.check_guard(guard))
+            .and_then(|()| {
+                fail::fail_point!(crate::failpoints::BEFORE_PLACE);
+                self.place_guarded(&staged, guard)
+            });
+        if let Err(e) = committed {
             if grouped && remaind_fs::remove_file(&self.history, journal::JOURNAL).is_err() {
                 // A journal left behind would be rolled forward: undo writes one that
                 // names only what is already there.
@@ -730,6 +736,31 @@ impl HistoryStore {
                 self.undo(lock, &staged);
                 Ok(Err(e))
             }
+        }
+    }
+
+    /// The guarded file's new version put in place first, by an exchange that sees what it
+    /// replaces: a save that landed after the last check (a write into the file, an editor's
+    /// rename over it) is put back and the change refused as [`Error::Changed`], exactly as
+    /// if the check had seen it. Nothing else is in place yet; a journal's roll-forward finds
+    /// the guarded file's temp gone and leaves it.
+    fn place_guarded(&self, staged: &[Staged], guard: Option<&(RelPath, Guard<'_>)>) -> Result<()> {
+        let Some((rel, g)) = guard else {
+            return Ok(());
+        };
+        let Some(s) = staged.iter().find(|s| s.point.rel() == rel) else {
+            return Ok(());
+        };
+        let Some(temp) = &s.temp else {
+            return Ok(());
+        };
+        let target = s.dir.join(&s.name);
+        if remaind_fs::place_if_unchanged(&s.dir.join(temp), &target, g.holds)? {
+            Ok(())
+        } else {
+            Err(Error::Changed {
+                path: self.root.join(rel.as_path()),
+            })
         }
     }
 

@@ -63,10 +63,40 @@ impl Global {
         }
     }
 
-    /// Finds an initialized `.context/` folder.
+    /// Finds an initialized `.context/` folder. Its store is the one its `store.json` names:
+    /// `--store`/`--project` naming another are refused (exit 2), never followed, so one
+    /// folder's chain is never written into another project.
     pub(crate) fn context(&self) -> Result<ContextDir, CliError> {
+        let ctx = self.folder_to_share()?;
+        self.check_folder_store(&ctx)?;
+        Ok(ctx)
+    }
+
+    /// [`Global::context`] for `push`, which names its store with `--to` and reads the
+    /// folder as it is on disk: `--store` is not compared.
+    pub(crate) fn folder_to_share(&self) -> Result<ContextDir, CliError> {
         let cwd = self.cwd()?;
-        remaind_resume::discover(self.dir.as_deref(), &cwd).map_err(CliError::from)
+        Ok(remaind_resume::discover(self.dir.as_deref(), &cwd)?)
+    }
+
+    fn check_folder_store(&self, ctx: &ContextDir) -> Result<(), CliError> {
+        let Some(named) = self.store_setting()? else {
+            return Ok(());
+        };
+        let own = remaind_ledger::StoreSetting::load(ctx.root())?;
+        if own.as_ref() == Some(&named) {
+            return Ok(());
+        }
+        let is = match own {
+            Some(own) => format!("a replica of project {:?} of {}", own.project, own.url),
+            None => "a plain folder (no store.json)".to_owned(),
+        };
+        Err(CliError::invalid(format!(
+            "--store/--project (or REMAIND_STORE/REMAIND_PROJECT) name project {:?} of {}, but {} is {is}: a folder works through the store its store.json names. Unset them for this folder, or make it a replica with `remaind init --store URL --project NAME`",
+            named.project,
+            remaind_pg::mask_password(&named.url),
+            ctx.root()
+        )))
     }
 }
 
@@ -87,7 +117,10 @@ impl Global {
         }
         let cwd = self.cwd()?;
         match remaind_resume::discover(None, &cwd) {
-            Ok(ctx) => Ok(Found::Folder(ctx)),
+            Ok(ctx) => {
+                self.check_folder_store(&ctx)?;
+                Ok(Found::Folder(ctx))
+            }
             Err(e @ remaind_resume::Error::NotFound { .. }) => match self.store_setting()? {
                 Some(setting) => Ok(Found::Store(setting)),
                 None => {

@@ -83,18 +83,6 @@ fn main() -> ExitCode {
     let _failpoints = fail::FailScenario::setup();
     quiet_on_a_closed_pipe();
     let cli = Cli::parse();
-    // Every ledger this process opens writes through the store `--store` names; the commands
-    // that move a project between a folder and a store open folders plainly.
-    let plain = matches!(
-        cli.command,
-        Command::Init(_) | Command::Push(_) | Command::Pull(_)
-    );
-    match cli.global.store_setting() {
-        Ok(_) if plain => remaind_ledger::StoreSetting::select(None),
-        Ok(Some(setting)) => remaind_ledger::StoreSetting::select(Some(setting)),
-        Ok(None) => {}
-        Err(e) => return e.report(),
-    }
     let result = match cli.command {
         Command::Init(args) => cmd::init::run(&cli.global, args),
         Command::Log(args) => cmd::log::run(&cli.global, args),

@@ -160,8 +160,10 @@ pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
     }
     let read_err = |e| ledger_err(ledger, "cannot find the last compaction", e);
     let (head, _) = ledger.head().map_err(read_err)?;
-    let Some(last) = ledger
-        .last_of_kinds(&[Kind::Compaction], head)
+    // The log's read-only view finds the newest compaction reading only its line.
+    let log = LogReader::open(ledger.context_dir()).map_err(read_err)?;
+    let Some(last) = log
+        .last_matching(&[Kind::Compaction], head, |_| true)
         .map_err(read_err)?
     else {
         return Ok(false);
@@ -180,8 +182,6 @@ pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
         if *local == state_sha {
             return Ok(false);
         }
-        // Only here is a scan with a condition needed: the log's read-only view has it.
-        let log = LogReader::open(ledger.context_dir()).map_err(read_err)?;
         let known = log
             .last_matching(&[Kind::Compaction], head, |e| {
                 recorded(e, "state_sha256").as_ref() == Some(local)
@@ -249,9 +249,10 @@ fn recorded(event: &Event, key: &str) -> Option<String> {
 fn read_prior_and_last(ledger: &Ledger, store: &HistoryStore) -> Result<(Option<PriorFiles>, u64)> {
     let (pair, last) = store
         .read_all_then(&[STATE_FILE, HANDOVER_FILE], |pair| {
-            let last = ledger
-                .head()
-                .and_then(|(head, _)| ledger.last_of_kinds(&[Kind::Compaction], head));
+            let last = LogReader::open(ledger.context_dir()).and_then(|log| {
+                let (head, _) = log.head()?;
+                log.last_matching(&[Kind::Compaction], head, |_| true)
+            });
             (pair, last)
         })
         .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?;

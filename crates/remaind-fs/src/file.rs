@@ -376,6 +376,80 @@ pub fn rename_into_place(from: &Utf8Path, to: &Utf8Path) -> Result<()> {
     std::fs::rename(from, to).map_err(|e| Error::io("rename into place", to, e))
 }
 
+/// Puts the staged file `staged` in place over `target` (same folder; the caller fsyncs it)
+/// only if `target` holds exactly `holds` at that instant (`None`: it does not exist), and
+/// returns whether it did. A person who saves `target` by any means (a write into it, an
+/// editor's rename over it) between the caller's last look and the rename is never
+/// overwritten: the rename is an exchange, the version it took out is compared, and a
+/// different one is exchanged back (the staged file stays for the caller to discard).
+///
+/// On success `staged` is gone. A crash at any instant leaves `target` either as it was or
+/// holding the staged bytes, and `staged` still naming them until the very end, so a
+/// journal that renames `staged` into place again only puts the same file there.
+pub fn place_if_unchanged(
+    staged: &Utf8Path,
+    target: &Utf8Path,
+    holds: Option<&[u8]>,
+) -> Result<bool> {
+    use rustix::fs::{CWD, RenameFlags};
+    let dir = target.parent().unwrap_or(Utf8Path::new("."));
+    // A second name for the staged file: it is what moves, so `staged` keeps naming the new
+    // version (for a journal's roll-forward) until the exchange is known to be right.
+    let swap = dir.join(format!(
+        "{TEMP_PREFIX}swap-{}-{}",
+        std::process::id(),
+        SWAP_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    rustix::fs::linkat(
+        CWD,
+        staged.as_std_path(),
+        CWD,
+        swap.as_std_path(),
+        rustix::fs::AtFlags::empty(),
+    )
+    .map_err(|e| Error::io("link", &swap, e.into()))?;
+    let flags = if holds.is_some() {
+        RenameFlags::EXCHANGE
+    } else {
+        RenameFlags::NOREPLACE
+    };
+    match rustix::fs::renameat_with(CWD, swap.as_std_path(), CWD, target.as_std_path(), flags) {
+        Ok(()) => {}
+        // The file to exchange with is gone, or one exists where none should: a person's.
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::EXIST) => {
+            let _ = fs::remove_file(&swap);
+            return Ok(false);
+        }
+        Err(e) => {
+            let _ = fs::remove_file(&swap);
+            return Err(Error::io("rename into place", target, e.into()));
+        }
+    }
+    if let Some(expected) = holds {
+        // `swap` now names the version that was in place an instant ago.
+        let taken_out = read_file(&swap).ok().flatten();
+        if taken_out.as_deref() != Some(expected) {
+            rustix::fs::renameat_with(
+                CWD,
+                swap.as_std_path(),
+                CWD,
+                target.as_std_path(),
+                RenameFlags::EXCHANGE,
+            )
+            .map_err(|e| Error::io("put back", target, e.into()))?;
+            let _ = fs::remove_file(&swap);
+            return Ok(false);
+        }
+    }
+    // `swap` holds the old version (or, after NOREPLACE, nothing: it was renamed away).
+    let _ = fs::remove_file(&swap);
+    fs::remove_file(staged).map_err(|e| Error::io("remove", staged, e))?;
+    Ok(true)
+}
+
+/// Makes the second names [`place_if_unchanged`] links distinct within a process.
+static SWAP_COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Creates `path` with `bytes` (0600, fsynced, folder fsynced) unless something is already
 /// there. Returns whether it was created; an existing symlink is [`Error::Symlink`].
 pub fn create_new(path: &Utf8Path, bytes: &[u8]) -> Result<bool> {
@@ -479,6 +553,45 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tempdir");
         let root = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).expect("utf-8 temp path");
         (tmp, root)
+    }
+
+    fn staged(root: &Utf8Path, bytes: &[u8]) -> Utf8PathBuf {
+        let path = root.join(format!("{TEMP_PREFIX}staged"));
+        fs::write(&path, bytes).expect("stage");
+        path
+    }
+
+    /// The new version goes in only over the version the caller read; anything else a person
+    /// put there (written into the file or renamed over it) stays, and the staged file with it.
+    #[test]
+    fn place_if_unchanged_never_replaces_a_version_it_was_not_told_of() {
+        let (_tmp, root) = scratch();
+        let target = root.join("MEMORY.md");
+        fs::write(&target, b"read").expect("write");
+        let new = staged(&root, b"rendered");
+        assert!(place_if_unchanged(&new, &target, Some(b"read")).expect("place"));
+        assert_eq!(fs::read(&target).expect("read"), b"rendered");
+        assert!(!new.exists(), "the staged name is gone once it is in place");
+
+        // A person's save since the read: kept, and the staged file left to discard.
+        fs::write(&target, b"saved by a person").expect("save");
+        let new = staged(&root, b"rendered again");
+        assert!(!place_if_unchanged(&new, &target, Some(b"rendered")).expect("place"));
+        assert_eq!(fs::read(&target).expect("read"), b"saved by a person");
+        assert_eq!(fs::read(&new).expect("staged"), b"rendered again");
+
+        // Gone since the read, or there when it should not be: refused too.
+        fs::remove_file(&target).expect("remove");
+        assert!(!place_if_unchanged(&new, &target, Some(b"saved by a person")).expect("place"));
+        assert!(!target.exists());
+        fs::write(&target, b"created by a person").expect("create");
+        assert!(!place_if_unchanged(&new, &target, None).expect("place"));
+        assert_eq!(fs::read(&target).expect("read"), b"created by a person");
+        fs::remove_file(&target).expect("remove");
+        assert!(place_if_unchanged(&new, &target, None).expect("place"));
+        assert_eq!(fs::read(&target).expect("read"), b"rendered again");
+        let left: Vec<_> = fs::read_dir(&root).expect("list").collect();
+        assert_eq!(left.len(), 1, "no second name is left behind: {left:?}");
     }
 
     /// Each call is one line, whatever the record holds, and the file is the owner's alone.

@@ -46,6 +46,7 @@ pub use file::injected;
 pub use file::{
     Access, DIR_MODE, Entry, FILE_MODE, TEMP_PREFIX, append_line, clean_temps, create_new,
     create_temp, ensure_dir, exposed, inspect, open_beneath, open_dir, open_file, open_input,
-    open_lock_file, read_file, remove_file, rename_into_place, replace_file, sync_dir,
+    open_lock_file, place_if_unchanged, read_file, remove_file, rename_into_place, replace_file,
+    sync_dir,
 };
 pub use layout::ContextDir;

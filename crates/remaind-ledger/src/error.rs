@@ -228,7 +228,7 @@ impl Error {
     }
 
     /// The 1-based batch line number an invalid-input error refers to, if any.
-    pub fn line(&self) -> Option<usize> {
+    pub(crate) fn line(&self) -> Option<usize> {
         match self {
             Error::InvalidInput { line, .. } => *line,
             _ => None,

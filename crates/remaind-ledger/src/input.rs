@@ -209,12 +209,6 @@ fn parse_ids(field: &str, v: Value) -> Result<Vec<EventId>> {
     Ok(out)
 }
 
-/// Parse a [`Kind`] from its wire name (any kind, as a filter takes it), with an error naming
-/// the closest kind and listing the valid ones.
-pub fn parse_kind(s: &str) -> Result<Kind> {
-    kind_among(s, &Kind::ALL)
-}
-
 /// Parse the kind of an event a caller logs: the kinds Remaind writes itself are neither
 /// suggested nor listed, since `log` refuses them.
 fn parse_caller_kind(s: &str) -> Result<Kind> {
@@ -225,28 +219,8 @@ fn parse_caller_kind(s: &str) -> Result<Kind> {
     match s.parse::<Kind>() {
         // A bookkeeping kind is refused at append time with its own message.
         Ok(kind) => Ok(kind),
-        Err(_) => kind_among(s, &caller),
+        Err(_) => Kind::parse_among(s, &caller).map_err(|e| Error::invalid("kind", e)),
     }
-}
-
-fn kind_among(s: &str, kinds: &[Kind]) -> Result<Kind> {
-    if let Some(kind) = kinds.iter().find(|k| k.as_str() == s) {
-        return Ok(*kind);
-    }
-    let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
-    let closest = names
-        .iter()
-        .map(|n| (strsim::jaro_winkler(&s.to_ascii_lowercase(), n), *n))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    let hint = closest.map_or(String::new(), |(_, n)| format!(" (did you mean `{n}`?)"));
-    Err(Error::invalid(
-        "kind",
-        format!(
-            "unknown kind `{s}`{hint}; expected one of: {}",
-            names.join(", ")
-        ),
-    ))
 }
 
 /// Parse one event as given by a caller from a JSON value.
@@ -377,29 +351,6 @@ pub fn parse_new_event(json: &str) -> Result<NewEvent> {
     let value: Value = crate::strict::parse_json_strict(json.as_bytes())
         .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
     new_event_from_value(value)
-}
-
-/// Parse JSON Lines (one event per line, blank lines skipped) into a batch.
-///
-/// The first bad line rejects the whole input; the error carries its 1-based line number.
-pub fn parse_json_lines(input: &[u8]) -> Result<Vec<NewEvent>> {
-    Ok(parse_json_lines_numbered(input)?
-        .into_iter()
-        .map(|(_, ev)| ev)
-        .collect())
-}
-
-/// Like [`parse_json_lines`], keeping each event's 1-based line number.
-pub(crate) fn parse_json_lines_numbered(input: &[u8]) -> Result<Vec<(usize, NewEvent)>> {
-    let mut out = Vec::new();
-    for (i, line) in input.split(|&b| b == b'\n').enumerate() {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        out.push((i + 1, parse_line(line).map_err(|e| e.at_line(i + 1))?));
-    }
-    Ok(out)
 }
 
 /// Parse one line of JSON Lines input (errors without a line number).

@@ -20,7 +20,7 @@ use crate::reader::{self, RawLines};
 use crate::stage::Stager;
 
 use crate::verify::{self, VerifyReport};
-use remaind_events::{Event, EventId, GENESIS_PREV, Kind, NewEvent, Status, Statuses, line_digest};
+use remaind_events::{Event, EventId, GENESIS_PREV, Kind, NewEvent, Status, line_digest};
 use remaind_fs::layout::{
     ARTIFACTS_DIR, KEY_PATH, LOG_PATH, LOGS_DIR, QUARANTINE_DIR, REDACTION_PATH,
     REDACTION_TOML_PATH, SCHEMAS_DIR, THRESHOLDS_PATH,
@@ -37,8 +37,6 @@ mod plain;
 mod replica;
 #[cfg(not(feature = "store"))]
 use plain::{Shared, Upload};
-#[cfg(feature = "store")]
-pub(crate) use replica::store_error;
 #[cfg(feature = "store")]
 use replica::{Shared, Upload};
 
@@ -66,12 +64,12 @@ impl Filter {
 /// How [`Ledger::open_with`] opens a folder. The default is [`Ledger::open`]'s.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
-    /// The shared store the folder is a replica of: `None` (the default) for the one
-    /// [`StoreSetting::load`] finds (the process's [`StoreSetting::select`], else the folder's
-    /// `store.json`), if any; `Some(None)` for none (a plain folder, whatever
-    /// `store.json` says: a command that handles the store itself); `Some(Some(setting))` for
-    /// that store (a command given `--store`). The environment is the caller's to read (the
-    /// CLI's `--store`/`REMAIND_STORE`): this crate reads none.
+    /// The shared store the folder is a replica of: `None` (the default) for the one its
+    /// `store.json` names, if any ([`StoreSetting::load`]); `Some(None)` for none (the folder
+    /// as it is on disk, whatever `store.json` says: a command that moves a project between a
+    /// folder and a store, or a hook reading the folder's own copy while its store is away);
+    /// `Some(Some(setting))` for that store. Nothing else chooses: no process-wide setting,
+    /// no environment variable (the CLI reads `--store`/`REMAIND_STORE`).
     pub store: Option<Option<StoreSetting>>,
     /// For `verify`: a log that fails the anchor check still opens (and is left untouched:
     /// no recovery), and [`Ledger::verify`] reports the break.
@@ -1046,7 +1044,7 @@ impl Ledger {
     /// The newest event of one of `kinds` among the last `within` events, read backwards from
     /// the head. Only that event is parsed: every other line's kind is read from its first
     /// bytes, so looking back over thousands of events costs little more than reading them.
-    pub fn last_of_kinds(&self, kinds: &[Kind], within: u64) -> Result<Option<Event>> {
+    pub(crate) fn last_of_kinds(&self, kinds: &[Kind], within: u64) -> Result<Option<Event>> {
         reader::last_matching(&self.reader, &self.log_path, kinds, within, |_| true)
     }
 
@@ -1179,15 +1177,6 @@ impl Ledger {
         Ok(Some(
             resolved.map_or(Status::Current, |by| Status::Resolved { by }),
         ))
-    }
-
-    /// The status of every event, from one pass over the log.
-    pub fn statuses(&self) -> Result<Statuses> {
-        let mut st = Statuses::default();
-        for ev in self.iter()? {
-            st.observe(&ev?);
-        }
-        Ok(st)
     }
 
     /// Check the whole ledger: every line valid, seq gapless, ids, the hash chain, and the

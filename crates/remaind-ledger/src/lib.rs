@@ -73,12 +73,9 @@ mod view;
 
 pub use error::{Error, Result};
 pub use failpoints::FAILPOINTS;
-pub use input::{
-    AppendRequest, new_event_from_value, parse_json_lines, parse_kind, parse_new_event,
-};
+pub use input::{AppendRequest, new_event_from_value, parse_new_event};
 pub use ledger::{Filter, Ledger, Options};
 pub use reader::{LogReader, RawLines};
-pub use schema::EVENT_SCHEMA;
 pub use shared::StoreSetting;
 /// Parse JSON as every caller's input is read: a repeated key in any object is refused.
 pub use strict::parse_json_strict;

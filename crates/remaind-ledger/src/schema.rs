@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use serde_json::Value;
 
 /// The text of `schemas/event.schema.json` this build validates against.
-pub const EVENT_SCHEMA: &str = include_str!("../../../schemas/event.schema.json");
+pub(crate) const EVENT_SCHEMA: &str = include_str!("../../../schemas/event.schema.json");
 
 static VALIDATOR: LazyLock<jsonschema::Validator> = LazyLock::new(|| {
     let schema: Value =

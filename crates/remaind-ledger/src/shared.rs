@@ -1,8 +1,6 @@
 //! The setting that makes a folder the replica of a shared store (`remaind-pg`). The
 //! replica itself is `ledger/replica.rs` (cargo feature `store`).
 
-use std::sync::OnceLock;
-
 use camino::Utf8Path;
 use remaind_fs::layout::STORE_PATH;
 use serde::{Deserialize, Serialize};
@@ -20,25 +18,10 @@ pub struct StoreSetting {
     pub project: String,
 }
 
-/// What [`StoreSetting::select`] chose for this process, if it was called.
-static SELECTED: OnceLock<Option<StoreSetting>> = OnceLock::new();
-
 impl StoreSetting {
-    /// Choose the store of every ledger this process opens without an explicit
-    /// [`Options::store`](crate::Options::store), over the folder's `store.json`: `Some` for a
-    /// command given `--store`, `None` for one that handles the store itself (`init --store`,
-    /// `push`, `pull`) and opens folders plainly. The first call wins; later ones are ignored.
-    pub fn select(setting: Option<StoreSetting>) {
-        let _ = SELECTED.set(setting);
-    }
-
-    /// The store of the folder at `dir`: the one [`StoreSetting::select`] chose, else the
-    /// folder's `store.json`, else none (a plain folder). The environment is the caller's to
-    /// read (the CLI's `--store`/`REMAIND_STORE`): this crate reads none.
+    /// The store of the folder at `dir`: its `store.json`, else none (a plain folder). A
+    /// ledger opened without [`Options::store`](crate::Options::store) writes through it.
     pub fn load(dir: &Utf8Path) -> Result<Option<StoreSetting>> {
-        if let Some(selected) = SELECTED.get() {
-            return Ok(selected.clone());
-        }
         let path = dir.join(STORE_PATH);
         let Some(bytes) =
             crate::ledger::read_regular(&path).map_err(|e| Error::io(&path, "cannot read", e))?
@@ -80,18 +63,5 @@ impl StoreSetting {
         text.push(b'\n');
         remaind_fs::replace_file(dir, STORE_PATH, &text)?;
         Ok(())
-    }
-
-    /// Create this setting's project in its store when missing (an empty chain and no files;
-    /// `remaind init --store` also shares the folder's key and rules), then save the setting
-    /// in `dir`, whose ledger, empty or a prefix of the project's, becomes its replica.
-    /// Returns whether the project was created.
-    #[cfg(feature = "store")]
-    pub fn create_and_save(&self, dir: &Utf8Path) -> Result<bool> {
-        let (_, created) =
-            remaind_pg::Store::create(&self.url, &self.project, remaind_events::GENESIS_PREV, &[])
-                .map_err(|e| crate::ledger::store_error("create the project", &self.project, e))?;
-        self.save(dir)?;
-        Ok(created)
     }
 }

@@ -4,12 +4,13 @@
 //! one ends with a pointer to it.
 
 use remaind_adapters::{InjectionLimit, Runtime};
-use remaind_ledger::LogReader;
+use remaind_ledger::{Ledger, LogReader};
 
 use crate::Error;
+use crate::conv::open_ledger;
 use crate::gate::ReasonCode;
 use crate::layout::ContextDir;
-use crate::packet::{Budget, build_packet, show};
+use crate::packet::{Budget, Counting, build_counting, show_from};
 
 /// The gate's interruption as an agent reads it: stop, tell the user these reasons, ask.
 /// Each reason is `(code, message)`.
@@ -28,27 +29,43 @@ reasons and ask how to proceed:\n",
 /// to resume, nothing written). A log changed outside Remaind is an interruption for the
 /// agent, not a failure of the hook.
 ///
+/// `ledger` is the folder's ledger as the caller opened it: through its shared store, or
+/// the folder's own copy (`Options { store: Some(None), .. }`) while the store is away; `None`
+/// when it did not open, and this opens it (a log changed outside Remaind is then told).
+///
 /// ```no_run
 /// # fn main() -> Result<(), remaind_resume::Error> {
 /// use remaind_adapters::Runtime;
 /// let ctx = remaind_fs::ContextDir::new(".context");
-/// if let Some(context) = remaind_resume::session_context(&ctx, Runtime::Codex)? {
+/// if let Some(context) = remaind_resume::session_context(&ctx, None, Runtime::Codex)? {
 ///     println!("{}", remaind_adapters::session_start_output(&context));
 /// }
 /// # Ok(())
 /// # }
 /// ```
-pub fn session_context(ctx: &ContextDir, runtime: Runtime) -> Result<Option<String>, Error> {
-    let head = LogReader::open(ctx.root()).and_then(|log| log.head());
-    let full = match head {
+pub fn session_context(
+    ctx: &ContextDir,
+    ledger: Option<&Ledger>,
+    runtime: Runtime,
+) -> Result<Option<String>, Error> {
+    match LogReader::open(ctx.root()).and_then(|log| log.head()) {
         Ok((0, _)) => return Ok(None),
-        Ok(_) => show(ctx, Budget::Configured)?,
+        Ok(_) => {}
         Err(e @ remaind_ledger::Error::Tampered { .. }) => {
             let reason = e.to_string();
             return Ok(Some(interrupt_text([("ledger_tampered", reason.as_str())])));
         }
         Err(e) => return Err(e.into()),
+    }
+    let opened;
+    let ledger = match ledger {
+        Some(ledger) => ledger,
+        None => {
+            opened = open_ledger(ctx)?;
+            &opened
+        }
     };
+    let full = show_from(ctx, ledger, Budget::Configured)?;
     let mut context = String::new();
     let only_turn_ended = full.turn_ended.is_some()
         && full
@@ -74,7 +91,7 @@ work.\n\n",
         .injection_limit()
         .max_chars
         .saturating_sub(context.len());
-    context.push_str(&fitted_packet(ctx, runtime, full.packet, room)?);
+    context.push_str(&fitted_packet(ctx, ledger, runtime, full.packet, room)?);
     Ok(Some(context))
 }
 
@@ -82,6 +99,7 @@ work.\n\n",
 /// within a smaller budget until it fits, with a pointer to the full one.
 fn fitted_packet(
     ctx: &ContextDir,
+    ledger: &Ledger,
     runtime: Runtime,
     packet: String,
     room: usize,
@@ -92,7 +110,7 @@ fn fitted_packet(
     let mut tokens = None;
     let fits = packet.len() <= room
         && (packet.len() as u64 <= max_tokens || {
-            let exact = build_packet(ctx, Budget::Configured)?.tokens;
+            let exact = build_counting(ctx, ledger, Budget::Configured, Counting::Exact)?.tokens;
             tokens = Some(exact);
             exact <= max_tokens
         });
@@ -107,17 +125,17 @@ fn fitted_packet(
     let room = room.saturating_sub(pointer.len());
     let tokens = match tokens {
         Some(t) => t,
-        None => build_packet(ctx, Budget::Configured)?.tokens,
+        None => build_counting(ctx, ledger, Budget::Configured, Counting::Exact)?.tokens,
     };
     let mut budget = tokens.min(max_tokens);
-    let mut fitted = build_packet(ctx, Budget::Tokens(budget))?;
+    let mut fitted = build_counting(ctx, ledger, Budget::Tokens(budget), Counting::Exact)?;
     // Tokens per character vary with the text: shrink until the characters fit too.
     for _ in 0..8 {
         if fitted.packet.len() <= room || fitted.over_budget {
             break;
         }
         budget = budget * room as u64 * 9 / (fitted.packet.len() as u64 * 10);
-        fitted = build_packet(ctx, Budget::Tokens(budget.max(1)))?;
+        fitted = build_counting(ctx, ledger, Budget::Tokens(budget.max(1)), Counting::Exact)?;
     }
     Ok(fitted.packet + &pointer)
 }

@@ -47,8 +47,6 @@ mod layout;
 mod monitor;
 mod packet;
 mod rollback;
-#[cfg(feature = "store")]
-mod share;
 mod status;
 mod thresholds;
 mod tools;
@@ -66,6 +64,4 @@ pub use packet::{
     build_packet, resume, show,
 };
 pub use rollback::{Point, Rollback, parse_time, rollback_points, rollback_to};
-#[cfg(feature = "store")]
-pub use share::{ShareReport, join, pull, push};
 pub use status::{LastCompaction, Status, status};

@@ -975,7 +975,7 @@ fn user_word_parts(parts: &mut Parts, asked: &[Asked], latest: Option<EventId>) 
 
 /// Builds the packet and runs the gate without writing anything.
 pub fn build_packet(ctx: &ContextDir, budget: Budget) -> Result<Resume, Error> {
-    build_counting(ctx, budget, Counting::Exact)
+    build_counting(ctx, &open_ledger(ctx)?, budget, Counting::Exact)
 }
 
 /// How far a build counts tokens.
@@ -992,15 +992,17 @@ pub(crate) enum Counting {
     Decisions,
 }
 
+/// Builds the packet from `ledger`, the folder's ledger as the caller opened it (through its
+/// shared store, or the folder's own copy when the store is away).
 pub(crate) fn build_counting(
     ctx: &ContextDir,
+    ledger: &Ledger,
     budget: Budget,
     counting: Counting,
 ) -> Result<Resume, Error> {
     let thresholds = Thresholds::load(&ctx.thresholds_path())?;
     let tools = ToolPolicy::load(&ctx.tools_path())?;
-    let ledger = open_ledger(ctx)?;
-    let src = Sources::read(&ledger, read_inputs(ctx, &ledger)?)?;
+    let src = Sources::read(ledger, read_inputs(ctx, ledger)?)?;
     let budget_tokens = match budget {
         Budget::Configured => Some(thresholds.resume_budget_tokens),
         Budget::Tokens(n) => Some(n),
@@ -1027,7 +1029,7 @@ pub(crate) fn build_counting(
         },
         since_instruction: since_instruction(&src.inp, src.instruction.as_ref()),
         rules: String::new(),
-        units: parts(ctx, &ledger, &src)?,
+        units: parts(ctx, ledger, &src)?,
         tail_range: src
             .inp
             .tail
@@ -1602,7 +1604,12 @@ pub struct Shown {
 /// [`resume`] for showing: the packet is written to `active/resume_packet.md` the same way,
 /// and the tokenizer is loaded only when the packet or the verdict needs an exact count.
 pub fn show(ctx: &ContextDir, budget: Budget) -> Result<Shown, Error> {
-    let built = build_counting(ctx, budget, Counting::Decisions)?;
+    show_from(ctx, &open_ledger(ctx)?, budget)
+}
+
+/// [`show`] from a ledger the caller opened.
+pub(crate) fn show_from(ctx: &ContextDir, ledger: &Ledger, budget: Budget) -> Result<Shown, Error> {
+    let built = build_counting(ctx, ledger, budget, Counting::Decisions)?;
     write_packet(ctx, &built.packet)?;
     Ok(Shown {
         packet: built.packet,

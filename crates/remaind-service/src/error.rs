@@ -249,6 +249,26 @@ or the short id of its `[artifact:…]` marker (at least 8 hex digits)"
     /// No temporary folder for a temporary index could be made.
     #[error("cannot create a temporary folder")]
     TempDir(#[source] std::io::Error),
+    /// A folder of the project could not be listed (to send its files to a shared store).
+    #[cfg(feature = "store")]
+    #[error("cannot list {path}")]
+    List {
+        /// The folder.
+        path: Utf8PathBuf,
+        /// The listing's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The folder a pulled project goes into could not be created.
+    #[cfg(feature = "store")]
+    #[error("cannot create {path}")]
+    CreateDir {
+        /// The folder.
+        path: Utf8PathBuf,
+        /// The creation's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The shared store's search cannot do what was asked (invalid input).
     #[cfg(feature = "store")]
     #[error("the shared store's search cannot {what}")]
@@ -311,7 +331,7 @@ impl Error {
             Error::NotOnStore { .. } => true,
             Error::TempDir(_) => false,
             #[cfg(feature = "store")]
-            Error::NotAnEvent { .. } => false,
+            Error::NotAnEvent { .. } | Error::List { .. } | Error::CreateDir { .. } => false,
         }
     }
 }

@@ -29,6 +29,8 @@
 //!   store's full text on the server, the same hits either way, with their neighbours.
 //! - [`events`] (and [`store_events`]): a slice of the ledger, then every new event as it
 //!   is appended, from a folder or straight from a shared store.
+//! - [`push`], [`pull`] and [`join`] (feature `store`): a project moved between a folder
+//!   and a shared store, or a folder made a store's replica (`remaind init --store`).
 //!
 //! This layer opens the ledger and the derived files through the layers below and knows
 //! nothing of argument parsing, terminals, HTML or the MCP protocol. It reads no environment
@@ -61,6 +63,8 @@ mod redact;
 mod reindex;
 mod search;
 #[cfg(feature = "store")]
+mod share;
+#[cfg(feature = "store")]
 mod store;
 
 pub use artifact::{artifact, artifacts};
@@ -81,3 +85,5 @@ pub use memory::{MemoryAnswer, MemoryJob, memory};
 pub use redact::{Redacted, redact};
 pub use reindex::{Reindexed, reindex};
 pub use search::{Found, Match, SearchOptions, Source, search};
+#[cfg(feature = "store")]
+pub use share::{ShareReport, join, pull, push};

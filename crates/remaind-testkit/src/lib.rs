@@ -24,7 +24,8 @@ pub mod conversation;
 mod pg;
 
 pub use pg::{
-    ON_STORE_ENV, PrivateCluster, TEST_PG_ENV, on_store, postgres_tls, postgres_url, unique_project,
+    ON_STORE_ENV, PrivateCluster, TEST_PG_ENV, make_replica, on_store, postgres_tls, postgres_url,
+    unique_project,
 };
 
 use std::collections::BTreeMap;

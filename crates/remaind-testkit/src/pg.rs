@@ -1,6 +1,8 @@
 //! A throwaway PostgreSQL cluster for the suites that test the shared store.
 
 use std::path::{Path, PathBuf};
+
+use camino::Utf8Path;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -168,6 +170,20 @@ fn make_certificates(dir: &Path) -> PathBuf {
 /// (see [`postgres_url`]): the same tests on the other storage (docs/fleet.md). `cargo xtask
 /// ci` runs the suites whose behaviour is the same on both storages this way.
 pub const ON_STORE_ENV: &str = "REMAIND_TEST_ON_STORE";
+
+/// Makes the ledger folder `dir` a replica of a new, empty project (its name starts with
+/// `label`) of the test store: the project is created in the store, then `store.json` names
+/// it (the format of docs/contract.md, as `remaind init --store` writes it).
+pub fn make_replica(dir: &Utf8Path, label: &str) {
+    let url = postgres_url();
+    let project = unique_project(label);
+    remaind_pg::Store::create(&url, &project, remaind_events::GENESIS_PREV, &[])
+        .unwrap_or_else(|e| panic!("create project {project} in the test store: {e}"));
+    let setting = serde_json::json!({ "url": url, "project": project });
+    let mut text = serde_json::to_vec_pretty(&setting).expect("serialize store.json");
+    text.push(b'\n');
+    remaind_fs::replace_file(dir, remaind_fs::layout::STORE_PATH, &text).expect("write store.json");
+}
 
 /// Whether this run puts every folder on a shared store ([`ON_STORE_ENV`]).
 pub fn on_store() -> bool {

@@ -87,7 +87,7 @@ impl Filters {
             .split(',')
             .map(str::trim)
             .filter(|k| !k.is_empty())
-            .map(|k| remaind_ledger::parse_kind(k).map_err(|e| chain(&e)))
+            .map(str::parse::<Kind>)
             .collect::<Result<Vec<_>, _>>()?;
         let min = match nonempty(q, "min") {
             None => None,

@@ -106,12 +106,7 @@ pub(crate) fn ledger(dir: &Utf8Path) -> Ledger {
     Ledger::create(&ctx).expect("create");
     if remaind_testkit::on_store() {
         // The same suite on a shared store (REMAIND_TEST_ON_STORE): the folder is a replica.
-        remaind_ledger::StoreSetting {
-            url: remaind_testkit::postgres_url(),
-            project: remaind_testkit::unique_project("import"),
-        }
-        .create_and_save(&ctx)
-        .expect("make the folder a replica");
+        remaind_testkit::make_replica(&ctx, "import");
     }
     Ledger::open(&ctx).expect("open")
 }

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use remaind_events::Event;
+use remaind_events::{Event, Kind};
 use remaind_ledger::Filter;
 use remaind_service::{Followed, Slice};
 
@@ -85,7 +85,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let kinds = args
         .kind
         .iter()
-        .map(|k| remaind_ledger::parse_kind(k.trim()));
+        .map(|k| k.trim().parse::<Kind>().map_err(CliError::invalid));
     let slice = Slice {
         from: args.from,
         before: args.before,

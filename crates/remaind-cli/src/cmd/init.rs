@@ -22,7 +22,7 @@ pub(crate) struct Args {
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.init_target()?;
     if let Some(setting) = global.store_setting()? {
-        let report = remaind_resume::join(&ctx, &setting.url, &setting.project)?;
+        let report = remaind_service::join(&ctx, &setting.url, &setting.project)?;
         if args.json {
             println!(
                 "{}",

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use remaind_resume::ShareReport;
+use remaind_service::ShareReport;
 
 use crate::cli_error::CliError;
 use crate::global::Global;
@@ -78,8 +78,8 @@ fn print(report: &ShareReport, json: bool, verb: &str, url: &str) -> Result<(), 
 
 pub(crate) fn push(global: &Global, args: PushArgs) -> Result<ExitCode, CliError> {
     let project = project(global)?;
-    let ctx = global.context()?;
-    let report = remaind_resume::push(&ctx, &args.to, project)?;
+    let ctx = global.folder_to_share()?;
+    let report = remaind_service::push(&ctx, &args.to, project)?;
     print(&report, args.json, "pushed to", &args.to)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -87,7 +87,7 @@ pub(crate) fn push(global: &Global, args: PushArgs) -> Result<ExitCode, CliError
 pub(crate) fn pull(global: &Global, args: PullArgs) -> Result<ExitCode, CliError> {
     let project = project(global)?;
     let ctx = global.init_target()?;
-    let report = remaind_resume::pull(&ctx, &args.from, project)?;
+    let report = remaind_service::pull(&ctx, &args.from, project)?;
     print(&report, args.json, "pulled from", &args.from)?;
     Ok(ExitCode::SUCCESS)
 }

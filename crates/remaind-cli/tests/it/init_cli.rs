@@ -167,3 +167,54 @@ fn the_folder_is_found_by_flag_env_or_walking_up() {
     assert!(err.contains("no .context/ folder"), "{err}");
     assert!(err.contains("remaind init"), "{err}");
 }
+
+/// A folder works through the store its `store.json` names and no other: `--store` naming
+/// another (a stray `REMAIND_STORE`) is refused before anything is opened, the password it
+/// may hold is not printed, and the folder is left as it was.
+#[test]
+fn a_store_flag_that_is_not_the_folders_own_is_refused() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cwd = tmp.path();
+    let out = remaind(cwd, &["init"], None);
+    assert!(out.status.success(), "{out:?}");
+    let ctx = cwd.join(".context");
+    let before = tree(&ctx);
+    let elsewhere = [
+        "--store",
+        "postgres://ana:s3cret@127.0.0.1:1/remaind",
+        "--project",
+        "web-app",
+    ];
+    let run = |extra: &[&str]| {
+        let mut args = elsewhere.to_vec();
+        args.extend_from_slice(extra);
+        remaind(cwd, &args, None)
+    };
+    for command in [
+        &["log", "--kind", "note", "--text", "hello"][..],
+        &["resume"],
+        &["events"],
+    ] {
+        let out = run(command);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {stderr}");
+        assert!(
+            stderr.contains("a plain folder (no store.json)"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("\"web-app\""), "{stderr}");
+        assert!(!stderr.contains("s3cret"), "{stderr}");
+    }
+    // A replica of another project: both are named.
+    std::fs::write(
+        ctx.join("store.json"),
+        r#"{"url":"postgres://127.0.0.1:1/remaind","project":"api"}"#,
+    )
+    .expect("store.json");
+    let out = run(&["status"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("a replica of project \"api\""), "{stderr}");
+    std::fs::remove_file(ctx.join("store.json")).expect("remove");
+    assert_eq!(tree(&ctx), before, "a refused command writes nothing");
+}

@@ -28,12 +28,7 @@ fn ctx(events: Vec<NewEvent>) -> Ctx {
     Ledger::create(&dir).expect("create");
     if remaind_testkit::on_store() {
         // The same suite on a shared store (REMAIND_TEST_ON_STORE): the folder is a replica.
-        remaind_ledger::StoreSetting {
-            url: remaind_testkit::postgres_url(),
-            project: remaind_testkit::unique_project("compact"),
-        }
-        .create_and_save(&dir)
-        .expect("make the folder a replica");
+        remaind_testkit::make_replica(&dir, "compact");
     }
     let ledger = Ledger::open(&dir).expect("open");
     if !events.is_empty() {

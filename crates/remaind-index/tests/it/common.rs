@@ -14,12 +14,7 @@ pub(crate) fn context() -> (TempDir, Utf8PathBuf) {
     Ledger::create(&dir).expect("create ledger");
     if remaind_testkit::on_store() {
         // The same suite on a shared store (REMAIND_TEST_ON_STORE): the folder is a replica.
-        remaind_ledger::StoreSetting {
-            url: remaind_testkit::postgres_url(),
-            project: remaind_testkit::unique_project("index"),
-        }
-        .create_and_save(&dir)
-        .expect("make the folder a replica");
+        remaind_testkit::make_replica(&dir, "index");
     }
     (tmp, dir)
 }

@@ -20,12 +20,7 @@ pub(crate) fn context() -> (TempDir, Utf8PathBuf) {
 
 /// Make the ledger folder `dir` a replica of a new project of the test store.
 pub(crate) fn make_replica(dir: &Utf8Path) {
-    remaind_ledger::StoreSetting {
-        url: remaind_testkit::postgres_url(),
-        project: remaind_testkit::unique_project("ledger"),
-    }
-    .create_and_save(dir)
-    .expect("make the folder a replica");
+    remaind_testkit::make_replica(dir, "ledger");
 }
 
 /// A temporary ledger, opened.

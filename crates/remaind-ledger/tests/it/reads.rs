@@ -176,7 +176,12 @@ fn status_and_statuses_agree() {
         (5, Status::Current),
         (6, Status::Current),
     ];
-    let all = ledger.statuses().expect("statuses");
+    let events: Vec<Event> = ledger
+        .iter()
+        .expect("iter")
+        .map(|e| e.expect("event"))
+        .collect();
+    let all = Statuses::from_events(&events);
     let events: Vec<Event> = ledger
         .iter()
         .expect("iter")
@@ -230,10 +235,10 @@ fn a_batch_of_many_chunks_is_written_whole_and_in_order() {
     assert_eq!(after.seq(), 2 + texts.len() as u64);
 }
 
-/// `last_of_kinds` is the newest event of those kinds within the window, as a full scan finds
+/// `LogReader::last_matching` finds the newest event of those kinds within the window, as a full scan finds
 /// it, whatever the text of the lines it passes (a text imitating a kind changes nothing).
 #[test]
-fn last_of_kinds_agrees_with_a_full_scan() {
+fn last_matching_agrees_with_a_full_scan() {
     let (_tmp, dir) = common::context();
     let ledger = Ledger::open(&dir).expect("open");
     ledger
@@ -250,29 +255,30 @@ fn last_of_kinds_agrees_with_a_full_scan() {
             ))
             .expect("append");
     }
-    let found = ledger
-        .last_of_kinds(&[Kind::UserMessage], 1000)
+    let reader = LogReader::open(ledger.context_dir()).expect("open a reader");
+    let found = reader
+        .last_matching(&[Kind::UserMessage], 1000, |_| true)
         .expect("read")
         .expect("found");
     assert_eq!(found.id, second);
     assert_eq!(found.text.as_deref(), Some("the second instruction"));
     // The window counts lines back from the head: 40 notes hide it from a window of 40.
     assert!(
-        ledger
-            .last_of_kinds(&[Kind::UserMessage], 40)
+        reader
+            .last_matching(&[Kind::UserMessage], 40, |_| true)
             .expect("read")
             .is_none()
     );
     assert_eq!(
-        ledger
-            .last_of_kinds(&[Kind::Decision, Kind::UserMessage], 41)
+        reader
+            .last_matching(&[Kind::Decision, Kind::UserMessage], 41, |_| true)
             .expect("read")
             .map(|e| e.id),
         Some(second)
     );
     assert!(
-        ledger
-            .last_of_kinds(&[Kind::Decision], u64::MAX)
+        reader
+            .last_matching(&[Kind::Decision], u64::MAX, |_| true)
             .expect("read")
             .is_none()
     );

@@ -18,12 +18,7 @@ impl Project {
         Ledger::create(ctx.root()).expect("create ledger");
         if remaind_testkit::on_store() {
             // The same suite on a shared store (REMAIND_TEST_ON_STORE): the folder is a replica.
-            remaind_ledger::StoreSetting {
-                url: remaind_testkit::postgres_url(),
-                project: remaind_testkit::unique_project("memory"),
-            }
-            .create_and_save(ctx.root())
-            .expect("make the folder a replica");
+            remaind_testkit::make_replica(ctx.root(), "memory");
         }
         Project {
             _tmp: tmp,

@@ -17,12 +17,10 @@ pub(crate) fn fresh() -> (tempfile::TempDir, ContextDir) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("utf-8 temp dir");
     let ctx = ContextDir::new(root);
+    remaind_resume::init(&ctx, false).expect("init");
     if remaind_testkit::on_store() {
-        // The same suite on a shared store (REMAIND_TEST_ON_STORE): `init --store`'s path.
-        let project = remaind_testkit::unique_project("resume");
-        remaind_resume::join(&ctx, &remaind_testkit::postgres_url(), &project).expect("join");
-    } else {
-        remaind_resume::init(&ctx, false).expect("init");
+        // The same suite on a shared store (REMAIND_TEST_ON_STORE): the folder is a replica.
+        remaind_testkit::make_replica(ctx.root(), "resume");
     }
     (tmp, ctx)
 }

@@ -39,7 +39,7 @@ impl Hook<'_> {
         };
         match call.inject {
             Inject::IntoCompaction => {
-                self.session_start(ctx, call, "PreCompact")?;
+                self.session_start(ctx, Some(ledger), call, "PreCompact")?;
             }
             _ if call.runtime == Runtime::Gemini => reinject::set(ctx, &mut self.out),
             _ => {}

@@ -32,12 +32,13 @@ impl Hook<'_> {
     pub(super) fn session_start(
         &mut self,
         ctx: &ContextDir,
+        ledger: Option<&Ledger>,
         call: &Call<'_>,
         hook_event: &str,
     ) -> Result<u8> {
         let runtime = call.runtime;
         // A fresh project: nothing to resume, nothing to inject, nothing written.
-        if let Some(context) = remaind_resume::session_context(ctx, runtime)? {
+        if let Some(context) = remaind_resume::session_context(ctx, ledger, runtime)? {
             let out = match runtime {
                 Runtime::Cursor => json!({ "additional_context": context }),
                 _ => {

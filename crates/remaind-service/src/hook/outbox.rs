@@ -95,14 +95,19 @@ reaches the store",
         ctx: &ContextDir,
         hook: &str,
         e: &remaind_ledger::Error,
-    ) {
-        remaind_ledger::StoreSetting::select(None);
+    ) -> Option<Ledger> {
+        let plain = remaind_ledger::Options {
+            store: Some(None),
+            ..remaind_ledger::Options::default()
+        };
         let why = format!(
             "{}; reading this folder's own copy of the project until the store answers again",
             chain_text(e)
         );
         self.out.eprint(&format!("remaind hook {hook}: {why}"));
         self.keep_error(ctx, hook, &why, None);
+        // Opened without its store: nothing this process appends can reach the copy.
+        Ledger::open_with(ctx.root(), &plain).ok()
     }
 }
 

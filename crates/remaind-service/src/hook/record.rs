@@ -40,16 +40,17 @@ nothing (run `remaind init` in the project to opt in, or pass --dir)"
         self.found = Some(ctx.clone());
         if event == HookEvent::SessionStart {
             // A ledger that does not open is the gate's to report, in the packet.
-            match Ledger::open(ctx.root()) {
+            let ledger = match Ledger::open(ctx.root()) {
                 Ok(ledger) => {
                     self.drain_outbox(&ctx, &ledger);
                     self.observe(&ctx, &ledger, call, &workspace);
+                    Some(ledger)
                 }
                 Err(e) if store_unreachable(&e) => self.local_copy_only(&ctx, "session-start", &e),
-                Err(_) => {}
-            }
+                Err(_) => None,
+            };
             reinject::clear(&ctx);
-            return self.session_start(&ctx, call, "SessionStart");
+            return self.session_start(&ctx, ledger.as_ref(), call, "SessionStart");
         }
         let ledger = match Ledger::open(ctx.root()) {
             Ok(ledger) => ledger,
@@ -82,7 +83,7 @@ nothing (run `remaind init` in the project to opt in, or pass --dir)"
         self.record_call(ctx, ledger, call, workspace, None)?;
         if reinject {
             // Gemini CLI compressed its history after PreCompress: the packet goes back in here.
-            return self.session_start(ctx, call, "BeforeAgent");
+            return self.session_start(ctx, Some(ledger), call, "BeforeAgent");
         }
         if let Some(text) = recalled {
             let hook_event = call.origin.unwrap_or(HookEvent::UserPromptSubmit.as_str());

@@ -109,7 +109,7 @@ fn a_store_gives_the_same_slices_and_follows() {
     let (_tmp, ctx) = folder(10);
     let url = remaind_testkit::postgres_url();
     let project = remaind_testkit::unique_project("service-events");
-    remaind_resume::push(&ctx, &url, &project).expect("push");
+    remaind_service::push(&ctx, &url, &project).expect("push");
     let setting = remaind_ledger::StoreSetting { url, project };
     for slice in [
         Slice::default(),
@@ -139,7 +139,7 @@ fn a_store_gives_the_same_slices_and_follows() {
     let replica = remaind_testkit::scratch_dir("service-events-replica");
     let root = Utf8PathBuf::from_path_buf(replica.path().join(".context")).expect("UTF-8");
     let replica = ContextDir::new(root);
-    remaind_resume::join(&replica, &setting.url, &setting.project).expect("join");
+    remaind_service::join(&replica, &setting.url, &setting.project).expect("join");
     append(&replica, 10..12);
     let mut seen = Vec::new();
     for step in read.follow() {

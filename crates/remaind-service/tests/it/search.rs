@@ -207,7 +207,7 @@ fn a_store_is_searched_on_the_server() {
     let (_tmp, ctx) = folder();
     let url = remaind_testkit::postgres_url();
     let project = remaind_testkit::unique_project("service-search");
-    remaind_resume::push(&ctx, &url, &project).expect("push");
+    remaind_service::push(&ctx, &url, &project).expect("push");
     let setting = remaind_ledger::StoreSetting { url, project };
     let o = SearchOptions {
         context: 1,

@@ -159,10 +159,21 @@ fn item_14_a_secret_typed_into_memory_md_reaches_no_file_history_included() {
 }
 
 /// A person saves `MEMORY.md` while `memory accept` is between reading it and rewriting it
-/// (held there by a sleep at the append's fsync): the edit is recorded, never overwritten.
+/// (held there by a sleep at the append's fsync, or after the history store's last check
+/// just before the rename): the edit is recorded, never overwritten.
 #[cfg(feature = "failpoints")]
 #[test]
 fn item_6_an_edit_saved_while_a_memory_command_runs_is_recorded() {
+    for failpoint in [
+        "ledger.after-fsync=sleep(1500)",
+        "atomic.before-place=sleep(1500)",
+    ] {
+        an_edit_saved_at_a_failpoint_is_recorded(failpoint);
+    }
+}
+
+#[cfg(feature = "failpoints")]
+fn an_edit_saved_at_a_failpoint_is_recorded(failpoint: &str) {
     let t = tmp();
     let ctx = init(&t.0);
     let id = propose(&ctx, "Port", "The API listens on 8080.");
@@ -182,12 +193,15 @@ fn item_6_an_edit_saved_while_a_memory_command_runs_is_recorded() {
         &ctx,
         &["memory", "accept", &other],
         None,
-        &[("FAILPOINTS", "ledger.after-fsync=sleep(1500)")],
+        &[("FAILPOINTS", failpoint)],
     );
     editor.join().expect("editor");
     ok(&r);
     let md = std::fs::read_to_string(&path).expect("MEMORY.md");
-    assert!(md.contains("Saved mid-command by a person."), "{md}");
+    assert!(
+        md.contains("Saved mid-command by a person."),
+        "{failpoint}: {md}"
+    );
     assert!(md.contains("## Style"), "{md}");
     let events = ok(&remaind(&ctx, &["events", "--json"], None));
     assert!(

@@ -6,11 +6,12 @@ use camino::{Utf8Path, Utf8PathBuf};
 use remaind_events::GENESIS_PREV;
 use remaind_fs::layout::{ACTIVE_DIR, KEY_PATH, MEMORY_DIR, SCHEMAS_DIR};
 use remaind_fs::{Entry, inspect};
-use remaind_ledger::{Ledger, StoreSetting};
+use remaind_ledger::{Ledger, Options, StoreSetting};
 use remaind_pg::Store;
 
-use crate::error::Error;
-use crate::layout::ContextDir;
+use remaind_fs::ContextDir;
+
+use crate::error::{Error, Result};
 
 /// The files that make every machine validate and redact the same way. Sent when a push
 /// creates the project; a folder joining or pulling a project takes the store's.
@@ -35,6 +36,16 @@ pub struct ShareReport {
     pub head: u64,
 }
 
+/// The folder's ledger as it is on disk: moving a project between a folder and a store reads
+/// and writes the folder itself, never through the store its `store.json` may name.
+fn open_plain(root: &Utf8Path) -> Result<Ledger> {
+    let plain = Options {
+        store: Some(None),
+        ..Options::default()
+    };
+    Ok(Ledger::open_with(root, &plain)?)
+}
+
 fn store_error(project: &str, e: remaind_pg::Error) -> Error {
     Error::Ledger(remaind_ledger::Error::Store {
         action: "share the project",
@@ -46,7 +57,7 @@ fn store_error(project: &str, e: remaind_pg::Error) -> Error {
 /// Every regular file under the folder's `roots` (files or folders), with its path relative
 /// to the folder. Temp files (names starting with `.`) are left out; a symlink or special file
 /// is refused.
-fn local_files(root: &Utf8Path, roots: &[&str]) -> Result<Vec<(String, Vec<u8>)>, Error> {
+fn local_files(root: &Utf8Path, roots: &[&str]) -> Result<Vec<(String, Vec<u8>)>> {
     let mut out = Vec::new();
     let mut stack: Vec<String> = roots.iter().map(|r| (*r).to_owned()).collect();
     while let Some(rel) = stack.pop() {
@@ -59,11 +70,15 @@ fn local_files(root: &Utf8Path, roots: &[&str]) -> Result<Vec<(String, Vec<u8>)>
                 }
             }
             Entry::Dir => {
-                let entries = path
-                    .read_dir_utf8()
-                    .map_err(|e| Error::io("cannot list", &path, e))?;
+                let entries = path.read_dir_utf8().map_err(|source| Error::List {
+                    path: path.clone(),
+                    source,
+                })?;
                 for entry in entries {
-                    let entry = entry.map_err(|e| Error::io("cannot list", &path, e))?;
+                    let entry = entry.map_err(|source| Error::List {
+                        path: path.clone(),
+                        source,
+                    })?;
                     if !entry.file_name().starts_with('.') {
                         stack.push(format!("{rel}/{}", entry.file_name()));
                     }
@@ -79,7 +94,7 @@ fn local_files(root: &Utf8Path, roots: &[&str]) -> Result<Vec<(String, Vec<u8>)>
 }
 
 /// Send the folder's files under `roots` that the store lacks or holds otherwise.
-fn push_files(store: &mut Store, root: &Utf8Path, roots: &[&str]) -> Result<usize, Error> {
+fn push_files(store: &mut Store, root: &Utf8Path, roots: &[&str]) -> Result<usize> {
     let project = store.project().to_owned();
     let stored = store.files("").map_err(|e| store_error(&project, e))?;
     let mut sent = 0;
@@ -97,7 +112,7 @@ fn push_files(store: &mut Store, root: &Utf8Path, roots: &[&str]) -> Result<usiz
 
 /// Write the store's files under `roots` that the folder lacks or holds otherwise
 /// (atomically, each in its folder).
-fn pull_files(store: &mut Store, root: &Utf8Path, roots: &[&str]) -> Result<usize, Error> {
+fn pull_files(store: &mut Store, root: &Utf8Path, roots: &[&str]) -> Result<usize> {
     let project = store.project().to_owned();
     let mut taken = 0;
     for (rel, sha) in store.files("").map_err(|e| store_error(&project, e))? {
@@ -134,13 +149,11 @@ fn pull_files(store: &mut Store, root: &Utf8Path, roots: &[&str]) -> Result<usiz
 /// Copy the folder's project to project `project` of the store at `url` (created when
 /// missing, with the folder's key and rules): the events and artifacts the store lacks, byte
 /// for byte, and the derived files that differ. Re-running copies only what is new; chains
-/// that differ are refused naming the first differing seq.
-///
-/// The folder is opened as the process's store selection says
-/// ([`StoreSetting::select`]); a command that pushes selects none.
-pub fn push(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, Error> {
+/// that differ are refused naming the first differing seq. The folder is read as it is on
+/// disk, whatever store its `store.json` names.
+pub fn push(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport> {
     let root = ctx.root();
-    let ledger = Ledger::open(root)?;
+    let ledger = open_plain(root)?;
     let config = local_files(root, &CONFIG)?;
     let (mut store, created) =
         Store::create(url, project, GENESIS_PREV, &config).map_err(|e| store_error(project, e))?;
@@ -160,7 +173,7 @@ pub fn push(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, E
 /// the project's key and rules): the events and artifacts it lacks, byte for byte, and every
 /// file that differs. Re-running copies only what is new; chains that differ are refused
 /// naming the first differing seq.
-pub fn pull(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, Error> {
+pub fn pull(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport> {
     let root = ctx.root();
     let mut store = Store::connect(url, project).map_err(|e| store_error(project, e))?;
     let mut files = 0;
@@ -168,13 +181,16 @@ pub fn pull(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, E
         // The project's key and rules first: init then keeps them and adds only what is
         // missing.
         if let Some(parent) = root.parent().filter(|p| !p.as_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io("cannot create", parent, e))?;
+            std::fs::create_dir_all(parent).map_err(|source| Error::CreateDir {
+                path: parent.to_owned(),
+                source,
+            })?;
         }
         remaind_fs::ensure_dir(root, true)?;
         files += pull_files(&mut store, root, &CONFIG)?;
     }
-    crate::init::init(ctx, true)?;
-    let ledger = Ledger::open(root)?;
+    remaind_resume::init(ctx, true)?;
+    let ledger = open_plain(root)?;
     let events = ledger.pull_from(&mut store)?;
     files += pull_files(&mut store, root, &CONFIG)?;
     files += pull_files(&mut store, root, &DERIVED)?;
@@ -193,7 +209,7 @@ pub fn pull(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, E
 /// folder's events must be a prefix of the store's, which it then takes with the project's
 /// key, rules and derived files). Then `store.json` names the store, so every command and
 /// hook on this folder appends through it. The URL may not hold a password (`PGPASSWORD`).
-pub fn join(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, Error> {
+pub fn join(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport> {
     let setting = StoreSetting {
         url: url.to_owned(),
         project: project.to_owned(),
@@ -205,7 +221,7 @@ pub fn join(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, E
     // An unreachable store, a missing password or a role without privileges is refused
     // before the folder exists: a failed join leaves nothing behind.
     Store::check(url).map_err(|e| store_error(project, e))?;
-    crate::init::init(ctx, false)?;
+    remaind_resume::init(ctx, false)?;
     let pushed = push(ctx, url, project)?;
     let mut report = if pushed.created_project {
         pushed
@@ -218,6 +234,6 @@ pub fn join(ctx: &ContextDir, url: &str, project: &str) -> Result<ShareReport, E
         }
     };
     setting.save(ctx.root())?;
-    report.head = Ledger::open(ctx.root())?.head()?.0;
+    report.head = open_plain(ctx.root())?.head()?.0;
     Ok(report)
 }
