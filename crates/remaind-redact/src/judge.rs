@@ -147,7 +147,8 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     if first == b'%' && v.len() > 2 && v.ends_with(b"%") {
         return true;
     }
-    if has_placeholder_part(v) || has_masked_run(v) {
+    // Cut short where the rest was left out (`ops_eyJzaWduSW5B..[Redacted]`).
+    if has_placeholder_part(v) || has_masked_run(v) || v.ends_with(b"..") {
         return true;
     }
     if PLACEHOLDER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(v)) {
@@ -157,6 +158,22 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
         || (v.len() >= 6 && distinct(v) <= 2)
         || (v.len() >= 3 && distinct(v) == 1)
         || has_sequence(v)
+        || has_long_run(v)
+}
+
+/// A value that is mostly one character held down (`AIzaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa`):
+/// a run of eight or more of one byte making a third of the value or more. A long token may
+/// hold a short run of zeros (base64 of a length field); never a third of itself.
+fn has_long_run(v: &[u8]) -> bool {
+    let mut longest = 0;
+    let mut run = 0;
+    let mut prev = None;
+    for &b in v {
+        run = if prev == Some(b) { run + 1 } else { 1 };
+        prev = Some(b);
+        longest = longest.max(run);
+    }
+    longest >= 8 && longest * 3 >= v.len()
 }
 
 /// How many characters counting up, lower-case letters among them (`klmnopqrstuvwx`,
@@ -801,6 +818,8 @@ mod tests {
             "xoxp-572370529330-573807301142-572331691188-####################",
             "yyy",
             "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+            "AIzaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+            "ops_eyJzaWduSW5B..",
         ] {
             assert!(
                 !is_credential(v.as_bytes(), ValueKind::Token),
@@ -824,6 +843,8 @@ mod tests {
             // Counting up for ten, or in capitals, is what the scanners' suites call a key.
             "Zq8vT2mKabcdefghijLx4Rw7Bn3Jc6Hf",
             "sq0csp-ABCDEFGHIJK_LMNOPQRSTUVWXYZ-0123456789",
+            // A run of one byte in a long token (base64 of a zero length field) is no mask.
+            "FQoGZXIvYXdzEPT//////////wEaDOnd0AAAAAAAAHr6SQz4m7Wt2bXqKb1GpLmR8nT3vZ5xQ9cE6uYw",
         ] {
             assert!(!is_placeholder(v.as_bytes()), "{v}");
             assert!(looks_random(v.as_bytes()), "{v}");

@@ -101,6 +101,10 @@ pub(crate) enum Check {
     None,
     /// The span must hold an ASCII digit and not be a placeholder.
     HasDigit,
+    /// The span must hold an ASCII letter after its prefix (its first `-`) and not be a
+    /// placeholder: a Slack token whose secret part is masked (`xoxp-5723…-5723…-####`) is a
+    /// string of ids.
+    HasLetter,
     /// The span must not be a placeholder (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`).
     NotPlaceholder,
     /// A Discord bot token: its first part is a user id ([`is_discord_token`]).
@@ -187,6 +191,7 @@ impl Check {
             }
             Check::None
             | Check::HasDigit
+            | Check::HasLetter
             | Check::NotPlaceholder
             | Check::DiscordToken
             | Check::Jwt
@@ -207,6 +212,13 @@ impl Check {
         let ok = match self {
             Check::None => true,
             Check::HasDigit => bytes.iter().any(u8::is_ascii_digit) && !is_placeholder_token(bytes),
+            Check::HasLetter => {
+                let body = bytes
+                    .iter()
+                    .position(|&b| b == b'-')
+                    .map_or(bytes, |i| &bytes[i..]);
+                body.iter().any(u8::is_ascii_alphabetic) && !is_placeholder_token(bytes)
+            }
             Check::NotPlaceholder => !is_placeholder_token(bytes),
             Check::DiscordToken => is_discord_token(bytes) && !is_placeholder_token(bytes),
             Check::Jwt => is_jwt(bytes),
@@ -435,7 +447,9 @@ fn header_value(v: &[u8]) -> bool {
 /// A password in `user:password` form: not a placeholder, not the user name again (`postgres:
 /// postgres`), not a number a port or group id would be (`-u 1000:1000`).
 fn password_differs(password: &[u8], user: &[u8]) -> bool {
-    !is_placeholder(password)
+    // `<user:password>`: a template for the pair, not a pair.
+    !user.starts_with(b"<")
+        && !is_placeholder(password)
         && password != user
         && !(password.len() <= 5 && password.iter().all(u8::is_ascii_digit))
 }
@@ -761,7 +775,7 @@ fn vendor_rules() -> Vec<RuleSpec> {
             token(
                 r"(?:xoxe\.)?xox[abeoprs]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]+-[A-Za-z0-9-]{10,}",
             ),
-            Check::NotPlaceholder,
+            Check::HasLetter,
         ),
         (
             SLACK_WEBHOOK,
@@ -781,7 +795,12 @@ fn vendor_rules() -> Vec<RuleSpec> {
             token(r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9+/=]{24,}"),
             Check::NotPlaceholder,
         ),
-        (GOOGLE, token(r"AIza[0-9A-Za-z_-]{35}"), Check::NotPlaceholder),
+        // 39 long: a longer run of the same characters is some other string.
+        (
+            GOOGLE,
+            groups(r"(?-u)(?P<s>AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|$)".to_owned()),
+            Check::NotPlaceholder,
+        ),
         // Glued to a word too (`MY_npm_…`): 36 letters and digits then a boundary. Or the
         // value of an `.npmrc` registry credential (`//host/path/:_authToken=…`,
         // `:_auth=…`, `:_password=…`), whatever its shape, but a variable (`${NPM_TOKEN}`).
@@ -940,9 +959,11 @@ fn platform_rules() -> Vec<RuleSpec> {
             // `AKIA`/`ASIA` keys are taken glued to a word too (`ID_AKIA…`, `xxxxAKIA…`):
             // four capitals no word holds before 16 more capitals and digits. The rarer
             // prefixes are runs an upper-case word may hold (`ACCA`), so those need a boundary.
+            // A key is 20 long: the 16 end at a word's end, so capitals running on
+            // (`TODAYINASIAASACKOFRICEFELLOVER`) are words, not a key.
             AWS_ACCESS_KEY_ID,
             escaped(format!(
-                r"(?-u)(?:{B}(?P<s>(?:A3T[A-Z0-9]|ABIA|ACCA)[A-Z0-9]{{16}})|(?:AKIA|ASIA)[A-Z0-9]{{16}})"
+                r"(?-u)(?:{B}(?P<s>(?:A3T[A-Z0-9]|ABIA|ACCA)[A-Z0-9]{{16}})|(?:AKIA|ASIA)[A-Z0-9]{{16}})\b"
             )),
             Check::NotPlaceholder,
         ),

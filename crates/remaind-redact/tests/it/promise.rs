@@ -98,6 +98,30 @@ fn a_token_glued_to_a_word_is_redacted() {
     }
 }
 
+/// The boundaries that keep the words above are no way around the rules: a key at the end
+/// of a word, a Google key ending in `-`, a Slack token with letters in its secret part.
+#[test]
+fn keys_at_their_edges_are_still_redacted() {
+    let r = redactor();
+    for (text, secret) in [
+        ("ID_AKIAQ7VLM2XK9PZR4TYW,", "AKIAQ7VLM2XK9PZR4TYW"),
+        (
+            "key=AIzaSyQ7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vK- next",
+            "AIzaSyQ7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vK-",
+        ),
+        (
+            "Authorization: Bearer hf_QvLmXkPzRtYwBnJcHfDzqTvKmLpXrWnBcDf",
+            "hf_QvLmXkPzRtYwBnJcHfDzqTvKmLpXrWnBcDf",
+        ),
+        (
+            "SLACK=xoxb-572370529330-573807301142-Q7vLm2Xk9PzR4tYwB8nJc3Hf",
+            "Q7vLm2Xk9PzR4tYwB8nJc3Hf",
+        ),
+    ] {
+        assert_gone(&r, text, secret);
+    }
+}
+
 #[test]
 fn glued_prefixes_in_ordinary_words_stay() {
     let r = redactor();
@@ -110,6 +134,16 @@ fn glued_prefixes_in_ordinary_words_stay() {
         "fn npm_install_hook() {}",
         "xxxxAKIAIOSFODNN7EXAMPLE",
         "MY_npm_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        // A key's prefix inside a longer run of its characters: capitals running on past
+        // an access key's twenty, letters past a Google key's 39.
+        "TODAYINASIAASACKOFRICEFELLOVER",
+        "AIzaTesb6Tscfcni8vIpWZqNCXFDFslJtVSvFDqabcd123",
+        // Templates and masks: the pair in angle brackets, a Slack token whose secret
+        // part is masked (only ids are left), a value cut short.
+        "curl -u <user:password> https://test.com/endpoint",
+        r#""token4": "xoxp-572370529330-573807301142-572331691188-####################""#,
+        "fn::secret: ops_eyJzaWduSW5B..[Redacted]",
+        r#"apiKey: "AIzaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa""#,
     ] {
         let (out, applied) = r.redact_str(text);
         assert!(applied.is_empty(), "{text} -> {out}");
