@@ -448,10 +448,9 @@ fn header_value(v: &[u8]) -> bool {
 /// postgres`), not a number a port or group id would be (`-u 1000:1000`).
 fn password_differs(password: &[u8], user: &[u8]) -> bool {
     // `<user:password>`: a template for the pair, not a pair.
-    !user.starts_with(b"<")
-        && !is_placeholder(password)
-        && password != user
-        && !(password.len() <= 5 && password.iter().all(u8::is_ascii_digit))
+    let template = user.starts_with(b"<");
+    let short_number = password.len() <= 5 && password.iter().all(u8::is_ascii_digit);
+    !(template || is_placeholder(password) || password == user || short_number)
 }
 
 /// Schemes whose credential is a single token.
