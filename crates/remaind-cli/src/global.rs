@@ -76,7 +76,7 @@ impl Global {
     /// folder as it is on disk: `--store` is not compared.
     pub(crate) fn folder_to_share(&self) -> Result<ContextDir, CliError> {
         let cwd = self.cwd()?;
-        Ok(remaind_resume::discover(self.dir.as_deref(), &cwd)?)
+        Ok(remaind_fs::ContextDir::discover(self.dir.as_deref(), &cwd)?)
     }
 
     fn check_folder_store(&self, ctx: &ContextDir) -> Result<(), CliError> {
@@ -116,12 +116,12 @@ impl Global {
             return self.context().map(Found::Folder);
         }
         let cwd = self.cwd()?;
-        match remaind_resume::discover(None, &cwd) {
+        match remaind_fs::ContextDir::discover(None, &cwd) {
             Ok(ctx) => {
                 self.check_folder_store(&ctx)?;
                 Ok(Found::Folder(ctx))
             }
-            Err(e @ remaind_resume::Error::NotFound { .. }) => match self.store_setting()? {
+            Err(e @ remaind_fs::Error::NoContext { .. }) => match self.store_setting()? {
                 Some(setting) => Ok(Found::Store(setting)),
                 None => {
                     let mut err = CliError::from(e);

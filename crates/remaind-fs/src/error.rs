@@ -29,6 +29,30 @@ pub enum Error {
         /// The offending path.
         path: Utf8PathBuf,
     },
+    /// An explicitly named folder holds no initialized context.
+    #[error(
+        "{path} is not an initialized Remaind context (no logs/events.jsonl); run `remaind init --dir {path}`"
+    )]
+    NotInitialized {
+        /// The folder named.
+        path: Utf8PathBuf,
+    },
+    /// No `.context/` in the start folder or any parent.
+    #[error("no .context/ folder in {path} or any parent; run `remaind init` or pass --dir")]
+    NoContext {
+        /// Where the search started.
+        path: Utf8PathBuf,
+    },
+    /// The nearest `.context/` is damaged; discovery stops there rather than use a parent's.
+    #[error(
+        "{path} {reason}; Remaind does not fall back to a parent folder's context — repair it (or remove it) or pass --dir"
+    )]
+    Damaged {
+        /// The damaged folder.
+        path: Utf8PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// An operating-system call failed.
     #[error("cannot {action} {path}")]
     Io {
@@ -49,6 +73,9 @@ impl Error {
             Error::Symlink { path }
             | Error::NotAFile { path }
             | Error::NotADirectory { path }
+            | Error::NotInitialized { path }
+            | Error::NoContext { path }
+            | Error::Damaged { path, .. }
             | Error::Io { path, .. } => path,
         }
     }

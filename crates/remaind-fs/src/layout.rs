@@ -242,4 +242,102 @@ impl ContextDir {
     pub fn is_initialized(&self) -> bool {
         std::fs::symlink_metadata(self.events_path()).is_ok_and(|m| m.is_file())
     }
+
+    /// Finds the `.context/` folder the way git finds `.git`: an explicit path (from `--dir`
+    /// or `REMAIND_DIR`, resolved by the caller) wins and must be initialized
+    /// ([`Error::NotInitialized`]); else the nearest `.context` in `cwd` or its parents
+    /// ([`Error::NoContext`] when there is none). The nearest one decides: a damaged one
+    /// (a symlink, a file, no log) is [`Error::Damaged`], never skipped for a parent
+    /// project's.
+    pub fn discover(explicit: Option<&Utf8Path>, cwd: &Utf8Path) -> crate::Result<ContextDir> {
+        if let Some(dir) = explicit {
+            let ctx = ContextDir::new(if dir.is_absolute() {
+                dir.to_owned()
+            } else {
+                cwd.join(dir)
+            });
+            if !ctx.is_initialized() {
+                return Err(crate::Error::NotInitialized {
+                    path: ctx.root().to_owned(),
+                });
+            }
+            return Ok(ctx);
+        }
+        let mut here = Some(cwd);
+        while let Some(dir) = here {
+            let ctx = ContextDir::new(dir.join(CONTEXT_DIR_NAME));
+            if std::fs::symlink_metadata(ctx.root()).is_ok() {
+                return match ctx.damage() {
+                    None => Ok(ctx),
+                    Some(reason) => Err(crate::Error::Damaged {
+                        path: ctx.root().to_owned(),
+                        reason,
+                    }),
+                };
+            }
+            here = dir.parent();
+        }
+        Err(crate::Error::NoContext {
+            path: cwd.to_owned(),
+        })
+    }
+
+    /// Why this is not a usable context (symlinks are not followed), or `None` when it is.
+    fn damage(&self) -> Option<String> {
+        let kind = |p: &Utf8Path| std::fs::symlink_metadata(p).map(|m| m.file_type());
+        match kind(self.root()) {
+            Err(_) => return Some("does not exist".to_owned()),
+            Ok(t) if t.is_symlink() => {
+                return Some(
+                    "is a symlink; Remaind never follows a symlink to a context".to_owned(),
+                );
+            }
+            Ok(t) if !t.is_dir() => return Some("is not a folder".to_owned()),
+            Ok(_) => {}
+        }
+        match kind(&self.events_path()) {
+            Err(_) => Some(format!(
+                "has no {LOG_PATH} (a damaged or partly deleted context)"
+            )),
+            Ok(t) if t.is_file() => None,
+            Ok(t) if t.is_symlink() => Some(format!("{LOG_PATH} is a symlink")),
+            Ok(_) => Some(format!(
+                "{LOG_PATH} is not a regular file (a folder, FIFO or device)"
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The nearest `.context` decides: found from a subfolder, named explicitly, and a damaged
+    /// one (no log) stops the walk instead of handing over the parent project's.
+    #[test]
+    fn discover_walks_up_and_stops_at_a_damaged_folder() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).expect("utf-8");
+        let project = ContextDir::new(root.join(CONTEXT_DIR_NAME));
+        std::fs::create_dir_all(project.join(LOGS_DIR)).expect("mkdir");
+        std::fs::write(project.events_path(), b"").expect("log");
+        let deep = root.join("src/module");
+        std::fs::create_dir_all(&deep).expect("mkdir");
+        assert_eq!(ContextDir::discover(None, &deep).expect("found"), project);
+        let named = ContextDir::discover(Some(Utf8Path::new(".context")), &root).expect("named");
+        assert_eq!(named, project);
+        assert!(matches!(
+            ContextDir::discover(Some(Utf8Path::new("elsewhere")), &root),
+            Err(crate::Error::NotInitialized { .. })
+        ));
+        std::fs::create_dir_all(root.join("src").join(CONTEXT_DIR_NAME)).expect("mkdir");
+        assert!(matches!(
+            ContextDir::discover(None, &deep),
+            Err(crate::Error::Damaged { .. })
+        ));
+        assert!(matches!(
+            ContextDir::discover(None, Utf8Path::new("/")),
+            Err(crate::Error::NoContext { .. })
+        ));
+    }
 }

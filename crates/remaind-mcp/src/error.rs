@@ -81,3 +81,10 @@ lib_error!(
     remaind_resume::Error
 );
 lib_error!(remaind_service::Error);
+
+/// Finding the folder: no error of `remaind-fs` is the caller's input.
+impl From<remaind_fs::Error> for ToolError {
+    fn from(err: remaind_fs::Error) -> Self {
+        ToolError::from_lib(&err, false)
+    }
+}

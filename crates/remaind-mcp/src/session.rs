@@ -85,7 +85,7 @@ impl Session {
     /// The context folder, found now (a folder initialized after the server started is
     /// found by the next call).
     pub(crate) fn context(&self) -> Result<ContextDir, ToolError> {
-        remaind_resume::discover(self.locator.explicit.as_deref(), &self.locator.cwd)
+        remaind_fs::ContextDir::discover(self.locator.explicit.as_deref(), &self.locator.cwd)
             .map_err(ToolError::from)
     }
 

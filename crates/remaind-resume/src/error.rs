@@ -6,30 +6,6 @@ use camino::Utf8PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// An explicitly named folder holds no initialized context.
-    #[error(
-        "{path} is not an initialized Remaind context (no logs/events.jsonl); run `remaind init --dir {path}`"
-    )]
-    NotInitialized {
-        /// The folder named.
-        path: Utf8PathBuf,
-    },
-    /// No `.context/` in the start folder or any parent.
-    #[error("no .context/ folder in {start} or any parent; run `remaind init` or pass --dir")]
-    NotFound {
-        /// Where the search started.
-        start: Utf8PathBuf,
-    },
-    /// The nearest `.context/` is damaged; discovery stops there rather than use a parent's.
-    #[error(
-        "{path} {reason}; Remaind does not fall back to a parent folder's context — repair it (or remove it) or pass --dir"
-    )]
-    Damaged {
-        /// The damaged folder.
-        path: Utf8PathBuf,
-        /// What is wrong with it.
-        reason: String,
-    },
     /// A derived file (or a history version of one) is not what the ledger recorded when it
     /// was accepted; nothing was written.
     #[error("{path}: {reason}")]

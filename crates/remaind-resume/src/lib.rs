@@ -4,7 +4,7 @@
 //!
 //! This layer composes the lower ones (the layout is `remaind-fs`'s, compaction is
 //! `remaind-compact`'s); it does no printing and knows nothing about argument parsing or
-//! terminals. Its entry points, one per job: [`init`], [`discover`], [`monitor`],
+//! terminals. Its entry points, one per job: [`init`], [`monitor`],
 //! [`record_framing`], [`resume`] (packet + gate), [`rollback_to`], [`status`].
 //!
 //! Invariants: the latest user instruction in a packet always comes from the ledger, never
@@ -57,7 +57,6 @@ pub use gate::{Confidence, Gate, NextTool, Penalty, Reason, ReasonCode};
 pub use init::{InitReport, init};
 pub use inject::session_context;
 pub use inputs::derived_conflicts;
-pub use layout::discover;
 pub use monitor::{Action, Band, Reading, TokenSource, monitor};
 pub use packet::{
     Budget, EndedTurn, InstructionSource, LatestInstruction, PlannedStep, Resume, Shown,

@@ -283,11 +283,14 @@ goes on"
     /// project has not opted in.
     fn find_context(&self, start: &Utf8Path) -> Result<Option<ContextDir>> {
         if let Some(dir) = self.call.dir {
-            return Ok(Some(remaind_resume::discover(Some(dir), self.cwd()?)?));
+            return Ok(Some(remaind_fs::ContextDir::discover(
+                Some(dir),
+                self.cwd()?,
+            )?));
         }
-        match remaind_resume::discover(None, start) {
+        match remaind_fs::ContextDir::discover(None, start) {
             Ok(ctx) => Ok(Some(ctx)),
-            Err(remaind_resume::Error::NotFound { .. }) => Ok(None),
+            Err(remaind_fs::Error::NoContext { .. }) => Ok(None),
             Err(e) => Err(e.into()),
         }
     }

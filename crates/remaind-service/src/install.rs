@@ -274,7 +274,7 @@ fn notes(opts: &InstallOptions) -> Vec<String> {
         );
     }
     let project = &opts.project;
-    if !opts.user && remaind_resume::discover(None, project).is_err() {
+    if !opts.user && remaind_fs::ContextDir::discover(None, project).is_err() {
         out.push(format!(
             "no .context/ in {project} or above: run `remaind init` there, or every hook does \
              nothing"

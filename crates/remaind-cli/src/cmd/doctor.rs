@@ -27,7 +27,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let project = global.cwd()?;
     let context = match global.dir {
         Some(_) => global.context().ok(),
-        None => remaind_resume::discover(None, &project).ok(),
+        None => remaind_fs::ContextDir::discover(None, &project).ok(),
     };
     let report = remaind_service::doctor(&DoctorOptions {
         project,
