@@ -1,5 +1,7 @@
 //! Concurrent appends: 8 writers, 2,000 events each, leave 16,000 lines with gapless seq and
-//! a valid chain.
+//! a valid chain. On a shared store (the suite's second run) each writer appends 250: every
+//! append is a database transaction under the project's lock there, and 2,000 of them
+//! interleave the writers as thoroughly as 16,000 at a tenth of the time.
 
 use std::sync::Arc;
 
@@ -11,6 +13,11 @@ use crate::common::{self, event};
 
 #[test]
 fn eight_threads_append_sixteen_thousand_events() {
+    let per_writer: usize = if remaind_testkit::on_store() {
+        250
+    } else {
+        2000
+    };
     let (_tmp, dir) = common::context();
     // Four threads with a handle each (file lock), four sharing one handle (in-process mutex).
     let shared = Arc::new(Ledger::open(&dir).expect("open"));
@@ -21,10 +28,10 @@ fn eight_threads_append_sixteen_thousand_events() {
             std::thread::spawn(move || {
                 let own = (t % 2 == 0).then(|| Ledger::open(&dir).expect("open"));
                 let ledger = own.as_ref().unwrap_or(&shared);
-                let mut ids = Vec::with_capacity(2000);
-                while ids.len() < 2000 {
+                let mut ids = Vec::with_capacity(per_writer);
+                while ids.len() < per_writer {
                     let i = ids.len();
-                    if i % 500 == 497 {
+                    if i % (per_writer / 4) == per_writer / 4 - 3 {
                         // Some small batches in between: their ids are consecutive.
                         let batch: Vec<_> = (0..3)
                             .map(|k| event(Kind::Trace, &format!("t{t} b{i}.{k}")))
@@ -53,7 +60,7 @@ fn eight_threads_append_sixteen_thousand_events() {
         );
         all.extend(ids.iter().map(|id| id.seq()));
     }
-    let expected_lines = 16_000;
+    let expected_lines = 8 * per_writer as u64;
     let report = shared.verify().expect("verify");
     assert!(report.is_ok(), "{:?}", report.problems);
     assert_eq!(report.lines, expected_lines);
@@ -64,6 +71,6 @@ fn eight_threads_append_sixteen_thousand_events() {
     );
     all.sort_unstable();
     all.dedup();
-    assert_eq!(all.len(), 8 * 2000, "every append got its own id");
+    assert_eq!(all.len(), 8 * per_writer, "every append got its own id");
     assert_eq!(shared.head().expect("head").0, expected_lines);
 }
