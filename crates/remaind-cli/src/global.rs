@@ -13,9 +13,10 @@ pub(crate) struct Global {
     /// current folder or its parents).
     #[arg(long, global = true, env = "REMAIND_DIR", value_name = "PATH")]
     pub(crate) dir: Option<Utf8PathBuf>,
-    /// A shared PostgreSQL store (postgres://user@host/db) whose project this folder is a
-    /// replica of: every append goes through it (default: $REMAIND_STORE, else the folder's
-    /// store.json). Its password comes from $PGPASSWORD. See docs/fleet.md.
+    /// A shared PostgreSQL store (postgres://user@host/db): the one `init` joins, and the
+    /// one `events` and `search --on-store` read where no folder is (default:
+    /// $REMAIND_STORE). A folder works through the store its store.json names; given one,
+    /// this must name the same. Its password comes from $PGPASSWORD. See docs/fleet.md.
     #[arg(
         long,
         global = true,
