@@ -12,6 +12,9 @@
 //!   `store`).
 //! - [`artifact`] (and [`artifacts`]): an artifact by its hash, a prefix or its marker,
 //!   checked before its bytes are handed back.
+//! - [`compact`]: the events since the last accepted compaction folded into a new state
+//!   and handover by the built-in compactor, a candidate folder, a command or an LLM preset
+//!   (its rejected candidates sent back, then the built-in one), the validator deciding.
 //! - [`doctor`]: is Remaind wired into the runtimes, and are the hooks running: each
 //!   problem found with its fix.
 //! - [`import`]: Claude Code or Codex transcripts brought into the ledger (new lines only),
@@ -48,6 +51,7 @@
 //! ```
 
 mod artifact;
+mod compact;
 mod doctor;
 mod error;
 mod events;
@@ -68,6 +72,7 @@ mod share;
 mod store;
 
 pub use artifact::{artifact, artifacts};
+pub use compact::{CompactRequest, Compacted, Compactor, compact};
 pub use doctor::{
     Doctor, DoctorOptions, LastHook, Problem, RuntimeWiring, Wiring, WiringState, doctor,
 };
