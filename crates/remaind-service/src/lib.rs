@@ -28,6 +28,8 @@
 //! - [`memory`]: the memory proposals and the memory tree, each change an event first.
 //! - [`redact`]: text as the ledger would store it, with a summary of what was replaced.
 //! - [`reindex`]: the folder's index rebuilt from the ledger.
+//! - [`status`]: where the context stands (band, last compaction, head, next step, the
+//!   resume gate) and how fresh the search index is, read without writing.
 //! - [`search`]: ranked search of the folder's index or (cargo feature `store`) the shared
 //!   store's full text on the server, the same hits either way, with their neighbours.
 //! - [`events`] (and [`store_events`]): a slice of the ledger, then every new event as it
@@ -68,6 +70,7 @@ mod reindex;
 mod search;
 #[cfg(feature = "store")]
 mod share;
+mod status;
 #[cfg(feature = "store")]
 mod store;
 
@@ -92,3 +95,4 @@ pub use reindex::{Reindexed, reindex};
 pub use search::{Found, Match, SearchOptions, Source, search};
 #[cfg(feature = "store")]
 pub use share::{ShareReport, join, pull, push};
+pub use status::{Status, status};
