@@ -243,6 +243,22 @@ or the short id of its `[artifact:…]` marker (at least 8 hex digits)"
         /// The artifacts it names.
         matches: Vec<String>,
     },
+    /// `--compactor` was given an empty command.
+    #[error("--compactor: the command is empty; give a command such as 'python3 summarize.py'")]
+    EmptyCompactor,
+    /// `--model` was given an empty name.
+    #[error("--model: the model name is empty")]
+    EmptyModel,
+    /// An LLM compaction could not run (its settings, the model's rounds, the commit).
+    #[error(transparent)]
+    Llm(remaind_llm::Error),
+    /// A model call failed with no cause below it. Its words are the failure's own (which
+    /// has no `source()` to repeat), saying that nothing was written.
+    #[error("{failure}; nothing was written")]
+    ModelCall {
+        /// The failure.
+        failure: remaind_llm::Error,
+    },
     /// The folder's index could not be searched or read (a bad query is invalid input).
     #[error(transparent)]
     Index(#[from] remaind_index::Error),
@@ -327,11 +343,26 @@ impl Error {
             | Error::NoSuchArtifact { .. }
             | Error::AmbiguousArtifact { .. } => true,
             Error::Index(e) => e.is_invalid_input(),
+            Error::EmptyCompactor | Error::EmptyModel => true,
+            Error::Llm(e) => e.is_invalid_input(),
+            Error::ModelCall { .. } => false,
             #[cfg(feature = "store")]
             Error::NotOnStore { .. } => true,
             Error::TempDir(_) => false,
             #[cfg(feature = "store")]
             Error::NotAnEvent { .. } | Error::List { .. } | Error::CreateDir { .. } => false,
+        }
+    }
+}
+
+impl Error {
+    /// An LLM compaction's failure: a runtime failure with no cause below it (a model call
+    /// that failed) says that nothing was written.
+    pub(crate) fn from_llm(failure: remaind_llm::Error) -> Error {
+        if failure.is_invalid_input() || std::error::Error::source(&failure).is_some() {
+            Error::Llm(failure)
+        } else {
+            Error::ModelCall { failure }
         }
     }
 }

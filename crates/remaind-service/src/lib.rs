@@ -12,6 +12,9 @@
 //!   `store`).
 //! - [`artifact`] (and [`artifacts`]): an artifact by its hash, a prefix or its marker,
 //!   checked before its bytes are handed back.
+//! - [`compact`]: the events since the last accepted compaction folded into a new state
+//!   and handover by the built-in compactor, a candidate folder, a command or an LLM preset
+//!   (its rejected candidates sent back, then the built-in one), the validator deciding.
 //! - [`doctor`]: is Remaind wired into the runtimes, and are the hooks running: each
 //!   problem found with its fix.
 //! - [`import`]: Claude Code or Codex transcripts brought into the ledger (new lines only),
@@ -25,6 +28,8 @@
 //! - [`memory`]: the memory proposals and the memory tree, each change an event first.
 //! - [`redact`]: text as the ledger would store it, with a summary of what was replaced.
 //! - [`reindex`]: the folder's index rebuilt from the ledger.
+//! - [`status`]: where the context stands (band, last compaction, head, next step, the
+//!   resume gate) and how fresh the search index is, read without writing.
 //! - [`search`]: ranked search of the folder's index or (cargo feature `store`) the shared
 //!   store's full text on the server, the same hits either way, with their neighbours.
 //! - [`events`] (and [`store_events`]): a slice of the ledger, then every new event as it
@@ -48,6 +53,7 @@
 //! ```
 
 mod artifact;
+mod compact;
 mod doctor;
 mod error;
 mod events;
@@ -64,10 +70,12 @@ mod reindex;
 mod search;
 #[cfg(feature = "store")]
 mod share;
+mod status;
 #[cfg(feature = "store")]
 mod store;
 
 pub use artifact::{artifact, artifacts};
+pub use compact::{CompactRequest, Compacted, Compactor, compact};
 pub use doctor::{
     Doctor, DoctorOptions, LastHook, Problem, RuntimeWiring, Wiring, WiringState, doctor,
 };
@@ -87,3 +95,4 @@ pub use reindex::{Reindexed, reindex};
 pub use search::{Found, Match, SearchOptions, Source, search};
 #[cfg(feature = "store")]
 pub use share::{ShareReport, join, pull, push};
+pub use status::{Status, status};

@@ -4,11 +4,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use camino::Utf8PathBuf;
-use remaind_compact::{DEFAULT_TIMEOUT, Options, Outcome, Source};
-use remaind_ledger::Ledger;
-use remaind_llm::{Config, LlmOptions, LlmOutcome, Preset};
+use remaind_compact::Outcome;
+use remaind_llm::{LlmOutcome, Preset};
+use remaind_service::{CompactRequest, Compacted, Compactor};
 
-use crate::cli_error::{CliError, EXIT_REJECTED, EXIT_RUNTIME};
+use crate::cli_error::{CliError, EXIT_REJECTED};
 use crate::global::Global;
 
 /// Fold the events since the last accepted compaction into a new state.json and handover.md.
@@ -64,42 +64,40 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
-    if args
-        .compactor
-        .as_deref()
-        .is_some_and(|c| c.trim().is_empty())
-    {
-        return Err(CliError::invalid(
-            "--compactor: the command is empty; give a command such as 'python3 summarize.py'",
-        ));
-    }
-    if let Some(name) = args.llm.as_deref() {
-        return run_llm(global, name, &args);
-    }
-    let source = match (args.candidate, args.compactor) {
-        (Some(dir), _) => Source::Dir(dir),
-        (None, Some(cmd)) => Source::Command {
+    let compactor = match (args.candidate, args.compactor, args.llm) {
+        (_, _, Some(name)) => {
+            let Some(preset) = Preset::from_name(&name) else {
+                return Err(CliError::invalid(format!(
+                    "--llm: unknown preset `{name}`; give claude, codex or openai"
+                )));
+            };
+            Compactor::Llm {
+                preset,
+                model: args.model,
+                time_limit: args.time_limit.map(Duration::from_secs),
+            }
+        }
+        (Some(dir), _, None) => Compactor::Dir(dir),
+        (None, Some(cmd), None) => Compactor::Command {
             cmd,
-            timeout: args.timeout.map_or(DEFAULT_TIMEOUT, Duration::from_secs),
+            timeout: args.timeout.map(Duration::from_secs),
         },
-        (None, None) => Source::Builtin,
+        (None, None, None) => Compactor::Builtin,
     };
+    let request = CompactRequest::new(compactor, args.dry_run)?;
     let ctx = global.context()?;
-    let ledger = Ledger::open(ctx.root())?;
-    let store = remaind_compact::open_store(ctx.root())?;
-    let opts = Options {
-        dry_run: args.dry_run,
-        through_seq: None,
-    };
-    let outcome = remaind_compact::compact(&ledger, &store, source, opts)?;
+    let compacted = remaind_service::compact(&ctx, &request)?;
     if args.json {
-        let line = serde_json::to_string(&outcome.verdict)
-            .map_err(|e| CliError::runtime(e.to_string()))?;
+        let line =
+            serde_json::to_string(&compacted).map_err(|e| CliError::runtime(e.to_string()))?;
         println!("{line}");
     } else {
-        print_summary(&outcome, args.dry_run);
+        if let Compacted::Llm(done) = &compacted {
+            print_rounds(done);
+        }
+        print_summary(compacted.outcome(), args.dry_run);
     }
-    Ok(if outcome.verdict.accepted {
+    Ok(if compacted.outcome().verdict.accepted {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_REJECTED)
@@ -156,61 +154,6 @@ fn print_summary(outcome: &Outcome, dry_run: bool) {
             None => println!("state.json and handover.md unchanged"),
         }
     }
-}
-
-/// `--llm PRESET`: the repair loop, then the same summary as the other sources.
-fn run_llm(global: &Global, name: &str, args: &Args) -> Result<ExitCode, CliError> {
-    let Some(preset) = Preset::from_name(name) else {
-        return Err(CliError::invalid(format!(
-            "--llm: unknown preset `{name}`; give claude, codex or openai"
-        )));
-    };
-    if args.model.as_deref().is_some_and(|m| m.trim().is_empty()) {
-        return Err(CliError::invalid("--model: the model name is empty"));
-    }
-    let ctx = global.context()?;
-    let mut config = Config::load(ctx.root()).map_err(llm_failure)?;
-    if let Some(model) = &args.model {
-        config.set_model(preset, model.clone());
-    }
-    let ledger = Ledger::open(ctx.root())?;
-    let store = remaind_compact::open_store(ctx.root())?;
-    let options = LlmOptions {
-        preset,
-        dry_run: args.dry_run,
-        time_limit: args.time_limit.map(Duration::from_secs),
-    };
-    let done = remaind_llm::compact_llm(&ledger, &store, &config, &options).map_err(llm_failure)?;
-    if args.json {
-        let report = serde_json::json!({
-            "verdict": done.outcome.verdict,
-            "compactor": done.label,
-            "rounds": done.rounds,
-            "fell_back": done.fell_back,
-            "seconds": done.seconds,
-            "tokens": done.tokens,
-            "written": done.outcome.written,
-        });
-        println!("{report}");
-    } else {
-        print_rounds(&done);
-        print_summary(&done.outcome, args.dry_run);
-    }
-    Ok(if done.outcome.verdict.accepted {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_REJECTED)
-    })
-}
-
-/// An LLM compaction's error with the CLI's exit code; a failed model call says that
-/// nothing was written.
-pub(crate) fn llm_failure(err: remaind_llm::Error) -> CliError {
-    let mut failure = CliError::from(err);
-    if failure.code == EXIT_RUNTIME && failure.causes.is_empty() {
-        failure.message.push_str("; nothing was written");
-    }
-    failure
 }
 
 fn print_rounds(done: &LlmOutcome) {

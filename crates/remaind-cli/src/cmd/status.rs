@@ -17,21 +17,13 @@ pub(crate) struct Args {
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
-    let s = remaind_resume::status(&ctx)?;
-    let index = index_freshness(&ctx);
+    let status = remaind_service::status(&ctx)?;
     if args.json {
-        let mut doc = serde_json::to_value(&s).map_err(|e| CliError::runtime(e.to_string()))?;
-        doc["index"] = match index {
-            Some(f) => serde_json::json!({
-                "indexed_seq": f.indexed_seq,
-                "ledger_head": f.ledger_head,
-                "stale": f.stale,
-            }),
-            None => serde_json::Value::Null,
-        };
+        let doc = serde_json::to_string(&status).map_err(|e| CliError::runtime(e.to_string()))?;
         println!("{doc}");
         return Ok(ExitCode::SUCCESS);
     }
+    let (s, index) = (&status.context, status.index);
     println!("ledger head:     e{}", s.head_seq);
     match s.through_seq {
         Some(t) => println!("state through:   e{t} ({} events since)", s.tail_events),
@@ -84,11 +76,4 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
         None => println!("index:           unavailable (search falls back to a rebuild)"),
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The search index's freshness, read without changing anything; `None` when it cannot be read.
-fn index_freshness(ctx: &remaind_fs::ContextDir) -> Option<remaind_index::Freshness> {
-    let ledger = remaind_ledger::Ledger::open(ctx.root()).ok()?;
-    let index = remaind_index::Index::open(ctx.root(), &ledger).ok()?;
-    index.freshness().ok()
 }

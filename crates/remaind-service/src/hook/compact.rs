@@ -9,8 +9,9 @@ use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
 
 use super::{Call, Hook, reinject};
-use crate::Result;
+use crate::compact::compact_on;
 use crate::error::chain_text;
+use crate::{CompactRequest, Compacted, Compactor, Error, Result};
 
 /// The exit code of a rejected compaction (docs/contract.md): a non-blocking error for the
 /// runtimes that show it.
@@ -54,44 +55,23 @@ impl Hook<'_> {
         name: &str,
         plain: bool,
     ) -> Result<u8> {
-        let time_limit = self.call.time_limit;
-        let attempt = || -> Result<remaind_llm::LlmOutcome, remaind_llm::Error> {
-            let preset =
-                remaind_llm::Preset::from_name(name).unwrap_or(remaind_llm::Preset::Claude);
-            let config = remaind_llm::Config::load(ctx.root())?;
-            let store = remaind_compact::open_store(ctx.root())?;
-            let options = remaind_llm::LlmOptions {
-                preset,
-                dry_run: false,
-                time_limit: Some(time_limit),
-            };
-            remaind_llm::compact_llm(ledger, &store, &config, &options)
+        let preset = remaind_llm::Preset::from_name(name).unwrap_or(remaind_llm::Preset::Claude);
+        let llm = Compactor::Llm {
+            preset,
+            model: None,
+            time_limit: Some(self.call.time_limit),
         };
-        match attempt() {
-            Ok(done) if done.outcome.verdict.accepted => {
-                let by = if done.fell_back {
-                    "the built-in compactor (fallback)"
-                } else {
-                    done.label.as_str()
-                };
-                self.say(
-                    plain,
-                    &format!(
-                        "remaind: compaction accepted through e{} by {by} ({} round(s), {:.1}s, \
-{} tokens)",
-                        done.outcome.through_seq,
-                        done.rounds.len(),
-                        done.seconds,
-                        done.tokens.input + done.tokens.output
-                    ),
-                );
+        let attempt = CompactRequest::new(llm, false).and_then(|r| compact_on(ctx, ledger, &r));
+        match attempt {
+            Ok(done) if done.outcome().verdict.accepted => {
+                self.say(plain, &accepted(&done));
                 Ok(0)
             }
             Ok(_) => self.compact_builtin(ctx, ledger, plain),
             Err(e) => {
                 self.out.eprint(&format!(
                     "remaind: {}; using the built-in compactor",
-                    llm_failure(&e)
+                    llm_failure(e)
                 ));
                 self.compact_builtin(ctx, ledger, plain)
             }
@@ -99,19 +79,11 @@ impl Hook<'_> {
     }
 
     fn compact_builtin(&mut self, ctx: &ContextDir, ledger: &Ledger, plain: bool) -> Result<u8> {
-        let store = remaind_compact::open_store(ctx.root())?;
-        let outcome = remaind_compact::compact(
-            ledger,
-            &store,
-            remaind_compact::Source::Builtin,
-            remaind_compact::Options::default(),
-        )?;
+        let builtin = CompactRequest::new(Compactor::Builtin, false)?;
+        let compacted = compact_on(ctx, ledger, &builtin)?;
+        let outcome = compacted.outcome();
         if outcome.verdict.accepted {
-            let line = format!(
-                "remaind: compaction accepted through e{}",
-                outcome.through_seq
-            );
-            self.say(plain, &line);
+            self.say(plain, &accepted(&compacted));
             Ok(0)
         } else {
             let failed: Vec<&str> = outcome
@@ -140,12 +112,38 @@ impl Hook<'_> {
     }
 }
 
-/// A failed model call's words, as `remaind compact --llm` says them: a failure with no
-/// cause below it says that nothing was written.
-fn llm_failure(e: &remaind_llm::Error) -> String {
-    let mut text = chain_text(e);
-    if !e.is_invalid_input() && std::error::Error::source(e).is_none() {
-        text.push_str("; nothing was written");
+/// The line that says a compaction was accepted: with an LLM preset, by whom, in how many
+/// rounds, seconds and tokens.
+fn accepted(compacted: &Compacted) -> String {
+    match compacted {
+        Compacted::Once(outcome) => format!(
+            "remaind: compaction accepted through e{}",
+            outcome.through_seq
+        ),
+        Compacted::Llm(done) => {
+            let by = if done.fell_back {
+                "the built-in compactor (fallback)"
+            } else {
+                done.label.as_str()
+            };
+            format!(
+                "remaind: compaction accepted through e{} by {by} ({} round(s), {:.1}s, {} \
+tokens)",
+                done.outcome.through_seq,
+                done.rounds.len(),
+                done.seconds,
+                done.tokens.input + done.tokens.output
+            )
+        }
     }
-    text
+}
+
+/// A failed model call's words, as `remaind compact --llm` says them (a failure with no
+/// cause below it says that nothing was written); the history store that could not be
+/// opened, as the model's commit path words it.
+fn llm_failure(e: Error) -> String {
+    match e {
+        Error::Compact(e) => chain_text(&remaind_llm::Error::from(e)),
+        e => chain_text(&e),
+    }
 }

@@ -1,9 +1,10 @@
 //! Integration tests of remaind-service, one module per job (the integrity report, the hook
-//! runner, search, events, install and doctor, log, memory, loops, artifacts, import, redact,
-//! reindex), each called as a front-end calls it (one test binary: one link). The CLI's suite
+//! runner, compaction, search, events, install and doctor, log, memory, loops, artifacts,
+//! import, redact, reindex, status), each called as a front-end calls it (one test binary: one link). The CLI's suite
 //! runs the same jobs through the binary.
 
 mod artifact;
+mod compact;
 mod events;
 mod hook;
 mod import;
@@ -15,3 +16,4 @@ mod memory;
 mod redact;
 mod reindex;
 mod search;
+mod status;
