@@ -1,15 +1,10 @@
 //! Artifacts read back by their hash, a prefix or their marker.
 
-use camino::Utf8PathBuf;
 use remaind_fs::ContextDir;
 use remaind_service::{Error, LogFlags, LogRequest, artifact, artifacts, log};
 
 fn folder() -> (tempfile::TempDir, ContextDir) {
-    let tmp = remaind_testkit::scratch_dir("service-artifact");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("a UTF-8 path");
-    let ctx = ContextDir::new(root);
-    remaind_resume::init(&ctx, false).expect("init");
-    (tmp, ctx)
+    crate::common::folder("service-artifact")
 }
 
 /// Binary tool output goes to the store; it comes back by its full hash, by a prefix of

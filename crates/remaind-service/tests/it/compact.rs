@@ -3,17 +3,13 @@
 
 use std::time::Duration;
 
-use camino::Utf8PathBuf;
 use remaind_events::Kind;
 use remaind_fs::ContextDir;
 use remaind_ledger::{AppendRequest, Ledger};
 use remaind_service::{CompactRequest, Compacted, Compactor, Error, compact};
 
 fn folder() -> (tempfile::TempDir, ContextDir) {
-    let tmp = remaind_testkit::scratch_dir("service-compact");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("a UTF-8 path");
-    let ctx = ContextDir::new(root);
-    remaind_resume::init(&ctx, false).expect("init");
+    let (tmp, ctx) = crate::common::folder("service-compact");
     let ledger = Ledger::open(ctx.root()).expect("open");
     for (kind, text) in [
         (Kind::Constraint, "keep the CSV importer streaming"),

@@ -6,11 +6,7 @@ use remaind_fs::ContextDir;
 use remaind_service::{Error, ImportOptions, import};
 
 fn folder() -> (tempfile::TempDir, ContextDir) {
-    let tmp = remaind_testkit::scratch_dir("service-import");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("a UTF-8 path");
-    let ctx = ContextDir::new(root);
-    remaind_resume::init(&ctx, false).expect("init");
-    (tmp, ctx)
+    crate::common::folder("service-import")
 }
 
 fn transcripts() -> Utf8PathBuf {

@@ -2,15 +2,10 @@
 
 use std::os::unix::fs::PermissionsExt;
 
-use camino::Utf8PathBuf;
 use remaind_fs::ContextDir;
 
 fn folder() -> (tempfile::TempDir, ContextDir) {
-    let tmp = remaind_testkit::scratch_dir("service");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("a UTF-8 path");
-    let ctx = ContextDir::new(root);
-    remaind_resume::init(&ctx, false).expect("init");
-    (tmp, ctx)
+    crate::common::folder("service")
 }
 
 /// A folder as `init` leaves it holds: nothing to report.

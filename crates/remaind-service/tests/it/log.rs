@@ -1,17 +1,12 @@
 //! Appending events as `remaind log` is given them.
 
-use camino::Utf8PathBuf;
 use remaind_events::Kind;
 use remaind_fs::ContextDir;
 use remaind_ledger::Ledger;
 use remaind_service::{LogFlags, LogRequest, log};
 
 fn folder() -> (tempfile::TempDir, ContextDir) {
-    let tmp = remaind_testkit::scratch_dir("service-log");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("a UTF-8 path");
-    let ctx = ContextDir::new(root);
-    remaind_resume::init(&ctx, false).expect("init");
-    (tmp, ctx)
+    crate::common::folder("service-log")
 }
 
 /// Flags become one event, with the ids trimmed and the tool named.

@@ -1,17 +1,12 @@
 //! The open loops as `remaind loops` lists and closes them.
 
-use camino::Utf8PathBuf;
 use remaind_events::{EventId, Kind};
 use remaind_fs::ContextDir;
 use remaind_ledger::{AppendRequest, Ledger};
 use remaind_service::{Error, open_loops, resolve_loop};
 
 fn folder() -> (tempfile::TempDir, ContextDir) {
-    let tmp = remaind_testkit::scratch_dir("service-loops");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("a UTF-8 path");
-    let ctx = ContextDir::new(root);
-    remaind_resume::init(&ctx, false).expect("init");
-    (tmp, ctx)
+    crate::common::folder("service-loops")
 }
 
 fn append(ctx: &ContextDir, kind: Kind, text: &str) -> EventId {

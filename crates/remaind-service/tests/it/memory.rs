@@ -1,16 +1,11 @@
 //! The memory jobs as `remaind memory` runs them.
 
-use camino::Utf8PathBuf;
 use remaind_fs::ContextDir;
 use remaind_memory::Status;
 use remaind_service::{MemoryAnswer, MemoryJob, memory};
 
 fn folder() -> (tempfile::TempDir, ContextDir) {
-    let tmp = remaind_testkit::scratch_dir("service-memory");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("a UTF-8 path");
-    let ctx = ContextDir::new(root);
-    remaind_resume::init(&ctx, false).expect("init");
-    (tmp, ctx)
+    crate::common::folder("service-memory")
 }
 
 fn proposal(answer: MemoryAnswer) -> remaind_memory::Proposal {

@@ -1,15 +1,10 @@
 //! Text as the ledger would store it.
 
-use camino::Utf8PathBuf;
 use remaind_fs::ContextDir;
 use remaind_service::redact;
 
 fn folder() -> (tempfile::TempDir, ContextDir) {
-    let tmp = remaind_testkit::scratch_dir("service-redact");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("a UTF-8 path");
-    let ctx = ContextDir::new(root);
-    remaind_resume::init(&ctx, false).expect("init");
-    (tmp, ctx)
+    crate::common::folder("service-redact")
 }
 
 /// A secret is replaced by its placeholder and counted by rule; text without one comes

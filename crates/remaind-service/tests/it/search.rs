@@ -1,6 +1,5 @@
 //! The one search `remaind search`, the MCP `search` tool and the viewer's Search page call.
 
-use camino::Utf8PathBuf;
 use remaind_events::{Kind, Status};
 use remaind_fs::ContextDir;
 use remaind_index::{Field, Index, Syntax};
@@ -17,10 +16,7 @@ const TEXTS: [&str; 6] = [
 
 /// A folder whose ledger holds [`TEXTS`] as notes, e1 to e6.
 fn folder() -> (tempfile::TempDir, ContextDir) {
-    let tmp = remaind_testkit::scratch_dir("service-search");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("a UTF-8 path");
-    let ctx = ContextDir::new(root);
-    remaind_resume::init(&ctx, false).expect("init");
+    let (tmp, ctx) = crate::common::folder("service-search");
     let ledger = remaind_ledger::Ledger::open(ctx.root()).expect("open");
     for text in TEXTS {
         let ev = remaind_testkit::event(Kind::Note, text);

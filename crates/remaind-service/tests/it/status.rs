@@ -1,7 +1,6 @@
 //! The status as `remaind status` shows it: the lifecycle snapshot with the index's
 //! freshness.
 
-use camino::Utf8PathBuf;
 use remaind_events::Kind;
 use remaind_fs::ContextDir;
 use remaind_ledger::{AppendRequest, Ledger};
@@ -18,10 +17,7 @@ fn append(ctx: &ContextDir, kind: Kind, text: &str) {
 /// stale once an event is appended after it, and reading the status does not catch it up.
 #[test]
 fn the_status_tells_how_fresh_the_index_is() {
-    let tmp = remaind_testkit::scratch_dir("service-status");
-    let root = Utf8PathBuf::from_path_buf(tmp.path().join(".context")).expect("a UTF-8 path");
-    let ctx = ContextDir::new(root);
-    remaind_resume::init(&ctx, false).expect("init");
+    let (_tmp, ctx) = crate::common::folder("service-status");
     append(&ctx, Kind::Decision, "parse rows with the csv crate");
     append(&ctx, Kind::NextStep, "write the row parser tests");
     reindex(&ctx, &mut |_, _| {}).expect("reindex");
