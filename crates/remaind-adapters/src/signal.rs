@@ -7,18 +7,21 @@ use std::str::FromStr;
 use remaind_redact::Redactor;
 use serde_json::{Map, Value};
 
-/// An agent runtime Remaind has an adapter for.
+/// An agent runtime Remaind has an adapter for. With the cargo feature `clap`, a command-line
+/// value named as [`Runtime::as_str`] says (each variant's line below is its help).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Runtime {
     /// Anthropic's Claude Code.
     ClaudeCode,
     /// OpenAI's Codex CLI.
     Codex,
-    /// Cursor's agent (`.cursor/hooks.json`).
+    /// Cursor's agent (.cursor/hooks.json).
     Cursor,
-    /// Google's Gemini CLI (`.gemini/settings.json` hooks).
+    /// Google's Gemini CLI (.gemini/settings.json).
     Gemini,
-    /// OpenCode (a plugin in `.opencode/plugins/`).
+    /// OpenCode (the plugin .opencode/plugins/remaind.js).
+    #[cfg_attr(feature = "clap", value(name = "opencode"))]
     OpenCode,
 }
 

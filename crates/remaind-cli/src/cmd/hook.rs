@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use clap::ValueEnum;
+use remaind_adapters::Runtime;
 use remaind_service::HookCall;
 
 use crate::cli_error::CliError;
@@ -63,7 +63,7 @@ pub(crate) struct Args {
     runtime_event: Option<String>,
     /// The runtime that sent the payload (default: read from the payload).
     #[arg(long, value_enum)]
-    runtime: Option<HookRuntime>,
+    runtime: Option<Runtime>,
     /// pre-compact: ask this LLM preset (claude, codex, openai; settings in
     /// .context/schemas/llm.json) instead of the built-in compactor. Whatever goes wrong with
     /// the model, the built-in candidate is committed instead.
@@ -80,21 +80,6 @@ pub(crate) struct Args {
 /// room for the built-in fallback and the writes.
 const DEFAULT_HOOK_LIMIT: u64 = 100;
 
-/// `remaind hook --runtime`: every runtime whose hooks Remaind reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum HookRuntime {
-    /// Anthropic's Claude Code.
-    ClaudeCode,
-    /// OpenAI's Codex CLI.
-    Codex,
-    /// Cursor's agent (.cursor/hooks.json).
-    Cursor,
-    /// Google's Gemini CLI (.gemini/settings.json).
-    Gemini,
-    /// OpenCode (the plugin .opencode/plugins/remaind.js).
-    Opencode,
-}
-
 /// Runs the hook, which fails open: an error is said and kept in logs/hook-errors.jsonl, and
 /// the exit code is 0 (3: a rejected PreCompact compaction), as a runtime reads 2 as "block".
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
@@ -103,10 +88,7 @@ pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let outcome = remaind_service::run_hook(HookCall {
         event: &args.event,
         runtime_event: args.runtime_event.as_deref(),
-        // Each value's name is the runtime's own (`claude-code`, `opencode`).
-        runtime: args
-            .runtime
-            .and_then(|r| r.to_possible_value()?.get_name().parse().ok()),
+        runtime: args.runtime,
         input: &input,
         input_error,
         dir: global.dir.as_deref(),

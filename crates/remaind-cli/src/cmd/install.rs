@@ -25,7 +25,7 @@ remaind install gemini --user\n  remaind install opencode --uninstall"
 pub(crate) struct Args {
     /// The runtime to wire.
     #[arg(value_enum)]
-    runtime: InstallRuntime,
+    runtime: Runtime,
     /// Into the user's settings under $HOME, for every project (default: into the project,
     /// the current folder; `--project` names a shared store's project, see docs/fleet.md).
     #[arg(long)]
@@ -41,33 +41,6 @@ pub(crate) struct Args {
     json: bool,
 }
 
-/// The runtimes `remaind install` wires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum InstallRuntime {
-    /// Anthropic's Claude Code.
-    ClaudeCode,
-    /// OpenAI's Codex CLI.
-    Codex,
-    /// Cursor's agent.
-    Cursor,
-    /// Google's Gemini CLI.
-    Gemini,
-    /// OpenCode.
-    Opencode,
-}
-
-impl From<InstallRuntime> for Runtime {
-    fn from(r: InstallRuntime) -> Runtime {
-        match r {
-            InstallRuntime::ClaudeCode => Runtime::ClaudeCode,
-            InstallRuntime::Codex => Runtime::Codex,
-            InstallRuntime::Cursor => Runtime::Cursor,
-            InstallRuntime::Gemini => Runtime::Gemini,
-            InstallRuntime::Opencode => Runtime::OpenCode,
-        }
-    }
-}
-
 /// `HOME`, `XDG_CONFIG_HOME` and `PATH`, for the jobs that look outside the project.
 #[expect(clippy::disallowed_methods, reason = "the CLI reads the environment")]
 pub(crate) fn user_env() -> UserEnv {
@@ -79,7 +52,7 @@ pub(crate) fn user_env() -> UserEnv {
 }
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
-    let runtime = Runtime::from(args.runtime);
+    let runtime = args.runtime;
     let done = remaind_service::install(&InstallOptions {
         runtime,
         project: global.cwd()?,
