@@ -32,9 +32,9 @@
 //!   resume gate) and how fresh the search index is, read without writing.
 //! - [`search`]: ranked search of the folder's index or (cargo feature `store`) the shared
 //!   store's full text on the server, the same hits either way, with their neighbours.
-//! - [`events`] (and [`store_events`]): a slice of the ledger, then every new event as it
-//!   is appended, from a folder or straight from a shared store.
-//! - [`push`], [`pull`] and [`join`] (feature `store`): a project moved between a folder
+//! - [`events`] (and `store_events`, feature `store`): a slice of the ledger, then every new
+//!   event as it is appended, from a folder or straight from a shared store.
+//! - `push`, `pull` and `join` (feature `store`): a project moved between a folder
 //!   and a shared store, or a folder made a store's replica (`remaind init --store`).
 //!
 //! This layer opens the ledger and the derived files through the layers below and knows
