@@ -245,10 +245,10 @@ impl ContextDir {
 
     /// Finds the `.context/` folder the way git finds `.git`: an explicit path (from `--dir`
     /// or `REMAIND_DIR`, resolved by the caller) wins and must be initialized
-    /// ([`Error::NotInitialized`]); else the nearest `.context` in `cwd` or its parents
-    /// ([`Error::NoContext`] when there is none). The nearest one decides: a damaged one
-    /// (a symlink, a file, no log) is [`Error::Damaged`], never skipped for a parent
-    /// project's.
+    /// ([`NotInitialized`](crate::Error::NotInitialized)); else the nearest `.context` in
+    /// `cwd` or its parents ([`NoContext`](crate::Error::NoContext) when there is none). The
+    /// nearest one decides: a damaged one (a symlink, a file, no log) is
+    /// [`Damaged`](crate::Error::Damaged), never skipped for a parent project's.
     pub fn discover(explicit: Option<&Utf8Path>, cwd: &Utf8Path) -> crate::Result<ContextDir> {
         if let Some(dir) = explicit {
             let ctx = ContextDir::new(if dir.is_absolute() {
