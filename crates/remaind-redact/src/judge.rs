@@ -161,15 +161,21 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
         || has_long_run(v)
 }
 
-/// A value that is mostly one character held down (`AIzaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa`):
-/// a run of eight or more of one byte making a third of the value or more. A long token may
-/// hold a short run of zeros (base64 of a length field); never a third of itself.
+/// A value that is mostly one letter held down (`AIzaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa`): a run
+/// of eight or more of one letter making a third of the value or more. Digits are left out:
+/// zeros pad counters and ids in real tokens too (`sk-proj-000…3000` is still a key), and a
+/// long token may hold a short run of one letter (base64 of a zero length field), never a
+/// third of itself.
 fn has_long_run(v: &[u8]) -> bool {
     let mut longest = 0;
     let mut run = 0;
     let mut prev = None;
     for &b in v {
-        run = if prev == Some(b) { run + 1 } else { 1 };
+        run = if b.is_ascii_alphabetic() && prev == Some(b) {
+            run + 1
+        } else {
+            1
+        };
         prev = Some(b);
         longest = longest.max(run);
     }
