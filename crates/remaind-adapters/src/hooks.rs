@@ -435,9 +435,7 @@ const INSTRUCTION_LOOKBACK: u64 = 8192;
 /// The latest `user_message`, reading the ledger backwards from the head (within
 /// [`INSTRUCTION_LOOKBACK`] events).
 fn instruction_from_ledger(ledger: &Ledger) -> Result<Option<EventId>> {
-    // The log's read-only view parses only the line it finds.
-    let log = remaind_ledger::LogReader::open(ledger.context_dir())?;
-    Ok(log
+    Ok(ledger
         .last_matching(
             &[remaind_events::Kind::UserMessage],
             INSTRUCTION_LOOKBACK,

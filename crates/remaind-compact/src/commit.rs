@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use remaind_atomic::HistoryStore;
 use remaind_events::{Event, EventId, Kind, NewEvent};
 use remaind_hash::sha256_hex;
-use remaind_ledger::{Ledger, LogReader};
+use remaind_ledger::Ledger;
 use remaind_validate::{
     Binding, Check, EventIter, Failure, LedgerView, Prior, State, Verdict, ViewError,
 };
@@ -160,9 +160,7 @@ pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
     }
     let read_err = |e| ledger_err(ledger, "cannot find the last compaction", e);
     let (head, _) = ledger.head().map_err(read_err)?;
-    // The log's read-only view finds the newest compaction reading only its line.
-    let log = LogReader::open(ledger.context_dir()).map_err(read_err)?;
-    let Some(last) = log
+    let Some(last) = ledger
         .last_matching(&[Kind::Compaction], head, |_| true)
         .map_err(read_err)?
     else {
@@ -182,7 +180,7 @@ pub fn take_shared_pair(ledger: &Ledger, store: &HistoryStore) -> Result<bool> {
         if *local == state_sha {
             return Ok(false);
         }
-        let known = log
+        let known = ledger
             .last_matching(&[Kind::Compaction], head, |e| {
                 recorded(e, "state_sha256").as_ref() == Some(local)
             })
@@ -249,10 +247,9 @@ fn recorded(event: &Event, key: &str) -> Option<String> {
 fn read_prior_and_last(ledger: &Ledger, store: &HistoryStore) -> Result<(Option<PriorFiles>, u64)> {
     let (pair, last) = store
         .read_all_then(&[STATE_FILE, HANDOVER_FILE], |pair| {
-            let last = LogReader::open(ledger.context_dir()).and_then(|log| {
-                let (head, _) = log.head()?;
-                log.last_matching(&[Kind::Compaction], head, |_| true)
-            });
+            let last = ledger
+                .head()
+                .and_then(|(head, _)| ledger.last_matching(&[Kind::Compaction], head, |_| true));
             (pair, last)
         })
         .map_err(|e| store_err(store, STATE_FILE, "cannot read", e))?;

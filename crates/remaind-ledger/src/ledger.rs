@@ -669,7 +669,7 @@ impl Ledger {
         // Only the events after `since` can be rivals.
         let after = head.saturating_sub(since);
         if let Some(rival) = self
-            .last_of_kinds(unless.kinds, after)?
+            .last_matching(unless.kinds, after, |_| true)?
             .filter(|e| e.seq > since)
         {
             return Err(Error::Raced {
@@ -1041,11 +1041,18 @@ impl Ledger {
         reader::head(&self.reader, &self.log_path)
     }
 
-    /// The newest event of one of `kinds` among the last `within` events, read backwards from
-    /// the head. Only that event is parsed: every other line's kind is read from its first
-    /// bytes, so looking back over thousands of events costs little more than reading them.
-    pub(crate) fn last_of_kinds(&self, kinds: &[Kind], within: u64) -> Result<Option<Event>> {
-        reader::last_matching(&self.reader, &self.log_path, kinds, within, |_| true)
+    /// The newest event of one of `kinds` that `accept` takes, among the last `within`
+    /// events, read backwards from the head: [`LogReader::last_matching`] on the log this
+    /// ledger holds open (no second open, no second anchor check). Only candidates of those
+    /// kinds are parsed: every other line's kind is read from its first bytes, so looking back
+    /// over thousands of events costs little more than reading them.
+    pub fn last_matching(
+        &self,
+        kinds: &[Kind],
+        within: u64,
+        accept: impl FnMut(&Event) -> bool,
+    ) -> Result<Option<Event>> {
+        reader::last_matching(&self.reader, &self.log_path, kinds, within, accept)
     }
 
     /// The complete lines from byte `offset` on, as stored, for a reader that keeps its own
