@@ -1042,10 +1042,10 @@ impl Ledger {
     }
 
     /// The newest event of one of `kinds` that `accept` takes, among the last `within`
-    /// events, read backwards from the head: [`LogReader::last_matching`] on the log this
-    /// ledger holds open (no second open, no second anchor check). Only candidates of those
-    /// kinds are parsed: every other line's kind is read from its first bytes, so looking back
-    /// over thousands of events costs little more than reading them.
+    /// events, read backwards from the head: [`crate::LogReader::last_matching`] on the log
+    /// this ledger holds open (no second open, no second anchor check). Only candidates of
+    /// those kinds are parsed: every other line's kind is read from its first bytes, so
+    /// looking back over thousands of events costs little more than reading them.
     pub fn last_matching(
         &self,
         kinds: &[Kind],
