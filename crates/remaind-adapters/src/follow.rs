@@ -265,7 +265,7 @@ fn recorded_keys(ledger: &Ledger, runtime: Runtime) -> Result<HashSet<String>> {
     for ev in ledger.before(
         head + 1,
         RECORDED_LOOKBACK,
-        &remaind_ledger::Filter::default(),
+        &remaind_events::Filter::default(),
     )? {
         keys.extend(origin_key(&ev, runtime));
     }

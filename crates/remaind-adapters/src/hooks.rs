@@ -449,7 +449,7 @@ fn instruction_from_ledger(ledger: &Ledger) -> Result<Option<EventId>> {
 fn plan_from_ledger(ledger: &Ledger) -> Result<PlanBook> {
     let mut before = ledger.head()?.0 + 1;
     while before > 1 {
-        let chunk = ledger.before(before, 512, &remaind_ledger::Filter::default())?;
+        let chunk = ledger.before(before, 512, &remaind_events::Filter::default())?;
         let Some(first) = chunk.first() else { break };
         before = first.seq;
         for ev in chunk.iter().rev() {
@@ -477,7 +477,7 @@ fn delivered_from_queue(ledger: &Ledger, rec: &Record) -> Result<bool> {
     }
     let text = ledger.redactor().redact_str(text).0;
     let head = ledger.head()?.0;
-    let events = ledger.before(head + 1, QUEUE_LOOKBACK, &remaind_ledger::Filter::default())?;
+    let events = ledger.before(head + 1, QUEUE_LOOKBACK, &remaind_events::Filter::default())?;
     let same = events.iter().rev().find(|ev| {
         let origin = ev.data.as_ref().and_then(|d| d.get("origin"));
         ev.kind == remaind_events::Kind::UserMessage

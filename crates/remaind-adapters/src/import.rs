@@ -576,7 +576,7 @@ impl<'r> Batch<'r> {
                     let since = mapper.head() + 1;
                     let newer = usize::try_from(head - mapper.head()).unwrap_or(usize::MAX);
                     for ev in ledger
-                        .range(since, newer, &remaind_ledger::Filter::default())
+                        .range(since, newer, &remaind_events::Filter::default())
                         .unwrap_or_default()
                     {
                         keys.extend(origin_key(&ev, *runtime));

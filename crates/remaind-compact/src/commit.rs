@@ -9,7 +9,7 @@ use remaind_events::{Event, EventId, Kind, NewEvent};
 use remaind_hash::sha256_hex;
 use remaind_ledger::Ledger;
 use remaind_validate::{
-    Binding, Check, EventIter, Failure, LedgerView, Prior, State, Verdict, ViewError,
+    Binding, Check, Error as ViewError, EventIter, Failure, LedgerView, Prior, State, Verdict,
 };
 use serde_json::{Map, Value, json};
 
@@ -548,7 +548,7 @@ fn read_tail(
     }
     let limit = usize::try_from(through - after).unwrap_or(usize::MAX);
     let tail = ledger
-        .range(after + 1, limit, &remaind_ledger::Filter::default())
+        .range(after + 1, limit, &remaind_events::Filter::default())
         .map_err(|e| ledger_err(ledger, "cannot read events", e))?;
     let log_digest = ledger
         .digest_at(through)
@@ -713,7 +713,7 @@ fn edited_files(
     };
     let state = sha256_hex(&prior.state_bytes);
     let handover = prior.handover.as_deref().map(|h| sha256_hex(h.as_bytes()));
-    let compactions = remaind_ledger::Filter {
+    let compactions = remaind_events::Filter {
         kinds: vec![Kind::Compaction],
         ..Default::default()
     };

@@ -2,6 +2,7 @@
 //! and the digest that links each line to the next. The on-disk ledger and
 //! [`crate::MemoryLedger`] both build events here, so the rules cannot drift apart.
 
+use crate::Error;
 use crate::event::{Event, EventId, Kind, NewEvent};
 
 /// The chain digest of a stored line: lowercase hex SHA-256 of its bytes without the
@@ -17,17 +18,22 @@ pub fn line_digest(line: &[u8]) -> String {
 /// outside `min_importance..=3`, a correction that supersedes nothing, and citations
 /// (`refs`, `supersedes`, `resolves`) of events at or after `seq`. Redaction, artifact
 /// routing and schema checks are the writer's business, not this function's.
-pub fn build_event(new: NewEvent, seq: u64, prev: &str, ts: &str) -> Result<Event, String> {
-    let kind = new.kind.ok_or_else(|| "`kind` is required".to_owned())?;
+pub fn build_event(new: NewEvent, seq: u64, prev: &str, ts: &str) -> Result<Event, Error> {
+    let invalid = |reason: String| Error::InvalidEvent { seq, reason };
+    let kind = new
+        .kind
+        .ok_or_else(|| invalid("`kind` is required".to_owned()))?;
     let importance = new.importance.unwrap_or_else(|| kind.default_importance());
     if importance > 3 || importance < kind.min_importance() {
-        return Err(format!(
+        return Err(invalid(format!(
             "importance {importance} is outside {}..=3 for `{kind}`",
             kind.min_importance()
-        ));
+        )));
     }
     if kind == Kind::Correction && new.supersedes.is_empty() {
-        return Err("a correction must supersede at least one event".to_owned());
+        return Err(invalid(
+            "a correction must supersede at least one event".to_owned(),
+        ));
     }
     for (field, ids) in [
         ("refs", &new.refs),
@@ -35,7 +41,9 @@ pub fn build_event(new: NewEvent, seq: u64, prev: &str, ts: &str) -> Result<Even
         ("resolves", &new.resolves),
     ] {
         if let Some(bad) = ids.iter().find(|id| id.seq() >= seq) {
-            return Err(format!("`{field}` cites {bad}, which does not exist yet"));
+            return Err(invalid(format!(
+                "`{field}` cites {bad}, which does not exist yet"
+            )));
         }
     }
     Ok(Event {

@@ -157,7 +157,7 @@ impl fmt::Display for Kind {
 }
 
 impl FromStr for Kind {
-    type Err = String;
+    type Err = crate::Error;
     /// Any kind, by its wire name; the error names the closest kind and lists them all.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Kind::parse_among(s, &Kind::ALL)
@@ -168,21 +168,22 @@ impl Kind {
     /// The kind among `kinds` named `s`; otherwise an error naming the closest of them
     /// (`did you mean`) and listing them, so that a caller offered only some kinds (an event
     /// a person logs) is never pointed to one it may not use.
-    pub fn parse_among(s: &str, kinds: &[Kind]) -> Result<Kind, String> {
+    pub fn parse_among(s: &str, kinds: &[Kind]) -> Result<Kind, crate::Error> {
         if let Some(kind) = kinds.iter().find(|k| k.as_str() == s) {
             return Ok(*kind);
         }
-        let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
-        let closest = names
+        let expected: Vec<&'static str> = kinds.iter().map(|k| k.as_str()).collect();
+        let closest = expected
             .iter()
             .map(|n| (strsim::jaro_winkler(&s.to_ascii_lowercase(), n), *n))
             .filter(|(score, _)| *score >= 0.8)
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        let hint = closest.map_or(String::new(), |(_, n)| format!(" (did you mean `{n}`?)"));
-        Err(format!(
-            "unknown kind `{s}`{hint}; expected one of: {}",
-            names.join(", ")
-        ))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, n)| n);
+        Err(crate::Error::UnknownKind {
+            given: s.to_owned(),
+            closest,
+            expected,
+        })
     }
 }
 

@@ -30,19 +30,21 @@
 //! // The next line chains to this one's digest.
 //! let again = MemoryLedger::from_jsonl(&ledger.to_jsonl())?;
 //! assert_eq!(again.digest_at(1)?, ledger.digest_at(1)?);
-//! # Ok::<(), remaind_events::ViewError>(())
+//! # Ok::<(), remaind_events::Error>(())
 //! ```
 
 mod chain;
+mod error;
 mod event;
 mod status;
 mod text;
 mod view;
 
 pub use chain::{build_event, line_digest};
+pub use error::Error;
 pub use event::{
     ArtifactRecord, Event, EventId, GENESIS_PREV, Kind, NewEvent, RedactionRecord, Tool,
 };
 pub use status::{Status, Statuses};
 pub use text::one_line;
-pub use view::{EventIter, LedgerView, MemoryLedger, ViewError};
+pub use view::{EventIter, Filter, LedgerView, MemoryLedger};

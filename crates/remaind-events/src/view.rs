@@ -2,52 +2,30 @@
 //! implementation, [`MemoryLedger`], for tests, fixtures and callers checking their own
 //! summarizer against a ledger they hold in memory.
 
-use std::error::Error as StdError;
-
+use crate::Error;
 use crate::chain::{build_event, line_digest};
-use crate::event::{Event, EventId, GENESIS_PREV, NewEvent};
+use crate::event::{Event, EventId, GENESIS_PREV, Kind, NewEvent};
 
-/// The one error type of this crate: a ledger view could not answer.
-///
-/// Findings about events (a validator's verdict) are never errors; this is only for a view
-/// that cannot read its ledger or an in-memory ledger given an invalid event.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ViewError {
-    /// The view could not read its storage (I/O, a corrupt line, ...).
-    #[error("cannot read the ledger: {what}")]
-    Read {
-        /// What was being read, e.g. `logs/events.jsonl line 42`.
-        what: String,
-        /// The underlying error.
-        #[source]
-        source: Box<dyn StdError + Send + Sync>,
-    },
-    /// A line or event handed to a [`MemoryLedger`] is not a valid next event.
-    #[error("event {seq}: {reason}")]
-    InvalidEvent {
-        /// The sequence number the event has or would have had.
-        seq: u64,
-        /// What is wrong with it, and how to fix it.
-        reason: String,
-    },
+/// Which events a positional read returns (the on-disk ledger's, the index's, a shared
+/// store's): the same two conditions everywhere.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Only these kinds (all kinds when empty).
+    pub kinds: Vec<Kind>,
+    /// Only events of at least this importance.
+    pub min_importance: Option<u8>,
 }
 
-impl ViewError {
-    /// A read error with its source, for implementors of [`LedgerView`].
-    pub fn read(
-        what: impl Into<String>,
-        source: impl Into<Box<dyn StdError + Send + Sync>>,
-    ) -> Self {
-        ViewError::Read {
-            what: what.into(),
-            source: source.into(),
-        }
+impl Filter {
+    /// True when `ev` passes the filter.
+    pub fn matches(&self, ev: &Event) -> bool {
+        (self.kinds.is_empty() || self.kinds.contains(&ev.kind))
+            && self.min_importance.is_none_or(|m| ev.importance >= m)
     }
 }
 
 /// A stream of events in sequence order, as returned by [`LedgerView::events_in`].
-pub type EventIter<'a> = Box<dyn Iterator<Item = Result<Event, ViewError>> + 'a>;
+pub type EventIter<'a> = Box<dyn Iterator<Item = Result<Event, Error>> + 'a>;
 
 /// Read access to a ledger, as much as the validator needs and no more.
 ///
@@ -58,19 +36,19 @@ pub type EventIter<'a> = Box<dyn Iterator<Item = Result<Event, ViewError>> + 'a>
 /// positional scan.
 pub trait LedgerView {
     /// The sequence number of the last event (0 for an empty ledger).
-    fn head(&self) -> Result<u64, ViewError>;
+    fn head(&self) -> Result<u64, Error>;
 
     /// The chain hash at `seq`: hex SHA-256 of line `seq`'s bytes without its newline, or
     /// [`GENESIS_PREV`] for 0. `None` when `seq` is past the head.
-    fn digest_at(&self, seq: u64) -> Result<Option<String>, ViewError>;
+    fn digest_at(&self, seq: u64) -> Result<Option<String>, Error>;
 
     /// The event with this id, or `None` when there is none.
-    fn event(&self, id: EventId) -> Result<Option<Event>, ViewError>;
+    fn event(&self, id: EventId) -> Result<Option<Event>, Error>;
 
     /// The events with these ids (ascending, no repeats), each `None` when there is none. The
     /// validator asks for several at once so that a view over a file can read them in one
     /// forward pass; the default asks [`LedgerView::event`] for each.
-    fn events(&self, ids: &[EventId]) -> Result<Vec<Option<Event>>, ViewError> {
+    fn events(&self, ids: &[EventId]) -> Result<Vec<Option<Event>>, Error> {
         ids.iter().map(|id| self.event(*id)).collect()
     }
 
@@ -80,16 +58,16 @@ pub trait LedgerView {
 }
 
 impl<V: LedgerView + ?Sized> LedgerView for &V {
-    fn head(&self) -> Result<u64, ViewError> {
+    fn head(&self) -> Result<u64, Error> {
         (**self).head()
     }
-    fn digest_at(&self, seq: u64) -> Result<Option<String>, ViewError> {
+    fn digest_at(&self, seq: u64) -> Result<Option<String>, Error> {
         (**self).digest_at(seq)
     }
-    fn event(&self, id: EventId) -> Result<Option<Event>, ViewError> {
+    fn event(&self, id: EventId) -> Result<Option<Event>, Error> {
         (**self).event(id)
     }
-    fn events(&self, ids: &[EventId]) -> Result<Vec<Option<Event>>, ViewError> {
+    fn events(&self, ids: &[EventId]) -> Result<Vec<Option<Event>>, Error> {
         (**self).events(ids)
     }
     fn events_in(&self, after_seq: u64, through_seq: u64) -> EventIter<'_> {
@@ -117,11 +95,11 @@ impl MemoryLedger {
     /// Parse stored lines (one JSON event per line, as in `logs/events.jsonl`), keeping each
     /// line's exact bytes for the digests. Checks that `seq` is gapless from 1, that `id` is
     /// `e<seq>` and that every `prev` is the digest of the line before.
-    pub fn from_jsonl(text: &str) -> Result<Self, ViewError> {
+    pub fn from_jsonl(text: &str) -> Result<Self, Error> {
         let mut ledger = Self::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let seq = ledger.events.len() as u64 + 1;
-            let event: Event = serde_json::from_str(line).map_err(|e| ViewError::InvalidEvent {
+            let event: Event = serde_json::from_str(line).map_err(|e| Error::InvalidEvent {
                 seq,
                 reason: format!("not a stored event line: {e}"),
             })?;
@@ -134,9 +112,9 @@ impl MemoryLedger {
 
     /// Append a complete event whose `seq`, `id` and `prev` must already be right; its line is
     /// its compact JSON serialization.
-    pub fn push(&mut self, event: Event) -> Result<EventId, ViewError> {
+    pub fn push(&mut self, event: Event) -> Result<EventId, Error> {
         self.check_position(&event)?;
-        let line = serde_json::to_string(&event).map_err(|e| ViewError::InvalidEvent {
+        let line = serde_json::to_string(&event).map_err(|e| Error::InvalidEvent {
             seq: event.seq,
             reason: format!("cannot serialize: {e}"),
         })?;
@@ -150,10 +128,9 @@ impl MemoryLedger {
     /// importance defaulted by kind. Refuses a missing kind, an importance outside
     /// `min_importance..=3`, a correction that supersedes nothing, and citations (`refs`,
     /// `supersedes`, `resolves`) of events that do not exist yet.
-    pub fn append(&mut self, new: NewEvent, ts: &str) -> Result<EventId, ViewError> {
+    pub fn append(&mut self, new: NewEvent, ts: &str) -> Result<EventId, Error> {
         let seq = self.events.len() as u64 + 1;
-        let event = build_event(new, seq, self.last_digest(), ts)
-            .map_err(|reason| ViewError::InvalidEvent { seq, reason })?;
+        let event = build_event(new, seq, self.last_digest(), ts)?;
         self.push(event)
     }
 
@@ -178,9 +155,9 @@ impl MemoryLedger {
         self.digests.last().map_or(GENESIS_PREV, String::as_str)
     }
 
-    fn check_position(&self, event: &Event) -> Result<(), ViewError> {
+    fn check_position(&self, event: &Event) -> Result<(), Error> {
         let seq = self.events.len() as u64 + 1;
-        let invalid = |reason: String| ViewError::InvalidEvent { seq, reason };
+        let invalid = |reason: String| Error::InvalidEvent { seq, reason };
         if event.seq != seq {
             return Err(invalid(format!("`seq` is {}, expected {seq}", event.seq)));
         }
@@ -199,11 +176,11 @@ impl MemoryLedger {
 }
 
 impl LedgerView for MemoryLedger {
-    fn head(&self) -> Result<u64, ViewError> {
+    fn head(&self) -> Result<u64, Error> {
         Ok(self.events.len() as u64)
     }
 
-    fn digest_at(&self, seq: u64) -> Result<Option<String>, ViewError> {
+    fn digest_at(&self, seq: u64) -> Result<Option<String>, Error> {
         if seq == 0 {
             return Ok(Some(GENESIS_PREV.to_owned()));
         }
@@ -213,7 +190,7 @@ impl LedgerView for MemoryLedger {
             .cloned())
     }
 
-    fn event(&self, id: EventId) -> Result<Option<Event>, ViewError> {
+    fn event(&self, id: EventId) -> Result<Option<Event>, Error> {
         Ok(id
             .seq()
             .checked_sub(1)

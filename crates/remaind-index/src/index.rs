@@ -7,9 +7,10 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use remaind_events::Filter;
 use remaind_events::{Event, EventId, Kind, Status};
 use remaind_hash::sha256_hex;
-use remaind_ledger::{Filter, Ledger, RawLines};
+use remaind_ledger::Ledger;
 use rusqlite::types::Value;
 use rusqlite::{
     Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior, params,
@@ -1080,7 +1081,13 @@ impl<'l> Index<'l> {
         else {
             return Err(Retry::Rebuild);
         };
-        let done = match index_lines(&tx, &mut lines, self.ledger, meta.last_seq + 1, &mut |_| {}) {
+        let done = match index_lines(
+            &tx,
+            (&mut lines, meta.end_offset),
+            self.ledger,
+            meta.last_seq + 1,
+            &mut |_| {},
+        ) {
             Ok(Some(done)) => done,
             // The line at the recorded offset is not the next event: the ledger is not what
             // the index recorded.
@@ -1160,7 +1167,7 @@ impl<'l> Index<'l> {
                 reason: "the log cannot be read from its start".to_owned(),
             })?;
         progress(0, head);
-        let done = match index_lines(&tx, &mut lines, self.ledger, 1, &mut |n| {
+        let done = match index_lines(&tx, (&mut lines, 0), self.ledger, 1, &mut |n| {
             progress(n, head.max(n))
         }) {
             Ok(Some(done)) => done,
@@ -1403,10 +1410,13 @@ impl<'l> Index<'l> {
     /// read again, bounded as when indexed).
     fn hit(&self, c: Candidate, needles: &[Needle]) -> Result<Hit> {
         let seq = u64::try_from(c.seq).unwrap_or(0);
-        let kind: Kind = c.kind.parse().map_err(|reason: String| Error::Unsafe {
-            path: self.path.clone(),
-            reason,
-        })?;
+        let kind: Kind = c
+            .kind
+            .parse()
+            .map_err(|e: remaind_events::Error| Error::Unsafe {
+                path: self.path.clone(),
+                reason: e.to_string(),
+            })?;
         let fields =
             fields::extract(&c.line, Some(self.ledger)).map_err(|e| Error::CorruptLedger {
                 path: self.ledger.log_path().to_owned(),
@@ -1658,12 +1668,12 @@ fn write_meta(tx: &Transaction<'_>, done: &Indexed) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Index every complete line from `lines`, expecting seqs from `first_seq` on, reading the
-/// text of the artifacts they name from `ledger`'s store. `Ok(None)` when the first line is
-/// not `first_seq`.
+/// Index every complete line from `lines` (which start at byte `start`), expecting seqs from
+/// `first_seq` on, reading the text of the artifacts they name from `ledger`'s store.
+/// `Ok(None)` when the first line is not `first_seq`.
 fn index_lines(
     tx: &Transaction<'_>,
-    lines: &mut RawLines<'_>,
+    (lines, start): (impl Iterator<Item = remaind_ledger::Result<Vec<u8>>>, u64),
     ledger: &Ledger,
     first_seq: u64,
     progress: &mut dyn FnMut(u64),
@@ -1675,11 +1685,10 @@ fn index_lines(
     let mut resolve = tx.prepare_cached(schema::RESOLVE)?;
     let mut expected = first_seq;
     let mut last = Vec::new();
-    loop {
-        let Some((offset, line)) = lines.next_line().map_err(|e| IndexError::Other(e.into()))?
-        else {
-            break;
-        };
+    let mut end_offset = start;
+    for read in lines {
+        let line = read.map_err(|e| IndexError::Other(e.into()))?;
+        let offset = end_offset;
         let corrupt = |reason: String| {
             IndexError::Other(Error::CorruptLedger {
                 path: log_path.to_owned(),
@@ -1687,7 +1696,7 @@ fn index_lines(
                 reason,
             })
         };
-        let text = std::str::from_utf8(line).map_err(|e| corrupt(format!("not UTF-8: {e}")))?;
+        let text = std::str::from_utf8(&line).map_err(|e| corrupt(format!("not UTF-8: {e}")))?;
         let row: Row<'_> = serde_json::from_str(text)
             .map_err(|e| corrupt(format!("not a readable event: {e}")))?;
         if row.seq != expected {
@@ -1731,8 +1740,8 @@ fn index_lines(
         for target in &row.resolves {
             resolve.execute(params![i64::try_from(target.seq()).unwrap_or(i64::MAX), id])?;
         }
-        last.clear();
-        last.extend_from_slice(line);
+        end_offset = offset + line.len() as u64 + 1;
+        last = line;
         expected += 1;
         let done = expected - first_seq;
         if done.is_multiple_of(PROGRESS_EVERY) {
@@ -1748,7 +1757,7 @@ fn index_lines(
             0 => String::new(),
             _ => sha256_hex(&last),
         },
-        end_offset: lines.offset(),
+        end_offset,
     }))
 }
 

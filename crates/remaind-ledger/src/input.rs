@@ -219,7 +219,7 @@ fn parse_caller_kind(s: &str) -> Result<Kind> {
     match s.parse::<Kind>() {
         // A bookkeeping kind is refused at append time with its own message.
         Ok(kind) => Ok(kind),
-        Err(_) => Kind::parse_among(s, &caller).map_err(|e| Error::invalid("kind", e)),
+        Err(_) => Kind::parse_among(s, &caller).map_err(|e| Error::invalid("kind", e.to_string())),
     }
 }
 
@@ -344,13 +344,6 @@ fn parse_tool(v: Value) -> Result<Tool> {
         input,
         output,
     })
-}
-
-/// Parse one event from a JSON text (e.g. `remaind log --json-event`).
-pub fn parse_new_event(json: &str) -> Result<NewEvent> {
-    let value: Value = crate::strict::parse_json_strict(json.as_bytes())
-        .map_err(|e| Error::invalid("line", format!("malformed JSON: {e}")))?;
-    new_event_from_value(value)
 }
 
 /// Parse one line of JSON Lines input (errors without a line number).

@@ -16,11 +16,11 @@ use crate::error::{Error, Result};
 use crate::input::{self, AppendRequest, Source, Unless};
 use crate::lines::{self, Snapshot};
 use crate::prepare::{self, Prepared, check_citations};
-use crate::reader::{self, RawLines};
+use crate::reader;
 use crate::stage::Stager;
 
 use crate::verify::{self, VerifyReport};
-use remaind_events::{Event, EventId, GENESIS_PREV, Kind, NewEvent, Status, line_digest};
+use remaind_events::{Event, EventId, Filter, GENESIS_PREV, Kind, NewEvent, Status, line_digest};
 use remaind_fs::layout::{
     ARTIFACTS_DIR, KEY_PATH, LOG_PATH, LOGS_DIR, QUARANTINE_DIR, REDACTION_PATH,
     REDACTION_TOML_PATH, SCHEMAS_DIR, THRESHOLDS_PATH,
@@ -43,23 +43,6 @@ use replica::{Shared, Upload};
 /// Whole lines are written in chunks of at most this many bytes (a longer line gets a
 /// `write` of its own); a line is never split across two writes.
 const WRITE_CHUNK: usize = 1 << 20;
-
-/// Which events a positional read returns.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Filter {
-    /// Only these kinds (all kinds when empty).
-    pub kinds: Vec<Kind>,
-    /// Only events of at least this importance.
-    pub min_importance: Option<u8>,
-}
-
-impl Filter {
-    /// True when `ev` passes the filter.
-    pub fn matches(&self, ev: &Event) -> bool {
-        (self.kinds.is_empty() || self.kinds.contains(&ev.kind))
-            && self.min_importance.is_none_or(|m| ev.importance >= m)
-    }
-}
 
 /// How [`Ledger::open_with`] opens a folder. The default is [`Ledger::open`]'s.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -1055,10 +1038,14 @@ impl Ledger {
         reader::last_matching(&self.reader, &self.log_path, kinds, within, accept)
     }
 
-    /// The complete lines from byte `offset` on, as stored, for a reader that keeps its own
+    /// The complete lines from byte `offset` on, as stored (without their newlines, so each
+    /// starts its predecessor's length plus one further on), for a reader that keeps its own
     /// copy of the events and resumes where it stopped (the search index). `None` when
     /// `offset` is not where a line starts: the log is not what that reader recorded.
-    pub fn raw_lines(&self, offset: u64) -> Result<Option<RawLines<'_>>> {
+    pub fn raw_lines(
+        &self,
+        offset: u64,
+    ) -> Result<Option<impl Iterator<Item = Result<Vec<u8>>> + '_>> {
         reader::raw_lines(&self.reader, &self.log_path, offset)
     }
 
@@ -1145,15 +1132,6 @@ impl Ledger {
         Ok(out)
     }
 
-    /// Every event, in order, for full scans.
-    pub fn iter(&self) -> Result<impl Iterator<Item = Result<Event>> + '_> {
-        let snap = self.snapshot()?;
-        Ok(Events {
-            ledger: self,
-            lines: snap.forward(0),
-        })
-    }
-
     /// Whether the event `id` is current, superseded or resolved; `None` if it does not exist.
     /// Scans the lines after it; a later event that supersedes it wins over one that resolves
     /// it, and the earliest such event is named.
@@ -1184,6 +1162,15 @@ impl Ledger {
         Ok(Some(
             resolved.map_or(Status::Current, |by| Status::Resolved { by }),
         ))
+    }
+
+    /// Every event, in order, for full scans.
+    pub fn iter(&self) -> Result<impl Iterator<Item = Result<Event>> + '_> {
+        let snap = self.snapshot()?;
+        Ok(Events {
+            ledger: self,
+            lines: snap.forward(0),
+        })
     }
 
     /// Check the whole ledger: every line valid, seq gapless, ids, the hash chain, and the

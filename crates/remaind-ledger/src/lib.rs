@@ -73,9 +73,9 @@ mod view;
 
 pub use error::{Error, Result};
 pub use failpoints::FAILPOINTS;
-pub use input::{AppendRequest, new_event_from_value, parse_new_event};
-pub use ledger::{Filter, Ledger, Options};
-pub use reader::{LogReader, RawLines};
+pub use input::{AppendRequest, new_event_from_value};
+pub use ledger::{Ledger, Options};
+pub use reader::LogReader;
 pub use shared::StoreSetting;
 /// Parse JSON as every caller's input is read: a repeated key in any object is refused.
 pub use strict::parse_json_strict;

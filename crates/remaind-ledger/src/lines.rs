@@ -266,11 +266,6 @@ pub(crate) struct ForwardLines<'a> {
 }
 
 impl ForwardLines<'_> {
-    /// Where the next line starts.
-    pub(crate) fn pos(&self) -> u64 {
-        self.pos
-    }
-
     /// The next line and its start offset, without its newline.
     pub(crate) fn next_line(&mut self) -> io::Result<Option<(u64, &[u8])>> {
         loop {

@@ -79,33 +79,24 @@ impl LogReader {
 }
 
 /// The complete lines of the log from a byte offset on, as stored: for readers that keep
-/// their own copy of the events (the search index) and resume where they stopped.
-pub struct RawLines<'a> {
+/// their own copy of the events (the search index) and resume where they stopped. Each item is
+/// a line without its newline (so the next starts its length plus one further on); the
+/// iteration ends with the lines that were complete when the reader was made.
+pub(crate) struct RawLines<'a> {
     path: &'a Utf8Path,
     lines: ForwardLines<'a>,
 }
 
-impl RawLines<'_> {
-    /// The next complete line (without its newline) and the offset it starts at; `None` at
-    /// the end of the lines that were complete when the reader was made.
-    pub fn next_line(&mut self) -> Result<Option<(u64, &[u8])>> {
+impl Iterator for RawLines<'_> {
+    type Item = Result<Vec<u8>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
         let path = self.path;
         self.lines
             .next_line()
             .map_err(|e| Error::io(path, "cannot read", e))
-    }
-
-    /// The offset just after the last line returned: where the next read starts.
-    pub fn offset(&self) -> u64 {
-        self.lines.pos()
-    }
-}
-
-impl std::fmt::Debug for RawLines<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RawLines")
-            .field("offset", &self.offset())
-            .finish_non_exhaustive()
+            .map(|line| line.map(|(_, bytes)| bytes.to_vec()))
+            .transpose()
     }
 }
 

@@ -1,7 +1,7 @@
 //! The on-disk ledger as a [`LedgerView`], so the validator (and anyone else reading through
 //! the trait) can read it without loading the log into memory.
 
-use remaind_events::{Event, EventId, EventIter, LedgerView, ViewError};
+use remaind_events::{Error as ViewError, Event, EventId, EventIter, LedgerView};
 
 use crate::Ledger;
 use crate::error::Error;
@@ -29,7 +29,7 @@ impl LedgerView for Ledger {
 
     fn events_in(&self, after_seq: u64, through_seq: u64) -> EventIter<'_> {
         let limit = usize::try_from(through_seq.saturating_sub(after_seq)).unwrap_or(usize::MAX);
-        match self.range(after_seq + 1, limit, &crate::Filter::default()) {
+        match self.range(after_seq + 1, limit, &remaind_events::Filter::default()) {
             Ok(events) => Box::new(
                 events
                     .into_iter()

@@ -894,7 +894,7 @@ impl<'l> Memory<'l> {
         let from = head.saturating_sub(CITATION_WINDOW as u64) + 1;
         for ev in self
             .ledger
-            .range(from, CITATION_WINDOW, &remaind_ledger::Filter::default())?
+            .range(from, CITATION_WINDOW, &remaind_events::Filter::default())?
         {
             let Some(text) = ev.text.as_deref() else {
                 continue;

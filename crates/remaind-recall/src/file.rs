@@ -1,9 +1,10 @@
 //! File recall: what the ledger holds about a file the agent is about to read or edit.
 
 use camino::{Utf8Path, Utf8PathBuf};
+use remaind_events::Filter;
 use remaind_events::{Event, Kind};
 use remaind_index::Index;
-use remaind_ledger::{Filter, Ledger};
+use remaind_ledger::Ledger;
 use serde_json::Value;
 
 use crate::prompt::is_own;

@@ -1,8 +1,9 @@
 //! Per-prompt recall: the events that bear on what the user just asked.
 
+use remaind_events::Filter;
 use remaind_events::{Event, Kind, Status};
 use remaind_index::Index;
-use remaind_ledger::{Filter, Ledger};
+use remaind_ledger::Ledger;
 use serde_json::Value;
 
 use crate::session::{self, Held};

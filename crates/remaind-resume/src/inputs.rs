@@ -87,7 +87,7 @@ pub(crate) fn read_inputs(ctx: &ContextDir, ledger: &Ledger) -> Result<Inputs, E
     let through = state.as_ref().map_or(0, |s| s.through_seq);
     let tail = if through < head {
         ledger
-            .range(through + 1, usize::MAX, &remaind_ledger::Filter::default())
+            .range(through + 1, usize::MAX, &remaind_events::Filter::default())
             .map_err(Error::Ledger)?
     } else {
         Vec::new()

@@ -314,7 +314,7 @@ fn ledger_alone(ledger: &Ledger, inp: Inputs) -> Result<Inputs, Error> {
         Vec::new()
     } else {
         ledger
-            .range(1, usize::MAX, &remaind_ledger::Filter::default())
+            .range(1, usize::MAX, &remaind_events::Filter::default())
             .map_err(Error::Ledger)?
     };
     Ok(Inputs {
@@ -374,7 +374,7 @@ fn ended_turn(ledger: &Ledger, inp: &Inputs, turn: &Turn) -> Result<Option<Ended
         let floor = before.saturating_sub(END_LOOKBACK);
         while end.is_none() && before > floor.max(1) {
             let chunk = ledger
-                .before(before, 256, &remaind_ledger::Filter::default())
+                .before(before, 256, &remaind_events::Filter::default())
                 .map_err(Error::Ledger)?;
             let Some(first) = chunk.first() else { break };
             before = first.seq;

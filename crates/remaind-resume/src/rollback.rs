@@ -142,7 +142,7 @@ fn check_recorded(
         .and_then(|v| v.get("through_seq")?.as_u64())
         .unwrap_or(0);
     let ledger = crate::conv::open_ledger(ctx)?;
-    let filter = remaind_ledger::Filter {
+    let filter = remaind_events::Filter {
         kinds: vec![remaind_events::Kind::Compaction],
         min_importance: None,
     };

@@ -57,7 +57,7 @@ pub fn status(ctx: &ContextDir) -> Result<Status, Error> {
     let ledger = open_ledger(ctx)?;
     let from = full.through_seq.unwrap_or(0) + 1;
     let last_compaction = ledger
-        .range(from, usize::MAX, &remaind_ledger::Filter::default())
+        .range(from, usize::MAX, &remaind_events::Filter::default())
         .map_err(Error::Ledger)?
         .into_iter()
         .rev()

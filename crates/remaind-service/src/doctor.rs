@@ -283,7 +283,7 @@ fn last_runs(ledger: &Ledger) -> BTreeMap<String, LastHook> {
     let mut before = head + 1;
     let mut read = 0;
     while before > 1 && read < LOOKBACK {
-        let Ok(chunk) = ledger.before(before, 1000, &remaind_ledger::Filter::default()) else {
+        let Ok(chunk) = ledger.before(before, 1000, &remaind_events::Filter::default()) else {
             break;
         };
         let Some(first) = chunk.first() else { break };

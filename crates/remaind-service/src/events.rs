@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use camino::Utf8Path;
 use remaind_events::Event;
+use remaind_events::Filter;
 use remaind_fs::ContextDir;
 use remaind_index::Index;
-use remaind_ledger::{Filter, Ledger};
+use remaind_ledger::Ledger;
 
 use crate::Result;
 

@@ -3,10 +3,11 @@
 //! same hits either way, the query's bounds, the phrase fallback and each hit's neighbours.
 
 use camino::Utf8Path;
+use remaind_events::Filter;
 use remaind_events::{Event, Status};
 use remaind_fs::ContextDir;
 use remaind_index::{Hit, Index, MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, Searched};
-use remaind_ledger::{Filter, Ledger};
+use remaind_ledger::Ledger;
 use serde_json::json;
 
 use crate::{Error, Result};

@@ -5,8 +5,9 @@
 use std::time::Duration;
 
 use remaind_events::Event;
+use remaind_events::Filter;
 use remaind_index::{Field, Hit, QueryBounds, Searched, Syntax};
-use remaind_ledger::{Filter, StoreSetting};
+use remaind_ledger::StoreSetting;
 use remaind_pg::Store;
 
 use crate::events::{Events, FOLLOW_WAIT, Followed, PAGE, RECONNECT_FIRST, RECONNECT_MAX, Slice};

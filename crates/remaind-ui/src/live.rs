@@ -79,7 +79,7 @@ pub(crate) async fn tail(
                     };
                     let events = match from.checked_add(1) {
                         Some(next) => ledger
-                            .range(next, BATCH, &remaind_ledger::Filter::default())
+                            .range(next, BATCH, &remaind_events::Filter::default())
                             .ok()?,
                         None => Vec::new(),
                     };

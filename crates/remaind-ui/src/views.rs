@@ -8,9 +8,10 @@ use std::sync::Arc;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use remaind_events::Filter;
 use remaind_events::{Event, EventId, Kind, Status};
 use remaind_index::{Index, MATCH_END, MATCH_START};
-use remaind_ledger::{Filter, Ledger};
+use remaind_ledger::Ledger;
 use remaind_resume::Budget;
 use remaind_service::Source;
 use remaind_validate::State as DerivedState;
@@ -87,7 +88,7 @@ impl Filters {
             .split(',')
             .map(str::trim)
             .filter(|k| !k.is_empty())
-            .map(str::parse::<Kind>)
+            .map(|k| k.parse::<Kind>().map_err(|e| e.to_string()))
             .collect::<Result<Vec<_>, _>>()?;
         let min = match nonempty(q, "min") {
             None => None,
@@ -687,7 +688,7 @@ fn open_loops(app: &App, ledger: &Ledger) -> Result<Vec<Event>, String> {
         return index.open_loops(SHOWN).map_err(|e| chain(&e));
     }
     let (head, _) = ledger.head().map_err(|e| chain(&e))?;
-    let filter = remaind_ledger::Filter {
+    let filter = remaind_events::Filter {
         kinds: remaind_index::LOOP_KINDS.to_vec(),
         min_importance: None,
     };

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use remaind_events::{EventId, Kind, LedgerView, ViewError};
+use remaind_events::{Error, EventId, Kind, LedgerView};
 
 use crate::handover::{Handover, titles};
 use crate::prior::{
@@ -93,7 +93,7 @@ pub(crate) fn check_all(
     state: &State,
     handover: &Handover,
     report: &mut Report,
-) -> Result<(), ViewError> {
+) -> Result<(), Error> {
     let prior_state = prior.map(Prior::state);
     if !binding(view, prior_state, state, report)? {
         return Ok(());
@@ -137,7 +137,7 @@ fn binding(
     prior_state: Option<&State>,
     state: &State,
     report: &mut Report,
-) -> Result<bool, ViewError> {
+) -> Result<bool, Error> {
     report.checks_run.push(Check::Binding);
     let head = view.head()?;
     let through = state.through_seq;
@@ -227,7 +227,7 @@ impl Facts {
         prior: Option<&Prior<'_>>,
         state: &State,
         handover: &Handover,
-    ) -> Result<Facts, ViewError> {
+    ) -> Result<Facts, Error> {
         let prior_state = prior.map(Prior::state);
         let after = prior_state.map_or(0, |p| p.through_seq);
         let through = state.through_seq;
@@ -303,7 +303,7 @@ impl Facts {
     }
 
     /// What older events still require (see prior.rs).
-    fn carry_prior(&mut self, view: &dyn LedgerView, prior: &Prior<'_>) -> Result<(), ViewError> {
+    fn carry_prior(&mut self, view: &dyn LedgerView, prior: &Prior<'_>) -> Result<(), Error> {
         let tail_has_step = self
             .infos
             .values()
@@ -861,7 +861,7 @@ fn ungrounded(
     state_citations: &[(&'static str, EventId)],
     handover: &Handover,
     report: &mut Report,
-) -> Result<(), ViewError> {
+) -> Result<(), Error> {
     let prior_cited: IdSet = prior
         .map(|p| {
             p.current_citations()
@@ -871,7 +871,7 @@ fn ungrounded(
         })
         .unwrap_or_default();
     let mut older: foldhash::HashMap<EventId, Option<Kind>> = foldhash::HashMap::default();
-    let mut kind_of = |id: EventId| -> Result<Option<Kind>, ViewError> {
+    let mut kind_of = |id: EventId| -> Result<Option<Kind>, Error> {
         if id.seq() > through {
             return Ok(None); // reported as not covered
         }

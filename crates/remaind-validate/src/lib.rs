@@ -68,7 +68,7 @@ pub use handover::{
     render_instruction, titles,
 };
 pub use prior::Prior;
-pub use remaind_events::{EventIter, LedgerView, MemoryLedger, ViewError};
+pub use remaind_events::{Error, EventIter, LedgerView, MemoryLedger};
 pub use schema::{STATE_SCHEMA, check_state_schema, state_schema};
 pub use state::{
     Asked, CURRENT_SECTIONS, Instruction, Item, Link, NextStep, Settled, Settlement, State,

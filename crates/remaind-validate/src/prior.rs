@@ -17,7 +17,7 @@ use remaind_events::{EventId, Kind};
 
 use crate::handover::{Handover, parse_binding};
 use crate::state::{CURRENT_SECTIONS, State, USER_ASKED};
-use remaind_events::{LedgerView, ViewError};
+use remaind_events::{Error, LedgerView};
 
 /// The prior accepted compaction as the validator trusts it: its state and, when known to be
 /// the one accepted with it, its handover.
@@ -175,7 +175,7 @@ pub(crate) fn carry(
     is_current: &dyn Fn(&EventId) -> bool,
     cites: &Cites<'_>,
     need_step: bool,
-) -> Result<Carried, ViewError> {
+) -> Result<Carried, Error> {
     let after = prior.state.through_seq;
     let places = places_of(prior.state, after);
     // Cheapest question first: most older events were not in the prior's (capped) handover.
@@ -253,7 +253,7 @@ fn newest_step(
     view: &dyn LedgerView,
     newest_first: &[EventId],
     kinds: &mut HashMap<EventId, Kind>,
-) -> Result<Option<EventId>, ViewError> {
+) -> Result<Option<EventId>, Error> {
     let (mut start, mut size) = (0, 16);
     while start < newest_first.len() {
         let end = (start + size).min(newest_first.len());

@@ -7,7 +7,7 @@
 //! event that comes later and can settle it (a later user word, a turn's outcome or `result`,
 //! or an event the ledger records as superseding or resolving it).
 
-use remaind_events::{Event, EventId, Kind, LedgerView, ViewError};
+use remaind_events::{Error, Event, EventId, Kind, LedgerView};
 
 use crate::handover::{Handover, titles};
 use crate::prior::IdSet;
@@ -94,7 +94,7 @@ pub(crate) fn user_words_preserved(
     links: &LedgerLinks<'_>,
     (state, handover): (&State, &Handover),
     report: &mut Report,
-) -> Result<(), ViewError> {
+) -> Result<(), Error> {
     let asked: IdSet = state
         .user_asked
         .iter()
@@ -194,7 +194,7 @@ fn bad_settlement(
     tail: &TailWords,
     links: &LedgerLinks<'_>,
     through: u64,
-) -> Result<Option<String>, ViewError> {
+) -> Result<Option<String>, Error> {
     let (event, by) = (s.event, s.by);
     let how = s.how.as_str();
     if by.seq() > through || event.seq() > through {

@@ -18,7 +18,7 @@ use crate::prior::Prior;
 use crate::schema::{check_state_schema, surely_valid};
 use crate::state::State;
 use crate::verdict::{Check, Failure, Verdict};
-use remaind_events::{LedgerView, ViewError};
+use remaind_events::{Error, LedgerView};
 
 /// Validate a candidate `{state, handover}` against the ledger and the prior accepted state.
 ///
@@ -64,7 +64,7 @@ pub fn validate(
     prior: Option<&Prior<'_>>,
     candidate_state: &Value,
     candidate_handover: &str,
-) -> Result<Verdict, ViewError> {
+) -> Result<Verdict, Error> {
     let mut report = Report::default();
     report.checks_run.push(Check::Schema);
     let schema_failures = check_state_schema(candidate_state);
@@ -95,7 +95,7 @@ pub fn validate_typed(
     prior: Option<&Prior<'_>>,
     candidate_state: &State,
     candidate_handover: &str,
-) -> Result<Verdict, ViewError> {
+) -> Result<Verdict, Error> {
     if surely_valid(candidate_state) {
         let mut report = Report::default();
         report.checks_run.push(Check::Schema);
@@ -107,7 +107,7 @@ pub fn validate_typed(
             report,
         );
     }
-    let value = serde_json::to_value(candidate_state).map_err(|e| ViewError::InvalidEvent {
+    let value = serde_json::to_value(candidate_state).map_err(|e| Error::InvalidEvent {
         seq: candidate_state.through_seq,
         reason: format!("the candidate state does not serialize: {e}"),
     })?;
@@ -121,7 +121,7 @@ fn finish(
     state: Option<&State>,
     candidate_handover: &str,
     mut report: Report,
-) -> Result<Verdict, ViewError> {
+) -> Result<Verdict, Error> {
     let handover = Handover::parse(candidate_handover);
     for problem in &handover.problems {
         report.fail(Check::Schema, Vec::new(), format!("handover.md: {problem}"));

@@ -54,7 +54,7 @@ pub(crate) fn run(quick: bool) -> Vec<Measurement> {
     let store = open_store(&dir).expect("bench_compact: open the store");
     let read = crate::bench::median_time(ROUNDS, || {
         let events = ledger
-            .range(1, usize::MAX, &remaind_ledger::Filter::default())
+            .range(1, usize::MAX, &remaind_events::Filter::default())
             .expect("bench_compact: read events");
         assert_eq!(events.len() as u64, full_n);
     });
@@ -142,7 +142,7 @@ fn session(root: &Utf8Path) -> Vec<Measurement> {
     let store = open_store(&ctx).expect("bench_compact: open the store");
     let read = crate::bench::median_time(ROUNDS, || {
         let events = ledger
-            .range(1, usize::MAX, &remaind_ledger::Filter::default())
+            .range(1, usize::MAX, &remaind_events::Filter::default())
             .expect("bench_compact: read");
         assert_eq!(events.len() as u64, n);
     });

@@ -60,7 +60,7 @@ fn a_line_past_the_limit_is_skipped_and_the_lines_after_it_are_followed() {
     assert_eq!((recorded, skipped), (2, 1), "after {calls} calls");
     assert!(calls > 2, "{calls}: the skip was not bounded per call");
     let texts: Vec<String> = ledger
-        .range(1, 100, &remaind_ledger::Filter::default())
+        .range(1, 100, &remaind_events::Filter::default())
         .expect("range")
         .into_iter()
         .filter_map(|e| e.text)

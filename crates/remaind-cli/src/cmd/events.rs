@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use remaind_events::Filter;
 use remaind_events::{Event, Kind};
-use remaind_ledger::Filter;
 use remaind_service::{Followed, Slice};
 
 use crate::cli_error::CliError;
@@ -82,10 +82,11 @@ fn readable(ev: &Event) -> String {
 }
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
-    let kinds = args
-        .kind
-        .iter()
-        .map(|k| k.trim().parse::<Kind>().map_err(CliError::invalid));
+    let kinds = args.kind.iter().map(|k| {
+        k.trim()
+            .parse::<Kind>()
+            .map_err(|e| CliError::invalid(e.to_string()))
+    });
     let slice = Slice {
         from: args.from,
         before: args.before,

@@ -59,7 +59,7 @@ fn open(ctx: &Path) -> Ledger {
 
 fn events(ctx: &Path) -> Vec<Event> {
     open(ctx)
-        .range(1, 1000, &remaind_ledger::Filter::default())
+        .range(1, 1000, &remaind_events::Filter::default())
         .expect("read events")
 }
 

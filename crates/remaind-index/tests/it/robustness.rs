@@ -4,9 +4,10 @@
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 
+use remaind_events::Filter;
 use remaind_events::{EventId, Kind};
 use remaind_index::{CatchUp, Error, Freshness, Index, SearchOptions};
-use remaind_ledger::{Filter, Ledger};
+use remaind_ledger::Ledger;
 
 use crate::common::{self, db_path, filler, log};
 
@@ -51,7 +52,7 @@ fn assert_right(dir: &camino::Utf8Path, ledger: &Ledger) {
         assert_eq!(found(&mut index, word), expected(ledger, word), "{word}");
     }
     let all = ledger
-        .range(1, usize::MAX, &remaind_ledger::Filter::default())
+        .range(1, usize::MAX, &remaind_events::Filter::default())
         .unwrap();
     assert_eq!(index.range(1, usize::MAX, &Filter::default()).unwrap(), all);
     let f = index.freshness().unwrap();
@@ -190,7 +191,7 @@ fn appends_behind_the_index_are_seen() {
     assert_eq!(
         index.range(2002, 5, &Filter::default()).unwrap(),
         other
-            .range(2002, 5, &remaind_ledger::Filter::default())
+            .range(2002, 5, &remaind_events::Filter::default())
             .unwrap()
     );
     filler(&other, 500);

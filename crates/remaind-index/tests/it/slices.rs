@@ -2,9 +2,9 @@
 //! further appends (incremental catch-up).
 
 use proptest::prelude::*;
+use remaind_events::Filter;
 use remaind_events::{EventId, Kind, NewEvent};
 use remaind_index::Index;
-use remaind_ledger::Filter;
 
 use crate::common;
 

@@ -348,10 +348,10 @@ impl Ledger {
             for (seq, theirs) in page {
                 // Local line n is seq n (the folder's own check above names any that is not).
                 while at + 1 < seq {
-                    mine.next_line()?;
+                    mine.next().transpose()?;
                     at += 1;
                 }
-                let same = mine.next_line()?.is_some_and(|(_, line)| line == theirs);
+                let same = mine.next().transpose()?.is_some_and(|line| line == theirs);
                 if !same {
                     report.push(
                         log,
@@ -681,10 +681,11 @@ impl Ledger {
         let mut bytes = 0;
         let mut pushed = 0;
         loop {
-            let next = lines.next_line()?;
-            if let Some((_, line)) = next {
+            let next = lines.next().transpose()?;
+            let at_end = next.is_none();
+            if let Some(line) = next {
                 let ev =
-                    lines::parse_line_fast(line).map_err(|r| Error::corrupt(&self.log_path, r))?;
+                    lines::parse_line_fast(&line).map_err(|r| Error::corrupt(&self.log_path, r))?;
                 for a in &ev.artifact {
                     let content = self
                         .artifacts
@@ -694,18 +695,16 @@ impl Ledger {
                         .map_err(failed("store an artifact"))?;
                 }
                 bytes += line.len();
-                batch.push(line.to_vec());
+                batch.push(line);
             }
-            if !batch.is_empty()
-                && (next.is_none() || batch.len() >= PUSH_LINES || bytes >= PUSH_BYTES)
-            {
+            if !batch.is_empty() && (at_end || batch.len() >= PUSH_LINES || bytes >= PUSH_BYTES) {
                 let refs: Vec<&[u8]> = batch.iter().map(Vec::as_slice).collect();
                 up.append(&refs).map_err(failed("push"))?;
                 pushed += batch.len() as u64;
                 batch.clear();
                 bytes = 0;
             }
-            if next.is_none() {
+            if at_end {
                 break;
             }
         }

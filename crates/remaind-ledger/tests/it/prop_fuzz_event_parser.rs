@@ -78,8 +78,8 @@ proptest! {
                 let _ = remaind_ledger::new_event_from_value(value);
             }
         }
-        if let Ok(text) = std::str::from_utf8(&input) {
-            let _ = remaind_ledger::parse_new_event(text);
+        if let Ok(value) = remaind_ledger::parse_json_strict(&input) {
+            let _ = remaind_ledger::new_event_from_value(value);
         }
     }
 
@@ -116,7 +116,7 @@ proptest! {
         if let Ok(ledger) = Ledger::open(&dir) {
             let _ = ledger.verify();
             let _ = ledger.iter().map(|events| events.count());
-            let _ = ledger.range(1, 10, &remaind_ledger::Filter::default());
+            let _ = ledger.range(1, 10, &remaind_events::Filter::default());
         }
     }
 }

@@ -1,9 +1,9 @@
 //! The three reading steps: `search` (compact hits with ids), `timeline` (the lead-up and
 //! aftermath of one event) and `get_events` (full events by id or by position).
 
+use remaind_events::Filter;
 use remaind_events::{Event, Kind};
 use remaind_index::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryBounds, SearchOptions};
-use remaind_ledger::Filter;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -396,12 +396,12 @@ fn timeline(session: &Session, args: TimelineArgs) -> Result<Timeline, ToolError
             format!("{anchor} does not exist; the ledger ends at e{head}"),
         ));
     };
-    let mut events = ledger.before(center.seq, args.before, &remaind_ledger::Filter::default())?;
+    let mut events = ledger.before(center.seq, args.before, &remaind_events::Filter::default())?;
     events.push(center);
     events.extend(ledger.range(
         anchor.seq() + 1,
         args.after,
-        &remaind_ledger::Filter::default(),
+        &remaind_events::Filter::default(),
     )?);
     Ok(Timeline {
         anchor: anchor.to_string(),
@@ -520,8 +520,8 @@ fn get_events(session: &Session, args: GetEventsArgs) -> Result<GetEvents, ToolE
             })?
         } else {
             match (args.from, before) {
-                (Some(from), _) => ledger.range(from, limit, &remaind_ledger::Filter::default())?,
-                (None, Some(b)) => ledger.before(b, limit, &remaind_ledger::Filter::default())?,
+                (Some(from), _) => ledger.range(from, limit, &remaind_events::Filter::default())?,
+                (None, Some(b)) => ledger.before(b, limit, &remaind_events::Filter::default())?,
                 (None, None) => Vec::new(),
             }
         };

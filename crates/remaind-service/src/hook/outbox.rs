@@ -297,7 +297,7 @@ fn drain(
 /// The `outbox:` origin lines among the ledger's newest events.
 fn already_appended(ledger: &Ledger) -> Result<std::collections::HashSet<String>> {
     let (head, _) = ledger.head()?;
-    let recent = ledger.before(head + 1, RECENT_EVENTS, &remaind_ledger::Filter::default())?;
+    let recent = ledger.before(head + 1, RECENT_EVENTS, &remaind_events::Filter::default())?;
     Ok(recent
         .iter()
         .filter_map(|ev| ev.data.as_ref()?.get("origin")?.get("line")?.as_str())

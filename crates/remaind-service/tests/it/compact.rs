@@ -26,7 +26,7 @@ fn folder() -> (tempfile::TempDir, ContextDir) {
 fn kinds(ctx: &ContextDir) -> Vec<Kind> {
     let ledger = Ledger::open(ctx.root()).expect("open");
     ledger
-        .range(1, 1000, &remaind_ledger::Filter::default())
+        .range(1, 1000, &remaind_events::Filter::default())
         .expect("read")
         .iter()
         .map(|e| e.kind)

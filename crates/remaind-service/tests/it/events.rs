@@ -1,9 +1,10 @@
 //! The slices and the follower `remaind events` prints, from a folder and from a store.
 
 use camino::Utf8PathBuf;
+use remaind_events::Filter;
 use remaind_events::Kind;
 use remaind_fs::ContextDir;
-use remaind_ledger::{AppendRequest, Filter, Ledger};
+use remaind_ledger::{AppendRequest, Ledger};
 use remaind_service::{Events, Followed, Slice};
 
 /// A folder whose ledger holds `n` events: notes, every third a decision.

@@ -5,8 +5,8 @@ use std::cell::Cell;
 
 use remaind_events::{Event, EventId, Kind, NewEvent};
 use remaind_validate::{
-    Asked, Binding, EventIter, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep, Prior,
-    State, ViewError, render_citations, render_instruction, validate_typed,
+    Asked, Binding, Error, EventIter, Instruction, Item, LedgerView, Link, MemoryLedger, NextStep,
+    Prior, State, render_citations, render_instruction, validate_typed,
 };
 
 use crate::common::ts;
@@ -20,13 +20,13 @@ struct Counting<'a> {
 }
 
 impl LedgerView for Counting<'_> {
-    fn head(&self) -> Result<u64, ViewError> {
+    fn head(&self) -> Result<u64, Error> {
         self.inner.head()
     }
-    fn digest_at(&self, seq: u64) -> Result<Option<String>, ViewError> {
+    fn digest_at(&self, seq: u64) -> Result<Option<String>, Error> {
         self.inner.digest_at(seq)
     }
-    fn event(&self, id: EventId) -> Result<Option<Event>, ViewError> {
+    fn event(&self, id: EventId) -> Result<Option<Event>, Error> {
         self.by_id.set(self.by_id.get() + 1);
         self.inner.event(id)
     }

@@ -1,7 +1,7 @@
 //! The in-memory ledger view: assignment, refusals, digests, stored-line round trip.
 
 use remaind_events::{EventId, GENESIS_PREV, Kind, NewEvent};
-use remaind_validate::{LedgerView, MemoryLedger, ViewError};
+use remaind_validate::{Error, LedgerView, MemoryLedger};
 
 fn new(kind: Kind) -> NewEvent {
     NewEvent {
@@ -44,10 +44,7 @@ fn append_refuses_invalid_events() {
     low.importance = Some(1);
     for bad in [NewEvent::default(), dangling, low, new(Kind::Correction)] {
         let err = ledger.append(bad, "t").unwrap_err();
-        assert!(
-            matches!(err, ViewError::InvalidEvent { seq: 1, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, Error::InvalidEvent { seq: 1, .. }), "{err}");
     }
     assert_eq!(ledger.head().unwrap(), 0);
 }
