@@ -10,11 +10,13 @@
     reason = "a command-line tool prints"
 )]
 
+mod args;
 mod cli_error;
 mod cmd;
 mod demo;
 mod demo_secrets;
 mod global;
+mod progress;
 mod style;
 
 use std::process::ExitCode;
@@ -48,33 +50,33 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    Init(cmd::init::Args),
-    Log(cmd::log::Args),
-    Events(cmd::events::Args),
-    Verify(cmd::verify::Args),
-    Artifact(cmd::artifact::Args),
-    Search(cmd::search::Args),
-    Redact(cmd::redact::Args),
-    Reindex(cmd::reindex::Args),
-    Monitor(cmd::monitor::Args),
-    Compact(cmd::compact::Args),
-    Frame(cmd::frame::Args),
-    Resume(cmd::resume::Args),
-    Rollback(cmd::rollback::Args),
-    Status(cmd::status::Args),
-    Demo(cmd::demo::Args),
-    Hook(cmd::hook::Args),
-    Import(cmd::import::Args),
-    Install(cmd::install::Args),
-    Doctor(cmd::doctor::Args),
-    Memory(cmd::memory::Args),
-    Loops(cmd::loops::Args),
-    Mcp(cmd::mcp::Args),
-    Ui(cmd::ui::Args),
-    Push(cmd::share::PushArgs),
-    Pull(cmd::share::PullArgs),
-    Completions(cmd::completions::Args),
-    Man(cmd::man::Args),
+    Init(args::init::Args),
+    Log(args::log::Args),
+    Events(args::events::Args),
+    Verify(args::verify::Args),
+    Artifact(args::artifact::Args),
+    Search(args::search::Args),
+    Redact(args::redact::Args),
+    Reindex(args::reindex::Args),
+    Monitor(args::monitor::Args),
+    Compact(args::compact::Args),
+    Frame(args::frame::Args),
+    Resume(args::resume::Args),
+    Rollback(args::rollback::Args),
+    Status(args::status::Args),
+    Demo(args::demo::Args),
+    Hook(args::hook::Args),
+    Import(args::import::Args),
+    Install(args::install::Args),
+    Doctor(args::doctor::Args),
+    Memory(args::memory::Args),
+    Loops(args::loops::Args),
+    Mcp(args::mcp::Args),
+    Ui(args::ui::Args),
+    Push(args::share::PushArgs),
+    Pull(args::share::PullArgs),
+    Completions(args::completions::Args),
+    Man(args::man::Args),
 }
 
 fn main() -> ExitCode {

@@ -5,26 +5,8 @@ use std::process::ExitCode;
 use clap::CommandFactory;
 use clap_complete::Shell;
 
+use crate::args::completions::{Args, CompletionShell};
 use crate::cli_error::CliError;
-
-/// Print a shell completion script for remaind.
-#[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Examples:\n  remaind completions bash > ~/.local/share/bash-completion/completions/remaind\n  remaind completions zsh > ~/.zfunc/_remaind      # with fpath+=(~/.zfunc) in ~/.zshrc\n  remaind completions fish > ~/.config/fish/completions/remaind.fish"
-)]
-pub(crate) struct Args {
-    /// The shell to generate for.
-    #[arg(value_enum, value_name = "SHELL")]
-    shell: CompletionShell,
-}
-
-/// The shells Remaind ships completions for.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum CompletionShell {
-    Bash,
-    Zsh,
-    Fish,
-}
 
 pub(crate) fn run(args: Args) -> Result<ExitCode, CliError> {
     let shell = match args.shell {

@@ -2,22 +2,10 @@
 
 use std::process::ExitCode;
 
-use camino::Utf8PathBuf;
 use clap::CommandFactory;
 
+use crate::args::man::Args;
 use crate::cli_error::CliError;
-
-/// Print the man page, or write one page per command into a folder.
-#[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Examples:\n  remaind man | man -l -                  # read it now\n  remaind man --out /usr/local/share/man/man1   # remaind.1, remaind-log.1, …"
-)]
-pub(crate) struct Args {
-    /// Write remaind.1 and one remaind-COMMAND.1 per subcommand into this folder (created
-    /// if missing) instead of printing remaind.1.
-    #[arg(long, value_name = "DIR")]
-    out: Option<Utf8PathBuf>,
-}
 
 fn render(cmd: clap::Command) -> Result<Vec<u8>, CliError> {
     let mut out = Vec::new();

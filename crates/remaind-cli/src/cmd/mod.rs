@@ -1,5 +1,5 @@
-//! One module per subcommand: its clap arguments and a `run` that makes one library call and
-//! formats the result.
+//! One module per subcommand: a `run` that turns the parsed arguments (`crate::args`) into
+//! one library call and prints the result.
 
 pub(crate) mod artifact;
 pub(crate) mod compact;
@@ -27,15 +27,3 @@ pub(crate) mod share;
 pub(crate) mod status;
 pub(crate) mod ui;
 pub(crate) mod verify;
-
-/// An event named on the command line as Remaind prints it (`e42`) or by its seq (`42`).
-pub(crate) fn event_seq(s: &str) -> Result<u64, String> {
-    let s = s.trim();
-    let digits = s.strip_prefix('e').unwrap_or(s);
-    match digits.parse::<u64>() {
-        Ok(n) if n > 0 && !digits.starts_with('+') => Ok(n),
-        _ => Err(format!(
-            "`{s}` is not an event; give its id or seq, e.g. e42 or 42"
-        )),
-    }
-}

@@ -2,18 +2,9 @@
 
 use std::process::ExitCode;
 
+use crate::args::status::Args;
 use crate::cli_error::CliError;
 use crate::global::Global;
-
-/// Show the band, the last compaction, the ledger head, the next step, the resume gate's
-/// verdict and the search index's freshness. Writes nothing.
-#[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  remaind status\n  remaind status --json")]
-pub(crate) struct Args {
-    /// Print the status as JSON.
-    #[arg(long)]
-    json: bool,
-}
 
 pub(crate) fn run(global: &Global, args: Args) -> Result<ExitCode, CliError> {
     let ctx = global.context()?;
