@@ -147,8 +147,9 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     if first == b'%' && v.len() > 2 && v.ends_with(b"%") {
         return true;
     }
-    // Cut short where the rest was left out (`ops_eyJzaWduSW5B..[Redacted]`).
-    if has_placeholder_part(v) || has_masked_run(v) || v.ends_with(b"..") {
+    // Cut short where the rest was left out (`ops_eyJzaWduSW5B..[Redacted]`), or padded out
+    // to a length (`abcd1234…ABCD1234--__`).
+    if has_placeholder_part(v) || has_masked_run(v) || v.ends_with(b"..") || has_filler_end(v) {
         return true;
     }
     if PLACEHOLDER_WORDS.iter().any(|w| w.eq_ignore_ascii_case(v)) {
@@ -159,6 +160,18 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
         || (v.len() >= 3 && distinct(v) == 1)
         || has_sequence(v)
         || has_long_run(v)
+}
+
+/// Whether `v` ends in four or more of `-` and `_` after other bytes: filler that pads a typed
+/// example to a format's length (`…ABCD1234--__`). A random token of the URL-safe base64
+/// alphabet ends so about once in a million (two of its 64 characters, four times over).
+fn has_filler_end(v: &[u8]) -> bool {
+    let filler = v
+        .iter()
+        .rev()
+        .take_while(|b| matches!(b, b'-' | b'_'))
+        .count();
+    filler >= 4 && v.len() > filler
 }
 
 /// A value that is mostly one letter held down (`AIzaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa`): a run

@@ -11,7 +11,7 @@ use sha2::Sha256;
 use crate::error::Error;
 use crate::judge::{ValueKind, is_credential, is_passphrase, is_placeholder};
 use crate::prefilter::{BUILTIN, Hit, SECRET_KEY_NAME, is_builtin_placeholder};
-use crate::rules::{GENERIC, NAMES};
+use crate::rules::{GENERIC, NAMES, names_a_key_id};
 use crate::search::{
     Admit, Known, Span, builtin_spans, find_placeholders, hits_cover, merge, moved_hits, scan_hits,
 };
@@ -464,6 +464,9 @@ impl Redactor {
             return None;
         }
         let caps = SECRET_KEY_NAME.captures(key.as_bytes())?;
+        if names_a_key_id(key.as_bytes()) {
+            return None;
+        }
         let kind = if caps.name("pw").is_some() {
             ValueKind::Password
         } else {

@@ -101,10 +101,14 @@ pub(crate) enum Check {
     None,
     /// The span must hold an ASCII digit and not be a placeholder.
     HasDigit,
-    /// The span must hold an ASCII letter after its prefix (its first `-`) and not be a
-    /// placeholder: a Slack token whose secret part is masked (`xoxp-5723…-5723…-####`) is a
-    /// string of ids.
-    HasLetter,
+    /// A Slack token ([`is_slack_token`]): a letter after its prefix, ids that differ, no
+    /// placeholder.
+    SlackToken,
+    /// A Google API key ([`is_google_key`]): no placeholder, not the tail of a longer run of
+    /// base64.
+    GoogleKey,
+    /// A PEM private key block whose body is not masked ([`is_masked_pem`]).
+    PemBlock,
     /// The span must not be a placeholder (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`).
     NotPlaceholder,
     /// A Discord bot token: its first part is a user id ([`is_discord_token`]).
@@ -163,7 +167,15 @@ impl Check {
         let whole = Some(secret);
         let ok = match self {
             Check::Authorization => return authorization(groups, secret),
+            Check::GoogleKey => is_google_key(groups.hay, secret),
             Check::Assignment => {
+                if groups
+                    .caps
+                    .get_match()
+                    .is_some_and(|m| names_a_key_id(&groups.hay[m.start()..secret.0]))
+                {
+                    return None;
+                }
                 let kind = if groups.span("pw").is_some() {
                     ValueKind::Password
                 } else {
@@ -191,7 +203,8 @@ impl Check {
             }
             Check::None
             | Check::HasDigit
-            | Check::HasLetter
+            | Check::SlackToken
+            | Check::PemBlock
             | Check::NotPlaceholder
             | Check::DiscordToken
             | Check::Jwt
@@ -212,13 +225,8 @@ impl Check {
         let ok = match self {
             Check::None => true,
             Check::HasDigit => bytes.iter().any(u8::is_ascii_digit) && !is_placeholder_token(bytes),
-            Check::HasLetter => {
-                let body = bytes
-                    .iter()
-                    .position(|&b| b == b'-')
-                    .map_or(bytes, |i| &bytes[i..]);
-                body.iter().any(u8::is_ascii_alphabetic) && !is_placeholder_token(bytes)
-            }
+            Check::SlackToken => is_slack_token(bytes),
+            Check::PemBlock => !is_masked_pem(bytes),
             Check::NotPlaceholder => !is_placeholder_token(bytes),
             Check::DiscordToken => is_discord_token(bytes) && !is_placeholder_token(bytes),
             Check::Jwt => is_jwt(bytes),
@@ -229,6 +237,7 @@ impl Check {
             }
             Check::Header => header_value(bytes),
             Check::Authorization
+            | Check::GoogleKey
             | Check::Assignment
             | Check::UrlPassword
             | Check::CommandLine
@@ -238,6 +247,63 @@ impl Check {
         };
         Some(if ok { whole } else { None })
     }
+}
+
+/// A Slack token: a letter after its prefix (a token whose secret part is masked,
+/// `xoxp-5723…-5723…-####`, is a string of ids), ids that differ (a team, a user and an
+/// install are never one number: `xoxp-1234-1234-1234-…` is typed by hand) and no placeholder.
+fn is_slack_token(token: &[u8]) -> bool {
+    let body = token
+        .iter()
+        .position(|&b| b == b'-')
+        .map_or(token, |i| &token[i..]);
+    let mut ids = token
+        .split(|&b| b == b'-')
+        .skip(1)
+        .filter(|part| !part.is_empty() && part.iter().all(u8::is_ascii_digit));
+    let repeated_id = ids
+        .next()
+        .is_some_and(|first| ids.clone().count() > 0 && ids.all(|id| id == first));
+    body.iter().any(u8::is_ascii_alphabetic) && !repeated_id && !is_placeholder_token(token)
+}
+
+/// How many base64 bytes before `AIza` make it the tail of another string: a blob of random
+/// base64 holds the four letters by chance, a key pasted into a line follows a quote, `=`
+/// or a separator (or, glued to a name, a few letters of it).
+const GOOGLE_BLOB_RUN: usize = 16;
+
+/// A Google API key at `secret` in `hay`: no placeholder, and not the end of a longer run
+/// of base64 (`GWw4hjABFzZC…J` then `AIzaTesb6…`).
+fn is_google_key(hay: &[u8], (start, end): (usize, usize)) -> bool {
+    let run_before = hay[..start]
+        .iter()
+        .rev()
+        .take(GOOGLE_BLOB_RUN)
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
+        .count();
+    run_before < GOOGLE_BLOB_RUN && !is_placeholder_token(&hay[start..end])
+}
+
+/// A PEM block whose body was masked (`-----BEGIN PRIVATE KEY-----XXXX…`): half its bytes or
+/// more are `X`. Base64 of a real key holds a few.
+fn is_masked_pem(block: &[u8]) -> bool {
+    let masked = block.iter().filter(|&&b| matches!(b, b'X' | b'x')).count();
+    masked * 2 >= block.len()
+}
+
+/// Whether an assignment's key, from its secret word on (`_key_id` of `private_key_id`),
+/// names the id of a key rather than the key: key ids are published beside what they name
+/// (a service account's `private_key_id`, an `access_key_id`, a JWT's signing `keyId`), and
+/// a key that is a credential by its shape has its own rule.
+pub(crate) fn names_a_key_id(key: &[u8]) -> bool {
+    let name_len = key
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        .count();
+    let name = key[..name_len].to_ascii_lowercase();
+    [&b"key_id"[..], b"keyid", b"key-id", b"key.id"]
+        .iter()
+        .any(|end| name.ends_with(end))
 }
 
 /// The secret of an assignment whose value [`VALUE`] found at `hay[start..end]`, if it is
@@ -742,7 +808,7 @@ fn pem_pattern() -> String {
 /// registries, recognised by their own prefixes.
 fn vendor_rules() -> Vec<RuleSpec> {
     vec![
-        (PRIVATE_KEY, whole(pem_pattern()), Check::None),
+        (PRIVATE_KEY, whole(pem_pattern()), Check::PemBlock),
         (ANTHROPIC, token(r"sk-ant-[A-Za-z0-9_-]{20,}"), Check::NotPlaceholder),
         (OPENROUTER, token(r"sk-or-[A-Za-z0-9_-]{20,}"), Check::NotPlaceholder),
         (
@@ -774,7 +840,7 @@ fn vendor_rules() -> Vec<RuleSpec> {
             token(
                 r"(?:xoxe\.)?xox[abeoprs]-[0-9]+-[A-Za-z0-9-]{8,}|xapp-[0-9]+-[A-Za-z0-9-]{10,}",
             ),
-            Check::HasLetter,
+            Check::SlackToken,
         ),
         (
             SLACK_WEBHOOK,
@@ -798,7 +864,7 @@ fn vendor_rules() -> Vec<RuleSpec> {
         (
             GOOGLE,
             groups(r"(?-u)(?P<s>AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|$)".to_owned()),
-            Check::NotPlaceholder,
+            Check::GoogleKey,
         ),
         // Glued to a word too (`MY_npm_…`): 36 letters and digits then a boundary. Or the
         // value of an `.npmrc` registry credential (`//host/path/:_authToken=…`,

@@ -13,7 +13,7 @@ use crate::literals::Starts;
 use crate::prefilter::{BUILTIN, Hit, PLACEHOLDER, RuleSet};
 use crate::redactor::Applied;
 use crate::rules::{
-    BuiltinRule, Check, Groups, NAMES, Secret, assignment_secret, assignment_value,
+    BuiltinRule, Check, Groups, NAMES, Secret, assignment_secret, assignment_value, names_a_key_id,
 };
 
 /// The start of every placeholder.
@@ -383,10 +383,15 @@ fn next_candidate(
     if matches!(rule.check, Check::Assignment) {
         let whole = regex.search(input)?;
         if let Some((value, kind)) = assignment_value(b, whole.start(), whole.end()) {
+            let accepted = if names_a_key_id(&b[whole.start()..value]) {
+                None
+            } else {
+                assignment_secret(b, (value, whole.end()), kind)
+            };
             return Some(Candidate {
                 whole: (whole.start(), whole.end()),
                 secret_start: value,
-                accepted: assignment_secret(b, (value, whole.end()), kind),
+                accepted,
             });
         }
     }

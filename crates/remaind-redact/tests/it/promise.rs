@@ -117,9 +117,52 @@ fn keys_at_their_edges_are_still_redacted() {
             "SLACK=xoxb-572370529330-573807301142-Q7vLm2Xk9PzR4tYwB8nJc3Hf",
             "Q7vLm2Xk9PzR4tYwB8nJc3Hf",
         ),
+        // A Google key glued to a few letters of a name, a key ending in `-` and `_` only
+        // thrice, a key whose id is a key too (`private_key_id` is not a licence to keep a
+        // random value under `private_key`), a PEM body with a few `X`.
+        (
+            "MYKEYAIzaSyQ7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vK0",
+            "AIzaSyQ7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vK0",
+        ),
+        (
+            "ibm_api_key: Q7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vKmLpXrWnBc-_-",
+            "Q7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vKmLpXrWnBc",
+        ),
+        (
+            r#""private_key": "Q7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vK""#,
+            "Q7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vK",
+        ),
     ] {
         assert_gone(&r, text, secret);
     }
+}
+
+/// What a person types in place of a key, or what names a key without being one, stays
+/// (each a clean negative of a secret scanner's suite): an example padded to a format's
+/// length with `-` and `_`, a Slack token whose team, user and install are one number, a
+/// Google key's letters at the end of a longer base64 run, a key's id beside its key, and a
+/// PEM block masked with `X`.
+#[test]
+fn stand_ins_and_key_ids_stay() {
+    let r = redactor();
+    let masked_pem = format!(
+        "-----BEGIN PRIVATE KEY-----{}-----END PRIVATE KEY-----",
+        "X".repeat(1600)
+    );
+    for text in [
+        "ibm-cloud_api_key: abcd1234abcd1234abcd1234ABCD1234ABCD1234--__",
+        r#""token3": "xoxp-1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d""#,
+        "GWw4hjABFzZCGiRpmlDyDdo87Jn9BN9THUA47muVRNunLxsa82tMAdvmrhOqNkRKiYMEAFbTJAIzaTesb6Tscfcni8vIpWZqNCXFDFslJtVSvFDq",
+        r#""private_key_id": "64ac1a5389db3abe4ea73f41efbbd95dbe58bdfb","#,
+        "AWS_ACCESS_KEY_ID=QK7VLM2XK9PZR4TYWB8N",
+        &masked_pem,
+    ] {
+        let (out, applied) = r.redact_str(text);
+        assert!(applied.is_empty(), "{text} -> {out}");
+    }
+    // The same under a key named in JSON event data.
+    let mut v = json!({"private_key_id": "64ac1a5389db3abe4ea73f41efbbd95dbe58bdfb"});
+    assert!(r.redact_json(&mut v).is_empty(), "{v}");
 }
 
 #[test]
