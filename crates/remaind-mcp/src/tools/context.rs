@@ -235,12 +235,8 @@ pub(crate) struct StatusOut {
 
 fn status(session: &Session, _: NoArgs) -> Result<StatusOut, ToolError> {
     let ctx = session.context()?;
-    let s = remaind_resume::status(&ctx)?;
-    let index = session.ledger().ok().and_then(|(ctx, ledger)| {
-        session
-            .with_index(&ctx, &ledger, |index| Ok(index.freshness()?))
-            .ok()
-    });
+    // The same status `remaind status` prints: the lifecycle and the index's freshness.
+    let remaind_service::Status { context: s, index } = remaind_service::status(&ctx)?;
     Ok(StatusOut {
         head_seq: s.head_seq,
         through_seq: s.through_seq,
