@@ -3,10 +3,10 @@
 //! pinned, into target/mcp-venv from PyPI; any failure (no python3, no network, a failed
 //! check) fails the step: it never skips.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::run::{Binary, Tally, remaind_binary, step, test_step, workspace_root};
+use crate::run::{Binary, Runner, Tally, remaind_binary, step, test_step, workspace_root};
 
 /// The pinned Python SDK (`pip install mcp==…`).
 pub(crate) const PYTHON_SDK: &str = "2.3.0";
@@ -29,30 +29,41 @@ fn installed(venv_python: &Path) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// The venv of the pinned SDK, `target/mcp-venv`.
+fn venv() -> PathBuf {
+    workspace_root().join("target/mcp-venv")
+}
+
+/// The pinned SDK installed into its venv unless it is there, each command through `run`.
+pub(crate) fn install_sdk(run: Runner<'_>) -> Result<(), String> {
+    let venv = venv();
+    let venv_python = venv.join("bin/python");
+    if installed(&venv_python) {
+        return Ok(());
+    }
+    let mut create = Command::new(python());
+    create.arg("-m").arg("venv").arg("--clear").arg(&venv);
+    run("create target/mcp-venv", create)
+        .map_err(|e| format!("{e}; the MCP interop test needs python3 (>= 3.10) with venv"))?;
+    let mut pip = Command::new(&venv_python);
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        &format!("mcp=={PYTHON_SDK}"),
+    ]);
+    run(&format!("pip install mcp=={PYTHON_SDK}"), pip)
+        .map_err(|e| format!("{e}; the MCP interop test needs PyPI to install the SDK"))
+}
+
 /// `remaind` (built when asked), the pinned SDK installed if needed, and the client run.
 pub(crate) fn run(binary: Binary, tally: &mut Tally) -> Result<(), String> {
     let root = workspace_root();
     let binary = remaind_binary(binary, "the MCP interop test")?;
-
-    let venv = root.join("target/mcp-venv");
-    let venv_python = venv.join("bin/python");
-    if !installed(&venv_python) {
-        let mut create = Command::new(python());
-        create.arg("-m").arg("venv").arg("--clear").arg(&venv);
-        step("create target/mcp-venv", create)
-            .map_err(|e| format!("{e}; the MCP interop test needs python3 (>= 3.10) with venv"))?;
-        let mut pip = Command::new(&venv_python);
-        pip.args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            &format!("mcp=={PYTHON_SDK}"),
-        ]);
-        step(&format!("pip install mcp=={PYTHON_SDK}"), pip)
-            .map_err(|e| format!("{e}; the MCP interop test needs PyPI to install the SDK"))?;
-    }
+    install_sdk(&mut step)?;
+    let venv_python = venv().join("bin/python");
 
     let work = root.join(format!("target/mcp-interop/{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);

@@ -81,6 +81,40 @@ pub(crate) fn step(name: &str, mut cmd: Command) -> Result<(), String> {
     }
 }
 
+/// How a setup step runs: [`step`] in the foreground (its output streamed), or captured into
+/// a log while the builds run ([`Captured`]).
+pub(crate) type Runner<'a> = &'a mut dyn FnMut(&str, Command) -> Result<(), String>;
+
+/// The output of setup steps run in the background, kept to be printed in one piece when they
+/// are joined, so that it does not interleave with the build's.
+#[derive(Default)]
+pub(crate) struct Captured {
+    pub(crate) log: String,
+}
+
+impl Captured {
+    /// Runs `cmd` with its output captured, as [`step`] would run it.
+    pub(crate) fn step(&mut self, name: &str, mut cmd: Command) -> Result<(), String> {
+        let started = Instant::now();
+        let out = cmd
+            .output()
+            .map_err(|e| format!("{name}: cannot start: {e}"))?;
+        self.log
+            .push_str(&format!("\n==> {name} (beside the builds)\n"));
+        self.log.push_str(&String::from_utf8_lossy(&out.stdout));
+        self.log.push_str(&String::from_utf8_lossy(&out.stderr));
+        self.log.push_str(&format!(
+            "    {name}: {:.1}s\n",
+            started.elapsed().as_secs_f64()
+        ));
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!("{name} failed ({})", out.status))
+        }
+    }
+}
+
 /// Totals of the `test result:` lines cargo test prints, one per test binary.
 #[derive(Default)]
 pub(crate) struct Tally {
@@ -128,6 +162,17 @@ fn count(summary: &str, label: &str) -> u64 {
 
 /// `cargo xtask ci`.
 pub(crate) fn ci() -> Result<(), String> {
+    // What the MCP interop and browser steps need from the network (a venv with the pinned
+    // SDK from PyPI; Chromium from Debian when missing) is fetched beside the builds, which
+    // need the CPU, and joined before those steps.
+    let tools = std::thread::spawn(|| {
+        let mut captured = Captured::default();
+        let outcome = crate::interop::install_sdk(&mut |name, cmd| captured.step(name, cmd))
+            .and_then(|()| {
+                crate::ui_browser::ensure_browser(&mut |name, cmd| captured.step(name, cmd))
+            });
+        (captured.log, outcome)
+    });
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--check"]);
     step("fmt", fmt)?;
@@ -191,6 +236,13 @@ pub(crate) fn ci() -> Result<(), String> {
     })
     .and_then(|()| on_store(&mut tally))
     .and_then(|()| reliability())
+    .and_then(|()| {
+        let (log, outcome) = tools
+            .join()
+            .unwrap_or_else(|_| (String::new(), Err("the tool setup panicked".to_owned())));
+        eprint!("{log}");
+        outcome
+    })
     .and_then(|()| crate::interop::run(Binary::Built, &mut tally))
     .and_then(|()| crate::ui_browser::run(Binary::Built, &mut tally));
     // The plain closing line CI reads, last, whatever happened above.

@@ -6,31 +6,32 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::run::{Binary, Tally, bench_command, remaind_binary, step, test_step};
+use crate::run::{Binary, Runner, Tally, bench_command, remaind_binary, step, test_step};
 
 const BROWSER: &str = "/usr/bin/chromium";
 const DRIVER: &str = "/usr/bin/chromedriver";
 
-/// Install the browser and its driver from Debian when either is missing.
-fn ensure_browser() -> Result<(), String> {
+/// Install the browser and its driver from Debian when either is missing, each command
+/// through `run`.
+pub(crate) fn ensure_browser(run: Runner<'_>) -> Result<(), String> {
     if Path::new(BROWSER).exists() && Path::new(DRIVER).exists() {
         return Ok(());
     }
     let mut update = Command::new("apt-get");
     update.args(["update", "-q"]);
-    step("apt-get update", update)
+    run("apt-get update", update)
         .map_err(|e| format!("{e}; the browser suite needs apt-get (as root) for chromium"))?;
     let mut install = Command::new("apt-get");
     install
         .args(["install", "-y", "-q", "chromium", "chromium-driver"])
         .env("DEBIAN_FRONTEND", "noninteractive");
-    step("apt-get install chromium chromium-driver", install)
+    run("apt-get install chromium chromium-driver", install)
         .map_err(|e| format!("{e}; the browser suite needs Debian's chromium and chromium-driver"))
 }
 
 /// The browser installed when missing, `remaind` built when asked, and the suite run.
 pub(crate) fn run(binary: Binary, tally: &mut Tally) -> Result<(), String> {
-    ensure_browser()?;
+    ensure_browser(&mut step)?;
     let remaind = remaind_binary(binary, "the browser suite")?;
     let mut suite = bench_command(binary);
     suite
