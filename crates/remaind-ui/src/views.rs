@@ -16,23 +16,13 @@ use remaind_service::Source;
 use remaind_validate::State as DerivedState;
 
 use crate::diff::{Change, diff as state_diff};
+use crate::error::Error;
 use crate::html::{
     cited_text, esc, ev_link, ev_links, event_body, event_row, page, seq_link, session_of, url_enc,
 };
-use crate::server::{App, Params, blocking, error_page};
+use crate::server::{App, Params, blocking, chain, error_page};
 
-/// A library error with its whole cause chain, for an error page.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        let _ = write!(out, ": {c}");
-        cause = c.source();
-    }
-    out
-}
-
-fn ok_page(title: &str, active: &str, body: &str) -> Result<Response, String> {
+fn ok_page(title: &str, active: &str, body: &str) -> Result<Response, Error> {
     Ok(Html(page(title, active, body)).into_response())
 }
 
@@ -81,23 +71,22 @@ fn seq_param(q: &HashMap<String, String>, key: &str) -> Option<u64> {
 }
 
 impl Filters {
-    fn parse(q: &HashMap<String, String>) -> Result<Filters, String> {
+    fn parse(q: &HashMap<String, String>) -> Result<Filters, Error> {
         let kind_text = nonempty(q, "kind").unwrap_or_default();
         let kinds = kind_text
             .split(',')
             .map(str::trim)
             .filter(|k| !k.is_empty())
             .map(str::parse::<Kind>)
-            .collect::<Result<Vec<_>, _>>()?;
-        let min = match nonempty(q, "min") {
-            None => None,
-            Some(m) => Some(
-                m.parse::<u8>()
-                    .ok()
-                    .filter(|m| *m <= 3)
-                    .ok_or_else(|| format!("importance `{m}` is not 0, 1, 2 or 3"))?,
-            ),
-        };
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Error::Query)?;
+        let min =
+            match nonempty(q, "min") {
+                None => None,
+                Some(m) => Some(m.parse::<u8>().ok().filter(|m| *m <= 3).ok_or_else(|| {
+                    Error::Query(format!("importance `{m}` is not 0, 1, 2 or 3"))
+                })?),
+            };
         Ok(Filters {
             kinds,
             kind_text,
@@ -172,15 +161,11 @@ impl Filters {
 
 /// The first seq whose time is at or after `t` (`head + 1` when none): a binary search over
 /// positional reads, since times only grow with seq.
-fn first_at_or_after(ledger: &Ledger, head: u64, t: &str) -> Result<u64, String> {
+fn first_at_or_after(ledger: &Ledger, head: u64, t: &str) -> Result<u64, Error> {
     let (mut lo, mut hi) = (1u64, head + 1);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        let ts = ledger
-            .get(mid)
-            .map_err(|e| chain(&e))?
-            .map(|e| e.ts)
-            .unwrap_or_default();
+        let ts = ledger.get(mid)?.map(|e| e.ts).unwrap_or_default();
         if ts.as_str() < t {
             lo = mid + 1;
         } else {
@@ -198,17 +183,17 @@ struct Reader<'l> {
 }
 
 impl Reader<'_> {
-    fn range(&mut self, from: u64, n: usize, f: &Filter) -> Result<Vec<Event>, String> {
+    fn range(&mut self, from: u64, n: usize, f: &Filter) -> Result<Vec<Event>, Error> {
         match &mut self.index {
-            Some(i) => i.range(from, n, f).map_err(|e| chain(&e)),
-            None => self.ledger.range(from, n, f).map_err(|e| chain(&e)),
+            Some(i) => Ok(i.range(from, n, f)?),
+            None => Ok(self.ledger.range(from, n, f)?),
         }
     }
 
-    fn before(&mut self, seq: u64, n: usize, f: &Filter) -> Result<Vec<Event>, String> {
+    fn before(&mut self, seq: u64, n: usize, f: &Filter) -> Result<Vec<Event>, Error> {
         match &mut self.index {
-            Some(i) => i.before(seq, n, f).map_err(|e| chain(&e)),
-            None => self.ledger.before(seq, n, f).map_err(|e| chain(&e)),
+            Some(i) => Ok(i.before(seq, n, f)?),
+            None => Ok(self.ledger.before(seq, n, f)?),
         }
     }
 }
@@ -221,7 +206,7 @@ fn page_of(
     (lo, hi): (u64, u64),
     from: Option<u64>,
     before: u64,
-) -> Result<(Vec<Event>, Option<u64>), String> {
+) -> Result<(Vec<Event>, Option<u64>), Error> {
     let filter = filters.ledger_filter();
     let limit = filters.limit;
     let chunk = if filters.has_extra() { CHUNK } else { limit };
@@ -286,13 +271,11 @@ pub(crate) async fn timeline(State(app): State<Arc<App>>, q: Params) -> Response
     blocking(move || timeline_page(&app, &q)).await
 }
 
-fn timeline_page(app: &App, q: &HashMap<String, String>) -> Result<Response, String> {
-    let filters = match Filters::parse(q) {
-        Ok(f) => f,
-        Err(e) => return Ok(error_page(StatusCode::BAD_REQUEST, &e)),
-    };
-    let ledger = Ledger::open(app.ctx.root()).map_err(|e| chain(&e))?;
-    let (head, _) = ledger.head().map_err(|e| chain(&e))?;
+fn timeline_page(app: &App, q: &HashMap<String, String>) -> Result<Response, Error> {
+    // An unknown kind or importance is the URL's fault: a 400 page (see `blocking`).
+    let filters = Filters::parse(q)?;
+    let ledger = Ledger::open(app.ctx.root())?;
+    let (head, _) = ledger.head()?;
     let lo = match &filters.since {
         Some(t) => first_at_or_after(&ledger, head, t)?,
         None => 1,
@@ -457,17 +440,17 @@ pub(crate) async fn event(State(app): State<Arc<App>>, Path(seq): Path<String>) 
     blocking(move || event_page(&app, seq)).await
 }
 
-fn event_page(app: &App, seq: u64) -> Result<Response, String> {
-    let ledger = Ledger::open(app.ctx.root()).map_err(|e| chain(&e))?;
-    let Some(ev) = ledger.get(seq).map_err(|e| chain(&e))? else {
+fn event_page(app: &App, seq: u64) -> Result<Response, Error> {
+    let ledger = Ledger::open(app.ctx.root())?;
+    let Some(ev) = ledger.get(seq)? else {
         return Ok(error_page(
             StatusCode::NOT_FOUND,
             &format!("there is no event e{seq} in this ledger"),
         ));
     };
     let status = match existing_index(app, &ledger) {
-        Some(mut index) => index.status(ev.id).map_err(|e| chain(&e))?,
-        None => ledger.status(ev.id).map_err(|e| chain(&e))?,
+        Some(mut index) => index.status(ev.id)?,
+        None => ledger.status(ev.id)?,
     };
     let status = match status {
         Some(Status::Superseded { by }) => format!("superseded by {}", ev_link(by)),
@@ -533,7 +516,7 @@ fn highlight(snippet: &str) -> String {
     out
 }
 
-fn search_page(app: &App, q: &HashMap<String, String>) -> Result<Response, String> {
+fn search_page(app: &App, q: &HashMap<String, String>) -> Result<Response, Error> {
     let query = nonempty(q, "q").unwrap_or_default();
     let mut body = format!(
         "<form class=\"filters\" method=\"get\" action=\"/search\" role=\"search\">\
@@ -553,7 +536,7 @@ hx-select=\"#results\" hx-swap=\"outerHTML\" hx-push-url=\"true\"></label>\
         };
         // A ledger that cannot be opened fails the page, as every page does.
         let found = match remaind_service::search(Source::Folder(&app.ctx), &query, &opts) {
-            Err(e @ remaind_service::Error::Ledger(_)) => return Err(chain(&e)),
+            Err(e @ remaind_service::Error::Ledger(_)) => return Err(e.into()),
             found => found,
         };
         if let Some(note) = found.as_ref().ok().and_then(|f| f.index_note.as_ref()) {
@@ -605,12 +588,11 @@ pub(crate) async fn now(State(app): State<Arc<App>>) -> Response {
 }
 
 /// The accepted state and handover (`active/`), through compact's history store.
-fn derived(app: &App) -> Result<(Option<DerivedState>, Option<String>), String> {
-    let store = remaind_compact::open_store(app.ctx.root()).map_err(|e| chain(&e))?;
-    let state = remaind_compact::read_prior(&store).map_err(|e| chain(&e))?;
+fn derived(app: &App) -> Result<(Option<DerivedState>, Option<String>), Error> {
+    let store = remaind_compact::open_store(app.ctx.root())?;
+    let state = remaind_compact::read_prior(&store)?;
     let handover = store
-        .read(remaind_fs::layout::HANDOVER_FILE)
-        .map_err(|e| chain(&e))?
+        .read(remaind_fs::layout::HANDOVER_FILE)?
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     Ok((state, handover))
 }
@@ -681,23 +663,21 @@ fn state_html(state: &DerivedState) -> String {
 /// The open loops now, as `remaind loops list` gives them (the index's answer, or the same
 /// from the ledger when there is no index), newest last: never the state's list, which an
 /// event after the compaction may have closed.
-fn open_loops(app: &App, ledger: &Ledger) -> Result<Vec<Event>, String> {
+fn open_loops(app: &App, ledger: &Ledger) -> Result<Vec<Event>, Error> {
     const SHOWN: usize = 50;
     if let Some(mut index) = existing_index(app, ledger) {
-        return index.open_loops(SHOWN).map_err(|e| chain(&e));
+        return Ok(index.open_loops(SHOWN)?);
     }
-    let (head, _) = ledger.head().map_err(|e| chain(&e))?;
+    let (head, _) = ledger.head()?;
     let filter = remaind_ledger::Filter {
         kinds: remaind_index::LOOP_KINDS.to_vec(),
         min_importance: None,
     };
     // Without an index, look at the newest loop events only: each status is a read forward.
-    let candidates = ledger
-        .before(head + 1, 4 * SHOWN, &filter)
-        .map_err(|e| chain(&e))?;
+    let candidates = ledger.before(head + 1, 4 * SHOWN, &filter)?;
     let mut open = Vec::new();
     for ev in candidates {
-        if ledger.status(ev.id).map_err(|e| chain(&e))? == Some(Status::Current) {
+        if ledger.status(ev.id)? == Some(Status::Current) {
             open.push(ev);
         }
     }
@@ -706,7 +686,7 @@ fn open_loops(app: &App, ledger: &Ledger) -> Result<Vec<Event>, String> {
 }
 
 /// The open loops as a section: `<h2>Open loops (N)</h2>` and one item each.
-fn open_loops_html(app: &App, ledger: &Ledger) -> Result<String, String> {
+fn open_loops_html(app: &App, ledger: &Ledger) -> Result<String, Error> {
     let loops = open_loops(app, ledger)?;
     let mut s = format!("<h2 id=\"open-loops\">Open loops ({})</h2>", loops.len());
     if loops.is_empty() {
@@ -729,10 +709,9 @@ fn open_loops_html(app: &App, ledger: &Ledger) -> Result<String, String> {
     Ok(s)
 }
 
-fn now_page(app: &App) -> Result<Response, String> {
-    let status = remaind_resume::status(&app.ctx).map_err(|e| chain(&e))?;
-    let built =
-        remaind_resume::build_packet(&app.ctx, Budget::Configured).map_err(|e| chain(&e))?;
+fn now_page(app: &App) -> Result<Response, Error> {
+    let status = remaind_resume::status(&app.ctx)?;
+    let built = remaind_resume::build_packet(&app.ctx, Budget::Configured)?;
     let gate = &built.gate;
     let mut body = String::new();
     let _ = write!(
@@ -812,13 +791,13 @@ fn now_page(app: &App) -> Result<Response, String> {
         );
     }
     body.push_str("</section>");
-    let ledger = Ledger::open(app.ctx.root()).map_err(|e| chain(&e))?;
+    let ledger = Ledger::open(app.ctx.root())?;
     let _ = write!(
         body,
         "<section id=\"loops\">{}</section>",
         open_loops_html(app, &ledger)?
     );
-    if let Some(framing) = remaind_resume::load_framing(&app.ctx).map_err(|e| chain(&e))? {
+    if let Some(framing) = remaind_resume::load_framing(&app.ctx)? {
         let _ = write!(
             body,
             "<section id=\"framing\"><h2>Framing</h2><pre>{}</pre></section>",
@@ -863,9 +842,9 @@ struct StatePoint {
 }
 
 /// The history of `state.json`, oldest first, each version with its `through_seq`.
-fn state_points(app: &App) -> Result<Vec<StatePoint>, String> {
-    let points = remaind_resume::rollback_points(&app.ctx).map_err(|e| chain(&e))?;
-    let store = remaind_compact::open_store(app.ctx.root()).map_err(|e| chain(&e))?;
+fn state_points(app: &App) -> Result<Vec<StatePoint>, Error> {
+    let points = remaind_resume::rollback_points(&app.ctx)?;
+    let store = remaind_compact::open_store(app.ctx.root())?;
     let mut out = Vec::new();
     for p in points
         .into_iter()
@@ -899,9 +878,9 @@ fn default_pair(points: &[StatePoint]) -> (usize, usize) {
     }
 }
 
-fn compactions_page(app: &App, q: &HashMap<String, String>) -> Result<Response, String> {
-    let ledger = Ledger::open(app.ctx.root()).map_err(|e| chain(&e))?;
-    let (head, _) = ledger.head().map_err(|e| chain(&e))?;
+fn compactions_page(app: &App, q: &HashMap<String, String>) -> Result<Response, Error> {
+    let ledger = Ledger::open(app.ctx.root())?;
+    let (head, _) = ledger.head()?;
     let before = seq_param(q, "before").unwrap_or(head + 1);
     let filter = Filter {
         kinds: vec![Kind::Compaction, Kind::Validation],
@@ -1026,25 +1005,30 @@ fn version(
     store: &remaind_atomic::HistoryStore,
     file: &str,
     at: &str,
-) -> Result<Option<Vec<u8>>, String> {
-    let ts = remaind_resume::parse_time(at).map_err(|e| chain(&e))?;
-    store.version_at(file, ts).map_err(|e| chain(&e))
+) -> Result<Option<Vec<u8>>, Error> {
+    let ts = remaind_resume::parse_time(at)?;
+    Ok(store.version_at(file, ts)?)
 }
 
-fn diff_page(app: &App, q: &HashMap<String, String>) -> Result<Response, String> {
+fn diff_page(app: &App, q: &HashMap<String, String>) -> Result<Response, Error> {
     let (Some(a), Some(b)) = (nonempty(q, "a"), nonempty(q, "b")) else {
         return Ok(error_page(
             StatusCode::BAD_REQUEST,
             "choose two states on the Compactions page",
         ));
     };
-    let store = remaind_compact::open_store(app.ctx.root()).map_err(|e| chain(&e))?;
-    let read_state = |at: &str| -> Result<Option<DerivedState>, String> {
+    let store = remaind_compact::open_store(app.ctx.root())?;
+    let read_state = |at: &str| -> Result<Option<DerivedState>, Error> {
         match version(&store, remaind_fs::layout::STATE_FILE, at)? {
             None => Ok(None),
-            Some(bytes) => serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|e| format!("the state at {at} does not parse: {e}")),
+            Some(bytes) => {
+                serde_json::from_slice(&bytes)
+                    .map(Some)
+                    .map_err(|source| Error::StateParse {
+                        at: at.to_owned(),
+                        source,
+                    })
+            }
         }
     };
     let (Some(old), Some(new)) = (read_state(&a)?, read_state(&b)?) else {
@@ -1132,13 +1116,12 @@ pub(crate) async fn memory(State(app): State<Arc<App>>) -> Response {
     blocking(move || memory_page(&app)).await
 }
 
-fn memory_page(app: &App) -> Result<Response, String> {
-    let ledger = Ledger::open(app.ctx.root()).map_err(|e| chain(&e))?;
+fn memory_page(app: &App) -> Result<Response, Error> {
+    let ledger = Ledger::open(app.ctx.root())?;
     // Looking never writes: a hand edit not yet recorded, or files behind the ledger, are the
     // next memory command's to record and repair.
-    let memory =
-        remaind_memory::Memory::open_read_only(&app.ctx, &ledger).map_err(|e| chain(&e))?;
-    let proposals = memory.proposals().map_err(|e| chain(&e))?;
+    let memory = remaind_memory::Memory::open_read_only(&app.ctx, &ledger)?;
+    let proposals = memory.proposals()?;
     let mut body = String::new();
     for (status, title) in [
         (remaind_memory::Status::Proposed, "Proposals"),
@@ -1165,7 +1148,7 @@ fn memory_page(app: &App) -> Result<Response, String> {
         body.push_str("</ul>");
     }
     body.push_str(&open_loops_html(app, &ledger)?);
-    let tree = memory.tree(None).map_err(|e| chain(&e))?;
+    let tree = memory.tree(None)?;
     let _ = write!(
         body,
         "<h2>Tree</h2><p class=\"muted\">{} nodes, {} tokens listed{}</p>\
@@ -1200,8 +1183,8 @@ pub(crate) async fn integrity(State(app): State<Arc<App>>) -> Response {
     blocking(move || integrity_page(&app)).await
 }
 
-fn integrity_page(app: &App) -> Result<Response, String> {
-    let integrity = remaind_service::integrity(&app.ctx).map_err(|e| chain(&e))?;
+fn integrity_page(app: &App) -> Result<Response, Error> {
+    let integrity = remaind_service::integrity(&app.ctx)?;
     let report = &integrity.ledger;
     let mut body = String::new();
     let _ = write!(
@@ -1293,8 +1276,8 @@ fn write_form(app: &App, action: &str, to: &str, label: &str, confirm: bool) -> 
     )
 }
 
-fn rollback_page(app: &App) -> Result<Response, String> {
-    let points = remaind_resume::rollback_points(&app.ctx).map_err(|e| chain(&e))?;
+fn rollback_page(app: &App) -> Result<Response, Error> {
+    let points = remaind_resume::rollback_points(&app.ctx)?;
     let mut body = String::new();
     if app.allow_writes {
         body.push_str("<p>Writes are allowed (<code>--allow-writes</code>): each rollback asks for confirmation, and can itself be undone. The ledger is never touched.</p>");
@@ -1348,12 +1331,12 @@ fn rollback_page(app: &App) -> Result<Response, String> {
     ok_page("Rollback", "/rollback", &body)
 }
 
-pub(crate) fn rollback_confirm_page(app: &App, to: &str) -> Result<Response, String> {
+pub(crate) fn rollback_confirm_page(app: &App, to: &str) -> Result<Response, Error> {
     let ts = match remaind_resume::parse_time(to) {
         Ok(ts) => ts,
         Err(e) => return Ok(error_page(StatusCode::BAD_REQUEST, &chain(&e))),
     };
-    let points = remaind_resume::rollback_points(&app.ctx).map_err(|e| chain(&e))?;
+    let points = remaind_resume::rollback_points(&app.ctx)?;
     let undone: Vec<_> = points
         .iter()
         .filter(|p| remaind_resume::parse_time(&p.time).is_ok_and(|t| t > ts))
@@ -1383,12 +1366,12 @@ pub(crate) fn rollback_confirm_page(app: &App, to: &str) -> Result<Response, Str
     ok_page("Confirm rollback", "/rollback", &body)
 }
 
-pub(crate) fn rollback_done_page(app: &App, to: &str) -> Result<Response, String> {
+pub(crate) fn rollback_done_page(app: &App, to: &str) -> Result<Response, Error> {
     let ts = match remaind_resume::parse_time(to) {
         Ok(ts) => ts,
         Err(e) => return Ok(error_page(StatusCode::BAD_REQUEST, &chain(&e))),
     };
-    let done = remaind_resume::rollback_to(&app.ctx, ts).map_err(|e| chain(&e))?;
+    let done = remaind_resume::rollback_to(&app.ctx, ts)?;
     let mut body = format!(
         "<p id=\"done\">Rolled back to <code>{}</code>.</p>",
         esc(&done.to)
