@@ -21,7 +21,7 @@ use remaind_fs::ContextDir;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::error::Error;
-use crate::html::{esc, page};
+use crate::html::page;
 use crate::security::{random_token, same};
 use crate::{assets, live, views};
 
@@ -121,7 +121,7 @@ pub(crate) fn chain(e: &dyn std::error::Error) -> String {
 }
 
 pub(crate) fn error_page(status: StatusCode, message: &str) -> Response {
-    let body = format!("<p class=\"error\">{}</p>", esc(message));
+    let body = maud::html! { p.error { (message) } };
     (status, Html(page("Error", "", &body))).into_response()
 }
 
