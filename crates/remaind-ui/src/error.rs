@@ -5,10 +5,10 @@ use std::net::SocketAddr;
 /// What can stop the viewer from starting or serving, or one page from being made. Display names
 /// what failed; the cause is [`std::error::Error::source`].
 ///
-/// The page variants ([`Error::Query`] and the library errors after it) never leave a running
-/// viewer: a page that fails shows the error and its causes on an error page (400 for
-/// [`Error::Query`], 500 for the rest). A library error is carried as it is (its Display and
-/// causes, not one more line), so the page says what the library said.
+/// The page variants (from [`Error::Query`] on) never leave a running viewer: a page that fails
+/// shows the error and its causes on an error page (400 for [`Error::Query`], 500 for the
+/// rest). A library error is carried as it is (its Display and causes, not one more line), so
+/// the page says what the library said.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -72,8 +72,9 @@ impl Error {
         matches!(self, Error::Bind { source, .. } if source.kind() == std::io::ErrorKind::AddrInUse)
     }
 
-    /// True when the cause is the user's input (an address that cannot be bound here).
+    /// True when the cause is the user's input: an address that cannot be bound here, or a
+    /// page's query naming what the page cannot use.
     pub fn is_invalid_input(&self) -> bool {
-        matches!(self, Error::Bind { .. })
+        matches!(self, Error::Bind { .. } | Error::Query(_))
     }
 }
