@@ -1,27 +1,13 @@
-//! HTML building. Every value that did not come from this crate's own literals goes through
-//! [`esc`]: event text, actors, tool names, file names, reasons, queries. Markup comes only from
-//! the literals here and in `views`, so an event holding `<script>` or `## Next step` renders as
-//! those characters.
+//! HTML building, on maud's `html!` templates: every value a template is given (event text,
+//! actors, tool names, file names, reasons, queries) is escaped by the template itself, in text
+//! and in attribute values alike. Markup comes only from the templates here and in `views`, so
+//! an event holding `<script>` or `## Next step` renders as those characters. `PreEscaped` is
+//! used for nothing but the doctype.
 
 use std::fmt::Write as _;
 
+use maud::{DOCTYPE, Markup, html};
 use remaind_events::{Event, EventId};
-
-/// `s` escaped for HTML text and double-quoted attribute values.
-pub(crate) fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// `s` escaped for a URL query value (then safe in an attribute too).
 pub(crate) fn url_enc(s: &str) -> String {
@@ -47,9 +33,25 @@ const NAV: [(&str, &str); 7] = [
     ("/rollback", "Rollback"),
 ];
 
-/// A whole page: `body` is already HTML.
-pub(crate) fn page(title: &str, active: &str, body: &str) -> String {
-    document(title, active, "", &format!("<h1>{}</h1>{body}", esc(title)))
+/// The htmx settings (`<meta name="htmx-config">`): no inline styles, no eval, no script tags
+/// from answers, no history cache.
+const HTMX_CONFIG: &str = concat!(
+    r#"{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"#,
+    r#""historyCacheSize":0,"refreshOnHistoryMiss":true}"#,
+);
+
+/// A whole page: the title as its heading, then `body`.
+pub(crate) fn page(title: &str, active: &str, body: &Markup) -> String {
+    document(
+        title,
+        active,
+        None,
+        &html! {
+            h1 { (title) }
+            (body)
+        },
+    )
+    .into_string()
 }
 
 /// The page a navigation gets when it carries the session cookie but not the page key (a
@@ -62,90 +64,123 @@ pub(crate) fn boot_page(target: &str) -> String {
         .iter()
         .find(|(p, _)| path == *p || path.starts_with(&format!("{p}/")))
         .map_or(("", "Loading"), |(p, label)| (*p, *label));
-    let attrs = format!(
-        " data-boot hx-get=\"{}\" hx-trigger=\"load\" hx-select=\"#main\" hx-target=\"this\" \
-hx-swap=\"outerHTML\"",
-        esc(target)
-    );
-    document(
-        title,
-        active,
-        &attrs,
-        "<p class=\"muted\" id=\"booting\">Loading…</p><noscript><p class=\"error\">This viewer \
-needs JavaScript: the key that opens its pages is kept by the page, not in a cookie.</p></noscript>",
-    )
+    let main = html! {
+        p.muted #booting { "Loading…" }
+        noscript {
+            p.error {
+                "This viewer needs JavaScript: the key that opens its pages is kept by the page, \
+    not in a cookie."
+            }
+        }
+    };
+    document(title, active, Some(target), &main).into_string()
 }
 
-/// The HTML around every page: `main_attrs` (already HTML, each with its leading space) go on
-/// `<main>`, `main` is its content.
-fn document(title: &str, active: &str, main_attrs: &str, main: &str) -> String {
-    let mut nav = String::new();
-    for (path, label) in NAV {
-        let current = if path == active {
-            " aria-current=\"page\""
-        } else {
-            ""
-        };
-        let _ = write!(nav, "<a href=\"{path}\"{current}>{label}</a>");
+/// The HTML around every page: `main` is the content of `<main>`; `boot`, for the boot page,
+/// the URL its `<main>` asks for again.
+fn document(title: &str, active: &str, boot: Option<&str>, main: &Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        "\n"
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="color-scheme" content="light dark";
+                meta name="htmx-config" content=(HTMX_CONFIG);
+                title { (title) " · remaind" }
+                link rel="stylesheet" href="/assets/style.css";
+                script src="/assets/htmx.min.js" defer {}
+                script src="/assets/sse.min.js" defer {}
+                script src="/assets/app.js" defer {}
+            }
+            body {
+                header {
+                    span.brand { "remaind" }
+                    nav {
+                        @for (path, label) in NAV {
+                            a href=(path) aria-current=[(path == active).then_some("page")] {
+                                (label)
+                            }
+                        }
+                    }
+                }
+                @if let Some(target) = boot {
+                    main #main data-boot hx-get=(target) hx-trigger="load" hx-select="#main"
+                        hx-target="this" hx-swap="outerHTML" { (main) }
+                } @else {
+                    main #main { (main) }
+                }
+            }
+        }
+        "\n"
     }
-    format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<meta name=\"color-scheme\" content=\"light dark\">\
-<meta name=\"htmx-config\" content='{{\"includeIndicatorStyles\":false,\"allowEval\":false,\"allowScriptTags\":false,\"historyCacheSize\":0,\"refreshOnHistoryMiss\":true}}'>\
-<title>{} · remaind</title>\
-<link rel=\"stylesheet\" href=\"/assets/style.css\">\
-<script src=\"/assets/htmx.min.js\" defer></script>\
-<script src=\"/assets/sse.min.js\" defer></script>\
-<script src=\"/assets/app.js\" defer></script>\
-</head><body><header><span class=\"brand\">remaind</span><nav>{nav}</nav></header>\
-<main id=\"main\"{main_attrs}>{main}</main></body></html>\n",
-        esc(title),
-    )
 }
 
 /// A link to one event.
-pub(crate) fn ev_link(id: EventId) -> String {
-    format!("<a class=\"ev-link\" href=\"/e/{}\">{id}</a>", id.seq())
+pub(crate) fn ev_link(id: EventId) -> Markup {
+    html! { a.ev-link href={ "/e/" (id.seq()) } { (id) } }
 }
 
 /// A link to the event with this seq.
-pub(crate) fn seq_link(seq: u64) -> String {
-    format!("<a class=\"ev-link\" href=\"/e/{seq}\">e{seq}</a>")
+pub(crate) fn seq_link(seq: u64) -> Markup {
+    html! { a.ev-link href={ "/e/" (seq) } { "e" (seq) } }
 }
 
 /// Links to several events, space-separated.
-pub(crate) fn ev_links(ids: &[EventId]) -> String {
-    ids.iter()
-        .map(|id| ev_link(*id))
-        .collect::<Vec<_>>()
-        .join(" ")
+pub(crate) fn ev_links(ids: &[EventId]) -> Markup {
+    html! {
+        @for (i, id) in ids.iter().enumerate() {
+            @if i > 0 { " " }
+            (ev_link(*id))
+        }
+    }
 }
 
 pub(crate) use remaind_events::one_line;
 
-/// Text with `[eN]` citations turned into links (the rest escaped).
-pub(crate) fn cited_text(s: &str) -> String {
-    let mut out = String::new();
+/// A piece of a text with `[eN]` citations: plain text, or the seq of a citation.
+#[derive(Debug, PartialEq, Eq)]
+enum Cited<'a> {
+    Text(&'a str),
+    Cite(u64),
+}
+
+/// `s` cut into plain text and `[eN]` citations (the brackets stay text). Only a positive seq
+/// without a leading zero, closed by `]`, is a citation.
+fn citations(s: &str) -> Vec<Cited<'_>> {
+    let mut out = Vec::new();
     let mut rest = s;
-    while let Some(at) = rest.find("[e") {
-        out.push_str(&esc(&rest[..at]));
+    let mut text_from = 0;
+    while let Some(at) = rest[text_from..].find("[e").map(|at| at + text_from) {
         let after = &rest[at + 2..];
-        let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
-        let closed = after[digits.len()..].starts_with(']');
-        match digits.parse::<u64>() {
-            Ok(n) if closed && n > 0 && !digits.starts_with('0') => {
-                let _ = write!(out, "[<a class=\"cite\" href=\"/e/{n}\">e{n}</a>]");
-                rest = &after[digits.len() + 1..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let closed = after[digits..].starts_with(']');
+        match after[..digits].parse::<u64>() {
+            Ok(n) if closed && n > 0 && !after.starts_with('0') => {
+                out.push(Cited::Text(&rest[..=at]));
+                out.push(Cited::Cite(n));
+                rest = &after[digits..];
+                text_from = 0;
             }
-            _ => {
-                out.push_str("[e");
-                rest = after;
+            _ => text_from = at + 2,
+        }
+    }
+    out.push(Cited::Text(rest));
+    out.retain(|c| *c != Cited::Text(""));
+    out
+}
+
+/// Text with `[eN]` citations turned into links (the rest escaped).
+pub(crate) fn cited_text(s: &str) -> Markup {
+    html! {
+        @for piece in citations(s) {
+            @match piece {
+                Cited::Text(t) => (t),
+                Cited::Cite(n) => a.cite href={ "/e/" (n) } { "e" (n) },
             }
         }
     }
-    out.push_str(&esc(rest));
-    out
 }
 
 /// The runtime session an imported event came from (`data.origin.session`), if any.
@@ -158,79 +193,71 @@ pub(crate) fn session_of(ev: &Event) -> Option<&str> {
 
 /// One event as a timeline row: the summary line, and when opened the whole text, the links,
 /// the artifacts (head and tail) and the stored payload.
-pub(crate) fn event_row(ev: &Event) -> String {
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<li class=\"ev k-{kind}\" id=\"e{seq}\"><details><summary>\
-<a class=\"ev-id\" href=\"/e/{seq}\">e{seq}</a> <time>{ts}</time> \
-<span class=\"kind\">{kind}</span> <span class=\"imp i{imp}\">i{imp}</span>",
-        kind = ev.kind.as_str(),
-        seq = ev.seq,
-        ts = esc(&ev.ts),
-        imp = ev.importance,
-    );
-    if let Some(a) = &ev.actor {
-        let _ = write!(s, " <span class=\"actor\">@{}</span>", esc(a));
+pub(crate) fn event_row(ev: &Event) -> Markup {
+    let kind = ev.kind.as_str();
+    let imp = ev.importance;
+    html! {
+        li.ev.{ "k-" (kind) } id={ "e" (ev.seq) } {
+            details {
+                summary {
+                    a.ev-id href={ "/e/" (ev.seq) } { "e" (ev.seq) }
+                    " " time { (ev.ts) }
+                    " " span.kind { (kind) }
+                    " " span.imp.{ "i" (imp) } { "i" (imp) }
+                    @if let Some(a) = &ev.actor { " " span.actor { "@" (a) } }
+                    @if let Some(t) = &ev.tool { " " span.tool { "[" (t.name) "]" } }
+                    @if let Some(t) = &ev.text { " " span.text { (one_line(t, 160)) } }
+                }
+                (event_body(ev))
+            }
+        }
     }
-    if let Some(t) = &ev.tool {
-        let _ = write!(s, " <span class=\"tool\">[{}]</span>", esc(&t.name));
-    }
-    if let Some(t) = &ev.text {
-        let _ = write!(s, " <span class=\"text\">{}</span>", esc(&one_line(t, 160)));
-    }
-    s.push_str("</summary>");
-    s.push_str(&event_body(ev));
-    s.push_str("</details></li>");
-    s
 }
 
 /// The expanded part of an event.
-pub(crate) fn event_body(ev: &Event) -> String {
-    let mut s = String::from("<div class=\"body\">");
-    if let Some(t) = &ev.text {
-        let _ = write!(s, "<pre class=\"full-text\">{}</pre>", esc(t));
-    }
-    let mut links = String::new();
-    for (label, ids) in [
+pub(crate) fn event_body(ev: &Event) -> Markup {
+    let links = [
         ("refs", &ev.refs),
         ("supersedes", &ev.supersedes),
         ("resolves", &ev.resolves),
-    ] {
-        if !ids.is_empty() {
-            let _ = write!(
-                links,
-                "<dt>{label}</dt><dd class=\"{label}\">{}</dd>",
-                ev_links(ids)
-            );
-        }
-    }
-    if let Some(session) = session_of(ev) {
-        let _ = write!(links, "<dt>session</dt><dd>{}</dd>", esc(session));
-    }
-    if !links.is_empty() {
-        let _ = write!(s, "<dl class=\"links\">{links}</dl>");
-    }
-    for a in &ev.artifact {
-        let _ = write!(
-            s,
-            "<section class=\"artifact\"><h4>artifact {} · {} · {} bytes · {}</h4>\
-<p class=\"sha\">{}</p><pre class=\"head\">{}</pre>",
-            esc(&a.field),
-            esc(&a.media_type),
-            a.bytes,
-            esc(&a.path),
-            esc(&a.sha256),
-            esc(&a.head)
-        );
-        if !a.tail.is_empty() {
-            let _ = write!(s, "<p>…</p><pre class=\"tail\">{}</pre>", esc(&a.tail));
-        }
-        s.push_str("</section>");
-    }
+    ];
+    let session = session_of(ev);
+    let has_links = session.is_some() || links.iter().any(|(_, ids)| !ids.is_empty());
     let payload = serde_json::to_string_pretty(ev).unwrap_or_default();
-    let _ = write!(s, "<pre class=\"payload\">{}</pre></div>", esc(&payload));
-    s
+    html! {
+        div.body {
+            @if let Some(t) = &ev.text { pre.full-text { (t) } }
+            @if has_links {
+                dl.links {
+                    @for (label, ids) in links {
+                        @if !ids.is_empty() {
+                            dt { (label) }
+                            dd class=(label) { (ev_links(ids)) }
+                        }
+                    }
+                    @if let Some(session) = session {
+                        dt { "session" }
+                        dd { (session) }
+                    }
+                }
+            }
+            @for a in &ev.artifact {
+                section.artifact {
+                    h4 {
+                        "artifact " (a.field) " · " (a.media_type) " · " (a.bytes) " bytes · "
+                        (a.path)
+                    }
+                    p.sha { (a.sha256) }
+                    pre.head { (a.head) }
+                    @if !a.tail.is_empty() {
+                        p { "…" }
+                        pre.tail { (a.tail) }
+                    }
+                }
+            }
+            pre.payload { (payload) }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -238,18 +265,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_markup_and_quotes() {
+    fn values_are_escaped_in_text_and_attributes() {
+        let s = "<script>alert('x')</script> & \"y\"";
         assert_eq!(
-            esc("<script>alert('x')</script> & \"y\""),
-            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;y&quot;"
+            html! { p title=(s) { (s) } }.into_string(),
+            "<p title=\"&lt;script&gt;alert('x')&lt;/script&gt; &amp; &quot;y&quot;\">\
+&lt;script&gt;alert('x')&lt;/script&gt; &amp; &quot;y&quot;</p>"
         );
     }
 
     #[test]
     fn citations_become_links_and_the_rest_is_escaped() {
         assert_eq!(
-            cited_text("do <b> [e12] and [e0] [ex] [e3"),
+            cited_text("do <b> [e12] and [e0] [ex] [e3").into_string(),
             "do &lt;b&gt; [<a class=\"cite\" href=\"/e/12\">e12</a>] and [e0] [ex] [e3"
+        );
+        assert_eq!(
+            cited_text("[e1][e2] [e01] [e[e7]]").into_string(),
+            "[<a class=\"cite\" href=\"/e/1\">e1</a>][<a class=\"cite\" href=\"/e/2\">e2</a>] \
+[e01] [e[<a class=\"cite\" href=\"/e/7\">e7</a>]]"
         );
     }
 

@@ -3,13 +3,13 @@
 //! their verdicts and a side-by-side diff, memory, integrity and rollback).
 //!
 //! This layer owns the HTTP surface: the routes and their stable URLs (`/timeline`, `/e/123`,
-//! `/search`, `/now`, `/compactions`, `/memory`, `/integrity`, `/rollback`), the HTML (every
-//! byte of event text escaped by one function), the static assets embedded in the binary
-//! (htmx and its SSE extension, vendored; no CDN), and the safety rules of a local server:
-//! bound to loopback unless told otherwise, a random per-launch token exchanged for an
-//! HttpOnly SameSite=Strict cookie and a page key kept in this origin's storage (a cookie
-//! alone, which the browser also sends to every other port of the host, reads nothing), Host
-//! and Origin checked against the bound address (DNS rebinding), a strict
+//! `/search`, `/now`, `/compactions`, `/memory`, `/integrity`, `/rollback`), the HTML (maud
+//! templates, checked at compile time, that escape every value they are given: event text renders
+//! as text), the static assets embedded in the binary (htmx and its SSE extension, vendored; no
+//! CDN), and the safety rules of a local server: bound to loopback unless told otherwise, a random
+//! per-launch token exchanged for an HttpOnly SameSite=Strict cookie and a page key kept in this
+//! origin's storage (a cookie alone, which the browser also sends to every other port of the host,
+//! reads nothing), Host and Origin checked against the bound address (DNS rebinding), a strict
 //! Content-Security-Policy, read-only unless writes were allowed (then every write is a POST
 //! carrying a per-launch CSRF token, after a confirmation page), and bounded connections
 //! ([`HEADER_TIMEOUT`], [`IDLE_TIMEOUT`], [`MAX_CONNECTIONS`]).

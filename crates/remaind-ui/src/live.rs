@@ -94,7 +94,7 @@ pub(crate) async fn tail(
                             SseEvent::default()
                                 .event("event")
                                 .id(ev.seq.to_string())
-                                .data(event_row(ev)),
+                                .data(event_row(ev).into_string()),
                         );
                     }
                     if let Some(last) = events.last() {

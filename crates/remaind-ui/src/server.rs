@@ -21,7 +21,7 @@ use remaind_fs::ContextDir;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::error::Error;
-use crate::html::{esc, page};
+use crate::html::page;
 use crate::security::{random_token, same};
 use crate::{assets, live, views};
 
@@ -88,21 +88,40 @@ impl App {
     }
 }
 
-/// Runs `f` (library calls: blocking file I/O) off the async workers; its error, or a panic,
-/// becomes a 500 page.
+/// Runs `f` (library calls: blocking file I/O) off the async workers; its error becomes an
+/// error page with the whole cause chain (400 for a query the page cannot use, else 500), and
+/// a panic a 500 page.
 pub(crate) async fn blocking<F>(f: F) -> Response
 where
-    F: FnOnce() -> Result<Response, String> + Send + 'static,
+    F: FnOnce() -> Result<Response, Error> + Send + 'static,
 {
     match tokio::task::spawn_blocking(f).await {
         Ok(Ok(res)) => res,
-        Ok(Err(message)) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &message),
+        Ok(Err(e)) => {
+            let status = match e {
+                Error::Query(_) => StatusCode::BAD_REQUEST,
+                _ => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            error_page(status, &chain(&e))
+        }
         Err(e) => error_page(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }
 }
 
+/// An error with its whole cause chain, `: `-joined, for an error page.
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        out.push_str(": ");
+        out.push_str(&c.to_string());
+        cause = c.source();
+    }
+    out
+}
+
 pub(crate) fn error_page(status: StatusCode, message: &str) -> Response {
-    let body = format!("<p class=\"error\">{}</p>", esc(message));
+    let body = maud::html! { p.error { (message) } };
     (status, Html(page("Error", "", &body))).into_response()
 }
 
