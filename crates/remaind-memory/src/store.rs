@@ -37,6 +37,13 @@ pub(crate) const FLUSH_MAX: usize = 16;
 pub(crate) const CITATION_WINDOW: usize = 1000;
 /// How often a render starts again because a person saved `MEMORY.md` meanwhile.
 const SYNC_ATTEMPTS: usize = 8;
+/// How long, and in what steps, a `MEMORY.md` found empty after a render that was not is
+/// given to fill: an editor that saves in place truncates the file, then writes it, and may
+/// be paused between the two (a loaded machine stops a thread for milliseconds). A command
+/// that read the empty file would record it as the person's edit and, finding it still empty
+/// when it puts its render in place, take out the file the editor is about to write into.
+const EMPTY_SAVE_STEP: std::time::Duration = std::time::Duration::from_millis(20);
+const EMPTY_SAVE_STEPS: u32 = 50;
 /// Uses kept per node (the oldest weigh almost nothing).
 const USES_KEPT: usize = 32;
 /// The namespace of proposal ids (UUID v5 of the title under it).
@@ -653,7 +660,7 @@ impl<'l> Memory<'l> {
     pub fn sync(&self) -> Result<()> {
         let mut attempts = 0;
         loop {
-            let current = self.read(MEMORY_FILE_PATH)?;
+            let current = self.read_settled()?;
             let recorded_as = match &current {
                 Some(bytes) if self.unrecorded(Some(bytes))? => {
                     Some(self.record_hand_edit(bytes.clone())?)
@@ -673,6 +680,24 @@ impl<'l> Memory<'l> {
         }
         self.unrendered.borrow_mut().clear();
         self.clear_pending()
+    }
+
+    /// `MEMORY.md` as a person left it: read again while it is empty though the last render
+    /// was not (a save in place between its truncation and its write), for at most
+    /// [`EMPTY_SAVE_STEPS`] × [`EMPTY_SAVE_STEP`]; a file still empty then was emptied on
+    /// purpose.
+    fn read_settled(&self) -> Result<Option<Vec<u8>>> {
+        let mut current = self.read(MEMORY_FILE_PATH)?;
+        for _ in 0..EMPTY_SAVE_STEPS {
+            match &current {
+                Some(bytes) if bytes.is_empty() && self.unrecorded(Some(bytes))? => {
+                    std::thread::sleep(EMPTY_SAVE_STEP);
+                    current = self.read(MEMORY_FILE_PATH)?;
+                }
+                _ => break,
+            }
+        }
+        Ok(current)
     }
 
     /// Writes the projection of the ledger, if `MEMORY.md` still holds `current`; history
@@ -837,9 +862,10 @@ impl<'l> Memory<'l> {
         })?;
         match value.get("tokenizer").and_then(Value::as_str) {
             None => Ok(TokenizerName::default()),
-            Some(name) => name
-                .parse::<TokenizerName>()
-                .map_err(|reason| Error::Config { path, reason }),
+            Some(name) => name.parse::<TokenizerName>().map_err(|e| Error::Config {
+                path,
+                reason: e.to_string(),
+            }),
         }
     }
 

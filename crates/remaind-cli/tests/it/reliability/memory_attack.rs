@@ -211,6 +211,40 @@ fn an_edit_saved_at_a_failpoint_is_recorded(failpoint: &str) {
     ok(&remaind(&ctx, &["verify"], None));
 }
 
+/// An editor that saves `MEMORY.md` in place truncates it, then writes it; paused between the
+/// two (a loaded machine stops a thread for milliseconds), it leaves an empty file for a while.
+/// A memory command that starts then waits for the save instead of taking the empty file for
+/// the person's edit and putting its render in place of the file the editor then writes into.
+#[test]
+fn item_6_a_save_in_place_paused_after_its_truncation_is_kept() {
+    use std::io::Write as _;
+    let t = tmp();
+    let ctx = init(&t.0);
+    let id = propose(&ctx, "Port", "The API listens on 8080.");
+    let other = propose(&ctx, "Style", "Tabs.");
+    ok(&remaind(&ctx, &["memory", "accept", &id], None));
+    let path = ctx.join("memory/MEMORY.md");
+    let md = std::fs::read_to_string(&path).expect("MEMORY.md");
+    let edited = format!("{md}\nSaved in place by a person.\n");
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .expect("open to save");
+    let editor = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        file.write_all(edited.as_bytes()).expect("save");
+    });
+    ok(&remaind(&ctx, &["memory", "accept", &other], None));
+    editor.join().expect("editor");
+    ok(&remaind(&ctx, &["memory", "list"], None));
+    let md = std::fs::read_to_string(&path).expect("MEMORY.md");
+    assert!(md.contains("Saved in place by a person."), "{md}");
+    assert!(md.contains("## Style"), "{md}");
+    let events = ok(&remaind(&ctx, &["events", "--json"], None));
+    assert!(events.contains("Saved in place by a person."), "{events}");
+}
+
 /// A person saves `MEMORY.md` at any instant of 40 `memory accept` runs (no failpoint: the
 /// save lands wherever the machine puts it): every save is in `MEMORY.md` afterwards, never
 /// overwritten by the render, and the ledger holds it.
