@@ -43,6 +43,16 @@ pub enum Error {
         /// The path given.
         path: Utf8PathBuf,
     },
+    /// A runtime's or a hook event's name that is none of those known.
+    #[error("unknown {what} `{given}`; expected {expected}")]
+    UnknownName {
+        /// What was named: `runtime`, `hook event`.
+        what: &'static str,
+        /// The name given.
+        given: String,
+        /// The names known.
+        expected: &'static str,
+    },
     /// The ledger refused or failed an append.
     #[error("cannot append to the ledger")]
     Ledger(#[from] remaind_ledger::Error),
@@ -53,7 +63,7 @@ impl Error {
     /// refusal of the input.
     pub fn is_invalid_input(&self) -> bool {
         match self {
-            Error::Payload { .. } | Error::NotAFile { .. } => true,
+            Error::Payload { .. } | Error::NotAFile { .. } | Error::UnknownName { .. } => true,
             Error::Read { .. } | Error::Cursors { .. } => false,
             Error::Ledger(e) => e.is_invalid_input(),
         }

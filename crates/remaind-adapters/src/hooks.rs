@@ -188,13 +188,17 @@ impl fmt::Display for HookEvent {
 }
 
 impl FromStr for HookEvent {
-    type Err = String;
+    type Err = crate::Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         NAMES
             .iter()
             .find(|(_, name, cli)| *name == s || *cli == s)
             .map(|(h, _, _)| *h)
-            .ok_or_else(|| format!("unknown hook event `{s}`"))
+            .ok_or_else(|| crate::Error::UnknownName {
+                what: "hook event",
+                given: s.to_owned(),
+                expected: "a hook event of Claude Code or Codex (SessionStart, Stop, ...)",
+            })
     }
 }
 

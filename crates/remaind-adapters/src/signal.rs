@@ -67,7 +67,7 @@ impl fmt::Display for Runtime {
 }
 
 impl FromStr for Runtime {
-    type Err = String;
+    type Err = crate::Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "claude-code" | "claude" => Ok(Runtime::ClaudeCode),
@@ -75,9 +75,11 @@ impl FromStr for Runtime {
             "cursor" => Ok(Runtime::Cursor),
             "gemini" | "gemini-cli" => Ok(Runtime::Gemini),
             "opencode" => Ok(Runtime::OpenCode),
-            other => Err(format!(
-                "unknown runtime `{other}`; expected claude-code, codex, cursor, gemini or opencode"
-            )),
+            other => Err(crate::Error::UnknownName {
+                what: "runtime",
+                given: other.to_owned(),
+                expected: "claude-code, codex, cursor, gemini or opencode",
+            }),
         }
     }
 }

@@ -3,7 +3,7 @@
 use std::error::Error as StdError;
 
 /// What went wrong: a ledger view could not answer, an event is not a valid next event, or a
-/// kind name is unknown.
+/// kind name or an event id does not parse.
 ///
 /// Findings about events (a validator's verdict) are never errors; this is only for a view
 /// that cannot read its ledger, an event that cannot take the position it is given, and a
@@ -28,6 +28,12 @@ pub enum Error {
         seq: u64,
         /// What is wrong with it, naming the field and the fix.
         reason: String,
+    },
+    /// Text that is no event id (`e42`).
+    #[error("`{given}` is not an event id; ids look like `e42`")]
+    InvalidId {
+        /// The text given.
+        given: String,
     },
     /// A name that is none of the kinds offered ([`crate::Kind::parse_among`]).
     #[error(

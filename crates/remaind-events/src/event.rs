@@ -205,7 +205,7 @@ impl fmt::Display for EventId {
 }
 
 impl FromStr for EventId {
-    type Err = String;
+    type Err = crate::Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         s.strip_prefix('e')
             .filter(|d| {
@@ -213,7 +213,9 @@ impl FromStr for EventId {
             })
             .and_then(|d| d.parse().ok())
             .map(EventId)
-            .ok_or_else(|| format!("`{s}` is not an event id; ids look like `e42`"))
+            .ok_or_else(|| crate::Error::InvalidId {
+                given: s.to_owned(),
+            })
     }
 }
 

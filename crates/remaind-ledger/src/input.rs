@@ -203,7 +203,9 @@ fn parse_ids(field: &str, v: Value) -> Result<Vec<EventId>> {
         let Value::String(s) = &item else {
             return Err(expected(field, "event ids as strings like \"e3\"", &item));
         };
-        let id: EventId = s.parse().map_err(|e: String| Error::invalid(field, e))?;
+        let id: EventId = s
+            .parse()
+            .map_err(|e: remaind_events::Error| Error::invalid(field, e.to_string()))?;
         out.push(id);
     }
     Ok(out)

@@ -150,8 +150,10 @@ impl Hook<'_> {
         let (runtime, name) = match call.runtime_event {
             Some(name) => match call.event.parse::<Runtime>() {
                 Ok(runtime) => (Some(runtime), name),
-                Err(reason) => {
-                    let e = Error::HookForm { reason };
+                Err(unknown) => {
+                    let e = Error::HookForm {
+                        reason: unknown.to_string(),
+                    };
                     return self.fail_open(&format!("{} {name}", call.event), e);
                 }
             },

@@ -105,15 +105,39 @@ impl fmt::Display for TokenizerName {
     }
 }
 
+/// The one error type of this crate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A vocabulary's name that is none of those built in.
+    UnknownTokenizer {
+        /// The name given.
+        given: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::UnknownTokenizer { given } => write!(
+                f,
+                "unknown tokenizer `{given}`; expected `o200k_base` or `cl100k_base`"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
 impl FromStr for TokenizerName {
-    type Err = String;
+    type Err = Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "o200k_base" => Ok(TokenizerName::O200kBase),
             "cl100k_base" => Ok(TokenizerName::Cl100kBase),
-            other => Err(format!(
-                "unknown tokenizer `{other}`; expected `o200k_base` or `cl100k_base`"
-            )),
+            other => Err(Error::UnknownTokenizer {
+                given: other.to_owned(),
+            }),
         }
     }
 }

@@ -136,8 +136,14 @@ fn replay_call(entry: &Entry) -> Result<Call<'_>> {
         id: entry.id.clone(),
         reason,
     };
-    let runtime = entry.runtime.parse::<Runtime>().map_err(refused)?;
-    let event = entry.event.parse::<HookEvent>().map_err(refused)?;
+    let runtime = entry
+        .runtime
+        .parse::<Runtime>()
+        .map_err(|e| refused(e.to_string()))?;
+    let event = entry
+        .event
+        .parse::<HookEvent>()
+        .map_err(|e| refused(e.to_string()))?;
     Ok(Call {
         runtime,
         event,
