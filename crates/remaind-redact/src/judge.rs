@@ -555,7 +555,7 @@ pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
     match kind {
         ValueKind::Password => v.len() >= 6,
         ValueKind::Token => {
-            if v.len() < 8 || is_joined_words(v) {
+            if v.len() < 8 || is_joined_words(v) || too_short_for_its_prefix(v) {
                 return false;
             }
             // Short random tokens often repeat a character or two: a 14-byte base62 draw
@@ -565,6 +565,18 @@ pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
             entropy(v) >= threshold && (classes(v) >= 2 || v.len() >= 20)
         }
     }
+}
+
+/// Vendor prefixes and the shortest body their tokens carry, as the vendor rules read them.
+const PREFIX_BODIES: &[(&[u8], usize)] = &[(b"sk-ant-", 20), (b"npm_", 36), (b"hf_", 30)];
+
+/// Whether `v` starts with a vendor's prefix and is too short for that vendor's tokens
+/// (`sk-ant-oat01-tooShort`): a stand-in written to that vendor's format, not a token of
+/// another kind for the key-name rules to take.
+fn too_short_for_its_prefix(v: &[u8]) -> bool {
+    PREFIX_BODIES
+        .iter()
+        .any(|(prefix, min)| v.starts_with(prefix) && v.len() - prefix.len() < *min)
 }
 
 /// The value of a password argument (`mysql -pVALUE`, `sshpass -p VALUE`, `redis-cli -a

@@ -104,9 +104,6 @@ pub(crate) enum Check {
     /// A Slack token ([`is_slack_token`]): a letter after its prefix, ids that differ, no
     /// placeholder.
     SlackToken,
-    /// A Google API key ([`is_google_key`]): no placeholder, not the tail of a longer run of
-    /// base64.
-    GoogleKey,
     /// A PEM private key block whose body is not masked ([`is_masked_pem`]).
     PemBlock,
     /// The span must not be a placeholder (`ghp_xxxx…`, `AKIAIOSFODNN7EXAMPLE`).
@@ -167,7 +164,6 @@ impl Check {
         let whole = Some(secret);
         let ok = match self {
             Check::Authorization => return authorization(groups, secret),
-            Check::GoogleKey => is_google_key(groups.hay, secret),
             Check::Assignment => {
                 if groups
                     .caps
@@ -237,7 +233,6 @@ impl Check {
             }
             Check::Header => header_value(bytes),
             Check::Authorization
-            | Check::GoogleKey
             | Check::Assignment
             | Check::UrlPassword
             | Check::CommandLine
@@ -265,23 +260,6 @@ fn is_slack_token(token: &[u8]) -> bool {
         .next()
         .is_some_and(|first| ids.clone().count() > 0 && ids.all(|id| id == first));
     body.iter().any(u8::is_ascii_alphabetic) && !repeated_id && !is_placeholder_token(token)
-}
-
-/// How many base64 bytes before `AIza` make it the tail of another string: a blob of random
-/// base64 holds the four letters by chance, a key pasted into a line follows a quote, `=`
-/// or a separator (or, glued to a name, a few letters of it).
-const GOOGLE_BLOB_RUN: usize = 16;
-
-/// A Google API key at `secret` in `hay`: no placeholder, and not the end of a longer run
-/// of base64 (`GWw4hjABFzZC…J` then `AIzaTesb6…`).
-fn is_google_key(hay: &[u8], (start, end): (usize, usize)) -> bool {
-    let run_before = hay[..start]
-        .iter()
-        .rev()
-        .take(GOOGLE_BLOB_RUN)
-        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
-        .count();
-    run_before < GOOGLE_BLOB_RUN && !is_placeholder_token(&hay[start..end])
 }
 
 /// A PEM block whose body was masked (`-----BEGIN PRIVATE KEY-----XXXX…`): half its bytes or
@@ -864,7 +842,7 @@ fn vendor_rules() -> Vec<RuleSpec> {
         (
             GOOGLE,
             groups(r"(?-u)(?P<s>AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|$)".to_owned()),
-            Check::GoogleKey,
+            Check::NotPlaceholder,
         ),
         // Glued to a word too (`MY_npm_…`): 36 letters and digits then a boundary. Or the
         // value of an `.npmrc` registry credential (`//host/path/:_authToken=…`,

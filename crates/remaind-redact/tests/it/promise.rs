@@ -117,12 +117,16 @@ fn keys_at_their_edges_are_still_redacted() {
             "SLACK=xoxb-572370529330-573807301142-Q7vLm2Xk9PzR4tYwB8nJc3Hf",
             "Q7vLm2Xk9PzR4tYwB8nJc3Hf",
         ),
-        // A Google key glued to a few letters of a name, a key ending in `-` and `_` only
-        // thrice, a key whose id is a key too (`private_key_id` is not a licence to keep a
+        // A Google key glued to a name, a key ending in `-` and `_` only thrice, a prefixed
+        // key long enough for its vendor under a key name, a key whose id is a key too (`private_key_id` is not a licence to keep a
         // random value under `private_key`), a PEM body with a few `X`.
         (
             "MYKEYAIzaSyQ7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vK0",
             "AIzaSyQ7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vK0",
+        ),
+        (
+            "anthropic_token = \"sk-ant-oat01-Q7vLm2Xk9PzR4tYwB8nJc3HfD6zq\"",
+            "sk-ant-oat01-Q7vLm2Xk9PzR4tYwB8nJc3HfD6zq",
         ),
         (
             "ibm_api_key: Q7vLm2Xk9PzR4tYwB8nJc3HfD6zqT8vKmLpXrWnBc-_-",
@@ -140,8 +144,8 @@ fn keys_at_their_edges_are_still_redacted() {
 /// What a person types in place of a key, or what names a key without being one, stays
 /// (each a clean negative of a secret scanner's suite): an example padded to a format's
 /// length with `-` and `_`, a Slack token whose team, user and install are one number, a
-/// Google key's letters at the end of a longer base64 run, a key's id beside its key, and a
-/// PEM block masked with `X`.
+/// vendor's prefix with a body too short for its tokens, a key's id beside its key, and a PEM
+/// block masked with `X`.
 #[test]
 fn stand_ins_and_key_ids_stay() {
     let r = redactor();
@@ -152,7 +156,7 @@ fn stand_ins_and_key_ids_stay() {
     for text in [
         "ibm-cloud_api_key: abcd1234abcd1234abcd1234ABCD1234ABCD1234--__",
         r#""token3": "xoxp-1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d""#,
-        "GWw4hjABFzZCGiRpmlDyDdo87Jn9BN9THUA47muVRNunLxsa82tMAdvmrhOqNkRKiYMEAFbTJAIzaTesb6Tscfcni8vIpWZqNCXFDFslJtVSvFDq",
+        r#"anthropic_token = "sk-ant-oat01-tooShort""#,
         r#""private_key_id": "64ac1a5389db3abe4ea73f41efbbd95dbe58bdfb","#,
         "AWS_ACCESS_KEY_ID=QK7VLM2XK9PZR4TYWB8N",
         &masked_pem,
