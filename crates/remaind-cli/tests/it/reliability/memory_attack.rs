@@ -158,6 +158,20 @@ fn item_14_a_secret_typed_into_memory_md_reaches_no_file_history_included() {
     ok(&remaind(&ctx, &["verify"], None));
 }
 
+/// A folder with one memory accepted and one proposed: the folder, the proposal's id, the path
+/// of `MEMORY.md` and what it holds.
+fn one_accepted_one_proposed(
+    root: &Path,
+) -> (std::path::PathBuf, String, std::path::PathBuf, String) {
+    let ctx = init(root);
+    let id = propose(&ctx, "Port", "The API listens on 8080.");
+    let other = propose(&ctx, "Style", "Tabs.");
+    ok(&remaind(&ctx, &["memory", "accept", &id], None));
+    let path = ctx.join("memory/MEMORY.md");
+    let md = std::fs::read_to_string(&path).expect("MEMORY.md");
+    (ctx, other, path, md)
+}
+
 /// A person saves `MEMORY.md` while `memory accept` is between reading it and rewriting it
 /// (held there by a sleep at the append's fsync, or after the history store's last check
 /// just before the rename): the edit is recorded, never overwritten.
@@ -175,12 +189,7 @@ fn item_6_an_edit_saved_while_a_memory_command_runs_is_recorded() {
 #[cfg(feature = "failpoints")]
 fn an_edit_saved_at_a_failpoint_is_recorded(failpoint: &str) {
     let t = tmp();
-    let ctx = init(&t.0);
-    let id = propose(&ctx, "Port", "The API listens on 8080.");
-    let other = propose(&ctx, "Style", "Tabs.");
-    ok(&remaind(&ctx, &["memory", "accept", &id], None));
-    let path = ctx.join("memory/MEMORY.md");
-    let md = std::fs::read_to_string(&path).expect("MEMORY.md");
+    let (ctx, other, path, md) = one_accepted_one_proposed(&t.0);
     let edited = format!("{md}\nSaved mid-command by a person.\n");
     let editor = {
         let (path, edited) = (path.clone(), edited.clone());
@@ -219,12 +228,7 @@ fn an_edit_saved_at_a_failpoint_is_recorded(failpoint: &str) {
 fn item_6_a_save_in_place_paused_after_its_truncation_is_kept() {
     use std::io::Write as _;
     let t = tmp();
-    let ctx = init(&t.0);
-    let id = propose(&ctx, "Port", "The API listens on 8080.");
-    let other = propose(&ctx, "Style", "Tabs.");
-    ok(&remaind(&ctx, &["memory", "accept", &id], None));
-    let path = ctx.join("memory/MEMORY.md");
-    let md = std::fs::read_to_string(&path).expect("MEMORY.md");
+    let (ctx, other, path, md) = one_accepted_one_proposed(&t.0);
     let edited = format!("{md}\nSaved in place by a person.\n");
     let mut file = std::fs::OpenOptions::new()
         .write(true)
