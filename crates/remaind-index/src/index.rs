@@ -1083,7 +1083,8 @@ impl<'l> Index<'l> {
         };
         let done = match index_lines(
             &tx,
-            (&mut lines, meta.end_offset),
+            &mut lines,
+            meta.end_offset,
             self.ledger,
             meta.last_seq + 1,
             &mut |_| {},
@@ -1167,7 +1168,7 @@ impl<'l> Index<'l> {
                 reason: "the log cannot be read from its start".to_owned(),
             })?;
         progress(0, head);
-        let done = match index_lines(&tx, (&mut lines, 0), self.ledger, 1, &mut |n| {
+        let done = match index_lines(&tx, &mut lines, 0, self.ledger, 1, &mut |n| {
             progress(n, head.max(n))
         }) {
             Ok(Some(done)) => done,
@@ -1673,7 +1674,8 @@ fn write_meta(tx: &Transaction<'_>, done: &Indexed) -> rusqlite::Result<()> {
 /// `Ok(None)` when the first line is not `first_seq`.
 fn index_lines(
     tx: &Transaction<'_>,
-    (lines, start): (impl Iterator<Item = remaind_ledger::Result<Vec<u8>>>, u64),
+    lines: impl Iterator<Item = remaind_ledger::Result<Vec<u8>>>,
+    start: u64,
     ledger: &Ledger,
     first_seq: u64,
     progress: &mut dyn FnMut(u64),

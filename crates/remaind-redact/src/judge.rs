@@ -567,8 +567,10 @@ pub(crate) fn is_credential(v: &[u8], kind: ValueKind) -> bool {
     }
 }
 
-/// Vendor prefixes and the shortest body their tokens carry, as the vendor rules read them.
-const PREFIX_BODIES: &[(&[u8], usize)] = &[(b"sk-ant-", 20), (b"npm_", 36), (b"hf_", 30)];
+/// Vendor prefixes and the shortest body their tokens carry, as the vendor rules read them
+/// (a test in `rules.rs` holds the two together).
+pub(crate) const PREFIX_BODIES: &[(&[u8], usize)] =
+    &[(b"sk-ant-", 20), (b"npm_", 36), (b"hf_", 30)];
 
 /// Whether `v` starts with a vendor's prefix and is too short for that vendor's tokens
 /// (`sk-ant-oat01-tooShort`): a stand-in written to that vendor's format, not a token of

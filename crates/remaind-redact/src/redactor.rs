@@ -463,10 +463,10 @@ impl Redactor {
         {
             return None;
         }
-        let caps = SECRET_KEY_NAME.captures(key.as_bytes())?;
         if names_a_key_id(key.as_bytes()) {
             return None;
         }
+        let caps = SECRET_KEY_NAME.captures(key.as_bytes())?;
         let kind = if caps.name("pw").is_some() {
             ValueKind::Password
         } else {

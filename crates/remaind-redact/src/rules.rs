@@ -252,13 +252,12 @@ fn is_slack_token(token: &[u8]) -> bool {
         .iter()
         .position(|&b| b == b'-')
         .map_or(token, |i| &token[i..]);
-    let mut ids = token
+    let ids: Vec<&[u8]> = token
         .split(|&b| b == b'-')
         .skip(1)
-        .filter(|part| !part.is_empty() && part.iter().all(u8::is_ascii_digit));
-    let repeated_id = ids
-        .next()
-        .is_some_and(|first| ids.clone().count() > 0 && ids.all(|id| id == first));
+        .filter(|part| !part.is_empty() && part.iter().all(u8::is_ascii_digit))
+        .collect();
+    let repeated_id = ids.len() >= 2 && ids.windows(2).all(|w| w[0] == w[1]);
     body.iter().any(u8::is_ascii_alphabetic) && !repeated_id && !is_placeholder_token(token)
 }
 
@@ -1239,6 +1238,34 @@ mod tests {
     use regex::bytes::Regex;
 
     use super::*;
+
+    /// Each prefix's shortest body in the key-name rules' table is the shortest its vendor
+    /// rule takes: one byte less and the vendor rule finds nothing, so the key-name rules
+    /// leave only what no rule would call that vendor's token.
+    #[test]
+    fn prefix_bodies_are_the_vendor_rules_minimums() {
+        let rules = builtin_rules();
+        let vendor = |prefix: &str| match prefix {
+            "sk-ant-" => ANTHROPIC,
+            "npm_" => NPM,
+            "hf_" => HUGGINGFACE,
+            other => panic!("no vendor rule named for {other}"),
+        };
+        for (prefix, min) in crate::judge::PREFIX_BODIES {
+            let prefix = std::str::from_utf8(prefix).expect("ASCII");
+            let rule = rules
+                .iter()
+                .find(|r| r.name == vendor(prefix))
+                .expect("the vendor rule");
+            let regex = Regex::new(&rule.pattern).expect("compiles");
+            let finds = |len: usize| {
+                let body = &"Q7vLm2Xk9P".repeat(4)[..len];
+                regex.is_match(format!(" {prefix}{body} ").as_bytes())
+            };
+            assert!(finds(*min), "{prefix}: {min} bytes of body are a token");
+            assert!(!finds(min - 1), "{prefix}: {} bytes are too short", min - 1);
+        }
+    }
 
     /// Where a rule says its secret is the match (after a leading escape), it is the secret
     /// group the regex finds, in every text of the secrets corpus and around escapes; and
