@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::run::{Binary, Runner, Tally, remaind_binary, step, test_step, workspace_root};
+use crate::jobs::Job;
+use crate::run::{Binary, Runner, remaind_binary, step, workspace_root};
 
 /// The pinned Python SDK (`pip install mcp==…`).
 pub(crate) const PYTHON_SDK: &str = "2.3.0";
@@ -58,8 +59,8 @@ pub(crate) fn install_sdk(run: Runner<'_>) -> Result<(), String> {
         .map_err(|e| format!("{e}; the MCP interop test needs PyPI to install the SDK"))
 }
 
-/// `remaind` (built when asked), the pinned SDK installed if needed, and the client run.
-pub(crate) fn run(binary: Binary, tally: &mut Tally) -> Result<(), String> {
+/// The client run against `remaind` (built when asked), the pinned SDK installed if needed.
+pub(crate) fn job(binary: Binary) -> Result<Job, String> {
     let root = workspace_root();
     let binary = remaind_binary(binary, "the MCP interop test")?;
     install_sdk(&mut step)?;
@@ -74,16 +75,11 @@ pub(crate) fn run(binary: Binary, tally: &mut Tally) -> Result<(), String> {
         .arg(&binary)
         .arg(&work)
         .env_remove("REMAIND_DIR");
-    let before = tally.passed;
-    let outcome = test_step(
-        &format!("MCP interop: official Python SDK {PYTHON_SDK} stdio client"),
+    let mut job = Job::new(
+        format!("MCP interop: official Python SDK {PYTHON_SDK} stdio client"),
         client,
-        tally,
     );
-    let _ = std::fs::remove_dir_all(&work);
-    outcome?;
-    if tally.passed == before {
-        return Err("the MCP interop test ran no check".to_owned());
-    }
-    Ok(())
+    job.must_test = true;
+    job.scratch = Some(work);
+    Ok(job)
 }

@@ -14,6 +14,7 @@
 )]
 
 mod interop;
+mod jobs;
 mod run;
 mod ui_browser;
 

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use crate::jobs::{Job, TestBinary};
+
 /// The workspace root (xtask lives one folder below it).
 pub(crate) fn workspace_root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -123,6 +125,23 @@ pub(crate) struct Tally {
     ignored: u64,
 }
 
+impl Tally {
+    /// Counts `line` when it is a `test result:` line.
+    pub(crate) fn add_line(&mut self, line: &str) {
+        if let Some(rest) = line.strip_prefix("test result: ") {
+            self.passed += count(rest, " passed");
+            self.failed += count(rest, " failed");
+            self.ignored += count(rest, " ignored");
+        }
+    }
+
+    pub(crate) fn add(&mut self, other: &Tally) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.ignored += other.ignored;
+    }
+}
+
 /// Runs cargo test, streaming its output and adding up its per-binary results.
 pub(crate) fn test_step(name: &str, mut cmd: Command, tally: &mut Tally) -> Result<(), String> {
     eprintln!("\n==> {name}");
@@ -134,11 +153,7 @@ pub(crate) fn test_step(name: &str, mut cmd: Command, tally: &mut Tally) -> Resu
     if let Some(out) = child.stdout.take() {
         for line in BufReader::new(out).lines().map_while(Result::ok) {
             println!("{line}");
-            if let Some(rest) = line.strip_prefix("test result: ") {
-                tally.passed += count(rest, " passed");
-                tally.failed += count(rest, " failed");
-                tally.ignored += count(rest, " ignored");
-            }
+            tally.add_line(&line);
         }
     }
     let status = child.wait().map_err(|e| format!("{name}: {e}"))?;
@@ -189,8 +204,98 @@ pub(crate) fn ci() -> Result<(), String> {
     ]);
     step("clippy", clippy)?;
 
-    // The workspace build has every feature the CLI turns on; the ledger and resume alone are
-    // built as a team that wants only them would, without the shared store.
+    let mut doc = cargo();
+    doc.args(["doc", "--workspace", "--no-deps", "--locked"])
+        .env("RUSTDOCFLAGS", "-D warnings");
+    step("doc", doc)?;
+
+    // One build serves every suite below: the failpoints are compiled in (inactive unless a
+    // test sets FAILPOINTS for the process it starts), so the fault-injection tests, the
+    // crash harness and the MCP and browser suites all drive this build of `remaind`.
+    let binaries = crate::jobs::build_tests(
+        "build the tests (unit, integration, golden, property, tidy)",
+        &["--workspace", "--locked", "--features", FAILPOINTS],
+    )?;
+    let (log, setup) = tools
+        .join()
+        .unwrap_or_else(|_| (String::new(), Err("the tool setup panicked".to_owned())));
+    eprint!("{log}");
+    setup?;
+
+    let mut tally = Tally::default();
+    let outcome = suites(&binaries).and_then(|jobs| {
+        let slots = std::env::var("REMAIND_CI_JOBS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(SLOTS);
+        crate::jobs::run("the suites", jobs, slots, &mut tally)
+    });
+    // The plain closing line CI reads, last, whatever happened above.
+    println!(
+        "ci: {} passed, {} failed, {} skipped",
+        tally.passed, tally.failed, tally.ignored
+    );
+    outcome
+}
+
+/// How many suites run at once: two cores, and suites that spend much of their time waiting
+/// on the processes they start.
+const SLOTS: usize = 3;
+
+/// Every suite CI runs after the build, longest first (the two runs of the CLI's suite take
+/// longest, the test binaries of crates without unit tests next to nothing): the unit,
+/// integration, golden, property and tidy tests, the doc tests, the suites again on a
+/// shared PostgreSQL store, the crash harness, a clippy of the ledger and resume without the
+/// store, the MCP interop test and the browser suite.
+fn suites(binaries: &[TestBinary]) -> Result<Vec<Job>, String> {
+    let is_cli_suite = |b: &&TestBinary| b.package == "remaind-cli" && b.target == "it";
+    let suites = |b: &&TestBinary| b.target == "it" && !is_cli_suite(b);
+    let mut jobs = Vec::new();
+    for cli in binaries.iter().filter(is_cli_suite) {
+        jobs.push(suite(cli));
+        jobs.push(on_store(cli));
+    }
+    jobs.push(reliability()?);
+    jobs.push(without_store());
+    jobs.push(doc_tests());
+    jobs.extend(binaries.iter().filter(suites).map(suite));
+    jobs.extend(binaries.iter().filter(suites).map(on_store));
+    jobs.push(crate::ui_browser::job(Binary::Built)?);
+    jobs.push(crate::interop::job(Binary::Built)?);
+    jobs.extend(binaries.iter().filter(|b| b.target != "it").map(suite));
+    Ok(jobs)
+}
+
+/// A test binary run as `cargo test` runs it.
+fn suite(binary: &TestBinary) -> Job {
+    let mut cmd = binary.command();
+    cmd.env("INSTA_UPDATE", "no").env("CI", "true");
+    let mut job = Job::new(format!("test: {}", binary.label()), cmd);
+    // Every crate's integration suite has tests; a crate may have no unit test.
+    job.must_test = binary.target == "it" || binary.target == "tidy";
+    job
+}
+
+/// The doc tests (`cargo test --no-run` builds none).
+fn doc_tests() -> Job {
+    let mut cmd = cargo();
+    cmd.args([
+        "test",
+        "--doc",
+        "--workspace",
+        "--locked",
+        "--features",
+        FAILPOINTS,
+    ])
+    .env("CI", "true");
+    let mut job = Job::new("doc tests", cmd);
+    job.must_test = true;
+    job
+}
+
+/// The ledger and resume built as a team that wants only them would, without the shared
+/// store (the workspace build has every feature the CLI turns on).
+fn without_store() -> Job {
     let mut plain = cargo();
     plain.args([
         "clippy",
@@ -204,138 +309,94 @@ pub(crate) fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ]);
-    step(
+    Job::new(
         "clippy of the ledger and resume without the shared store",
         plain,
-    )?;
+    )
+}
 
-    let mut doc = cargo();
-    doc.args(["doc", "--workspace", "--no-deps", "--locked"])
-        .env("RUSTDOCFLAGS", "-D warnings");
-    step("doc", doc)?;
-
-    let mut tally = Tally::default();
-    let mut test = cargo();
-    // One build serves every step below: the failpoints are compiled in (inactive unless a
-    // test sets FAILPOINTS for the process it starts), so the fault-injection tests, the
-    // crash harness and the MCP and browser suites all drive this build of `remaind`.
-    test.args(["test", "--workspace", "--locked", "--features", FAILPOINTS])
+/// A crate's integration suite again with every folder it creates a replica of a shared
+/// PostgreSQL store (a throwaway cluster each suite starts), from the same tests: the CLI's
+/// (compaction, resume, rollback, memory, index, hooks, import and MCP through the commands
+/// a user runs) and the libraries' own (ledger, index, memory, compaction, resume, import).
+/// Left to the folder run: property and fault suites of the CLI, the fleet tests (on the
+/// store already), and the tests of what differs by design on a replica (a torn tail is
+/// quarantined without a `recovery` event; a log rewritten by hand is caught up again from
+/// the store).
+fn on_store(binary: &TestBinary) -> Job {
+    let mut cmd = binary.command();
+    cmd.args(ON_STORE)
+        .env("REMAIND_TEST_ON_STORE", "1")
         .env("INSTA_UPDATE", "no")
         .env("CI", "true");
-    let outcome = test_step(
-        "test (unit, integration, golden, property, tidy)",
-        test,
-        &mut tally,
-    )
-    .and_then(|()| {
-        if tally.passed == 0 {
-            Err("the test suite ran no test".to_owned())
-        } else {
-            Ok(())
-        }
-    })
-    .and_then(|()| on_store(&mut tally))
-    .and_then(|()| reliability())
-    .and_then(|()| {
-        let (log, outcome) = tools
-            .join()
-            .unwrap_or_else(|_| (String::new(), Err("the tool setup panicked".to_owned())));
-        eprint!("{log}");
-        outcome
-    })
-    .and_then(|()| crate::interop::run(Binary::Built, &mut tally))
-    .and_then(|()| crate::ui_browser::run(Binary::Built, &mut tally));
-    // The plain closing line CI reads, last, whatever happened above.
-    println!(
-        "ci: {} passed, {} failed, {} skipped",
-        tally.passed, tally.failed, tally.ignored
+    let mut job = Job::new(
+        format!("on a shared PostgreSQL store: {}", binary.label()),
+        cmd,
     );
-    outcome
+    job.must_test = binary.package == "remaind-cli";
+    job
 }
 
-/// The suites again with every folder they create a replica of a shared PostgreSQL store (a
-/// throwaway cluster each suite starts), from the same tests: the CLI's (compaction, resume,
-/// rollback, memory, index, hooks, import and MCP through the commands a user runs) and the
-/// libraries' own (ledger, index, memory, compaction, resume, import). Left to the folder run:
-/// property and fault suites of the CLI, the fleet tests (on the store already), and the tests
-/// of what differs by design on a replica (a torn tail is quarantined without a `recovery`
-/// event; a log rewritten by hand is caught up again from the store).
-fn on_store(tally: &mut Tally) -> Result<(), String> {
-    let mut test = cargo();
-    // The whole workspace, as the run above, so cargo reuses its build (one package alone
-    // unifies features differently and rebuilds for minutes); the filters pick the modules.
-    test.args([
-        "test",
-        "--workspace",
-        "--locked",
-        "--features",
-        FAILPOINTS,
-        "--test",
-        "it",
-        "--",
-        // remaind-cli
-        "_cli::",
-        "transcripts::",
-        "runtime_hooks::",
-        "everyday::",
-        "rough_edges::",
-        // remaind-ledger
-        "concurrency::",
-        "input::",
-        "integrity::",
-        "reads::",
-        "prop_own_fields::",
-        "shared::",
-        "golden::",
-        "secrets::",
-        // remaind-memory
-        "sequences::",
-        "props::",
-        // remaind-resume
-        "budget::",
-        "gate::",
-        "lifecycle::",
-        "monitor::",
-        // remaind-index
-        "search::",
-        "slices::",
-        "status::",
-        "recall::",
-        "robustness::",
-        // remaind-compact
-        "commit::",
-        "external::",
-        // remaind-adapters
-        "prop_import::",
-        "beside_writers::",
-        "--skip",
-        "fleet_",
-        "--skip",
-        "a_rewritten_ledger_is_rebuilt",
-    ])
-    .env("REMAIND_TEST_ON_STORE", "1")
-    .env("INSTA_UPDATE", "no")
-    .env("CI", "true");
-    test_step("CLI suite on a shared PostgreSQL store", test, tally)
-}
+/// The modules of each crate's integration suite that run on the store too.
+const ON_STORE: &[&str] = &[
+    // remaind-cli
+    "_cli::",
+    "transcripts::",
+    "runtime_hooks::",
+    "everyday::",
+    "rough_edges::",
+    // remaind-ledger
+    "concurrency::",
+    "input::",
+    "integrity::",
+    "reads::",
+    "prop_own_fields::",
+    "shared::",
+    "golden::",
+    "secrets::",
+    // remaind-memory
+    "sequences::",
+    "props::",
+    // remaind-resume
+    "budget::",
+    "gate::",
+    "lifecycle::",
+    "monitor::",
+    // remaind-index
+    "search::",
+    "slices::",
+    "status::",
+    "recall::",
+    "robustness::",
+    // remaind-compact
+    "commit::",
+    "external::",
+    // remaind-adapters
+    "prop_import::",
+    "beside_writers::",
+    "--skip",
+    "fleet_",
+    "--skip",
+    "a_rewritten_ledger_is_rebuilt",
+];
 
 /// The feature that compiles in the named failpoints of the CLI, the ledger and the atomic
 /// store (the fault-injection tests of `remaind-cli`'s reliability suite need it).
 const FAILPOINTS: &str = "remaind-cli/failpoints";
 
-/// The crash-consistency run, on the test step's build (it has the failpoints). The
-/// fault-injection tests ran in the test step.
-fn reliability() -> Result<(), String> {
+/// The crash-consistency run, on the test build (it has the failpoints).
+fn reliability() -> Result<Job, String> {
     let binary = remaind_binary(Binary::Built, "the crash harness")?;
     let mut inner = bench_command(Binary::Built);
     inner.arg("chaos").arg("--remaind").arg(binary);
-    step("chaos", inner)
+    Ok(Job::new("chaos", inner))
 }
 
 /// `cargo xtask mcp-interop`.
 pub(crate) fn mcp_interop() -> Result<(), String> {
     let mut tally = Tally::default();
-    let outcome = crate::interop::run(Binary::Build, &mut tally);
+    let outcome = crate::interop::job(Binary::Build)
+        .and_then(|job| crate::jobs::run("MCP interop", vec![job], 1, &mut tally));
     println!(
         "mcp-interop: {} passed, {} failed",
         tally.passed, tally.failed
@@ -346,7 +407,8 @@ pub(crate) fn mcp_interop() -> Result<(), String> {
 /// `cargo xtask ui-browser`.
 pub(crate) fn ui_browser() -> Result<(), String> {
     let mut tally = Tally::default();
-    let outcome = crate::ui_browser::run(Binary::Build, &mut tally);
+    let outcome = crate::ui_browser::job(Binary::Build)
+        .and_then(|job| crate::jobs::run("browser suite", vec![job], 1, &mut tally));
     println!(
         "ui-browser: {} passed, {} failed",
         tally.passed, tally.failed

@@ -6,7 +6,8 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::run::{Binary, Runner, Tally, bench_command, remaind_binary, step, test_step};
+use crate::jobs::Job;
+use crate::run::{Binary, Runner, bench_command, remaind_binary, step};
 
 const BROWSER: &str = "/usr/bin/chromium";
 const DRIVER: &str = "/usr/bin/chromedriver";
@@ -29,8 +30,8 @@ pub(crate) fn ensure_browser(run: Runner<'_>) -> Result<(), String> {
         .map_err(|e| format!("{e}; the browser suite needs Debian's chromium and chromium-driver"))
 }
 
-/// The browser installed when missing, `remaind` built when asked, and the suite run.
-pub(crate) fn run(binary: Binary, tally: &mut Tally) -> Result<(), String> {
+/// The suite run against `remaind` (built when asked), the browser installed when missing.
+pub(crate) fn job(binary: Binary) -> Result<Job, String> {
     ensure_browser(&mut step)?;
     let remaind = remaind_binary(binary, "the browser suite")?;
     let mut suite = bench_command(binary);
@@ -38,14 +39,10 @@ pub(crate) fn run(binary: Binary, tally: &mut Tally) -> Result<(), String> {
         .args(["ui-browser", "--remaind"])
         .arg(&remaind)
         .env_remove("REMAIND_DIR");
-    let before = tally.passed;
-    test_step(
+    let mut job = Job::new(
         "remaind ui in headless Chromium (demo + imported transcript)",
         suite,
-        tally,
-    )?;
-    if tally.passed == before {
-        return Err("the browser suite ran no check".to_owned());
-    }
-    Ok(())
+    );
+    job.must_test = true;
+    Ok(job)
 }
