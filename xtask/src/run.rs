@@ -258,9 +258,10 @@ fn suites(binaries: &[TestBinary]) -> Result<Vec<Job>, String> {
     jobs.push(reliability()?);
     jobs.push(without_store());
     jobs.push(doc_tests());
-    jobs.extend(binaries.iter().filter(suites).map(suite));
-    jobs.extend(binaries.iter().filter(suites).map(on_store));
     jobs.push(crate::ui_browser::job(Binary::Built)?);
+    // A crate's suite on the store waits on PostgreSQL: longer than its run on a folder.
+    jobs.extend(binaries.iter().filter(suites).map(on_store));
+    jobs.extend(binaries.iter().filter(suites).map(suite));
     jobs.push(crate::interop::job(Binary::Built)?);
     jobs.extend(binaries.iter().filter(|b| b.target != "it").map(suite));
     Ok(jobs)
