@@ -26,7 +26,8 @@ usage: cargo xtask <command>
 commands:
   ci                 everything CI runs: fmt check, clippy -D warnings, doc -D warnings,
                      the whole test suite (unit, integration, golden, property, tidy),
-                     the reliability suite, the MCP interop test and the browser suite
+                     the reliability suite, the MCP interop test and the browser suite;
+                     after the build the suites run three at a time (REMAIND_CI_JOBS=N: N)
   mcp-interop        the official MCP Python SDK (pinned, installed into target/mcp-venv from
                      PyPI) drives `remaind mcp` over stdio: every tool, resource and prompt
   ui-browser         headless Chromium (Debian's chromium + chromium-driver, apt-get installed
