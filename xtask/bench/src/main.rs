@@ -34,6 +34,7 @@ mod eval_locomo;
 mod eval_search;
 mod rng;
 mod ui_browser;
+mod webdriver;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

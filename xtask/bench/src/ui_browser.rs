@@ -1,17 +1,16 @@
 //! `remaind-bench ui-browser`: a real headless Chromium (Debian's `chromium` through
-//! `chromedriver`, driven over WebDriver by fantoccini) against `remaind ui` on the demo
-//! session and on an imported real transcript. Each check prints `check NAME ... ok|FAILED`
-//! and the run ends with a `test result:` line that `cargo xtask ci` adds up. Screenshots of
-//! every view at 1280x800 and 390x844 go to target/ui-screens/ (for people; no test compares
-//! them).
+//! `chromedriver`, driven over WebDriver by the blocking client in webdriver.rs) against
+//! `remaind ui` on the demo session and on an imported real transcript. Each check prints
+//! `check NAME ... ok|FAILED` and the run ends with a `test result:` line that `cargo xtask ci`
+//! adds up. Screenshots of every view at 1280x800 and 390x844 go to target/ui-screens/ (for
+//! people; no test compares them).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use fantoccini::{Client, ClientBuilder, Locator};
-
+use crate::webdriver::{Client, Element};
 use crate::workspace_root;
 
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -117,20 +116,15 @@ fn start_driver() -> Result<(Proc, u16), String> {
     Ok((proc, port))
 }
 
-async fn browser(driver_port: u16) -> Result<Client, String> {
-    let mut caps = serde_json::Map::new();
-    caps.insert(
-        "goog:chromeOptions".to_owned(),
-        serde_json::json!({
+fn browser(driver_port: u16) -> Result<Client, String> {
+    let caps = serde_json::json!({
+        "goog:chromeOptions": {
             "binary": CHROMIUM,
             "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--window-size=1280,800", "--hide-scrollbars"]
-        }),
-    );
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{driver_port}"))
-        .await
+        }
+    });
+    Client::new(&format!("http://127.0.0.1:{driver_port}"), caps)
         .map_err(|e| format!("cannot start a chromium session: {e}"))
 }
 
@@ -138,53 +132,37 @@ fn e<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
-async fn text_of(c: &Client, css: &str) -> Result<String, String> {
-    c.find(Locator::Css(css))
-        .await
-        .map_err(|x| format!("{css}: {x}"))?
-        .text()
-        .await
-        .map_err(e)
+fn text_of(c: &Client, css: &str) -> Result<String, String> {
+    c.find(css)?.text()
 }
 
-async fn wait_for(c: &Client, css: &str, secs: u64) -> Result<(), String> {
-    c.wait()
-        .at_most(Duration::from_secs(secs))
-        .for_element(Locator::Css(css))
-        .await
-        .map(|_| ())
-        .map_err(|x| format!("no {css} within {secs} s: {x}"))
+fn wait_for(c: &Client, css: &str, secs: u64) -> Result<(), String> {
+    c.wait_for(css, Duration::from_secs(secs)).map(drop)
 }
 
 /// Waits for the page itself: a navigation carries the session cookie but not the page key, so
 /// it gets the boot page, whose script asks for the same URL again with the key and puts the
 /// answer's `<main>` in place of its own.
-async fn booted(c: &Client) -> Result<(), String> {
-    let r = wait_for(c, "main#main:not([data-boot])", 10).await;
-    if r.is_err()
-        && c.find(Locator::Css("main[data-state='no-key']"))
-            .await
-            .is_ok()
-    {
+fn booted(c: &Client) -> Result<(), String> {
+    let r = wait_for(c, "main#main:not([data-boot])", 10);
+    if r.is_err() && c.find("main[data-state='no-key']").is_ok() {
         return Err("the page has no key for this launch".to_owned());
     }
     r
 }
 
 /// Navigates to `url` and waits for the page.
-async fn open(c: &Client, url: &str) -> Result<(), String> {
-    c.goto(url).await.map_err(e)?;
-    booted(c).await
+fn open(c: &Client, url: &str) -> Result<(), String> {
+    c.goto(url)?;
+    booted(c)
 }
 
 /// Clicks `el` (a link or a GET form's button, a navigation) and waits for the new page: the
 /// old one is marked first, so its own `<main>` is not taken for the new one's.
-async fn click_to(c: &Client, el: fantoccini::elements::Element) -> Result<(), String> {
-    c.execute("document.body.setAttribute('data-left', '')", vec![])
-        .await
-        .map_err(e)?;
-    el.click().await.map_err(e)?;
-    wait_for(c, "body:not([data-left]) main#main:not([data-boot])", 10).await
+fn click_to(c: &Client, el: &Element<'_>) -> Result<(), String> {
+    c.execute("document.body.setAttribute('data-left', '')")?;
+    el.click()?;
+    wait_for(c, "body:not([data-left]) main#main:not([data-boot])", 10)
 }
 
 fn ensure(cond: bool, what: impl Into<String>) -> Result<(), String> {
@@ -192,25 +170,30 @@ fn ensure(cond: bool, what: impl Into<String>) -> Result<(), String> {
 }
 
 /// Every view at both sizes.
-async fn screens(
-    c: &Client,
-    base: &str,
-    prefix: &str,
-    views: &[(&str, &str)],
-) -> Result<(), String> {
+fn screens(c: &Client, base: &str, prefix: &str, views: &[(&str, &str)]) -> Result<(), String> {
     let dir = workspace_root().join("target/ui-screens");
     std::fs::create_dir_all(&dir).map_err(e)?;
     for (w, h) in SIZES {
-        c.set_window_size(w, h).await.map_err(e)?;
+        c.set_window_size(w, h)?;
         for (name, path) in views {
-            open(c, &format!("{base}{path}")).await?;
-            wait_for(c, "main h1", 10).await?;
-            let png = c.screenshot().await.map_err(e)?;
+            open(c, &format!("{base}{path}"))?;
+            wait_for(c, "main h1", 10)?;
+            let png = c.screenshot()?;
             std::fs::write(dir.join(format!("{prefix}-{name}-{w}x{h}.png")), png).map_err(e)?;
         }
     }
-    c.set_window_size(1280, 800).await.map_err(e)?;
+    c.set_window_size(1280, 800)?;
     Ok(())
+}
+
+/// The path of an absolute URL: what follows the host, up to the query or fragment.
+fn path_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let rest = &rest[rest.find(['/', '?', '#']).unwrap_or(rest.len())..];
+    match rest.split(['?', '#']).next() {
+        Some(path) if !path.is_empty() => path,
+        _ => "/",
+    }
 }
 
 fn origin_of(url: &str) -> String {
@@ -229,11 +212,11 @@ fn state_times(bin: &Path, dir: &Path) -> Result<Vec<String>, String> {
         .collect())
 }
 
-async fn demo(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(), String> {
+fn demo(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(), String> {
     let (ctx, times) = demo_session(bin, work)?;
     let (_ui, url) = start_ui(bin, &ctx, true)?;
     let base = origin_of(&url);
-    let c = browser(driver).await?;
+    let c = browser(driver)?;
     let state = ctx.join("active/state.json");
     let handover = ctx.join("active/handover.md");
     let page = DemoPage {
@@ -248,51 +231,51 @@ async fn demo(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(),
     };
     t.check(
         "demo: the token URL sets the cookie and the timeline renders",
-        token_url_sets_the_cookie(&page).await,
+        token_url_sets_the_cookie(&page),
     );
     t.check(
         "demo: <script> and ## Next step render as text",
-        untrusted_text_renders_as_text(&page).await,
+        untrusted_text_renders_as_text(&page),
     );
     t.check(
         "demo: an event logged while the page is open appears live",
-        a_logged_event_appears_live(&page).await,
+        a_logged_event_appears_live(&page),
     );
     t.check(
         "demo: /e/3 is a deep link to one event with its payload",
-        deep_link_to_one_event(&page).await,
+        deep_link_to_one_event(&page),
     );
     t.check(
         "demo: search highlights hits and a hit opens its event",
-        search_hits_open_their_event(&page).await,
+        search_hits_open_their_event(&page),
     );
     t.check(
         "demo: Now shows packet, gate, band, state; a citation opens its event",
-        now_shows_the_packet(&page).await,
+        now_shows_the_packet(&page),
     );
     t.check(
         "demo: a rejected candidate shows its failed checks and their events",
-        rejected_candidate_shows_its_checks(&page).await,
+        rejected_candidate_shows_its_checks(&page),
     );
     t.check(
         "demo: the diff of two compactions shows an added and a superseded item",
-        diff_shows_added_and_superseded(&page).await,
+        diff_shows_added_and_superseded(&page),
     );
     t.check(
         "demo: Memory and Integrity render",
-        memory_and_integrity_render(&page).await,
+        memory_and_integrity_render(&page),
     );
     t.check(
         "demo: Now, Memory and `loops list` show the same open loops",
-        open_loops_agree(&page).await,
+        open_loops_agree(&page),
     );
     t.check(
         "demo: the compare form names each state's events and, after a rollback, shows nothing as dropped",
-        compare_form_after_a_rollback(&page).await,
+        compare_form_after_a_rollback(&page),
     );
     t.check(
         "demo: rollback with --allow-writes changes the files and undo restores the exact bytes",
-        rollback_and_undo_restore_bytes(&page).await,
+        rollback_and_undo_restore_bytes(&page),
     );
     let r = screens(
         &c,
@@ -316,10 +299,9 @@ async fn demo(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(),
             ("integrity", "/integrity"),
             ("rollback", "/rollback"),
         ],
-    )
-    .await;
+    );
     t.check("demo: screenshots of every view at 1280x800 and 390x844", r);
-    c.close().await.map_err(e)?;
+    c.close()?;
     Ok(())
 }
 
@@ -408,10 +390,10 @@ struct DemoPage<'a> {
 }
 
 /// demo: the token URL sets the cookie and the timeline renders.
-async fn token_url_sets_the_cookie(p: &DemoPage<'_>) -> Result<(), String> {
+fn token_url_sets_the_cookie(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, url, .. } = p;
-    open(c, url).await?;
-    let now = c.current_url().await.map_err(e)?;
+    open(c, url)?;
+    let now = c.current_url()?;
     ensure(
         !now.as_str().contains("token="),
         format!("the token stays in the URL: {now}"),
@@ -420,8 +402,8 @@ async fn token_url_sets_the_cookie(p: &DemoPage<'_>) -> Result<(), String> {
         !now.as_str().contains("remaind-key"),
         format!("the page key stays in the URL: {now}"),
     )?;
-    ensure(now.path() == "/timeline", format!("landed on {now}"))?;
-    let rows = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
+    ensure(path_of(&now) == "/timeline", format!("landed on {now}"))?;
+    let rows = c.find_all("#events li.ev")?;
     ensure(
         rows.len() >= 20,
         format!("{} rows on the first page", rows.len()),
@@ -429,17 +411,17 @@ async fn token_url_sets_the_cookie(p: &DemoPage<'_>) -> Result<(), String> {
 }
 
 /// demo: `<script>` and `## Next step` render as text.
-async fn untrusted_text_renders_as_text(p: &DemoPage<'_>) -> Result<(), String> {
+fn untrusted_text_renders_as_text(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, .. } = p;
-    let page = c.source().await.map_err(e)?;
+    let page = c.source()?;
     ensure(
         page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
         "the script text is not escaped in the page",
     )?;
-    let texts = c.find_all(Locator::Css("#events .text")).await.map_err(e)?;
+    let texts = c.find_all("#events .text")?;
     let mut seen = (false, false);
     for el in texts {
-        let t = el.text().await.map_err(e)?;
+        let t = el.text()?;
         seen.0 |= t.contains("<script>alert(1)</script>");
         seen.1 |= t.contains("## Next step");
     }
@@ -447,15 +429,15 @@ async fn untrusted_text_renders_as_text(p: &DemoPage<'_>) -> Result<(), String> 
         seen.0 && seen.1,
         format!("visible as text: script {}, heading {}", seen.0, seen.1),
     )?;
-    ensure(c.get_alert_text().await.is_err(), "an alert dialog opened")?;
-    let h2 = c.find_all(Locator::Css("#events h2")).await.map_err(e)?;
+    ensure(c.get_alert_text().is_err(), "an alert dialog opened")?;
+    let h2 = c.find_all("#events h2")?;
     ensure(h2.is_empty(), "a forged heading became a heading")
 }
 
 /// demo: an event logged while the page is open appears live.
-async fn a_logged_event_appears_live(p: &DemoPage<'_>) -> Result<(), String> {
+fn a_logged_event_appears_live(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, bin, ctx, .. } = p;
-    wait_for(c, "#conn[data-state='live']", 15).await?;
+    wait_for(c, "#conn[data-state='live']", 15)?;
     remaind(
         bin,
         ctx,
@@ -469,7 +451,7 @@ async fn a_logged_event_appears_live(p: &DemoPage<'_>) -> Result<(), String> {
     )?;
     let started = Instant::now();
     loop {
-        let page = c.source().await.map_err(e)?;
+        let page = c.source()?;
         if page.contains("appended while the page is open") {
             break;
         }
@@ -477,33 +459,33 @@ async fn a_logged_event_appears_live(p: &DemoPage<'_>) -> Result<(), String> {
             started.elapsed() < Duration::from_secs(15),
             "the new event did not appear within 15 s",
         )?;
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        std::thread::sleep(Duration::from_millis(200));
     }
     ensure(
-        c.current_url().await.map_err(e)?.path() == "/timeline",
+        path_of(&c.current_url()?) == "/timeline",
         "the page reloaded",
     )
 }
 
 /// demo: /e/3 is a deep link to one event with its payload.
-async fn deep_link_to_one_event(p: &DemoPage<'_>) -> Result<(), String> {
+fn deep_link_to_one_event(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, .. } = p;
-    open(c, &format!("{base}/e/3")).await?;
-    let h1 = text_of(c, "main h1").await?;
+    open(c, &format!("{base}/e/3"))?;
+    let h1 = text_of(c, "main h1")?;
     ensure(h1 == "Event e3", format!("heading {h1:?}"))?;
-    text_of(c, "pre.payload").await.map(|_| ())
+    text_of(c, "pre.payload").map(|_| ())
 }
 
 /// demo: search highlights hits and a hit opens its event.
-async fn search_hits_open_their_event(p: &DemoPage<'_>) -> Result<(), String> {
+fn search_hits_open_their_event(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, .. } = p;
-    open(c, &format!("{base}/search?q=retries")).await?;
-    wait_for(c, ".hit mark", 10).await?;
-    let link = c.find(Locator::Css(".hit a.ev-id")).await.map_err(e)?;
-    let id = link.text().await.map_err(e)?;
-    link.click().await.map_err(e)?;
-    wait_for(c, "#event", 10).await?;
-    let h1 = text_of(c, "main h1").await?;
+    open(c, &format!("{base}/search?q=retries"))?;
+    wait_for(c, ".hit mark", 10)?;
+    let link = c.find(".hit a.ev-id")?;
+    let id = link.text()?;
+    link.click()?;
+    wait_for(c, "#event", 10)?;
+    let h1 = text_of(c, "main h1")?;
     ensure(
         h1 == format!("Event {id}"),
         format!("clicked {id}, opened {h1:?}"),
@@ -511,26 +493,20 @@ async fn search_hits_open_their_event(p: &DemoPage<'_>) -> Result<(), String> {
 }
 
 /// demo: Now shows packet, gate, band, state; a citation opens its event.
-async fn now_shows_the_packet(p: &DemoPage<'_>) -> Result<(), String> {
+fn now_shows_the_packet(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, .. } = p;
-    open(c, &format!("{base}/now")).await?;
-    text_of(c, "#gate .verdict").await?;
-    let band = text_of(c, "#band").await?;
+    open(c, &format!("{base}/now"))?;
+    text_of(c, "#gate .verdict")?;
+    let band = text_of(c, "#band")?;
     ensure(band.contains("tokens"), format!("band {band:?}"))?;
-    text_of(c, "#instruction .ev-link").await?;
-    ensure(
-        text_of(c, "pre.packet").await?.len() > 200,
-        "packet too short",
-    )?;
-    text_of(c, "#state .items").await?;
-    let cite = c
-        .find(Locator::Css("pre.handover a.cite"))
-        .await
-        .map_err(e)?;
-    let id = cite.text().await.map_err(e)?;
-    cite.click().await.map_err(e)?;
-    wait_for(c, "#event", 10).await?;
-    let h1 = text_of(c, "main h1").await?;
+    text_of(c, "#instruction .ev-link")?;
+    ensure(text_of(c, "pre.packet")?.len() > 200, "packet too short")?;
+    text_of(c, "#state .items")?;
+    let cite = c.find("pre.handover a.cite")?;
+    let id = cite.text()?;
+    cite.click()?;
+    wait_for(c, "#event", 10)?;
+    let h1 = text_of(c, "main h1")?;
     ensure(
         h1 == format!("Event {id}"),
         format!("clicked {id}, opened {h1:?}"),
@@ -538,80 +514,68 @@ async fn now_shows_the_packet(p: &DemoPage<'_>) -> Result<(), String> {
 }
 
 /// demo: a rejected candidate shows its failed checks and their events.
-async fn rejected_candidate_shows_its_checks(p: &DemoPage<'_>) -> Result<(), String> {
+fn rejected_candidate_shows_its_checks(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, .. } = p;
-    open(c, &format!("{base}/compactions")).await?;
-    let rows = c
-        .find_all(Locator::Css(".card.rejected table.failures td code"))
-        .await
-        .map_err(e)?;
+    open(c, &format!("{base}/compactions"))?;
+    let rows = c.find_all(".card.rejected table.failures td code")?;
     ensure(!rows.is_empty(), "no failed check shown")?;
-    let check = rows[0].text().await.map_err(e)?;
+    let check = rows[0].text()?;
     ensure(
         check.ends_with("_preserved") || check.contains('_'),
         format!("check {check:?}"),
     )?;
-    let named = c
-        .find_all(Locator::Css(".card.rejected table.failures a.ev-link"))
-        .await
-        .map_err(e)?;
+    let named = c.find_all(".card.rejected table.failures a.ev-link")?;
     ensure(!named.is_empty(), "the failed checks name no event")
 }
 
 /// demo: the diff of two compactions shows an added and a superseded item.
-async fn diff_shows_added_and_superseded(p: &DemoPage<'_>) -> Result<(), String> {
+fn diff_shows_added_and_superseded(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, times, .. } = p;
     let n = times.len();
     ensure(n >= 2, "fewer than two states in history")?;
     let (a, b) = (&times[n - 2], &times[n - 1]);
-    open(c, &format!("{base}/compactions/diff?a={a}&b={b}")).await?;
-    let added = c
-        .find_all(Locator::Css(".diff li.added"))
-        .await
-        .map_err(e)?;
-    let sup = c
-        .find_all(Locator::Css(".diff li.superseded"))
-        .await
-        .map_err(e)?;
+    open(c, &format!("{base}/compactions/diff?a={a}&b={b}"))?;
+    let added = c.find_all(".diff li.added")?;
+    let sup = c.find_all(".diff li.superseded")?;
     ensure(
         !added.is_empty() && !sup.is_empty(),
         format!("{} added, {} superseded", added.len(), sup.len()),
     )?;
-    let s = sup[0].text().await.map_err(e)?;
+    let s = sup[0].text()?;
     ensure(s.contains("port 8080"), format!("superseded item {s:?}"))?;
-    let a0 = added[0].text().await.map_err(e)?;
+    let a0 = added[0].text()?;
     ensure(!a0.is_empty(), "empty added item")
 }
 
 /// demo: Memory and Integrity render.
-async fn memory_and_integrity_render(p: &DemoPage<'_>) -> Result<(), String> {
+fn memory_and_integrity_render(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage { c, base, .. } = p;
-    open(c, &format!("{base}/memory")).await?;
-    let page = c.source().await.map_err(e)?;
+    open(c, &format!("{base}/memory"))?;
+    let page = c.source()?;
     ensure(
         page.contains("Proposals")
             && page.contains("Accepted")
             && page.contains("table class=\"tree\""),
         "memory sections missing",
     )?;
-    open(c, &format!("{base}/integrity")).await?;
-    let v = text_of(c, "#chain").await?;
+    open(c, &format!("{base}/integrity"))?;
+    let v = text_of(c, "#chain")?;
     ensure(v.contains("intact"), format!("integrity {v:?}"))
 }
 
 /// The event ids of the links inside `css` on the page at `path`.
-async fn linked_ids(p: &DemoPage<'_>, path: &str, css: &str) -> Result<Vec<String>, String> {
+fn linked_ids(p: &DemoPage<'_>, path: &str, css: &str) -> Result<Vec<String>, String> {
     let DemoPage { c, base, .. } = p;
-    open(c, &format!("{base}{path}")).await?;
+    open(c, &format!("{base}{path}"))?;
     let mut ids = Vec::new();
-    for a in c.find_all(Locator::Css(css)).await.map_err(e)? {
-        ids.push(a.text().await.map_err(e)?);
+    for a in c.find_all(css)? {
+        ids.push(a.text()?);
     }
     Ok(ids)
 }
 
 /// demo: Now, Memory and `loops list` show the same open loops.
-async fn open_loops_agree(p: &DemoPage<'_>) -> Result<(), String> {
+fn open_loops_agree(p: &DemoPage<'_>) -> Result<(), String> {
     let listed: Vec<String> = remaind(p.bin, p.ctx, &["loops", "list", "--json"])?
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
@@ -621,12 +585,12 @@ async fn open_loops_agree(p: &DemoPage<'_>) -> Result<(), String> {
         !listed.is_empty(),
         "the demo has an open blocker; loops list shows none",
     )?;
-    let memory = linked_ids(p, "/memory", "ul.loops li a.ev-link").await?;
+    let memory = linked_ids(p, "/memory", "ul.loops li a.ev-link")?;
     ensure(
         memory == listed,
         format!("Memory shows {memory:?}, loops list {listed:?}"),
     )?;
-    let now = linked_ids(p, "/now", "#loops ul.loops li a.ev-link").await?;
+    let now = linked_ids(p, "/now", "#loops ul.loops li a.ev-link")?;
     ensure(
         now == listed,
         format!("Now shows {now:?}, loops list {listed:?}"),
@@ -635,7 +599,7 @@ async fn open_loops_agree(p: &DemoPage<'_>) -> Result<(), String> {
 
 /// demo: the compare form's choices carry each state's `through eN`, and after a rollback
 /// its default pair puts the state covering fewer events first: nothing shows as dropped.
-async fn compare_form_after_a_rollback(p: &DemoPage<'_>) -> Result<(), String> {
+fn compare_form_after_a_rollback(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage {
         c, base, bin, ctx, ..
     } = p;
@@ -648,49 +612,46 @@ async fn compare_form_after_a_rollback(p: &DemoPage<'_>) -> Result<(), String> {
         .as_str()
         .ok_or("the rollback has no undo")?
         .to_owned();
-    let checked = async {
-        open(c, &format!("{base}/compactions")).await?;
-        let newer = text_of(c, "select[name=b] option[selected]").await?;
-        let older = text_of(c, "select[name=a] option[selected]").await?;
-        ensure(
-            older.contains("through e") && newer.contains("through e"),
-            format!("choices without their events: {older:?}, {newer:?}"),
-        )?;
-        ensure(
-            older.contains("(current)") || newer.contains("(current)"),
-            format!("the current state is not selected: {older:?}, {newer:?}"),
-        )?;
-        let through = |t: &str| {
-            t.split("through e")
-                .nth(1)
-                .and_then(|r| r.split(|ch: char| !ch.is_ascii_digit()).next())
-                .and_then(|n| n.parse::<u64>().ok())
-        };
-        ensure(
-            through(&older) < through(&newer),
-            format!("older {older:?} covers no fewer events than newer {newer:?}"),
-        )?;
-        c.find(Locator::Css("form.filters button"))
-            .await
-            .map_err(e)?
-            .click()
-            .await
-            .map_err(e)?;
-        wait_for(c, "#summary", 10).await?;
-        let summary = text_of(c, "#summary").await?;
-        // Case as rendered (the labels are styled upper-case).
-        ensure(
-            summary.to_lowercase().contains("dropped0"),
-            format!("summary {summary:?}"),
-        )
-    }
-    .await;
+    let checked = compare_form_shows_nothing_dropped(c, base);
     remaind(bin, ctx, &["rollback", "--to", &undo])?;
     checked
 }
 
+/// The compare form on /compactions after the rollback (its checks run before the undo).
+fn compare_form_shows_nothing_dropped(c: &Client, base: &str) -> Result<(), String> {
+    open(c, &format!("{base}/compactions"))?;
+    let newer = text_of(c, "select[name=b] option[selected]")?;
+    let older = text_of(c, "select[name=a] option[selected]")?;
+    ensure(
+        older.contains("through e") && newer.contains("through e"),
+        format!("choices without their events: {older:?}, {newer:?}"),
+    )?;
+    ensure(
+        older.contains("(current)") || newer.contains("(current)"),
+        format!("the current state is not selected: {older:?}, {newer:?}"),
+    )?;
+    let through = |t: &str| {
+        t.split("through e")
+            .nth(1)
+            .and_then(|r| r.split(|ch: char| !ch.is_ascii_digit()).next())
+            .and_then(|n| n.parse::<u64>().ok())
+    };
+    ensure(
+        through(&older) < through(&newer),
+        format!("older {older:?} covers no fewer events than newer {newer:?}"),
+    )?;
+    c.find("form.filters button")?.click()?;
+    wait_for(c, "#summary", 10)?;
+    let summary = text_of(c, "#summary")?;
+    // Case as rendered (the labels are styled upper-case).
+    ensure(
+        summary.to_lowercase().contains("dropped0"),
+        format!("summary {summary:?}"),
+    )
+}
+
 /// demo: rollback with --allow-writes changes the files and undo restores the exact bytes.
-async fn rollback_and_undo_restore_bytes(p: &DemoPage<'_>) -> Result<(), String> {
+fn rollback_and_undo_restore_bytes(p: &DemoPage<'_>) -> Result<(), String> {
     let DemoPage {
         c,
         bin,
@@ -705,26 +666,22 @@ async fn rollback_and_undo_restore_bytes(p: &DemoPage<'_>) -> Result<(), String>
         std::fs::read(state).map_err(e)?,
         std::fs::read(handover).map_err(e)?,
     );
-    open(c, &format!("{base}/rollback")).await?;
+    open(c, &format!("{base}/rollback"))?;
     // The newest state.json point's "roll back to before": undoes the last compaction (newer
     // points may touch only the packet or memory).
     let mut newest_state = None;
-    for row in c
-        .find_all(Locator::Css("table.points tr"))
-        .await
-        .map_err(e)?
-    {
-        if row.text().await.map_err(e)?.contains("state.json") {
+    for row in c.find_all("table.points tr")? {
+        if row.text()?.contains("state.json") {
             newest_state = Some(row);
             break;
         }
     }
     let row = newest_state.ok_or("no rollback point changes state.json")?;
-    let buttons = row.find_all(Locator::Css("button")).await.map_err(e)?;
+    let buttons = row.find_all("button")?;
     ensure(buttons.len() >= 2, "no rollback buttons")?;
-    buttons[1].click().await.map_err(e)?;
-    if let Err(why) = wait_for(c, "#confirm", 10).await {
-        let page = c.source().await.map_err(e)?;
+    buttons[1].click()?;
+    if let Err(why) = wait_for(c, "#confirm", 10) {
+        let page = c.source()?;
         return Err(format!(
             "{why}; the page: {}",
             page.chars().take(600).collect::<String>()
@@ -734,33 +691,18 @@ async fn rollback_and_undo_restore_bytes(p: &DemoPage<'_>) -> Result<(), String>
         std::fs::read(state).map_err(e)? == before.0,
         "the confirmation page changed a file",
     )?;
-    c.find(Locator::Css("form button.danger"))
-        .await
-        .map_err(e)?
-        .click()
-        .await
-        .map_err(e)?;
-    wait_for(c, "#done", 10).await?;
+    c.find("form button.danger")?.click()?;
+    wait_for(c, "#done", 10)?;
     let rolled = std::fs::read(state).map_err(e)?;
     ensure(rolled != before.0, "the rollback changed nothing")?;
     let older = &times[times.len() - 2];
     let cli_view = remaind(bin, ctx, &["rollback", "--list", "--json"])?;
     ensure(cli_view.contains(older.as_str()), "history lost a point")?;
     // Undo, confirmed, brings back the exact bytes.
-    c.find(Locator::Css("form button.danger"))
-        .await
-        .map_err(e)?
-        .click()
-        .await
-        .map_err(e)?;
-    wait_for(c, "#confirm", 10).await?;
-    c.find(Locator::Css("form button.danger"))
-        .await
-        .map_err(e)?
-        .click()
-        .await
-        .map_err(e)?;
-    wait_for(c, "#done", 10).await?;
+    c.find("form button.danger")?.click()?;
+    wait_for(c, "#confirm", 10)?;
+    c.find("form button.danger")?.click()?;
+    wait_for(c, "#done", 10)?;
     let after = (
         std::fs::read(state).map_err(e)?,
         std::fs::read(handover).map_err(e)?,
@@ -768,7 +710,7 @@ async fn rollback_and_undo_restore_bytes(p: &DemoPage<'_>) -> Result<(), String>
     ensure(after == before, "undo did not restore the exact bytes")
 }
 
-async fn transcript(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(), String> {
+fn transcript(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Result<(), String> {
     let ctx = work.join("transcript/.context");
     let source = workspace_root().join("fixtures/transcripts/claude-code-fe5e1c67.jsonl");
     remaind(bin, &ctx, &["init"])?;
@@ -780,43 +722,10 @@ async fn transcript(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Resu
     remaind(bin, &ctx, &["compact"])?;
     let (_ui, url) = start_ui(bin, &ctx, false)?;
     let base = origin_of(&url);
-    let c = browser(driver).await?;
-    let r = async {
-        open(&c, &url).await?;
-        let rows = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
-        ensure(
-            rows.len() == 50,
-            format!("{} rows on the first page", rows.len()),
-        )?;
-        let prev = c.find(Locator::Css("a[rel=prev]")).await.map_err(e)?;
-        click_to(&c, prev).await?;
-        let older = c.find_all(Locator::Css("#events li.ev")).await.map_err(e)?;
-        ensure(!older.is_empty(), "the older page is empty")?;
-        open(&c, &format!("{base}/timeline?kind=user_message")).await?;
-        let kinds = c.find_all(Locator::Css("#events .kind")).await.map_err(e)?;
-        ensure(!kinds.is_empty(), "no user message")?;
-        for k in kinds {
-            ensure(
-                k.text().await.map_err(e)? == "user_message",
-                "the kind filter let another kind through",
-            )?;
-        }
-        Ok(())
-    }
-    .await;
+    let c = browser(driver)?;
+    let r = transcript_timeline(&c, &url, &base);
     t.check("transcript: timeline pages and filters by kind", r);
-    let r = async {
-        open(&c, &format!("{base}/now")).await?;
-        text_of(&c, "#gate .verdict").await?;
-        text_of(&c, "pre.packet").await?;
-        open(&c, &format!("{base}/rollback")).await?;
-        text_of(&c, "#read-only").await?;
-        let buttons = c.find_all(Locator::Css("button.danger")).await.map_err(e)?;
-        ensure(buttons.is_empty(), "a read-only viewer shows write buttons")?;
-        open(&c, &format!("{base}/search?q=test")).await?;
-        wait_for(&c, ".hit mark", 10).await
-    }
-    .await;
+    let r = transcript_read_only(&c, &base);
     t.check("transcript: Now, search and a read-only Rollback render", r);
     let r = screens(
         &c,
@@ -828,11 +737,47 @@ async fn transcript(t: &mut Tally, bin: &Path, driver: u16, work: &Path) -> Resu
             ("compactions", "/compactions"),
             ("search", "/search?q=test"),
         ],
-    )
-    .await;
+    );
     t.check("transcript: screenshots at 1280x800 and 390x844", r);
-    c.close().await.map_err(e)?;
+    c.close()?;
     Ok(())
+}
+
+/// transcript: timeline pages and filters by kind.
+fn transcript_timeline(c: &Client, url: &str, base: &str) -> Result<(), String> {
+    open(c, url)?;
+    let rows = c.find_all("#events li.ev")?;
+    ensure(
+        rows.len() == 50,
+        format!("{} rows on the first page", rows.len()),
+    )?;
+    let prev = c.find("a[rel=prev]")?;
+    click_to(c, &prev)?;
+    let older = c.find_all("#events li.ev")?;
+    ensure(!older.is_empty(), "the older page is empty")?;
+    open(c, &format!("{base}/timeline?kind=user_message"))?;
+    let kinds = c.find_all("#events .kind")?;
+    ensure(!kinds.is_empty(), "no user message")?;
+    for k in kinds {
+        ensure(
+            k.text()? == "user_message",
+            "the kind filter let another kind through",
+        )?;
+    }
+    Ok(())
+}
+
+/// transcript: Now, search and a read-only Rollback render.
+fn transcript_read_only(c: &Client, base: &str) -> Result<(), String> {
+    open(c, &format!("{base}/now"))?;
+    text_of(c, "#gate .verdict")?;
+    text_of(c, "pre.packet")?;
+    open(c, &format!("{base}/rollback"))?;
+    text_of(c, "#read-only")?;
+    let buttons = c.find_all("button.danger")?;
+    ensure(buttons.is_empty(), "a read-only viewer shows write buttons")?;
+    open(c, &format!("{base}/search?q=test"))?;
+    wait_for(c, ".hit mark", 10)
 }
 
 /// Runs both sessions; `bin` is the `remaind` binary to serve.
@@ -843,18 +788,12 @@ pub(crate) fn run(bin: Option<&str>) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(e)?;
     let (_driver, port) = start_driver()?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(e)?;
     let mut tally = Tally {
         passed: 0,
         failed: Vec::new(),
     };
-    let outcome = runtime.block_on(async {
-        demo(&mut tally, &bin, port, &work).await?;
-        transcript(&mut tally, &bin, port, &work).await
-    });
+    let outcome = demo(&mut tally, &bin, port, &work)
+        .and_then(|()| transcript(&mut tally, &bin, port, &work));
     let _ = std::fs::remove_dir_all(&work);
     if let Err(setup) = &outcome {
         tally.failed.push(format!("setup: {setup}"));
