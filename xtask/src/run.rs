@@ -256,7 +256,6 @@ fn suites(binaries: &[TestBinary]) -> Result<Vec<Job>, String> {
         jobs.push(on_store(cli));
     }
     jobs.push(reliability()?);
-    jobs.push(without_store());
     jobs.push(doc_tests());
     jobs.push(crate::ui_browser::job(Binary::Built)?);
     // A crate's suite on the store waits on PostgreSQL: longer than its run on a folder.
@@ -264,6 +263,8 @@ fn suites(binaries: &[TestBinary]) -> Result<Vec<Job>, String> {
     jobs.extend(binaries.iter().filter(suites).map(suite));
     jobs.push(crate::interop::job(Binary::Built)?);
     jobs.extend(binaries.iter().filter(|b| b.target != "it").map(suite));
+    // Last: beside the doc tests it would wait on their cargo lock while holding a slot.
+    jobs.push(without_store());
     Ok(jobs)
 }
 
