@@ -194,7 +194,7 @@ pub(crate) fn run(
         }
         drop(ended_tx);
         for job in ended {
-            if let Some(failure) = report(job, tally) {
+            if let Some(failure) = report(job, started, tally) {
                 failures.push(failure);
             }
         }
@@ -222,8 +222,9 @@ fn run_one(mut job: Job) -> Ended {
     }
 }
 
-/// Prints what a job printed and adds up its results; the failure, if it failed.
-fn report(job: Ended, tally: &mut Tally) -> Option<String> {
+/// Prints what a job printed and adds up its results; the failure, if it failed. The time
+/// since the phase began says which job the phase waited on last.
+fn report(job: Ended, phase: Instant, tally: &mut Tally) -> Option<String> {
     eprintln!("\n==> {}", job.name);
     let out = match job.output {
         Ok(out) => out,
@@ -235,7 +236,12 @@ fn report(job: Ended, tally: &mut Tally) -> Option<String> {
         own.add_line(line);
     }
     eprint!("{}", String::from_utf8_lossy(&out.stderr));
-    eprintln!("    {}: {:.1}s", job.name, job.took.as_secs_f64());
+    eprintln!(
+        "    {}: {:.1}s (ended {:.0} s into the phase)",
+        job.name,
+        job.took.as_secs_f64(),
+        phase.elapsed().as_secs_f64()
+    );
     tally.add(&own);
     if !out.status.success() {
         Some(format!("{} failed ({})", job.name, out.status))
