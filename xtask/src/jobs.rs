@@ -24,6 +24,9 @@ pub(crate) struct Job {
     pub(crate) must_test: bool,
     /// A folder of the job's own, removed when it ends.
     pub(crate) scratch: Option<PathBuf>,
+    /// Commands run after `cmd` in the same slot, each once the one before it succeeded:
+    /// cargo commands, which side by side would only wait on each other's lock.
+    pub(crate) then: Vec<Command>,
 }
 
 impl Job {
@@ -33,6 +36,7 @@ impl Job {
             cmd,
             must_test: false,
             scratch: None,
+            then: Vec::new(),
         }
     }
 }
@@ -210,7 +214,24 @@ pub(crate) fn run(
 fn run_one(mut job: Job) -> Ended {
     eprintln!("    started: {}", job.name);
     let started = Instant::now();
-    let output = job.cmd.stdin(Stdio::null()).output();
+    let mut output = job.cmd.stdin(Stdio::null()).output();
+    for mut next in job.then {
+        let Ok(out) = &mut output else { break };
+        if !out.status.success() {
+            break;
+        }
+        match next.stdin(Stdio::null()).output() {
+            Ok(more) => {
+                out.stdout.extend(more.stdout);
+                out.stderr.extend(more.stderr);
+                out.status = more.status;
+            }
+            Err(e) => {
+                output = Err(e);
+                break;
+            }
+        }
+    }
     if let Some(scratch) = &job.scratch {
         let _ = std::fs::remove_dir_all(scratch);
     }
@@ -296,6 +317,21 @@ mod tests {
             package_name("path+file:///w/xtask/bench#0.1.0", manifest).as_deref(),
             Some("bench")
         );
+    }
+
+    #[test]
+    fn a_job_goes_on_to_its_next_command_only_after_a_success() {
+        let sh = |script: &str| {
+            let mut cmd = Command::new("sh");
+            cmd.args(["-c", script]);
+            cmd
+        };
+        let mut job = Job::new("three commands", sh("echo first"));
+        job.then.push(sh("echo second; exit 3"));
+        job.then.push(sh("echo third"));
+        let out = run_one(job).output.expect("sh runs");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "first\nsecond\n");
+        assert_eq!(out.status.code(), Some(3));
     }
 
     #[test]

@@ -256,15 +256,13 @@ fn suites(binaries: &[TestBinary]) -> Result<Vec<Job>, String> {
         jobs.push(on_store(cli));
     }
     jobs.push(reliability()?);
-    jobs.push(doc_tests());
+    jobs.push(doc_tests_then_without_store());
     jobs.push(crate::ui_browser::job(Binary::Built)?);
     // A crate's suite on the store waits on PostgreSQL: longer than its run on a folder.
     jobs.extend(binaries.iter().filter(suites).map(on_store));
     jobs.extend(binaries.iter().filter(suites).map(suite));
     jobs.push(crate::interop::job(Binary::Built)?);
     jobs.extend(binaries.iter().filter(|b| b.target != "it").map(suite));
-    // Last: beside the doc tests it would wait on their cargo lock while holding a slot.
-    jobs.push(without_store());
     Ok(jobs)
 }
 
@@ -278,10 +276,14 @@ fn suite(binary: &TestBinary) -> Job {
     job
 }
 
-/// The doc tests (`cargo test --no-run` builds none).
-fn doc_tests() -> Job {
-    let mut cmd = cargo();
-    cmd.args([
+/// The doc tests (`cargo test --no-run` builds none), then the ledger and resume built as a
+/// team that wants only them would, without the shared store (the workspace build has every
+/// feature the CLI turns on): two cargo commands in one slot, since beside each other one
+/// would wait on the other's lock, and the clippy alone at the end of the run left two slots
+/// idle for its half minute.
+fn doc_tests_then_without_store() -> Job {
+    let mut docs = cargo();
+    docs.args([
         "test",
         "--doc",
         "--workspace",
@@ -290,14 +292,6 @@ fn doc_tests() -> Job {
         FAILPOINTS,
     ])
     .env("CI", "true");
-    let mut job = Job::new("doc tests", cmd);
-    job.must_test = true;
-    job
-}
-
-/// The ledger and resume built as a team that wants only them would, without the shared
-/// store (the workspace build has every feature the CLI turns on).
-fn without_store() -> Job {
     let mut plain = cargo();
     plain.args([
         "clippy",
@@ -311,10 +305,13 @@ fn without_store() -> Job {
         "-D",
         "warnings",
     ]);
-    Job::new(
-        "clippy of the ledger and resume without the shared store",
-        plain,
-    )
+    let mut job = Job::new(
+        "doc tests, then clippy of the ledger and resume without the shared store",
+        docs,
+    );
+    job.must_test = true;
+    job.then.push(plain);
+    job
 }
 
 /// A crate's integration suite again with every folder it creates a replica of a shared
