@@ -4,13 +4,16 @@
 //! another, left a core idle for minutes. Here the test binaries `cargo test --no-run`
 //! built, the store suites, the crash harness and the client suites are jobs that run a few
 //! at a time, longest first; each job's output is captured and printed whole when it ends,
-//! so two never interleave.
+//! so two never interleave. A command still running after 20 minutes is killed and what it
+//! printed is shown: a hung suite names itself instead of holding the run to CI's limit.
 
 use std::collections::VecDeque;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Mutex;
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::run::{Tally, cargo};
@@ -27,7 +30,15 @@ pub(crate) struct Job {
     /// Commands run after `cmd` in the same slot, each once the one before it succeeded:
     /// cargo commands, which side by side would only wait on each other's lock.
     pub(crate) then: Vec<Command>,
+    /// How long each command may run before it is killed.
+    pub(crate) limit: Duration,
 }
+
+/// How long one command of a job may run by default before it is killed, its output so far
+/// shown: far above the longest suite (about two minutes on a loaded two-core machine), far
+/// below CI's own limit, so that a hung suite names itself and shows where it stopped
+/// instead of the whole run ending silently.
+const LIMIT: Duration = Duration::from_secs(20 * 60);
 
 impl Job {
     pub(crate) fn new(name: impl Into<String>, cmd: Command) -> Job {
@@ -37,6 +48,7 @@ impl Job {
             must_test: false,
             scratch: None,
             then: Vec::new(),
+            limit: LIMIT,
         }
     }
 }
@@ -214,13 +226,13 @@ pub(crate) fn run(
 fn run_one(mut job: Job) -> Ended {
     eprintln!("    started: {}", job.name);
     let started = Instant::now();
-    let mut output = job.cmd.stdin(Stdio::null()).output();
+    let mut output = output_within(&mut job.cmd, job.limit);
     for mut next in job.then {
         let Ok(out) = &mut output else { break };
         if !out.status.success() {
             break;
         }
-        match next.stdin(Stdio::null()).output() {
+        match output_within(&mut next, job.limit) {
             Ok(more) => {
                 out.stdout.extend(more.stdout);
                 out.stderr.extend(more.stderr);
@@ -241,6 +253,79 @@ fn run_one(mut job: Job) -> Ended {
         took: started.elapsed(),
         must_test: job.must_test,
     }
+}
+
+/// `cmd.output()`, but a command still running after `limit` is killed and what it printed
+/// until then is kept, with a line on stderr saying so.
+fn output_within(cmd: &mut Command, limit: Duration) -> std::io::Result<Output> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let (stdout, stdout_reader) = drain(child.stdout.take());
+    let (stderr, stderr_reader) = drain(child.stderr.take());
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            // Read to the end, as `output()` does.
+            for reader in [stdout_reader, stderr_reader].into_iter().flatten() {
+                let _ = reader.join();
+            }
+            return Ok(Output {
+                status,
+                stdout: taken(&stdout),
+                stderr: taken(&stderr),
+            });
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let status = child.wait()?;
+            // Not joined: a process the command started may hold its pipes open.
+            let mut stderr = taken(&stderr);
+            stderr.extend_from_slice(
+                format!(
+                    "\nkilled after {:.1} s, its limit; the output above is what it printed\n",
+                    limit.as_secs_f64()
+                )
+                .as_bytes(),
+            );
+            return Ok(Output {
+                status,
+                stdout: taken(&stdout),
+                stderr,
+            });
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+type Sink = Arc<Mutex<Vec<u8>>>;
+
+/// What `pipe` gives, read into a buffer by a thread of its own.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> (Sink, Option<JoinHandle<()>>) {
+    let sink = Sink::default();
+    let reader = pipe.map(|mut pipe| {
+        let sink = Arc::clone(&sink);
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = pipe.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut buf) = sink.lock() {
+                    buf.extend_from_slice(&chunk[..n]);
+                }
+            }
+        })
+    });
+    (sink, reader)
+}
+
+fn taken(sink: &Sink) -> Vec<u8> {
+    sink.lock()
+        .map(|mut buf| std::mem::take(&mut *buf))
+        .unwrap_or_default()
 }
 
 /// Prints what a job printed and adds up its results; the failure, if it failed. The time
@@ -332,6 +417,20 @@ mod tests {
         let out = run_one(job).output.expect("sh runs");
         assert_eq!(String::from_utf8_lossy(&out.stdout), "first\nsecond\n");
         assert_eq!(out.status.code(), Some(3));
+    }
+
+    #[test]
+    fn a_command_past_its_limit_is_killed_and_what_it_printed_is_kept() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo before; exec sleep 30"]);
+        let mut job = Job::new("hangs", cmd);
+        job.limit = Duration::from_millis(300);
+        let started = Instant::now();
+        let out = run_one(job).output.expect("sh runs");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "before\n");
+        assert!(!out.status.success());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("killed after 0.3 s"));
     }
 
     #[test]
