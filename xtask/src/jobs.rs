@@ -76,9 +76,14 @@ impl TestBinary {
         cmd
     }
 
+    /// A crate's integration suite or the tidy checks, not a crate's unit tests.
+    pub(crate) fn is_suite(&self) -> bool {
+        self.target == "it" || self.target == "tidy"
+    }
+
     /// `remaind-cli it`, `remaind-ledger unit`.
     pub(crate) fn label(&self) -> String {
-        let kind = if self.target == "it" || self.target == "tidy" {
+        let kind = if self.is_suite() {
             self.target.as_str()
         } else {
             "unit"

@@ -272,7 +272,7 @@ fn suite(binary: &TestBinary) -> Job {
     cmd.env("INSTA_UPDATE", "no").env("CI", "true");
     let mut job = Job::new(format!("test: {}", binary.label()), cmd);
     // Every crate's integration suite has tests; a crate may have no unit test.
-    job.must_test = binary.target == "it" || binary.target == "tidy";
+    job.must_test = binary.is_suite();
     job
 }
 
@@ -393,23 +393,20 @@ fn reliability() -> Result<Job, String> {
 
 /// `cargo xtask mcp-interop`.
 pub(crate) fn mcp_interop() -> Result<(), String> {
-    let mut tally = Tally::default();
-    let outcome = crate::interop::job(Binary::Build)
-        .and_then(|job| crate::jobs::run("MCP interop", vec![job], 1, &mut tally));
-    println!(
-        "mcp-interop: {} passed, {} failed",
-        tally.passed, tally.failed
-    );
-    outcome
+    alone("mcp-interop", crate::interop::job(Binary::Build))
 }
 
 /// `cargo xtask ui-browser`.
 pub(crate) fn ui_browser() -> Result<(), String> {
+    alone("ui-browser", crate::ui_browser::job(Binary::Build))
+}
+
+/// One suite run as its own xtask command, with the closing line `command: N passed, N failed`.
+fn alone(command: &str, job: Result<Job, String>) -> Result<(), String> {
     let mut tally = Tally::default();
-    let outcome = crate::ui_browser::job(Binary::Build)
-        .and_then(|job| crate::jobs::run("browser suite", vec![job], 1, &mut tally));
+    let outcome = job.and_then(|job| crate::jobs::run(command, vec![job], 1, &mut tally));
     println!(
-        "ui-browser: {} passed, {} failed",
+        "{command}: {} passed, {} failed",
         tally.passed, tally.failed
     );
     outcome
